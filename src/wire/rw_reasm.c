@@ -1,0 +1,450 @@
+/*
+ * rw_reasm.c - the reassembling XDR decoder (struct rw_axdr): decodes an
+ * RPC message from its reduced payload plus chunk data as if it were the
+ * unreduced stream (digest 1.7), and rw_ddp_flatten(), the same
+ * reconstruction into one buffer.
+ *
+ * The decoder walks a virtual stream: payload octets, and at each chunk an
+ * "insertion" of chunk octets followed by the XDR pad.  upos is the offset
+ * in that virtual stream, poff the offset in the payload.  Everything that
+ * decides how far to read comes from the peer (positions, lengths, length
+ * words in the payload), so each read is checked against three limits
+ * before any byte moves: the payload left, the distance to the next Read
+ * chunk, and what is left of the current insertion.  A read that would
+ * cross one of those boundaries means payload and descriptors disagree,
+ * and the stream fails instead of guessing.
+ */
+#include "rw_xdr_priv.h"
+
+static const struct xdr_ops rw_axdr_ops;
+
+static struct rw_axdr *rw_axdr_of(XDR *xdrs)
+{
+	return (struct rw_axdr *)xdrs->x_private;
+}
+
+static bool_t rw_axdr_fail(struct rw_axdr *a, enum rw_xdr_err e)
+{
+	if (a->err == RW_XERR_OK)
+		a->err = e;
+	return FALSE;
+}
+
+static bool rw_axdr_inserting(const struct rw_axdr *a)
+{
+	return a->ins_left || a->pad_left;
+}
+
+/* Octets in a chunk: the sum of its segments (checked at create). */
+static uint32_t rw_chunk_len(const struct rw_ddp_chunk *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->nsegs; i++)
+		n += c->segs[i].len;
+	return n;
+}
+
+/* Is the next Read chunk due at the current offset? */
+static bool rw_axdr_at_chunk(const struct rw_axdr *a)
+{
+	return a->mode == RW_AXDR_READ && a->next < a->nchunks &&
+	       a->upos == a->chunks[a->next].position;
+}
+
+/*
+ * Payload octets readable in one piece: up to the payload's end and, in
+ * READ mode, up to the next chunk position (upos never passes it: reads
+ * are clipped here and chunk ends were checked at create).
+ */
+static uint32_t rw_axdr_gap(const struct rw_axdr *a)
+{
+	if (a->mode == RW_AXDR_READ && a->next < a->nchunks)
+		return a->chunks[a->next].position - a->upos;
+	return UINT32_MAX;
+}
+
+static bool_t rw_axdr_from_payload(struct rw_axdr *a, char *addr, u_int len)
+{
+	const uint8_t *src = a->pay + a->poff;
+
+	if (len > rw_axdr_gap(a))
+		return rw_axdr_fail(a, RW_XERR_CHUNK_SPLIT);
+	if (len > a->plen - a->poff)
+		return rw_axdr_fail(a, RW_XERR_SHORT);
+	if (len > UINT32_MAX - a->upos)
+		return rw_axdr_fail(a, RW_XERR_RANGE);
+	/* memmove: a caller may decode into the buffer it decodes from */
+	if ((const uint8_t *)addr != src)
+		memmove(addr, src, len);
+	a->poff += len;
+	a->upos += len;
+	return TRUE;
+}
+
+/*
+ * Deliver len octets of the current insertion: chunk data segment by
+ * segment, then zero pad.  A destination that already is the chunk memory
+ * is left alone (zero copy).  item says whether this read is the item
+ * itself (counted) or its pad.
+ */
+static bool_t rw_axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
+				 bool item)
+{
+	uint8_t *out = (uint8_t *)addr;
+	uint32_t n, copied = 0;
+
+	if ((uint64_t)len > (uint64_t)a->ins_left + a->pad_left)
+		return rw_axdr_fail(a, RW_XERR_CHUNK_SPLIT);
+	n = len < a->ins_left ? len : a->ins_left;
+	while (n) {
+		const uint8_t *src;
+		uint32_t take;
+
+		/* ins_left never exceeds the segments left (set at start) */
+		while (a->seg_off == a->seg->len) {
+			a->seg++;
+			a->seg_off = 0;
+		}
+		take = a->seg->len - a->seg_off;
+		if (take > n)
+			take = n;
+		src = (const uint8_t *)a->seg->data + a->seg_off;
+		if (out != src) {
+			memmove(out, src, take);
+			copied += take;
+		}
+		out += take;
+		a->seg_off += take;
+		a->ins_left -= take;
+		n -= take;
+	}
+	n = (uint32_t)(out - (uint8_t *)addr);
+	if (len > n) {
+		memset(out, 0, len - n);	/* pad the sender left out */
+		a->pad_left -= len - n;
+	}
+	a->upos += len;
+	if (item) {
+		if (copied)
+			a->copies++;
+		else
+			a->zero_copies++;
+	}
+	a->bytes_copied += copied;
+	return TRUE;
+}
+
+static void rw_axdr_insert(struct rw_axdr *a, const struct rw_ddp_chunk *c,
+			   uint32_t use, uint32_t pad)
+{
+	a->seg = c->segs;
+	a->seg_off = 0;
+	a->ins_left = use;
+	a->pad_left = pad;
+	a->next++;
+}
+
+/*
+ * READ: the decoder reached a chunk position with an x_getbytes of len
+ * octets, i.e. an opaque item whose length word said len.  The chunk must
+ * be an eligible body item of len or roundup4(len) octets (AMB-V1-12).
+ */
+static bool_t rw_axdr_read_chunk(struct rw_axdr *a, char *addr, u_int len)
+{
+	const struct rw_ddp_chunk *c = &a->chunks[a->next];
+	uint32_t clen = rw_chunk_len(c);
+
+	if (!a->body)
+		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
+	if (!rw_ddp_designated(&a->pol, a->ordinal++))
+		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
+	if (clen != len && clen != rw_xdr_round(len))
+		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
+	/* positions were checked against the padded chunk at create */
+	rw_axdr_insert(a, c, clen, rw_xdr_pad(clen));
+	return rw_axdr_from_chunk(a, addr, len, true);
+}
+
+/*
+ * WRITE: a designated result item of len octets takes the next Write
+ * chunk.  Its returned length must be in [len, roundup4(len)] (V1-WC-10
+ * with RFC 5666 tolerance, N-16); exactly len octets are used and the pad
+ * is supplied here, never taken from the payload.
+ */
+static bool_t rw_axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
+{
+	const struct rw_ddp_chunk *c = &a->chunks[a->next];
+	uint32_t lret = rw_chunk_len(c);
+
+	if (lret < len || lret > rw_xdr_round(len))
+		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
+	if (rw_xdr_round(len) > UINT32_MAX - a->upos)
+		return rw_axdr_fail(a, RW_XERR_RANGE);
+	rw_axdr_insert(a, c, len, rw_xdr_pad(len));
+	return rw_axdr_from_chunk(a, addr, len, true);
+}
+
+/* Only reads that start aligned in the body are items (rw_xdr.h). */
+static bool rw_axdr_item_start(const struct rw_axdr *a)
+{
+	return a->body && !(a->upos & 3u);
+}
+
+static bool_t rw_axdr_getbytes(XDR *xdrs, char *addr, u_int len)
+{
+	struct rw_axdr *a = rw_axdr_of(xdrs);
+
+	if (a->err != RW_XERR_OK)
+		return FALSE;
+	if (len == 0)
+		return TRUE;
+	if (rw_axdr_inserting(a))
+		return rw_axdr_from_chunk(a, addr, len, false);
+	if (rw_axdr_at_chunk(a))
+		return rw_axdr_read_chunk(a, addr, len);
+	if (rw_axdr_item_start(a)) {
+		uint32_t k = a->ordinal++;
+
+		if (a->mode == RW_AXDR_WRITE && a->next < a->nchunks &&
+		    rw_ddp_designated(&a->pol, k))
+			return rw_axdr_write_chunk(a, addr, len);
+	}
+	return rw_axdr_from_payload(a, addr, len);
+}
+
+static bool_t rw_axdr_getlong(XDR *xdrs, long *lp)
+{
+	struct rw_axdr *a = rw_axdr_of(xdrs);
+	char w[4];
+
+	if (a->err != RW_XERR_OK)
+		return FALSE;
+	/* chunk data is one opaque item, read only by x_getbytes */
+	if (rw_axdr_inserting(a) || rw_axdr_at_chunk(a))
+		return rw_axdr_fail(a, a->body ? RW_XERR_CHUNK_TYPE :
+					       RW_XERR_NOT_ELIGIBLE);
+	if (!rw_axdr_from_payload(a, w, 4))
+		return FALSE;
+	/* zero-extended, exactly as libtirpc's xdrmem does */
+	*lp = (long)rw_xdr_get32((const uint8_t *)w);
+	return TRUE;
+}
+
+static bool_t rw_axdr_putlong(XDR *xdrs, const long *lp)
+{
+	return rw_axdr_fail(rw_axdr_of(xdrs), RW_XERR_BAD_ARG);
+}
+
+static bool_t rw_axdr_putbytes(XDR *xdrs, const char *addr, u_int len)
+{
+	return rw_axdr_fail(rw_axdr_of(xdrs), RW_XERR_BAD_ARG);
+}
+
+static u_int rw_axdr_getpostn(XDR *xdrs)
+{
+	return rw_axdr_of(xdrs)->upos;
+}
+
+/* Moving would skip chunk bookkeeping; only "stay here" is honoured. */
+static bool_t rw_axdr_setpostn(XDR *xdrs, u_int pos)
+{
+	struct rw_axdr *a = rw_axdr_of(xdrs);
+
+	return a->err == RW_XERR_OK && pos == a->upos;
+}
+
+/*
+ * Inline access only inside the payload, short of the next chunk, and only
+ * to 4-aligned memory (IXDR_* dereference int32_t *).  The pointer is into
+ * the caller's const payload: decode paths only read through it.
+ */
+static int32_t *rw_axdr_inline(XDR *xdrs, u_int len)
+{
+	struct rw_axdr *a = rw_axdr_of(xdrs);
+	const uint8_t *p = a->pay + a->poff;
+
+	if (a->err != RW_XERR_OK || rw_axdr_inserting(a))
+		return NULL;
+	if (len > rw_axdr_gap(a) || len > a->plen - a->poff ||
+	    len > UINT32_MAX - a->upos || !rw_xdr_aligned(p))
+		return NULL;
+	a->poff += len;
+	a->upos += len;
+	return (int32_t *)(uintptr_t)p;
+}
+
+static void rw_axdr_destroy(XDR *xdrs)
+{
+}
+
+static bool_t rw_axdr_control(XDR *xdrs, int req, void *arg)
+{
+	return FALSE;
+}
+
+static const struct xdr_ops rw_axdr_ops = {
+	.x_getlong = rw_axdr_getlong,
+	.x_putlong = rw_axdr_putlong,
+	.x_getbytes = rw_axdr_getbytes,
+	.x_putbytes = rw_axdr_putbytes,
+	.x_getpostn = rw_axdr_getpostn,
+	.x_setpostn = rw_axdr_setpostn,
+	.x_inline = rw_axdr_inline,
+	.x_destroy = rw_axdr_destroy,
+	.x_control = rw_axdr_control,
+};
+
+/* Segments present where they are counted, and no sum beyond 32 bits. */
+static enum rw_xdr_err rw_chunks_check(const struct rw_ddp_chunk *chunks,
+				       unsigned nchunks)
+{
+	unsigned i, j;
+
+	if (!chunks && nchunks)
+		return RW_XERR_BAD_ARG;
+	for (i = 0; i < nchunks; i++) {
+		const struct rw_ddp_chunk *c = &chunks[i];
+		uint64_t sum = 0;
+
+		if (!c->segs && c->nsegs)
+			return RW_XERR_BAD_ARG;
+		for (j = 0; j < c->nsegs; j++) {
+			if (!c->segs[j].data && c->segs[j].len)
+				return RW_XERR_BAD_ARG;
+			sum += c->segs[j].len;
+		}
+		if (sum > UINT32_MAX)
+			return RW_XERR_RANGE;
+	}
+	return RW_XERR_OK;
+}
+
+/* The digest 1.7 walk over every Read chunk, without moving data. */
+static enum rw_xdr_err rw_read_chunks_check(uint32_t plen,
+					    const struct rw_ddp_chunk *chunks,
+					    unsigned nchunks, uint32_t *ulen)
+{
+	struct rw_reasm_walk w = { .plen = plen };
+	enum rw_xdr_err e;
+	uint32_t need;
+	unsigned i;
+
+	e = rw_chunks_check(chunks, nchunks);
+	for (i = 0; i < nchunks && e == RW_XERR_OK; i++)
+		e = rw_reasm_step(&w, chunks[i].position,
+				  rw_chunk_len(&chunks[i]), &need);
+	if (e == RW_XERR_OK)
+		e = rw_reasm_total(&w, ulen);
+	return e;
+}
+
+bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
+		    enum rw_axdr_mode mode,
+		    const struct rw_ddp_chunk *chunks, unsigned nchunks,
+		    const struct rw_ddp_policy *pol)
+{
+	enum rw_xdr_err e = RW_XERR_OK;
+
+	memset(a, 0, sizeof(*a));
+	a->xdr.x_op = XDR_DECODE;
+	a->xdr.x_ops = &rw_axdr_ops;
+	a->xdr.x_private = a;
+	a->mode = mode;
+	/* an empty payload may come as NULL; keep pointer arithmetic defined */
+	a->pay = payload ? payload : (const void *)"";
+	a->plen = len <= UINT32_MAX ? (uint32_t)len : 0;
+	a->chunks = chunks;
+	a->nchunks = nchunks;
+	if (pol)
+		a->pol = *pol;
+	else
+		a->pol.mode = RW_DDP_ALL;
+
+	if ((!payload && len) || len > UINT32_MAX ||
+	    (mode != RW_AXDR_READ && mode != RW_AXDR_WRITE))
+		e = RW_XERR_BAD_ARG;
+	else if (mode == RW_AXDR_READ)
+		e = rw_read_chunks_check(a->plen, chunks, nchunks, &a->ulen);
+	else
+		e = rw_chunks_check(chunks, nchunks);
+	if (e != RW_XERR_OK) {
+		a->nchunks = 0;
+		a->err = e;
+		return false;
+	}
+	return true;
+}
+
+bool rw_axdr_begin_body(XDR *xdrs)
+{
+	if (xdrs->x_ops != &rw_axdr_ops)
+		return false;
+	rw_axdr_of(xdrs)->body = true;
+	return true;
+}
+
+/* What a finished decode left unread, if anything. */
+static enum rw_xdr_err rw_axdr_leftover(const struct rw_axdr *a)
+{
+	uint32_t j;
+
+	if (rw_axdr_inserting(a))
+		return RW_XERR_UNUSED_CHUNK;
+	for (j = a->next; j < a->nchunks; j++) {
+		/* an unused Write chunk comes back with zero lengths
+		 * (V1-WC-6); one with data was filled for nothing */
+		if (a->mode == RW_AXDR_READ || rw_chunk_len(&a->chunks[j]))
+			return RW_XERR_UNUSED_CHUNK;
+	}
+	if (a->poff != a->plen)
+		return RW_XERR_TRAILING;
+	return RW_XERR_OK;
+}
+
+enum rw_xdr_err rw_axdr_finish(struct rw_axdr *a)
+{
+	if (a->err == RW_XERR_OK)
+		a->err = rw_axdr_leftover(a);
+	return a->err;
+}
+
+uint32_t rw_ddp_flatten(const void *payload, size_t len,
+			const struct rw_ddp_chunk *chunks, unsigned nchunks,
+			void *out, size_t cap, enum rw_xdr_err *err)
+{
+	const uint8_t *in = payload ? payload : (const void *)"";
+	uint8_t *o = out;
+	uint32_t ulen = 0, in_off = 0, out_off = 0;
+	enum rw_xdr_err e;
+	unsigned i, j;
+
+	if ((!payload && len) || len > UINT32_MAX)
+		e = RW_XERR_BAD_ARG;
+	else
+		e = rw_read_chunks_check((uint32_t)len, chunks, nchunks, &ulen);
+	if (e == RW_XERR_OK && out && ulen > cap)
+		e = RW_XERR_NOSPACE;
+	*err = e;
+	if (e != RW_XERR_OK)
+		return 0;
+	if (!out)
+		return ulen;
+	for (i = 0; i < nchunks; i++) {
+		const struct rw_ddp_chunk *c = &chunks[i];
+		uint32_t need = c->position - out_off;
+
+		rw_xdr_copy(o + out_off, in + in_off, need);
+		in_off += need;
+		out_off += need;
+		for (j = 0; j < c->nsegs; j++) {
+			rw_xdr_copy(o + out_off, c->segs[j].data,
+				    c->segs[j].len);
+			out_off += c->segs[j].len;
+		}
+		rw_xdr_copy(o + out_off, "\0\0\0", rw_xdr_pad(out_off));
+		out_off += rw_xdr_pad(out_off);
+	}
+	rw_xdr_copy(o + out_off, in + in_off, (uint32_t)len - in_off);
+	return ulen;
+}
