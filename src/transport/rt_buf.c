@@ -1,0 +1,470 @@
+/*
+ * rt_buf.c - buffers of one connection: the Send and Receive buffer pools
+ * (one registered slab each, local access only), Receive posting and
+ * completion, and local memory for RDMA sinks and sources (rt_buf.h).
+ *
+ * Receives: all are posted by rt_conn_setup(), before rdma_connect() or
+ * rdma_accept(), so that nothing the peer sends can find an empty queue
+ * (V1-RB-1).  The count of posted Receives is kept in the responder credit
+ * state too (rw_srv_credits.posted): a grant can then never exceed what is
+ * really there (V1-CR-8).  A Receive completion is checked before it is
+ * trusted: its buffer must be one of ours and posted, its length within the
+ * buffer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "transport/rt_priv.h"
+
+#define RT_PAGE 4096u
+
+static size_t page_round(size_t n)
+{
+	return (n + RT_PAGE - 1) & ~(size_t)(RT_PAGE - 1);
+}
+
+static void *slab_alloc(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, RT_PAGE, page_round(len)))
+		return NULL;
+	return p;
+}
+
+static int setup_sbufs(struct rt_conn *c, struct rt_err *err)
+{
+	size_t sz = c->attr.inline_send, i;
+
+	c->nsbufs = c->attr.send_bufs;
+	c->sbufs = calloc(c->nsbufs, sizeof(*c->sbufs));
+	c->sslab = slab_alloc(sz * c->nsbufs);
+	if (!c->sbufs || !c->sslab)
+		return rt_err_set(err, ENOMEM, "out of memory for Send buffers");
+	/* Send buffers are only read by the device: no access flags. */
+	c->smr = ibv_reg_mr(c->pd, c->sslab, sz * c->nsbufs, 0);
+	if (!c->smr)
+		return rt_err_set(err, errno, "cannot register Send buffers on %s: %s",
+				  c->devname, strerror(errno));
+	for (i = c->nsbufs; i-- > 0;) {
+		struct rt_sbuf *b = &c->sbufs[i];
+
+		b->data = (char *)c->sslab + i * sz;
+		b->size = (uint32_t)sz;
+		b->lkey = c->smr->lkey;
+		b->next = c->sfree;
+		c->sfree = b;
+	}
+	c->nsfree = c->nsbufs;
+	return 0;
+}
+
+static int setup_rbufs(struct rt_conn *c, struct rt_err *err)
+{
+	size_t sz = c->attr.inline_recv, i;
+
+	c->rbufs = calloc(c->nrbufs, sizeof(*c->rbufs));
+	c->rslab = slab_alloc(sz * c->nrbufs);
+	if (!c->rbufs || !c->rslab)
+		return rt_err_set(err, ENOMEM, "out of memory for Receive buffers");
+	c->rmr = ibv_reg_mr(c->pd, c->rslab, sz * c->nrbufs,
+			    IBV_ACCESS_LOCAL_WRITE);
+	if (!c->rmr)
+		return rt_err_set(err, errno, "cannot register Receive buffers on %s: %s",
+				  c->devname, strerror(errno));
+	for (i = 0; i < c->nrbufs; i++) {
+		struct rt_rbuf *b = &c->rbufs[i];
+
+		b->data = (char *)c->rslab + i * sz;
+		b->size = (uint32_t)sz;
+		b->lkey = c->rmr->lkey;
+		b->index = (uint32_t)i;
+	}
+	return 0;
+}
+
+int rt_buf_setup(struct rt_conn *c, struct rt_err *err)
+{
+	int ret = setup_sbufs(c, err);
+
+	return ret ? ret : setup_rbufs(c, err);
+}
+
+static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
+{
+	struct ibv_sge sge = { (uintptr_t)b->data, b->size, b->lkey };
+	struct ibv_recv_wr wr = { .wr_id = RT_WRID_RECV | b->index,
+				  .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	int ret = ibv_post_recv(c->qp, &wr, &bad);
+
+	if (ret)
+		return ret;
+	b->posted = true;
+	c->rposted++;
+	c->srv_credits.posted = c->rposted;
+	return 0;
+}
+
+int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < c->nrbufs; i++) {
+		if (c->rbufs[i].posted)
+			continue;
+		ret = post_recv(c, &c->rbufs[i]);
+		if (ret)
+			return rt_err_set(err, ret, "cannot post Receives on %s: %s",
+					  c->devname, strerror(ret));
+	}
+	return 0;
+}
+
+int rt_recv_repost(struct rt_conn *c, struct rt_rbuf *b)
+{
+	struct rt_err why;
+	int ret;
+
+	if (!b || b < c->rbufs || b >= c->rbufs + c->nrbufs || b->posted)
+		return -EINVAL;
+	if (c->dead)
+		return -ENOTCONN;
+	ret = post_recv(c, b);
+	if (ret) {
+		c->st.errors++;
+		rt_err_set(&why, ret, "cannot post a Receive on %s: %s",
+			   c->devname, strerror(ret));
+		rt_conn_kill(c, &why);
+		return -ret;
+	}
+	return 0;
+}
+
+static void recv_failed(struct rt_conn *c, const struct ibv_wc *wc,
+			const struct rt_rbuf *b)
+{
+	char a[RT_ADDR_STRLEN];
+	struct rt_err why;
+
+	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
+		c->st.flushed++;
+		if (c->dead)
+			return;
+		rt_err_set(&why, ECONNRESET, "connection to %s ended: work flushed",
+			   a);
+	} else if (wc->status == IBV_WC_LOC_LEN_ERR) {
+		c->st.errors++;
+		rt_err_set(&why, EPROTO,
+			   "%s sent a message larger than our %u-octet Receive buffers",
+			   a, b->size);
+	} else {
+		c->st.errors++;
+		rt_err_set(&why, EIO, "Receive failed on the connection to %s: %s",
+			   a, rt_wc_status_str(wc->status));
+	}
+	rt_conn_kill(c, &why);
+}
+
+static bool recv_with_inv(const struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (wc->wc_flags & IBV_WC_WITH_INV)
+		return true;
+	return c->quirk_inv_flag && (wc->wc_flags & IBV_WC_IP_CSUM_OK);
+}
+
+void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
+		      const struct ibv_wc *wc)
+{
+	struct rt_event ev = { .type = RT_EV_RECV };
+	struct rt_rbuf *b;
+	struct rt_err why;
+
+	if (index >= c->nrbufs || !c->rbufs[index].posted) {
+		c->st.errors++;
+		rt_err_set(&why, EIO, "Receive completion for a buffer not posted on %s",
+			   c->devname);
+		rt_conn_kill(c, &why);
+		return;
+	}
+	b = &c->rbufs[index];
+	b->posted = false;
+	c->rposted--;
+	c->srv_credits.posted = c->rposted;
+	if (wc->status != IBV_WC_SUCCESS || wc->byte_len > b->size) {
+		recv_failed(c, wc, b);
+		return;
+	}
+	c->st.recvs++;
+	ev.status_str = rt_wc_status_str(IBV_WC_SUCCESS);
+	ev.rbuf = b;
+	ev.data = b->data;
+	ev.len = wc->byte_len;
+	if (recv_with_inv(c, wc)) {
+		ev.wc_flags |= RT_WC_WITH_INV;
+		ev.inv_rkey = wc->invalidated_rkey;
+		rt_reg_peer_invalidated(c, wc->invalidated_rkey);
+	}
+	rt_evq_push(c, &ev);
+}
+
+/* ---- Send buffers ---------------------------------------------------- */
+
+struct rt_sbuf *rt_sbuf_get(struct rt_conn *c, struct rt_err *err)
+{
+	struct rt_sbuf *b;
+
+	if (c->dead) {
+		rt_err_set(err, ENOTCONN, "connection is down: %s", c->err.msg);
+		return NULL;
+	}
+	if (!c->sfree)
+		rt_cq_service(c);	/* reap completed Sends */
+	b = c->sfree;
+	if (c->dead) {
+		rt_err_set(err, ENOTCONN, "connection is down: %s", c->err.msg);
+		return NULL;
+	}
+	if (!b) {
+		rt_err_set(err, EAGAIN, "all %u Send buffers are in use",
+			   c->nsbufs);
+		return NULL;
+	}
+	c->sfree = b->next;
+	c->nsfree--;
+	b->next = NULL;
+	b->busy = true;
+	return b;
+}
+
+void rt_buf_sbuf_reclaim(struct rt_conn *c, struct rt_sbuf *b)
+{
+	if (!b || !b->busy)
+		return;
+	b->busy = false;
+	b->next = c->sfree;
+	c->sfree = b;
+	c->nsfree++;
+}
+
+void rt_sbuf_put(struct rt_conn *c, struct rt_sbuf *b)
+{
+	if (b >= c->sbufs && b < c->sbufs + c->nsbufs)
+		rt_buf_sbuf_reclaim(c, b);
+}
+
+void *rt_sbuf_data(const struct rt_sbuf *b)
+{
+	return b->data;
+}
+
+uint32_t rt_sbuf_size(const struct rt_sbuf *b)
+{
+	return b->size;
+}
+
+/* ---- Local memory ---------------------------------------------------- */
+
+static int size_class(size_t len)
+{
+	int k;
+
+	for (k = 0; k < RT_LMEM_CLASSES; k++)
+		if (len <= ((size_t)1 << (RT_LMEM_MIN_SHIFT + k)))
+			return k;
+	return -1;
+}
+
+static void lmem_link(struct rt_conn *c, struct rt_lmem *m)
+{
+	m->aprev = NULL;
+	m->anext = c->lall;
+	if (c->lall)
+		c->lall->aprev = m;
+	c->lall = m;
+}
+
+static void lmem_unlink(struct rt_conn *c, struct rt_lmem *m)
+{
+	if (m->aprev)
+		m->aprev->anext = m->anext;
+	else
+		c->lall = m->anext;
+	if (m->anext)
+		m->anext->aprev = m->aprev;
+}
+
+static void lmem_destroy(struct rt_lmem *m)
+{
+	if (m->mr)
+		ibv_dereg_mr(m->mr);
+	if (m->owned)
+		free(m->addr);
+	free(m);
+}
+
+/* Access for memory we own: local write; window binding for the
+ * registration pool; remote write only for iWARP Read sinks (digest 1.1),
+ * which are never advertised. */
+static int lmem_access(const struct rt_conn *c, bool regbuf)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE;
+
+	if (regbuf)
+		return acc | (c->dev_mw ? IBV_ACCESS_MW_BIND : 0);
+	return acc | (c->iwarp ? IBV_ACCESS_REMOTE_WRITE : 0);
+}
+
+static struct rt_lmem *lmem_new(struct rt_conn *c, size_t len, int cls,
+				bool regbuf, struct rt_err *err)
+{
+	struct rt_lmem *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	m->cap = cls >= 0 ? (size_t)1 << (RT_LMEM_MIN_SHIFT + cls) :
+		 page_round(len);
+	m->addr = slab_alloc(m->cap);
+	m->owned = true;
+	m->cls = cls;
+	m->regbuf = regbuf;
+	if (!m->addr) {
+		free(m);
+		rt_err_set(err, ENOMEM, "out of memory for %zu octets", len);
+		return NULL;
+	}
+	m->mr = ibv_reg_mr(c->pd, m->addr, m->cap, lmem_access(c, regbuf));
+	if (!m->mr) {
+		rt_err_set(err, errno, "cannot register %zu octets on %s: %s",
+			   m->cap, c->devname, strerror(errno));
+		lmem_destroy(m);
+		return NULL;
+	}
+	lmem_link(c, m);
+	return m;
+}
+
+struct rt_lmem *rt_lmem_get(struct rt_conn *c, size_t len, bool regbuf,
+			    struct rt_err *err)
+{
+	struct rt_lmem **cache = regbuf ? c->rcache : c->lcache;
+	int cls = size_class(len);
+	struct rt_lmem *m;
+
+	if (!len) {
+		rt_err_set(err, EINVAL, "zero-length memory");
+		return NULL;
+	}
+	if (cls >= 0 && cache[cls]) {
+		m = cache[cls];
+		cache[cls] = m->next;
+	} else {
+		m = lmem_new(c, len, cls, regbuf, err);
+		if (!m)
+			return NULL;
+	}
+	m->next = NULL;
+	m->len = len;
+	m->live = true;
+	return m;
+}
+
+struct rt_lmem *rt_lmem_alloc(struct rt_conn *c, size_t len,
+			      struct rt_err *err)
+{
+	return rt_lmem_get(c, len, false, err);
+}
+
+struct rt_lmem *rt_lmem_map(struct rt_conn *c, void *addr, size_t len,
+			    bool writable, struct rt_err *err)
+{
+	struct rt_lmem *m;
+
+	if (!addr || !len) {
+		rt_err_set(err, EINVAL, "no memory to register");
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	m->mr = ibv_reg_mr(c->pd, addr, len,
+			   writable ? IBV_ACCESS_LOCAL_WRITE : 0);
+	if (!m->mr) {
+		rt_err_set(err, errno, "cannot register %zu octets on %s: %s",
+			   len, c->devname, strerror(errno));
+		free(m);
+		return NULL;
+	}
+	m->addr = addr;
+	m->len = len;
+	m->cap = len;
+	m->cls = -1;
+	m->live = true;
+	lmem_link(c, m);
+	return m;
+}
+
+void rt_lmem_free(struct rt_conn *c, struct rt_lmem *m)
+{
+	struct rt_lmem **cache;
+
+	if (!m || !m->live)
+		return;
+	m->live = false;
+	if (m->owned && m->cls >= 0) {
+		cache = m->regbuf ? c->rcache : c->lcache;
+		m->next = cache[m->cls];
+		cache[m->cls] = m;
+		return;
+	}
+	lmem_unlink(c, m);
+	lmem_destroy(m);
+}
+
+void *rt_lmem_addr(const struct rt_lmem *m)
+{
+	return m->addr;
+}
+
+size_t rt_lmem_len(const struct rt_lmem *m)
+{
+	return m->len;
+}
+
+uint32_t rt_lmem_lkey(const struct rt_lmem *m)
+{
+	return m->mr->lkey;
+}
+
+struct rt_sge rt_lmem_sge(const struct rt_lmem *m, void *addr, uint32_t len)
+{
+	struct rt_sge s = { addr, len, m->mr->lkey };
+
+	return s;
+}
+
+void rt_buf_free(struct rt_conn *c)
+{
+	struct rt_lmem *m;
+
+	while ((m = c->lall)) {
+		lmem_unlink(c, m);
+		lmem_destroy(m);
+	}
+	if (c->smr)
+		ibv_dereg_mr(c->smr);
+	if (c->rmr)
+		ibv_dereg_mr(c->rmr);
+	free(c->sslab);
+	free(c->rslab);
+	free(c->sbufs);
+	free(c->rbufs);
+}

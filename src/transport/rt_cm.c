@@ -1,0 +1,643 @@
+/*
+ * rt_cm.c - the connection manager side of a connection: the client's
+ * address/route resolution and connect with one deadline, the listener and
+ * its accept, and the CM events that end a connection later on.
+ *
+ * Nothing here blocks without a bound: the client waits on its event
+ * channel fd with poll() and the remaining time; the listener's processing
+ * reads its channel without blocking.  Every failure names the address and
+ * the cause.
+ *
+ * Accepted connections report their CM events on the listener's channel
+ * (rdma_cm gives a child id the listener's channel), so the listener marks
+ * them dead.  It may do so from another thread than the one using the
+ * connection: it only touches the connection's atomic flags, its QP (moving
+ * it to the error state is thread-safe in verbs) and its wake-up fd, and
+ * only while the connection is linked, under the listener's lock; a
+ * connection unlinks itself before freeing anything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+#include "transport/rt_priv.h"
+
+#define RT_LISTEN_BACKLOG 16
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
+}
+
+/* ---- Client ---------------------------------------------------------- */
+
+struct rt_connecting {
+	struct rt_conn *c;
+	const struct sockaddr *dst;
+	int64_t start;
+	int64_t deadline;
+	char addr[RT_ADDR_STRLEN];	/* host only */
+	char addrport[RT_ADDR_STRLEN];	/* host:port */
+};
+
+/*
+ * Wait for the next CM event until the deadline.  Returns 0 with *evp set,
+ * or -ETIMEDOUT.  A poll failure other than EINTR is reported as such.
+ */
+static int wait_cm_event(struct rt_connecting *k, struct rdma_cm_event **evp)
+{
+	struct pollfd pfd = { .fd = k->c->cm_ch->fd, .events = POLLIN };
+	int64_t left;
+
+	for (;;) {
+		if (!rdma_get_cm_event(k->c->cm_ch, evp))
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		left = k->deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int elapsed(const struct rt_connecting *k)
+{
+	return (int)(now_ms() - k->start);
+}
+
+/* A failure of step what with errno code; "no such device" means the
+ * address is not on an RDMA device, which is what the user must hear. */
+static int step_failed(const struct rt_connecting *k, const char *what,
+		       int code, const char *detail, struct rt_err *err)
+{
+	if (code == ENODEV)
+		return rt_err_set(err, ENODEV,
+				  "no RDMA device for address %s (%s)", k->addr,
+				  what);
+	if (detail)
+		return rt_err_set(err, code, "%s: %s (%s)", what,
+				  strerror(code), detail);
+	return rt_err_set(err, code, "%s: %s", what, strerror(code));
+}
+
+/* Wait for want; anything else is a failure described with what. */
+static int expect_event(struct rt_connecting *k, enum rdma_cm_event_type want,
+			const char *what, struct rt_err *err)
+{
+	struct rdma_cm_event *ev;
+	int ret, status;
+	enum rdma_cm_event_type got;
+
+	ret = wait_cm_event(k, &ev);
+	if (ret == -ETIMEDOUT)
+		return rt_err_set(err, ETIMEDOUT, "%s: timed out after %d ms",
+				  what, elapsed(k));
+	if (ret)
+		return step_failed(k, what, -ret, NULL, err);
+	got = ev->event;
+	status = ev->status;
+	rdma_ack_cm_event(ev);
+	if (got == want)
+		return 0;
+	if (status < 0)
+		status = -status;
+	return step_failed(k, what, status ? status : EIO,
+			   rdma_event_str(got), err);
+}
+
+static int resolve(struct rt_connecting *k, struct rt_err *err)
+{
+	struct rt_conn *c = k->c;
+	char what[128];
+	int ret;
+
+	snprintf(what, sizeof(what), "address %s not resolved", k->addr);
+	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)k->dst,
+			      (int)c->attr.timeout_ms))
+		return step_failed(k, what, errno, NULL, err);
+	ret = expect_event(k, RDMA_CM_EVENT_ADDR_RESOLVED, what, err);
+	if (ret)
+		return ret;
+	if (!c->id->verbs)
+		return rt_err_set(err, ENODEV, "no RDMA device for address %s",
+				  k->addr);
+	snprintf(what, sizeof(what), "route resolution failed for %s", k->addr);
+	if (rdma_resolve_route(c->id, (int)(k->deadline - now_ms()) > 0 ?
+			       (int)(k->deadline - now_ms()) : 1))
+		return step_failed(k, what, errno, NULL, err);
+	return expect_event(k, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
+}
+
+/* IB CM reject reasons that a client can meet (IBTA 12.6.7.2). */
+static const char *reject_reason(int status, char *buf, size_t len)
+{
+	switch (status) {
+	case 1:
+	case 2:
+	case 3:
+	case 4:
+		return "no resources at the server";
+	case 8:
+		return "no listener on that port";
+	case 26:
+		return "timed out waiting for the server";
+	case 28:
+		return "rejected by the server";
+	default:
+		snprintf(buf, len, "reject reason %d", status);
+		return buf;
+	}
+}
+
+/* The outcome of rdma_connect(): ESTABLISHED with the server's private
+ * data, or why not. */
+static int connect_result(struct rt_connecting *k, struct rt_err *err)
+{
+	struct rt_conn *c = k->c;
+	struct rdma_cm_event *ev;
+	char rbuf[32];
+	int ret, status;
+
+	ret = wait_cm_event(k, &ev);
+	if (ret == -ETIMEDOUT)
+		return rt_err_set(err, ETIMEDOUT,
+				  "connection to %s timed out after %d ms",
+				  k->addrport, elapsed(k));
+	if (ret)
+		return rt_err_set(err, -ret, "connection to %s: %s",
+				  k->addrport, strerror(-ret));
+	status = ev->status;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		rt_conn_set_peer_private(c, ev->param.conn.private_data,
+					 ev->param.conn.private_data_len);
+		ret = 0;
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		ret = rt_err_set(err, ECONNREFUSED,
+				 "connection refused by %s: %s", k->addrport,
+				 reject_reason(status, rbuf, sizeof(rbuf)));
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		ret = rt_err_set(err, EHOSTUNREACH, "%s unreachable: %s",
+				 k->addrport, strerror(status < 0 ? -status :
+						       ETIMEDOUT));
+		break;
+	default:
+		ret = rt_err_set(err, ECONNABORTED,
+				 "connection to %s failed: %s (status %d)",
+				 k->addrport, rdma_event_str(ev->event),
+				 status);
+		break;
+	}
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+static int client_channel(struct rt_conn *c, struct rt_err *err)
+{
+	c->cm_ch = rdma_create_event_channel();
+	if (!c->cm_ch || nonblock(c->cm_ch->fd))
+		return rt_err_set(err, errno ? errno : ENODEV,
+				  "cannot open the RDMA connection manager: %s",
+				  strerror(errno ? errno : ENODEV));
+	if (rdma_create_id(c->cm_ch, &c->id, c, RDMA_PS_TCP))
+		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
+				  strerror(errno));
+	return 0;
+}
+
+static int check_dst(const struct sockaddr *dst, struct rt_err *err)
+{
+	if (!dst || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6))
+		return rt_err_set(err, EAFNOSUPPORT,
+				  "RDMA needs an IPv4 or IPv6 address");
+	return 0;
+}
+
+static int client_connect(struct rt_connecting *k, struct rt_err *err)
+{
+	struct rt_conn *c = k->c;
+	struct rdma_cm_id *id;
+	struct rdma_conn_param p;
+	int ret;
+
+	ret = client_channel(c, err);
+	if (!ret)
+		ret = resolve(k, err);
+	if (ret)
+		return ret;
+	/* rt_conn_setup() owns the id from here on, whatever happens. */
+	id = c->id;
+	c->id = NULL;
+	ret = rt_conn_setup(c, id, err);
+	if (ret)
+		return ret;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->cm_ch->fd,
+		      &(struct epoll_event){ .events = EPOLLIN,
+					     .data.fd = c->cm_ch->fd }))
+		return rt_err_set(err, errno, "cannot poll the CM channel");
+	rt_conn_cm_params(c, &p);
+	rt_conn_ack_timeout(c);
+	if (rdma_connect(c->id, &p))
+		return rt_err_set(err, errno, "connection to %s: %s",
+				  k->addrport, strerror(errno));
+	ret = connect_result(k, err);
+	if (ret)
+		return ret;
+	rt_conn_query_rd_atomic(c);
+	rw_credits_reset(&c->credits);
+	c->up = true;
+	return 0;
+}
+
+struct rt_conn *rt_connect(const struct sockaddr *dst,
+			   const struct rt_conn_attr *attr, struct rt_err *err)
+{
+	struct rt_connecting k = { .dst = dst };
+
+	rt_err_clear(err);
+	if (check_dst(dst, err))
+		return NULL;
+	k.c = rt_conn_alloc(attr);
+	if (!k.c) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	k.start = now_ms();
+	k.deadline = k.start + k.c->attr.timeout_ms;
+	rt_addr_str(dst, 0, k.addr);
+	rt_addr_str(dst, 1, k.addrport);
+	if (client_connect(&k, err)) {
+		k.c->dead = true;	/* no disconnect, no event */
+		rt_conn_free(k.c);
+		return NULL;
+	}
+	return k.c;
+}
+
+/* A client's CM events after the connection is up: anything but TIMEWAIT
+ * means the connection is over. */
+static void client_event(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	char a[RT_ADDR_STRLEN];
+	struct rt_err why;
+
+	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	switch (ev->event) {
+	case RDMA_CM_EVENT_DISCONNECTED:
+		rt_err_set(&why, ECONNRESET, "connection to %s closed by the peer",
+			   a);
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		rt_err_set(&why, ENODEV, "RDMA device %s removed", c->devname);
+		break;
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		rt_err_set(&why, ENETRESET, "local address of the connection to %s changed",
+			   a);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return;
+	default:
+		rt_err_set(&why, ECONNABORTED, "connection to %s: %s", a,
+			   rdma_event_str(ev->event));
+		break;
+	}
+	rt_conn_kill(c, &why);
+}
+
+void rt_cm_client_events(struct rt_conn *c)
+{
+	struct rdma_cm_event *ev;
+
+	if (!c->cm_ch)
+		return;
+	while (!rdma_get_cm_event(c->cm_ch, &ev)) {
+		client_event(c, ev);
+		rdma_ack_cm_event(ev);
+	}
+}
+
+/* ---- Listener -------------------------------------------------------- */
+
+static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
+			int backlog, struct rt_err *err)
+{
+	char a[RT_ADDR_STRLEN];
+
+	rt_addr_str(addr, 1, a);
+	l->ch = rdma_create_event_channel();
+	if (!l->ch || nonblock(l->ch->fd))
+		return rt_err_set(err, errno ? errno : ENODEV,
+				  "cannot open the RDMA connection manager: %s",
+				  strerror(errno ? errno : ENODEV));
+	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP))
+		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
+				  strerror(errno));
+	if (rdma_bind_addr(l->id, (struct sockaddr *)addr))
+		return rt_err_set(err, errno, "cannot bind RDMA listener to %s: %s",
+				  a, strerror(errno));
+	if (rdma_listen(l->id, backlog > 0 ? backlog : RT_LISTEN_BACKLOG))
+		return rt_err_set(err, errno, "cannot listen for RDMA on %s: %s",
+				  a, strerror(errno));
+	l->port = ntohs(rdma_get_src_port(l->id));
+	return 0;
+}
+
+static void listener_free(struct rt_listener *l)
+{
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ch)
+		rdma_destroy_event_channel(l->ch);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+struct rt_listener *rt_listen(const struct sockaddr *addr, int backlog,
+			      const struct rt_conn_attr *attr,
+			      struct rt_err *err)
+{
+	struct rt_listener *l;
+
+	rt_err_clear(err);
+	if (check_dst(addr, err))
+		return NULL;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&l->lock, NULL);
+	if (attr)
+		l->attr = *attr;
+	else
+		rt_conn_attr_init(&l->attr);
+	rt_conn_attr_normalize(&l->attr);
+	if (listen_setup(l, addr, backlog, err)) {
+		listener_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+int rt_listener_fd(const struct rt_listener *l)
+{
+	return l->ch->fd;
+}
+
+uint16_t rt_listener_port(const struct rt_listener *l)
+{
+	return l->port;
+}
+
+static void link_child(struct rt_listener *l, struct rt_conn *c)
+{
+	pthread_mutex_lock(&l->lock);
+	c->listener = l;
+	c->linked = true;
+	c->lnext = l->children;
+	c->lprev = NULL;
+	if (l->children)
+		l->children->lprev = c;
+	l->children = c;
+	l->refs++;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void rt_listener_unlink(struct rt_conn *c)
+{
+	struct rt_listener *l = c->listener;
+
+	pthread_mutex_lock(&l->lock);
+	if (c->linked) {
+		if (c->lprev)
+			c->lprev->lnext = c->lnext;
+		else
+			l->children = c->lnext;
+		if (c->lnext)
+			c->lnext->lprev = c->lprev;
+		c->linked = false;
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* An accepted connection is gone: the listener is freed with its last. */
+void rt_listener_put(struct rt_listener *l)
+{
+	bool last;
+
+	pthread_mutex_lock(&l->lock);
+	last = --l->refs == 0 && l->closing;
+	pthread_mutex_unlock(&l->lock);
+	if (last)
+		listener_free(l);
+}
+
+void rt_listener_destroy(struct rt_listener *l)
+{
+	bool last;
+
+	if (!l)
+		return;
+	/* Stop listening first, while our own reference keeps l alive:
+	 * accepted connections may still use the channel. */
+	if (l->id)
+		rdma_destroy_id(l->id);
+	l->id = NULL;
+	pthread_mutex_lock(&l->lock);
+	l->closing = true;
+	last = l->refs == 0;
+	pthread_mutex_unlock(&l->lock);
+	if (last)
+		listener_free(l);
+}
+
+/* Serve one CONNECT_REQUEST: a connection with every Receive posted, the
+ * client's private data parsed and ours in the accept. */
+static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
+				  const struct rdma_conn_param *req,
+				  struct rt_err *err)
+{
+	struct rdma_conn_param p;
+	struct rt_conn *c;
+	char a[RT_ADDR_STRLEN];
+
+	c = rt_conn_alloc(&l->attr);
+	if (!c) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return NULL;
+	}
+	id->context = c;
+	if (rt_conn_setup(c, id, err))
+		goto fail;
+	rt_conn_set_peer_private(c, req->private_data, req->private_data_len);
+	rt_conn_cm_params(c, &p);
+	/* Never more than the client offered (rdma_cm would refuse). */
+	if (p.responder_resources > req->initiator_depth)
+		p.responder_resources = req->initiator_depth;
+	if (p.initiator_depth > req->responder_resources)
+		p.initiator_depth = req->responder_resources;
+	link_child(l, c);
+	rt_conn_ack_timeout(c);
+	if (rdma_accept(id, &p)) {
+		rt_err_set(err, errno, "cannot accept the connection from %s: %s",
+			   rt_addr_str(rt_conn_peer_addr(c), 1, a),
+			   strerror(errno));
+		goto fail;
+	}
+	rt_conn_query_rd_atomic(c);
+	return c;
+fail:
+	rdma_reject(id, NULL, 0);
+	c->dead = true;
+	rt_conn_free(c);
+	return NULL;
+}
+
+/* The listener noticed that an accepted connection ended. */
+static void child_dead(struct rt_conn *c, const struct rdma_cm_event *ev)
+{
+	char a[RT_ADDR_STRLEN];
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+	if (atomic_load(&c->ext_dead))
+		return;
+	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
+		rt_err_set(&c->ext_err, ENODEV, "RDMA device %s removed",
+			   c->devname);
+	else if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+		rt_err_set(&c->ext_err, ECONNRESET,
+			   "connection from %s closed by the peer", a);
+	else
+		rt_err_set(&c->ext_err, ECONNABORTED, "connection from %s: %s",
+			   a, rdma_event_str(ev->event));
+	atomic_store_explicit(&c->ext_dead, true, memory_order_release);
+	/* Flush everything so the connection's own fd wakes up, and answer
+	 * the peer's disconnect request. */
+	ibv_modify_qp(c->qp, &qa, IBV_QP_STATE);
+	rdma_disconnect(c->id);
+	rt_conn_wake(c);
+}
+
+static void child_event(struct rt_listener *l, struct rdma_cm_event *ev)
+{
+	struct rt_conn *c = ev->id->context;
+
+	pthread_mutex_lock(&l->lock);
+	if (c && c->linked) {
+		switch (ev->event) {
+		case RDMA_CM_EVENT_ESTABLISHED:
+			atomic_store(&c->ext_up, true);
+			if (atomic_load(&c->closed))
+				rdma_disconnect(c->id);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			child_dead(c, ev);
+			break;
+		default:
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+static int listener_event(struct rt_listener *l, struct rdma_cm_event *ev)
+{
+	if (ev->id != l->id)
+		return 0;
+	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL) {
+		l->dead = true;
+		return rt_err_set(&l->err, ENODEV,
+				  "RDMA device of the listener removed");
+	}
+	return 0;
+}
+
+static int connect_request(struct rt_listener *l, struct rdma_cm_event *ev,
+			   struct rt_conn **newc, struct rt_err *err)
+{
+	struct rdma_cm_id *id = ev->id;
+	struct rdma_conn_param req = ev->param.conn;
+	uint8_t pd[RW_CM_LEN];
+	size_t pdlen = 0;
+
+	/* The event's memory goes with the ack: keep what accept needs. */
+	if (req.private_data && req.private_data_len >= RW_CM_LEN) {
+		memcpy(pd, req.private_data, RW_CM_LEN);
+		pdlen = RW_CM_LEN;
+	}
+	req.private_data = pdlen ? pd : NULL;
+	req.private_data_len = (uint8_t)pdlen;
+	rdma_ack_cm_event(ev);
+	*newc = accept_one(l, id, &req, err);
+	return *newc ? 1 : 0;
+}
+
+/* A request the listener cannot serve any more (its device is gone). */
+static void refuse_request(struct rdma_cm_event *ev)
+{
+	struct rdma_cm_id *id = ev->id;
+
+	rdma_ack_cm_event(ev);
+	rdma_reject(id, NULL, 0);
+	rdma_destroy_id(id);
+}
+
+int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
+			unsigned int max, struct rt_err *err)
+{
+	struct rdma_cm_event *ev;
+	unsigned int n = 0;
+
+	rt_err_clear(err);
+	if (!l->id)
+		return rt_err_set(err, EBADF, "listener closed");
+	/* A dead listener still hands its accepted connections their
+	 * events (each learns about the device removal by its own). */
+	while (n < max && !rdma_get_cm_event(l->ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			if (l->dead)
+				refuse_request(ev);
+			else
+				n += (unsigned int)connect_request(l, ev,
+								   &newc[n], err);
+			continue;
+		}
+		if (ev->id == l->id)
+			listener_event(l, ev);
+		else
+			child_event(l, ev);
+		rdma_ack_cm_event(ev);
+	}
+	if (l->dead && !n)
+		return rt_err_set(err, l->err.code, "%s", l->err.msg);
+	return (int)n;
+}

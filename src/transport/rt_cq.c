@@ -1,0 +1,238 @@
+/*
+ * rt_cq.c - completions of one connection and the events the caller sees.
+ *
+ * One completion queue serves both queues of the QP.  With a completion
+ * channel, draining follows ibv_get_cq_event(3): take every pending channel
+ * event, acknowledge them in batches (ibv_destroy_cq() needs them all
+ * acknowledged), re-arm, then poll until the queue is empty, so that a
+ * completion that arrives between the poll and the re-arm still raises an
+ * event; an event that finds no completion is harmless.  In busy-poll mode
+ * there is no channel and rt_conn_poll() spins on ibv_poll_cq().
+ *
+ * Completions are turned into rt_events, or consumed inside the layer:
+ * send-queue bookkeeping is rt_post.c's, Receives rt_buf.c's, window binds
+ * and invalidations rt_reg.c's.  Events wait in a ring that grows as
+ * needed, so that a wait inside the layer (rt_reg_revoke) can always keep
+ * draining without losing what the caller has not collected yet.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/rt_priv.h"
+
+#define RT_POLL_BATCH 16
+#define RT_POLL_BUDGET 512	/* completions per service call */
+#define RT_ACK_BATCH 32
+#define RT_BUSY_CM_EVERY 64	/* busy poll: look at the CM every N spins */
+
+const char *rt_wc_status_str(int status)
+{
+	return ibv_wc_status_str((enum ibv_wc_status)status);
+}
+
+static int evq_grow(struct rt_conn *c)
+{
+	unsigned int cap = c->evq_cap ? c->evq_cap * 2 : 16, i;
+	struct rt_event *q = calloc(cap, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	for (i = 0; i < c->evq_n; i++)
+		q[i] = c->evq[(c->evq_head + i) % c->evq_cap];
+	free(c->evq);
+	c->evq = q;
+	c->evq_cap = cap;
+	c->evq_head = 0;
+	return 0;
+}
+
+int rt_evq_push(struct rt_conn *c, const struct rt_event *ev)
+{
+	struct rt_err why;
+
+	/* Losing an event would lose a Receive buffer or a caller's
+	 * completion for good: the connection cannot go on without it. */
+	if (c->evq_n == c->evq_cap && evq_grow(c)) {
+		c->st.errors++;
+		rt_err_set(&why, ENOMEM, "out of memory for completion events");
+		rt_conn_kill(c, &why);
+		return -ENOMEM;
+	}
+	c->evq[(c->evq_head + c->evq_n) % c->evq_cap] = *ev;
+	c->evq_n++;
+	return 0;
+}
+
+static unsigned int evq_pop(struct rt_conn *c, struct rt_event *ev,
+			    unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && c->evq_n) {
+		ev[n++] = c->evq[c->evq_head];
+		c->evq_head = (c->evq_head + 1) % c->evq_cap;
+		c->evq_n--;
+	}
+	return n;
+}
+
+static void dispatch(struct rt_conn *c, const struct ibv_wc *wc)
+{
+	if (wc->wr_id & RT_WRID_RECV)
+		rt_buf_recv_done(c, (uint32_t)(wc->wr_id & ~RT_WRID_RECV), wc);
+	else
+		rt_sq_complete(c, wc->wr_id, (int)wc->status);
+}
+
+/* Poll up to the budget; true if the queue may still hold completions. */
+static bool poll_cq(struct rt_conn *c)
+{
+	struct ibv_wc wc[RT_POLL_BATCH];
+	unsigned int budget = RT_POLL_BUDGET;
+	struct rt_err why;
+	int n, i;
+
+	while (budget) {
+		n = ibv_poll_cq(c->cq, RT_POLL_BATCH, wc);
+		if (n < 0) {
+			c->st.errors++;
+			rt_err_set(&why, EIO, "polling the completion queue on %s failed",
+				   c->devname);
+			rt_conn_kill(c, &why);
+			return false;
+		}
+		for (i = 0; i < n; i++)
+			dispatch(c, &wc[i]);
+		if (n < RT_POLL_BATCH)
+			return false;
+		budget -= (unsigned int)n < budget ? (unsigned int)n : budget;
+	}
+	return true;
+}
+
+static void channel_events(struct rt_conn *c)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+	bool got = false;
+
+	while (!ibv_get_cq_event(c->cch, &cq, &ctx)) {
+		c->cq_unacked++;
+		got = true;
+	}
+	if (c->cq_unacked >= RT_ACK_BATCH) {
+		ibv_ack_cq_events(c->cq, c->cq_unacked);
+		c->cq_unacked = 0;
+	}
+	if (got)
+		ibv_req_notify_cq(c->cq, 0);
+}
+
+static void clear_wake(struct rt_conn *c)
+{
+	uint64_t v;
+
+	if (read(c->wakefd, &v, sizeof(v)) < 0)
+		return;	/* EAGAIN: nothing to clear */
+}
+
+/* Death noticed by the listener (another thread) becomes ours. */
+static void take_external_state(struct rt_conn *c)
+{
+	struct rt_err why;
+
+	if (!c->up && atomic_load(&c->ext_up))
+		c->up = true;
+	if (!c->dead && atomic_load_explicit(&c->ext_dead,
+					     memory_order_acquire)) {
+		why = c->ext_err;
+		rt_conn_kill(c, &why);
+	}
+}
+
+/* Completions and queued work only: no system call on providers that
+ * poll in user space.  A channel event left pending keeps the fd readable,
+ * and the next rt_cq_service() takes it. */
+void rt_cq_reap(struct rt_conn *c)
+{
+	if (poll_cq(c))
+		rt_conn_wake(c);
+	rt_sq_run_pending(c);
+}
+
+/* Everything that needs doing without blocking: CM events, completions,
+ * queued work. */
+void rt_cq_service(struct rt_conn *c)
+{
+	clear_wake(c);
+	take_external_state(c);
+	rt_cm_client_events(c);
+	if (c->cch)
+		channel_events(c);
+	if (poll_cq(c))
+		rt_conn_wake(c);	/* budget spent: come back */
+	rt_sq_run_pending(c);
+}
+
+/* Wait for the fd, at most timeout_ms (< 0: no limit).  In busy-poll mode
+ * a live connection does not sleep. */
+int rt_cq_wait(struct rt_conn *c, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = c->epfd, .events = POLLIN };
+
+	if (c->attr.busy_poll && !c->dead)
+		return 0;
+	return poll(&pfd, 1, timeout_ms);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Busy poll: only the CQ on most spins; the rest now and then. */
+static void busy_service(struct rt_conn *c, unsigned int spin)
+{
+	if (spin % RT_BUSY_CM_EVERY == 0) {
+		rt_cq_service(c);
+		return;
+	}
+	poll_cq(c);
+	rt_sq_run_pending(c);
+}
+
+int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
+		 int timeout_ms)
+{
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	unsigned int n, spin = 0;
+	int64_t left = -1;
+
+	if (!max)
+		return 0;
+	for (;;) {
+		if (c->attr.busy_poll && !c->dead)
+			busy_service(c, spin++);
+		else
+			rt_cq_service(c);
+		n = evq_pop(c, ev, max);
+		if (n || timeout_ms == 0)
+			return (int)n;
+		if (c->dead)
+			return -ENOTCONN;	/* RT_EV_DEAD already taken */
+		if (timeout_ms > 0) {
+			left = deadline - now_ms();
+			if (left <= 0)
+				return 0;
+		}
+		if (rt_cq_wait(c, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}

@@ -1,0 +1,295 @@
+/*
+ * rt_priv.h - the transport layer's internal structures and the prototypes
+ * its files share, grouped by the file that owns them.  Only src/transport
+ * includes this header (and with it verbs and rdma_cm).
+ */
+#ifndef RT_PRIV_H
+#define RT_PRIV_H
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "transport/rt_buf.h"
+#include "transport/rt_conn.h"
+#include "transport/rt_err.h"
+#include "transport/rt_reg.h"
+
+/* ---- Buffers (rt_buf.c) ---------------------------------------------- */
+
+struct rt_sbuf {
+	struct rt_sbuf *next;	/* free list */
+	void *data;
+	uint32_t size;
+	uint32_t lkey;
+	bool busy;		/* held by the caller or in flight */
+};
+
+struct rt_rbuf {
+	void *data;
+	uint32_t size;
+	uint32_t lkey;
+	uint32_t index;
+	bool posted;
+};
+
+/* Power-of-two size classes of cached local memory: 4 KiB .. 64 MiB. */
+#define RT_LMEM_MIN_SHIFT 12
+#define RT_LMEM_CLASSES 15
+
+struct rt_lmem {
+	struct rt_lmem *next;	/* cache free list */
+	struct rt_lmem *anext;	/* every lmem of the connection */
+	struct rt_lmem *aprev;
+	void *addr;
+	size_t len;		/* asked for */
+	size_t cap;		/* allocated */
+	struct ibv_mr *mr;
+	int cls;		/* size class, -1: not cached */
+	bool owned;		/* memory allocated by us */
+	bool regbuf;		/* rt_reg_buf_alloc() pool memory */
+	bool live;		/* handed out */
+};
+
+/* ---- Send queue (rt_post.c) ------------------------------------------ */
+
+enum rt_wr_kind {
+	RT_K_SEND = 1,
+	RT_K_READ,
+	RT_K_WRITE,
+	RT_K_BIND,
+	RT_K_LINV,
+};
+
+/* A send-queue work request, posted or waiting for room. */
+struct rt_work {
+	struct rt_work *next;	/* pending queue */
+	uint8_t kind;
+	bool report;		/* RT_WR_SIGNAL: caller wants an event */
+	bool must_signal;	/* signal regardless (revoke waits on it) */
+	uint64_t cookie;
+	void *ctx;		/* rt_sbuf (SEND), rt_mw (BIND, LINV) */
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[RT_MAX_SGE];
+};
+
+/* Bookkeeping of one posted WR, indexed by its sequence number. */
+struct rt_sq_rec {
+	uint64_t seq;
+	uint8_t kind;
+	bool report;
+	uint64_t cookie;
+	void *ctx;
+};
+
+/* wr_id of Receives; send-queue wr_ids are sequence numbers below it. */
+#define RT_WRID_RECV (1ull << 63)
+
+/* ---- Registration (rt_reg.c) ----------------------------------------- */
+
+enum rt_mw_state {
+	RT_MW_FREE = 0,		/* not bound: no remote access */
+	RT_MW_BOUND,		/* bind posted: handle valid */
+	RT_MW_INVALIDATING,	/* LOCAL_INV posted */
+};
+
+struct rt_mw {
+	struct rt_mw *next;	/* free list */
+	struct rt_mw *anext;	/* every window of the connection */
+	struct ibv_mw *mw;
+	uint32_t rkey;		/* current handle */
+	enum rt_mw_state state;
+	bool failed;		/* a bind or invalidation failed */
+	bool peer_inv;		/* invalidated by the peer, not yet counted */
+};
+
+struct rt_expo {
+	struct rt_mw *mw;	/* MW mode */
+	struct ibv_mr *mr;	/* MR mode: remote-access MR; MW mode outside
+				 * the pool: the local MR under the window */
+	uint32_t handle;
+};
+
+struct rt_regset {
+	struct rt_conn *c;
+	struct rt_regset *next;
+	struct rt_regset *prev;
+	unsigned int n;
+	unsigned int cap;
+	struct rt_expo *e;
+};
+
+/* ---- The connection -------------------------------------------------- */
+
+struct rt_listener {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
+	struct rt_conn_attr attr;
+	uint16_t port;
+	pthread_mutex_t lock;	/* children list, refs, closing */
+	struct rt_conn *children;
+	unsigned int refs;	/* accepted connections not yet destroyed */
+	bool closing;
+	bool dead;
+	struct rt_err err;
+};
+
+struct rt_conn {
+	struct rt_conn_attr attr;
+	struct rdma_cm_id *id;
+	struct rdma_event_channel *cm_ch;	/* client: our own */
+	struct rt_listener *listener;		/* accepted: the owner */
+	struct rt_conn *lnext;			/* listener's children */
+	struct rt_conn *lprev;
+	bool linked;
+
+	/* verbs */
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *cch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	unsigned int cq_unacked;
+	int epfd;
+	int wakefd;
+	char devname[IBV_SYSFS_NAME_MAX];
+	uint32_t max_msg;
+	unsigned int max_sge;
+	unsigned int ord;
+	unsigned int ird;
+	bool dev_mw;
+	bool iwarp;
+	bool quirk_inv_flag;	/* rxe: WITH_INV reported as kernel bit 2 */
+
+	/* state */
+	bool up;
+	bool dead;
+	bool dead_reported;
+	struct rt_err err;
+	atomic_bool ext_up;		/* ESTABLISHED seen by the listener */
+	atomic_bool ext_dead;		/* death noticed by the listener */
+	atomic_bool closed;		/* rt_conn_kill() ran (for the
+					 * listener: disconnect once
+					 * ESTABLISHED) */
+	struct rt_err ext_err;		/* written before ext_dead */
+
+	/* RFC 8797 and credits */
+	struct rw_cm_private local_pd;
+	struct rw_cm_private peer_pd;
+	uint8_t pd_buf[RW_CM_LEN];	/* local_pd encoded, sent */
+	struct rw_cm_inline inl;
+	struct rw_credits credits;
+	struct rw_srv_credits srv_credits;
+
+	/* buffers */
+	void *sslab;
+	struct ibv_mr *smr;
+	struct rt_sbuf *sbufs;
+	unsigned int nsbufs;
+	struct rt_sbuf *sfree;
+	unsigned int nsfree;
+	void *rslab;
+	struct ibv_mr *rmr;
+	struct rt_rbuf *rbufs;
+	unsigned int nrbufs;
+	unsigned int rposted;
+	struct rt_lmem *lcache[RT_LMEM_CLASSES];
+	struct rt_lmem *rcache[RT_LMEM_CLASSES];	/* reg pool */
+	struct rt_lmem *lall;
+
+	/* registration */
+	enum rt_reg_mode reg_mode;
+	bool advertised_inv;
+	struct rt_mw *mw_free;
+	struct rt_mw *mw_all;
+	struct rt_regset *regsets;
+	unsigned int live_expos;
+	struct rt_lmem **regbufs;	/* live pool buffers, sorted by addr */
+	unsigned int nregbufs;
+	unsigned int capregbufs;
+	uint32_t key_seed;
+	struct ibv_mr **zombies;	/* MRs that refused deregistration */
+	unsigned int nzombies;
+
+	/* send queue */
+	uint32_t sq_size;
+	uint64_t sq_seq;		/* next sequence number */
+	uint64_t sq_done;		/* every seq below is reaped */
+	struct rt_sq_rec *ring;
+	unsigned int rdma_used;
+	unsigned int reads_used;
+	unsigned int unsig;
+	struct rt_work *pend_head;
+	struct rt_work *pend_tail;
+
+	/* events for the caller */
+	struct rt_event *evq;
+	unsigned int evq_cap;
+	unsigned int evq_head;
+	unsigned int evq_n;
+
+	struct rt_stats st;
+	struct sockaddr_storage peer_addr;
+	struct sockaddr_storage local_addr;
+};
+
+/* rt_conn.c: resources and lifecycle */
+struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr);
+int rt_conn_setup(struct rt_conn *c, struct rdma_cm_id *id,
+		  struct rt_err *err);
+void rt_conn_build_private(struct rt_conn *c);
+void rt_conn_set_peer_private(struct rt_conn *c, const void *data,
+			      size_t len);
+void rt_conn_cm_params(const struct rt_conn *c,
+		       struct rdma_conn_param *p);
+void rt_conn_query_rd_atomic(struct rt_conn *c);
+void rt_conn_ack_timeout(struct rt_conn *c);
+void rt_conn_kill(struct rt_conn *c, const struct rt_err *why);
+void rt_conn_wake(struct rt_conn *c);
+void rt_conn_free(struct rt_conn *c);
+void rt_conn_attr_normalize(struct rt_conn_attr *a);
+
+/* rt_cm.c: connection manager events */
+void rt_cm_client_events(struct rt_conn *c);
+void rt_listener_put(struct rt_listener *l);
+void rt_listener_unlink(struct rt_conn *c);
+
+/* rt_cq.c: completions and events */
+void rt_cq_service(struct rt_conn *c);
+void rt_cq_reap(struct rt_conn *c);
+int rt_cq_wait(struct rt_conn *c, int timeout_ms);
+int rt_evq_push(struct rt_conn *c, const struct rt_event *ev);
+const char *rt_wc_status_str(int status);
+
+/* rt_post.c: the send queue */
+int rt_sq_submit(struct rt_conn *c, struct rt_work *w, struct rt_err *err);
+void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status);
+void rt_sq_run_pending(struct rt_conn *c);
+void rt_sq_drop_pending(struct rt_conn *c);
+void rt_sq_forget_ctx(struct rt_conn *c, const void *ctx);
+void rt_sq_free(struct rt_conn *c);
+
+/* rt_buf.c: buffers */
+int rt_buf_setup(struct rt_conn *c, struct rt_err *err);
+int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err);
+void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
+		      const struct ibv_wc *wc);
+void rt_buf_sbuf_reclaim(struct rt_conn *c, struct rt_sbuf *b);
+void rt_buf_free(struct rt_conn *c);
+struct rt_lmem *rt_lmem_get(struct rt_conn *c, size_t len, bool regbuf,
+			    struct rt_err *err);
+
+/* rt_reg.c: registration */
+int rt_reg_setup(struct rt_conn *c, struct rt_err *err);
+void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
+		    int status);
+void rt_reg_free(struct rt_conn *c);
+int rt_reg_regbuf_add(struct rt_conn *c, struct rt_lmem *m);
+void rt_reg_regbuf_del(struct rt_conn *c, struct rt_lmem *m);
+void rt_reg_peer_invalidated(struct rt_conn *c, uint32_t rkey);
+
+#endif /* RT_PRIV_H */

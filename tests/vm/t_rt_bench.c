@@ -1,0 +1,151 @@
+/*
+ * t_rt_bench.c - what fencing costs per RPC on a real device: one
+ * rt_reg_expose() + rt_reg_revoke() of a range, in MW mode (window bind and
+ * local invalidation over pool memory; and over ordinary memory, which adds
+ * a registration) and in MR mode (ibv_reg_mr + ibv_dereg_mr), for 4 KiB and
+ * 1 MiB, with the revoke waiting on the completion channel and busy-polling.
+ *
+ * Prints, per variant, the median of interleaved rounds in microseconds per
+ * expose+revoke.  A
+ * measurement, never a pass/fail test: compare ratios within one run
+ * (Soft-RoCE latency moves between boots).
+ *   tests/vm/run -- tests/vm/t_rt_bench [iterations-for-4KiB]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/vm/t_rt_util.h"
+
+#define ROUNDS 7
+
+struct variant {
+	const char *name;
+	enum rt_reg_mode mode;
+	bool pool;
+	bool busy;
+	/* per run */
+	struct rt_conn *c;
+	struct rt_regset *set;
+	void *buf;
+	double us[ROUNDS];
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Microseconds per expose+revoke over iters; < 0 on error. */
+static double batch(struct variant *v, size_t len, int iters)
+{
+	struct rw_segment seg;
+	struct rt_err err;
+	int64_t t0 = t_now_us();
+	int i;
+
+	for (i = 0; i < iters; i++) {
+		if (rt_reg_expose(v->set, v->buf, len, RT_REMOTE_WRITE, &seg, 1,
+				  &err) != 1 || rt_reg_revoke(v->set, &err)) {
+			fprintf(stderr, "%s: %s\n", v->name, err.msg);
+			return -1;
+		}
+	}
+	return (double)(t_now_us() - t0) / iters;
+}
+
+static int open_variant(struct t_srv *s, struct variant *v, size_t len)
+{
+	struct rt_conn_attr ca;
+	struct rt_err err;
+
+	rt_conn_attr_init(&ca);
+	ca.reg_mode = v->mode;
+	ca.busy_poll = v->busy;
+	v->c = t_connect(t_addr4(), s->port, &ca, &err);
+	if (!v->c) {
+		printf("%s: connect failed: %s\n", v->name, err.msg);
+		return -1;
+	}
+	v->set = rt_regset_create(v->c, &err);
+	v->buf = v->pool ? rt_reg_buf_alloc(v->c, len, &err) :
+		 aligned_alloc(4096, len);
+	if (!v->set || !v->buf)
+		return -1;
+	memset(v->buf, 1, len);
+	return 0;
+}
+
+static void close_variant(struct variant *v)
+{
+	if (v->pool)
+		rt_reg_buf_free(v->c, v->buf);
+	else
+		free(v->buf);
+	rt_regset_destroy(v->set);
+	rt_conn_destroy(v->c);
+	v->c = NULL;
+}
+
+/* Rounds interleave the variants so that drift in the emulated machine's
+ * speed hits them alike; each reports its median round. */
+static void run_size(struct t_srv *s, struct variant *v, unsigned int nv,
+		     size_t len, int iters)
+{
+	unsigned int i, r;
+	struct rt_stats st;
+
+	for (i = 0; i < nv; i++)
+		if (open_variant(s, &v[i], len))
+			return;
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < nv; i++)
+			v[i].us[r] = batch(&v[i], len, iters);
+	for (i = 0; i < nv; i++) {
+		qsort(v[i].us, ROUNDS, sizeof(v[i].us[0]), cmp_double);
+		rt_conn_stats(v[i].c, &st);
+		printf("%-28s %8zu octets: %8.1f us per expose+revoke (min %.1f, max %.1f; binds %llu, local invalidations %llu, registrations %llu)\n",
+		       v[i].name, len, v[i].us[ROUNDS / 2], v[i].us[0],
+		       v[i].us[ROUNDS - 1], (unsigned long long)st.binds,
+		       (unsigned long long)st.invalidations,
+		       (unsigned long long)st.registrations);
+		close_variant(&v[i]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct variant variants[] = {
+		{ .name = "mw, pool memory, channel", .mode = RT_REG_MW, .pool = true,
+		  .busy = false },
+		{ .name = "mw, pool memory, busy-poll", .mode = RT_REG_MW, .pool = true,
+		  .busy = true },
+		{ .name = "mw, heap memory, channel", .mode = RT_REG_MW, .pool = false,
+		  .busy = false },
+		{ .name = "mr, heap memory", .mode = RT_REG_MR, .pool = false,
+		  .busy = false },
+		{ .name = "mr, pool memory", .mode = RT_REG_MR, .pool = true,
+		  .busy = false },
+	};
+	static const size_t sizes[] = { 4096, 1u << 20 };
+	int iters = argc > 1 ? atoi(argv[1]) : 200;
+	unsigned int nv = sizeof(variants) / sizeof(variants[0]), j;
+	struct rt_conn_attr sa;
+	struct t_srv srv;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (iters < 1)
+		iters = 200;
+	t_watchdog(1200);
+	rt_conn_attr_init(&sa);
+	if (t_srv_start(&srv, t_addr4(), &sa)) {
+		printf("SKIP cannot start the server (no RDMA device?)\n");
+		return 77;
+	}
+	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++)
+		run_size(&srv, variants, nv, sizes[j], iters);
+	t_srv_stop(&srv);
+	return 0;
+}
