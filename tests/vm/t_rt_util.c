@@ -577,7 +577,16 @@ static int raw_setup(struct raw_conn *rc)
 {
 	struct ibv_qp_init_attr qa;
 	size_t sz = RAW_BUF + (RAW_NRECV + 1) * RAW_RECV_SIZE;
+	/* A rogue operation the victim refuses may lose its NAK when the
+	 * victim's QP enters the error state; the raw peer then learns of the
+	 * refusal from retry exhaustion.  rdma_cm's default ACK timeout makes
+	 * that take about 8.6 s, too close to T_TIMEOUT_MS: use the
+	 * transport's (about 2 s in all). */
+	uint8_t ack_timeout = 16;
 	unsigned int i;
+
+	rdma_set_option(rc->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			&ack_timeout, sizeof(ack_timeout));
 
 	rc->pd = ibv_alloc_pd(rc->id->verbs);
 	rc->cq = rc->pd ? ibv_create_cq(rc->id->verbs, 64, NULL, NULL, 0) : NULL;
@@ -660,7 +669,7 @@ static int raw_op(struct raw_conn *rc, enum ibv_wr_opcode op, void *addr,
 
 	if (raw_post(rc, op, addr, len, seg, inv))
 		return -1;
-	if (raw_poll(rc, &wc, T_TIMEOUT_MS))
+	if (raw_poll(rc, &wc, 2 * T_TIMEOUT_MS))
 		return -1;
 	return wc.status;
 }

@@ -596,7 +596,7 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	cmd.op = fc->rogue_op;
 	cmd.seed = 77;
 	t_send(c, &cmd, sizeof(cmd));
-	st = t_raw_wait_result(raw, before, T_TIMEOUT_MS);
+	st = t_raw_wait_result(raw, before, 3 * T_TIMEOUT_MS);
 	t_check(st != -1 && st != IBV_WC_SUCCESS,
 		"%s %s: refused with %s", name, fc->what,
 		st < 0 ? "(no result)" : ibv_wc_status_str(st));
