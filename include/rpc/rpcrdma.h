@@ -69,6 +69,69 @@ struct rpcrdma_attr {
 
 void rpcrdma_attr_init(struct rpcrdma_attr *attr);
 
+/*
+ * Create a CLIENT that talks RPC-over-RDMA to prog/vers at raddr (AF_INET or
+ * AF_INET6, with the port the server listens on).  attr may be NULL.
+ * Returns NULL with rpc_createerr set and a message naming the cause
+ * (clnt_spcreateerror()) on failure.
+ */
+CLIENT *clnt_rdma_create(const struct sockaddr *raddr, rpcprog_t prog,
+			 rpcvers_t vers, const struct rpcrdma_attr *attr);
+
+/*
+ * Create a listening SVCXPRT on laddr (wildcard allowed; port 0 picks a free
+ * port, see xp_port / xp_ltaddr).  It is registered with svc_run(); accepted
+ * connections become SVCXPRTs of their own.  attr may be NULL.  Returns NULL
+ * and logs the cause on failure.
+ */
+SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
+			 const struct rpcrdma_attr *attr);
+
+/*
+ * clnt_control() requests specific to RDMA transports, beyond the CLSET_ and
+ * CLGET_ requests of clnt_vc.  Values are chosen far above libtirpc's.
+ */
+#define CLGET_RDMA_REG_MODE	0x52440001	/* enum rpcrdma_reg_mode * */
+#define CLSET_RDMA_REG_MODE	0x52440002	/* enum rpcrdma_reg_mode * */
+#define CLGET_RDMA_COMP_MODE	0x52440003	/* enum rpcrdma_comp_mode * */
+#define CLSET_RDMA_COMP_MODE	0x52440004	/* enum rpcrdma_comp_mode * */
+#define CLGET_RDMA_CREDITS	0x52440005	/* unsigned int *: current grant */
+
+/*
+ * svc_control() request of RDMA SVCXPRTs (use the SVC_CONTROL() macro on
+ * the listening SVCXPRT or on any connection it accepted, e.g. a request's
+ * rq_xprt): counters of the server, cumulative over every connection the
+ * listener accepted.
+ */
+#define SVCGET_RDMA_STATS	0x52440101	/* struct rpcrdma_svc_stats * */
+
+struct rpcrdma_svc_stats {
+	uint64_t requests;	/* calls handed to the RPC layer */
+	uint64_t replies_inline;	/* replies sent inline (RDMA_MSG) */
+	uint64_t replies_long;	/* replies written into a Reply chunk */
+	uint64_t err_vers;	/* RDMA_ERROR/ERR_VERS sent */
+	uint64_t err_chunk;	/* RDMA_ERROR/ERR_CHUNK sent, all causes: */
+	uint64_t err_too_big;	/*   Read chunks over max_read_bytes */
+	uint64_t err_no_room;	/*   reply larger than inline and Reply chunk */
+	uint64_t discarded;	/* messages dropped unanswered (runts, ...) */
+	uint64_t dropped;	/* calls the RPC layer did not answer */
+	uint64_t read_chunks;	/* Read chunks pulled by RDMA Read */
+	uint64_t read_bytes;
+	uint64_t write_chunks;	/* Reply chunks written by RDMA Write */
+	uint64_t write_bytes;
+	uint32_t max_inflight;	/* most calls received and not yet answered
+				 * on one connection */
+	uint32_t max_granted;	/* largest credit grant sent */
+	uint32_t conns_accepted;
+	uint32_t conns_rejected;	/* over max_conns / max_conns_per_peer */
+	uint32_t conns_active;
+	uint32_t reserved32;
+	uint64_t reserved[8];
+};
+#define CLGET_RDMA_ERRMSG	0x52440006	/* char[RPCRDMA_ERRMSG_LEN]: why the
+						 * last call failed, one line */
+#define RPCRDMA_ERRMSG_LEN	256
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,623 @@
+/*
+ * clnt_rdma.c - the libtirpc CLIENT of netids "rdma" and "rdma6":
+ * clnt_rdma_create() and the clnt_ops vector over the requester layer
+ * (src/rpc/rr_call.h).  The only file that knows libtirpc's CLIENT
+ * contract (libtirpc-integration.md 4.3); it never touches verbs.
+ *
+ * cl_call follows clnt_vc_call: the call header (xid, CALL, RPC version 2,
+ * program, version), the procedure, AUTH_MARSHALL and AUTH_WRAP of the
+ * arguments are encoded by rr_call() through its reducing stream; the Reply
+ * is decoded with xdr_replymsg, _seterr_reply, AUTH_VALIDATE and
+ * AUTH_UNWRAP on the decode stream rr_call() hands back, with up to two
+ * AUTH_REFRESH retries (none for RPCSEC_GSS, whose context code retries
+ * itself).  Nothing is reduced under RPCSEC_GSS (V1-GSS-3), nor without an
+ * Upper-Layer Binding, which this issue does not have yet.
+ *
+ * Several threads may call on one CLIENT at once, up to the credits the
+ * server grants.  clnt_vc's own rule applies to the CLIENT's settings and
+ * the error of cl_geterr: they are per CLIENT, so with concurrent calls
+ * cl_geterr reports the latest call to finish.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpcrdma.h>
+
+#include "compiler.h"
+#include "glue/clnt_rdma.h"
+#include "glue/rpcrdma_attr.h"
+#include "rpc/rr_call.h"
+
+/* An RPC call header: xid, direction, rpcvers, prog, vers, proc, and the
+ * credential and verifier of the largest size. */
+#define CLNT_RDMA_HDR_MAX (6 * 4 + 2 * (8 + MAX_AUTH_BYTES))
+
+struct clnt_rdma {
+	struct rr_clnt *rr;
+	pthread_mutex_t lock;		/* the members below */
+	pthread_mutex_t auth_lock;	/* AUTH_* operations on cl_auth */
+	struct timeval wait;		/* CLSET_TIMEOUT */
+	bool waitset;
+	struct timeval retry;		/* CLSET_RETRY_TIMEOUT (unused) */
+	uint32_t xid;			/* XID of the latest call */
+	rpcprog_t prog;
+	rpcvers_t vers;
+	struct rpc_err err;		/* of the latest call to finish */
+	char errmsg[RPCRDMA_ERRMSG_LEN];
+	struct sockaddr_storage addr;
+	struct netbuf nb;		/* CLGET_SVC_ADDR: points at addr */
+	const struct rw_ddp_policy *ulb; /* DDP-eligible arguments of the
+					  * program (none known yet: NULL) */
+};
+
+/* What the encoder of one call needs (rr_encode_fn). */
+struct clnt_rdma_enc {
+	CLIENT *cl;
+	uint32_t xid;
+	rpcprog_t prog;
+	rpcvers_t vers;
+	rpcproc_t proc;
+	xdrproc_t xargs;
+	void *argsp;
+};
+
+static const struct clnt_ops clnt_rdma_ops;
+
+bool clnt_rdma_is(const CLIENT *cl)
+{
+	return cl && cl->cl_ops == &clnt_rdma_ops;
+}
+
+static bool is_gss(const CLIENT *cl)
+{
+	return cl->cl_auth && cl->cl_auth->ah_cred.oa_flavor == RPCSEC_GSS;
+}
+
+/* ---- Errors ------------------------------------------------------------- */
+
+static void set_err(struct clnt_rdma *ct, const struct rpc_err *e,
+		    const char *msg)
+{
+	pthread_mutex_lock(&ct->lock);
+	ct->err = *e;
+	snprintf(ct->errmsg, sizeof(ct->errmsg), "%s", msg);
+	pthread_mutex_unlock(&ct->lock);
+}
+
+/* rr_call's statuses as libtirpc's (documented in clnt_rdma_create(3)). */
+static void map_status(const struct rr_result *res, struct rpc_err *e)
+{
+	memset(e, 0, sizeof(*e));
+	switch (res->status) {
+	case RR_OK:
+	case RR_SENT:
+		e->re_status = RPC_SUCCESS;
+		break;
+	case RR_TIMEDOUT:
+		e->re_status = RPC_TIMEDOUT;
+		break;
+	case RR_CANTENCODE:
+		e->re_status = RPC_CANTENCODEARGS;
+		break;
+	case RR_CANTSEND:
+		e->re_status = RPC_CANTSEND;
+		e->re_errno = res->err;
+		break;
+	case RR_CANTRECV:
+		e->re_status = RPC_CANTRECV;
+		e->re_errno = res->err;
+		break;
+	case RR_ERR_VERS:
+	case RR_ERR_CHUNK:
+		/* RDMA_ERROR: permanent (V1-ERR-9).  ERR_VERS gives
+		 * EPROTONOSUPPORT, ERR_CHUNK EREMOTEIO. */
+		e->re_status = RPC_SYSTEMERROR;
+		e->re_errno = res->err;
+		break;
+	case RR_CANTDECODE:
+		e->re_status = RPC_CANTDECODERES;
+		break;
+	}
+}
+
+/* ---- cl_call ------------------------------------------------------------ */
+
+static bool encode_call(XDR *xdrs, void *arg)
+{
+	struct clnt_rdma_enc *e = arg;
+	CLIENT *cl = e->cl;
+	struct clnt_rdma *ct = cl->cl_private;
+	struct rpc_msg m;
+	int32_t proc = (int32_t)e->proc;
+	bool ok;
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = e->xid;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	m.rm_call.cb_prog = e->prog;
+	m.rm_call.cb_vers = e->vers;
+	if (!xdr_callhdr(xdrs, &m) || !XDR_PUTINT32(xdrs, &proc))
+		return false;
+	pthread_mutex_lock(&ct->auth_lock);
+	ok = AUTH_MARSHALL(cl->cl_auth, xdrs) && rw_xdr_begin_body(xdrs) &&
+	     AUTH_WRAP(cl->cl_auth, xdrs, e->xargs, e->argsp);
+	pthread_mutex_unlock(&ct->auth_lock);
+	return ok;
+}
+
+static int64_t tv_ms(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000;
+}
+
+/*
+ * What may be moved out of the arguments by direct data placement: nothing
+ * without an Upper-Layer Binding for the program (none exists yet), and
+ * never anything under RPCSEC_GSS, whose integrity and privacy services
+ * wrap the arguments into one opaque blob (V1-GSS-2/3; libtirpc hides
+ * is_authgss_client(), hence the flavor test).
+ */
+static struct rw_ddp_policy ddp_policy(const CLIENT *cl)
+{
+	const struct clnt_rdma *ct = cl->cl_private;
+	struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
+
+	return ct->ulb && !is_gss(cl) ? *ct->ulb : none;
+}
+
+/* Set up one attempt: the XID, the deadline, the request. */
+static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
+		     struct timeval timeout)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+	struct timeval tv;
+
+	pthread_mutex_lock(&ct->lock);
+	tv = ct->waitset ? ct->wait : timeout;
+	e->xid = --ct->xid;
+	e->prog = ct->prog;
+	e->vers = ct->vers;
+	pthread_mutex_unlock(&ct->lock);
+	memset(req, 0, sizeof(*req));
+	req->xid = e->xid;
+	req->encode = encode_call;
+	req->arg = e;
+	req->size_hint = e->xargs ? xdr_sizeof(e->xargs, e->argsp) : 0;
+	req->size_hint += CLNT_RDMA_HDR_MAX;
+	req->ddp = ddp_policy(cl);
+	req->send_only = tv.tv_sec == 0 && tv.tv_usec == 0;
+	req->deadline_ms = rr_now_ms() + tv_ms(&tv);
+}
+
+/* Decode the Reply as clnt_vc does; fills e.  Returns true if the server
+ * refused the call (the case AUTH_REFRESH may cure). */
+static bool decode_reply(CLIENT *cl, struct rr_call *k, xdrproc_t xres,
+			 void *resp, struct rpc_msg *reply, struct rpc_err *e)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+	XDR *xdrs = rr_call_xdr(k);
+
+	memset(reply, 0, sizeof(*reply));
+	reply->acpted_rply.ar_verf = _null_auth;
+	reply->acpted_rply.ar_results.where = NULL;
+	reply->acpted_rply.ar_results.proc =
+		(xdrproc_t)(void (*)(void))xdr_void;
+	memset(e, 0, sizeof(*e));
+	if (!xdr_replymsg(xdrs, reply)) {
+		e->re_status = RPC_CANTDECODERES;
+		return false;
+	}
+	_seterr_reply(reply, e);
+	if (e->re_status != RPC_SUCCESS)
+		return true;
+	pthread_mutex_lock(&ct->auth_lock);
+	if (!AUTH_VALIDATE(cl->cl_auth, &reply->acpted_rply.ar_verf)) {
+		e->re_status = RPC_AUTHERROR;
+		e->re_why = AUTH_INVALIDRESP;
+	} else if (!rw_xdr_begin_body(xdrs) ||
+		   !AUTH_UNWRAP(cl->cl_auth, xdrs, xres, resp) ||
+		   !rr_call_decoded(k)) {
+		e->re_status = RPC_CANTDECODERES;
+	}
+	pthread_mutex_unlock(&ct->auth_lock);
+	if (reply->acpted_rply.ar_verf.oa_base)
+		xdr_free((xdrproc_t)xdr_opaque_auth,
+			 (char *)&reply->acpted_rply.ar_verf);
+	return false;
+}
+
+static bool refresh(CLIENT *cl, struct rpc_msg *reply)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+	bool ok;
+
+	pthread_mutex_lock(&ct->auth_lock);
+	ok = AUTH_REFRESH(cl->cl_auth, reply);
+	pthread_mutex_unlock(&ct->auth_lock);
+	return ok;
+}
+
+static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
+				     xdrproc_t xargs, void *argsp,
+				     xdrproc_t xres, void *resp,
+				     struct timeval timeout)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma_enc enc = { .cl = cl, .proc = proc, .xargs = xargs,
+				     .argsp = argsp };
+	int refreshes = is_gss(cl) ? 0 : 2;
+	struct rpc_msg reply;
+	struct rr_result res;
+	struct rr_call *k;
+	struct rr_req req;
+	struct rpc_err e;
+	bool refused;
+
+again:
+	make_req(cl, &enc, &req, timeout);
+	if (rr_call(ct->rr, &req, &k, &res) != RR_OK) {
+		map_status(&res, &e);
+		/* clnt_vc: a zero timeout means "send, do not wait"; only a
+		 * call without results (batching) reports success. */
+		if (res.status == RR_SENT && xres)
+			e.re_status = RPC_TIMEDOUT;
+		set_err(ct, &e, res.msg);
+		return e.re_status;
+	}
+	refused = decode_reply(cl, k, xres, resp, &reply, &e);
+	rr_call_done(ct->rr, k);
+	if (refused && refreshes-- > 0 && refresh(cl, &reply))
+		goto again;
+	set_err(ct, &e, e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
+	return e.re_status;
+}
+
+/* ---- The other operations ----------------------------------------------- */
+
+static void clnt_rdma_abort(CLIENT *cl)
+{
+}
+
+static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+
+	pthread_mutex_lock(&ct->lock);
+	*errp = ct->err;
+	pthread_mutex_unlock(&ct->lock);
+}
+
+static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+{
+	xdr_free(xres, resp);
+	return TRUE;
+}
+
+static void ct_free(struct clnt_rdma *ct)
+{
+	pthread_mutex_destroy(&ct->lock);
+	pthread_mutex_destroy(&ct->auth_lock);
+	free(ct);
+}
+
+static void clnt_rdma_destroy(CLIENT *cl)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+
+	rr_clnt_destroy(ct->rr);
+	ct_free(ct);
+	free(cl->cl_netid);
+	free(cl->cl_tp);
+	free(cl);
+}
+
+/* As clnt_vc's time_not_ok(). */
+static bool bad_time(const struct timeval *t)
+{
+	return t->tv_sec < -1 || t->tv_sec > 100000000 || t->tv_usec < -1 ||
+	       t->tv_usec > 1000000;
+}
+
+static enum rt_reg_mode reg_mode_rt(enum rpcrdma_reg_mode m)
+{
+	return m == RPCRDMA_REG_MW ? RT_REG_MW :
+	       m == RPCRDMA_REG_MR ? RT_REG_MR : RT_REG_AUTO;
+}
+
+static enum rpcrdma_reg_mode reg_mode_pub(enum rt_reg_mode m)
+{
+	return m == RT_REG_MW ? RPCRDMA_REG_MW :
+	       m == RT_REG_MR ? RPCRDMA_REG_MR : RPCRDMA_REG_AUTO;
+}
+
+/* RDMA requests of <rpc/rpcrdma.h>; false for an unknown request. */
+static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
+{
+	struct rt_err err;
+
+	switch (req) {
+	case CLGET_RDMA_REG_MODE:
+		*(enum rpcrdma_reg_mode *)info =
+			reg_mode_pub(rr_clnt_reg_mode(ct->rr));
+		return TRUE;
+	case CLSET_RDMA_REG_MODE:
+		if (*(enum rpcrdma_reg_mode *)info > RPCRDMA_REG_MR)
+			return FALSE;
+		if (!rr_clnt_set_reg_mode(ct->rr, reg_mode_rt(
+				*(enum rpcrdma_reg_mode *)info), &err))
+			return TRUE;
+		pthread_mutex_lock(&ct->lock);
+		snprintf(ct->errmsg, sizeof(ct->errmsg), "%s", err.msg);
+		pthread_mutex_unlock(&ct->lock);
+		return FALSE;
+	case CLGET_RDMA_COMP_MODE:
+		*(enum rpcrdma_comp_mode *)info = rr_clnt_busy_poll(ct->rr) ?
+			RPCRDMA_COMP_POLL : RPCRDMA_COMP_EVENT;
+		return TRUE;
+	case CLSET_RDMA_COMP_MODE:
+		if (*(enum rpcrdma_comp_mode *)info > RPCRDMA_COMP_POLL)
+			return FALSE;
+		rr_clnt_set_busy_poll(ct->rr, *(enum rpcrdma_comp_mode *)info ==
+					      RPCRDMA_COMP_POLL);
+		return TRUE;
+	case CLGET_RDMA_CREDITS:
+		*(unsigned int *)info = rr_clnt_credits(ct->rr, NULL);
+		return TRUE;
+	case CLGET_RDMA_ERRMSG:
+		pthread_mutex_lock(&ct->lock);
+		memcpy(info, ct->errmsg, sizeof(ct->errmsg));
+		pthread_mutex_unlock(&ct->lock);
+		return TRUE;
+	case CLGET_RDMA_RR_STATS:
+		rr_clnt_stats(ct->rr, info);
+		return TRUE;
+	default:
+		return FALSE;
+	}
+}
+
+/* The requests clnt_vc supports, with its semantics (lock held). */
+static bool_t control_vc(struct clnt_rdma *ct, u_int req, void *info)
+{
+	switch (req) {
+	case CLSET_FD_CLOSE:
+	case CLSET_FD_NCLOSE:
+		return TRUE;	/* the fd is the connection's own */
+	case CLSET_TIMEOUT:
+		if (bad_time(info))
+			return FALSE;
+		ct->wait = *(struct timeval *)info;
+		ct->waitset = true;
+		return TRUE;
+	case CLGET_TIMEOUT:
+		*(struct timeval *)info = ct->wait;
+		return TRUE;
+	case CLSET_RETRY_TIMEOUT:
+		if (bad_time(info))
+			return FALSE;
+		ct->retry = *(struct timeval *)info;
+		return TRUE;
+	case CLGET_RETRY_TIMEOUT:
+		*(struct timeval *)info = ct->retry;
+		return TRUE;
+	case CLGET_SERVER_ADDR:
+		memcpy(info, &ct->addr, ct->nb.len);
+		return TRUE;
+	case CLGET_SVC_ADDR:
+		*(struct netbuf *)info = ct->nb;	/* not to be freed */
+		return TRUE;
+	case CLGET_XID:
+		*(uint32_t *)info = ct->xid;		/* the previous call's */
+		return TRUE;
+	case CLSET_XID:
+		ct->xid = *(uint32_t *)info + 1;	/* the next call's */
+		return TRUE;
+	case CLGET_VERS:
+		*(uint32_t *)info = (uint32_t)ct->vers;
+		return TRUE;
+	case CLSET_VERS:
+		ct->vers = *(uint32_t *)info;
+		return TRUE;
+	case CLGET_PROG:
+		*(uint32_t *)info = (uint32_t)ct->prog;
+		return TRUE;
+	case CLSET_PROG:
+		ct->prog = *(uint32_t *)info;
+		return TRUE;
+	default:
+		return FALSE;
+	}
+}
+
+static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
+{
+	struct clnt_rdma *ct = cl->cl_private;
+	bool_t ok;
+	int fd;
+
+	if (req == CLSET_FD_CLOSE || req == CLSET_FD_NCLOSE)
+		return TRUE;
+	if (!info)
+		return FALSE;
+	if (req == CLGET_FD) {
+		fd = rr_clnt_fd(ct->rr);
+		if (fd < 0)
+			return FALSE;
+		*(int *)info = fd;
+		return TRUE;
+	}
+	if (control_rdma(ct, req, info))
+		return TRUE;
+	pthread_mutex_lock(&ct->lock);
+	ok = control_vc(ct, req, info);
+	pthread_mutex_unlock(&ct->lock);
+	return ok;
+}
+
+static const struct clnt_ops clnt_rdma_ops = {
+	.cl_call = clnt_rdma_call,
+	.cl_abort = clnt_rdma_abort,
+	.cl_geterr = clnt_rdma_geterr,
+	.cl_freeres = clnt_rdma_freeres,
+	.cl_destroy = clnt_rdma_destroy,
+	.cl_control = clnt_rdma_control,
+};
+
+/* ---- Creation ----------------------------------------------------------- */
+
+/* A creation failure: rpc_createerr (per thread) and one logged line. */
+static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
+{
+	rpc_createerr.cf_stat = st;
+	rpc_createerr.cf_error.re_status = st;
+	rpc_createerr.cf_error.re_errno = code;
+	warnx("clnt_rdma_create: %s", msg);
+	return NULL;
+}
+
+static uint32_t first_xid(void)
+{
+	struct timespec ts;
+	uint32_t x;
+
+	if (getrandom(&x, sizeof(x), GRND_NONBLOCK) == sizeof(x))
+		return x;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint32_t)getpid() ^ (uint32_t)ts.tv_sec ^ (uint32_t)ts.tv_nsec;
+}
+
+static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	rt_conn_attr_init(&o->conn);
+	o->conn.credits = a->credits;
+	o->conn.inline_send = a->inline_send;
+	o->conn.inline_recv = a->inline_recv;
+	o->conn.timeout_ms = a->connect_timeout_ms;
+	o->conn.busy_poll = a->comp_mode == RPCRDMA_COMP_POLL;
+	o->conn.reg_mode = reg_mode_rt(a->reg_mode);
+	o->max_reply = a->max_reply_size;
+}
+
+static socklen_t addr_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	       sizeof(struct sockaddr_in);
+}
+
+static uint16_t addr_port(const struct sockaddr *sa)
+{
+	return ntohs(sa->sa_family == AF_INET6 ?
+		     ((const struct sockaddr_in6 *)sa)->sin6_port :
+		     ((const struct sockaddr_in *)sa)->sin_port);
+}
+
+static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr,
+				  rpcprog_t prog, rpcvers_t vers)
+{
+	struct clnt_rdma *ct = calloc(1, sizeof(*ct));
+
+	if (!ct)
+		return NULL;
+	if (pthread_mutex_init(&ct->lock, NULL)) {
+		free(ct);
+		return NULL;
+	}
+	if (pthread_mutex_init(&ct->auth_lock, NULL)) {
+		pthread_mutex_destroy(&ct->lock);
+		free(ct);
+		return NULL;
+	}
+	ct->wait.tv_sec = 25;		/* what rpcgen stubs pass */
+	ct->xid = first_xid();
+	ct->prog = prog;
+	ct->vers = vers;
+	memcpy(&ct->addr, raddr, addr_len(raddr));
+	ct->nb.buf = &ct->addr;
+	ct->nb.len = addr_len(raddr);
+	ct->nb.maxlen = sizeof(ct->addr);
+	return ct;
+}
+
+static CLIENT *cl_alloc(struct clnt_rdma *ct, int family)
+{
+	CLIENT *cl = calloc(1, sizeof(*cl));
+
+	if (!cl)
+		return NULL;
+	cl->cl_ops = (struct clnt_ops *)&clnt_rdma_ops;
+	cl->cl_private = ct;
+	cl->cl_netid = strdup(family == AF_INET6 ? "rdma6" : "rdma");
+	cl->cl_tp = strdup("-");
+	cl->cl_auth = authnone_create();
+	if (!cl->cl_netid || !cl->cl_tp || !cl->cl_auth) {
+		free(cl->cl_netid);
+		free(cl->cl_tp);
+		free(cl);
+		return NULL;
+	}
+	return cl;
+}
+
+/* Connecting failed: the transport's errno and text, as rpc_createerr. */
+static CLIENT *connect_failed(const struct rt_err *err)
+{
+	return create_failed(RPC_SYSTEMERROR, err->code ? err->code : EIO,
+			     err->msg);
+}
+
+RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
+					rpcprog_t prog, rpcvers_t vers,
+					const struct rpcrdma_attr *attr)
+{
+	struct rpcrdma_attr a;
+	struct clnt_rdma *ct;
+	struct rr_opts o;
+	struct rt_err err;
+	CLIENT *cl;
+
+	if (!raddr || (raddr->sa_family != AF_INET &&
+		       raddr->sa_family != AF_INET6))
+		return create_failed(RPC_UNKNOWNADDR, EAFNOSUPPORT,
+				     "RDMA needs an IPv4 or IPv6 address");
+	if (!addr_port(raddr))
+		return create_failed(RPC_UNKNOWNADDR, EINVAL,
+				     "the server address has no port");
+	if (attr)
+		a = *attr;
+	else
+		memset(&a, 0, sizeof(a));
+	rpcrdma_attr_fill(&a);
+	if (rpcrdma_attr_check(&a))
+		return create_failed(RPC_SYSTEMERROR, EINVAL,
+				     "invalid struct rpcrdma_attr (reserved fields must be zero)");
+	ct = ct_alloc(raddr, prog, vers);
+	cl = ct ? cl_alloc(ct, raddr->sa_family) : NULL;
+	if (!cl) {
+		if (ct)
+			ct_free(ct);
+		return create_failed(RPC_SYSTEMERROR, ENOMEM, "out of memory");
+	}
+	make_opts(&a, &o);
+	ct->rr = rr_clnt_create(raddr, &o, &err);
+	if (!ct->rr) {
+		auth_destroy(cl->cl_auth);
+		ct_free(ct);
+		free(cl->cl_netid);
+		free(cl->cl_tp);
+		free(cl);
+		return connect_failed(&err);
+	}
+	return cl;
+}

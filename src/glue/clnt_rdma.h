@@ -1,0 +1,23 @@
+/*
+ * clnt_rdma.h - internal face of the RPC-over-RDMA CLIENT (clnt_rdma.c):
+ * what other parts of the library and white-box tests may ask of a CLIENT
+ * beyond <rpc/rpcrdma.h>.
+ */
+#ifndef RPCRDMA_GLUE_CLNT_RDMA_H
+#define RPCRDMA_GLUE_CLNT_RDMA_H
+
+#include <stdbool.h>
+
+#include <rpc/rpc.h>
+
+/*
+ * clnt_control() request for tests: copies the requester's counters into a
+ * struct rr_stats (src/rpc/rr_call.h).  Not part of the public interface:
+ * the layout may change with the library.
+ */
+#define CLGET_RDMA_RR_STATS	0x524400f0
+
+/* True if cl was made by clnt_rdma_create(). */
+bool clnt_rdma_is(const CLIENT *cl);
+
+#endif /* RPCRDMA_GLUE_CLNT_RDMA_H */

@@ -1,0 +1,753 @@
+/*
+ * svc_rdma.c - RPC-over-RDMA SVCXPRTs for libtirpc's unchanged svc_run():
+ * svc_rdma_create() and the two ops vectors (integration notes 4.1, 8.5).
+ *
+ * The listening SVCXPRT's xp_fd is the rdma_cm event channel.  Its xp_recv
+ * accepts connections - each becomes a connection SVCXPRT, registered on
+ * this thread so the next poll sees it - and, like svc_vc's rendezvous,
+ * never yields a message; its other ops refuse.  Limits apply as requests
+ * come in: max_conns at once, max_conns_per_peer per client address, and
+ * connections whose fd svc_run could not poll (>= FD_SETSIZE) are refused
+ * with a message rather than silently ignored.
+ *
+ * A connection SVCXPRT's xp_fd is its connection's fd (rr_srv_fd: the
+ * completion fd plus a kick).  svc_run polls level-triggered, but the fd is
+ * readable only while the transport has something new: so every xp_recv
+ * and xp_stat collects everything (rr_srv_progress) into the responder's
+ * own queues, and xp_stat says XPRT_MOREREQS while a request is ready - up
+ * to one grant's worth of calls per turn, after which it kicks its own fd
+ * and says XPRT_IDLE, so that svc_run serves the other connections too.
+ * Decoding, Read chunks, replies and RDMA_ERRORs are rr_serve.h's; this
+ * file only speaks libtirpc: call header, SVCAUTH_UNWRAP/WRAP exactly as
+ * svc_vc, xp_verf and xp_p3 set up for _gss_authenticate.
+ *
+ * Lifetime: a connection that ends (client gone, error) is reported with
+ * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
+ * inside a dispatch.  Destroying the listening SVCXPRT stops listening and
+ * destroys every connection it accepted (one in the middle of a call is
+ * marked dead and goes at its xp_stat), so a server that leaves svc_run
+ * can free everything.  The state shared by a listener and its connections
+ * lives until the last of them is destroyed.
+ */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <netconfig.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpc_com.h>
+#include <rpc/svc_auth.h>
+#include <rpc/svc_mt.h>
+
+#include <rpc/rpcrdma.h>
+
+#include "compiler.h"
+#include "glue/rpcrdma_attr.h"
+#include "rpc/rr_serve.h"
+#include "transport/rt_conn.h"
+#include "wire/rw_xdr.h"
+
+#define LSN_BACKLOG 64
+#define LSN_BATCH 16
+/* SVCXPRT_EXT is libtirpc's private layout: allocate more than it needs. */
+#define EXT_SIZE (sizeof(SVCXPRT_EXT) < 256 ? 256 : sizeof(SVCXPRT_EXT))
+
+struct svr_conn;
+
+/* What a listener and the connections it accepted share. */
+struct svr {
+	unsigned int refs;
+	struct rpcrdma_attr attr;
+	struct rr_srv_opts opts;
+	struct rt_listener *l;
+	SVCXPRT *lx;			/* the listening SVCXPRT, or NULL */
+	const char *netid;		/* "rdma" or "rdma6" */
+	struct svr_conn *conns;
+	unsigned int nconns;
+	struct rpcrdma_svc_stats st;	/* listener counters and those of
+					 * connections already destroyed */
+	time_t last_warn;
+};
+
+struct svr_conn {
+	SVCXPRT *x;
+	struct svr *sv;
+	struct rr_srv *rr;
+	struct rr_sreq *cur;		/* the call being dispatched */
+	struct svr_conn *next;
+	struct svr_conn *prev;
+	bool in_call;			/* inside svc_getreq_common */
+	unsigned int streak;		/* calls taken in this turn */
+	bool dead;
+	char verf[MAX_AUTH_BYTES];
+};
+
+static const struct xp_ops lsn_ops;
+static const struct xp_ops2 lsn_ops2;
+static const struct xp_ops conn_ops;
+static const struct xp_ops2 conn_ops2;
+
+/* ---- Helpers ------------------------------------------------------------ */
+
+static socklen_t sa_len(const struct sockaddr *sa)
+{
+	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+static uint16_t sa_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+/* Same host (the port does not matter). */
+static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+}
+
+/* Messages about refused connections come from peers: at most one a
+ * second, so a flood of them cannot flood the log. */
+static void warn_rate(struct svr *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn_rate(struct svr *sv, const char *fmt, ...)
+{
+	time_t now = time(NULL);
+	char msg[256];
+	va_list ap;
+
+	if (now == sv->last_warn)
+		return;
+	sv->last_warn = now;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warnx("svc_rdma: %s", msg);
+}
+
+static bool set_netbuf(struct netbuf *nb, const struct sockaddr *sa)
+{
+	socklen_t len = sa_len(sa);
+
+	nb->buf = malloc(len);
+	if (!nb->buf)
+		return false;
+	memcpy(nb->buf, sa, len);
+	nb->len = nb->maxlen = len;
+	return true;
+}
+
+/*
+ * An SVCXPRT as libtirpc's consumers expect it (notes 4.1): a zeroed
+ * SVCXPRT_EXT in xp_p3 (_gss_authenticate writes into it), a verifier
+ * buffer, a malloc'd netid, local and remote netbufs plus the legacy
+ * xp_raddr, the local port, connection-oriented semantics.
+ */
+static SVCXPRT *xprt_new(int fd, const struct xp_ops *ops,
+			 const struct xp_ops2 *ops2, void *p1,
+			 const char *netid, const struct sockaddr *laddr,
+			 const struct sockaddr *raddr)
+{
+	SVCXPRT *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->xp_fd = fd;
+	x->xp_ops = ops;
+	x->xp_ops2 = ops2;
+	x->xp_p1 = p1;
+	x->xp_p3 = calloc(1, EXT_SIZE);
+	x->xp_netid = strdup(netid);
+	x->xp_type = NC_TPI_COTS_ORD;
+	x->xp_port = sa_port(laddr);
+	if (!x->xp_p3 || !x->xp_netid || !set_netbuf(&x->xp_ltaddr, laddr))
+		goto fail;
+	if (raddr) {
+		if (!set_netbuf(&x->xp_rtaddr, raddr))
+			goto fail;
+		memcpy(&x->xp_raddr, raddr, sa_len(raddr));
+		x->xp_addrlen = (int)sa_len(raddr);
+	}
+	return x;
+fail:
+	free(x->xp_ltaddr.buf);
+	free(x->xp_netid);
+	free(x->xp_p3);
+	free(x);
+	return NULL;
+}
+
+static void xprt_free(SVCXPRT *x)
+{
+	free(x->xp_rtaddr.buf);
+	free(x->xp_ltaddr.buf);
+	free(x->xp_netid);
+	free(x->xp_p3);
+	free(x);
+}
+
+static void svr_put(struct svr *sv)
+{
+	if (--sv->refs == 0)
+		free(sv);
+}
+
+/* ---- Counters ----------------------------------------------------------- */
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
+{
+	t->requests += s->requests;
+	t->replies_inline += s->replies_inline;
+	t->replies_long += s->replies_long;
+	t->err_vers += s->err_vers;
+	t->err_chunk += s->err_chunk;
+	t->err_too_big += s->err_too_big;
+	t->err_no_room += s->err_no_room;
+	t->discarded += s->discarded;
+	t->dropped += s->dropped;
+	t->read_chunks += s->read_chunks;
+	t->read_bytes += s->read_bytes;
+	t->write_chunks += s->write_chunks;
+	t->write_bytes += s->write_bytes;
+	t->max_inflight = max_u32(t->max_inflight, s->max_inflight);
+	t->max_granted = max_u32(t->max_granted, s->max_granted);
+}
+
+static void svr_stats(const struct svr *sv, struct rpcrdma_svc_stats *out)
+{
+	struct rr_srv_stats s;
+	struct svr_conn *k;
+
+	*out = sv->st;
+	for (k = sv->conns; k; k = k->next) {
+		rr_srv_stats(k->rr, &s);
+		stats_add(out, &s);
+	}
+	out->conns_active = sv->nconns;
+}
+
+/* ---- Connection SVCXPRT -------------------------------------------------- */
+
+static void conn_end_call(struct svr_conn *k)
+{
+	if (k->cur)
+		rr_sreq_done(k->rr, k->cur);
+	k->cur = NULL;
+}
+
+static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
+{
+	struct svr_conn *k = x->xp_p1;
+	struct rr_sreq *r;
+
+	k->in_call = true;
+	conn_end_call(k);
+	/* RPCSEC_GSS points it at svc_getreq_common's stack: reset it. */
+	x->xp_verf.oa_base = k->verf;
+	if (k->dead)
+		return FALSE;
+	r = rr_srv_next(k->rr);
+	if (!r && rr_srv_progress(k->rr) > 0)
+		r = rr_srv_next(k->rr);
+	for (; r; r = rr_srv_next(k->rr)) {
+		if (xdr_callmsg(rr_sreq_xdr(r), msg)) {
+			k->cur = r;
+			k->streak++;
+			return TRUE;
+		}
+		/* Not an RPC call we can read: there is no XID to give an
+		 * RPC reply to, only the transport's (V1-ERR-7). */
+		rr_sreq_fail(k->rr, r);
+		rr_sreq_done(k->rr, r);
+	}
+	return FALSE;
+}
+
+static enum xprt_stat conn_stat(SVCXPRT *x)
+{
+	struct svr_conn *k = x->xp_p1;
+	int n;
+
+	conn_end_call(k);
+	k->in_call = false;
+	if (k->dead)
+		return XPRT_DIED;
+	n = rr_srv_progress(k->rr);
+	if (n < 0) {
+		k->dead = true;
+		return XPRT_DIED;
+	}
+	if (!n) {
+		k->streak = 0;
+		return XPRT_IDLE;
+	}
+	/* One grant's worth of calls per turn: a client that keeps its
+	 * window full must not keep svc_run from the other connections.
+	 * The fd stays readable, so the rest is taken after the poll. */
+	if (k->streak >= k->sv->attr.credits) {
+		k->streak = 0;
+		rr_srv_defer(k->rr);
+		return XPRT_IDLE;
+	}
+	return XPRT_MOREREQS;
+}
+
+/* The call's auth flavour wraps arguments and results, as in svc_vc:
+ * _gss_authenticate installs it for every call (AUTH_NONE and AUTH_SYS
+ * just run the xdrproc); NULL only for a call that bypassed it. */
+static SVCAUTH *conn_auth(SVCXPRT *x)
+{
+	SVCAUTH *a = &SVC_XP_AUTH(x);
+
+	return a->svc_ah_ops ? a : NULL;
+}
+
+static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
+{
+	struct svr_conn *k = x->xp_p1;
+	SVCAUTH *auth = conn_auth(x);
+	XDR *xdrs;
+	bool_t ok;
+
+	if (!k->cur)
+		return FALSE;
+	xdrs = rr_sreq_xdr(k->cur);
+	rw_xdr_begin_body(xdrs);
+	if (auth)
+		ok = SVCAUTH_UNWRAP(auth, xdrs, proc, where);
+	else
+		ok = proc(xdrs, where);
+	/* A Read chunk the message never used is a malformed call. */
+	if (ok && rr_sreq_args_done(k->cur))
+		ok = FALSE;
+	if (!ok)	/* the caller answers GARBAGE_ARGS and frees nothing */
+		xdr_free(proc, where);
+	return ok;
+}
+
+struct reply_ctx {
+	SVCXPRT *x;
+	struct rpc_msg *msg;
+	bool has_results;
+	xdrproc_t proc;
+	caddr_t where;
+};
+
+static bool_t encode_reply(XDR *xdrs, void *arg)
+{
+	struct reply_ctx *c = arg;
+	SVCAUTH *auth = conn_auth(c->x);
+
+	if (!xdr_replymsg(xdrs, c->msg))
+		return FALSE;
+	if (!c->has_results)
+		return TRUE;
+	rw_xdr_begin_body(xdrs);
+	if (auth)
+		return SVCAUTH_WRAP(auth, xdrs, c->proc, c->where);
+	return c->proc(xdrs, c->where);
+}
+
+static size_t reply_size(void *arg)
+{
+	struct reply_ctx *c = arg;
+
+	return c->has_results ? xdr_sizeof(c->proc, c->where) : 0;
+}
+
+/* As svc_vc_reply: the results go through SVCAUTH_WRAP, so the RPC header
+ * is encoded with xdr_void in their place. */
+static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
+{
+	struct svr_conn *k = x->xp_p1;
+	struct reply_ctx c = { .x = x, .msg = msg };
+	struct rr_sreq_enc enc = { encode_reply, reply_size, &c };
+
+	if (!k->cur || k->dead)
+		return FALSE;
+	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
+	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
+		c.has_results = true;
+		c.proc = msg->acpted_rply.ar_results.proc;
+		c.where = msg->acpted_rply.ar_results.where;
+		msg->acpted_rply.ar_results.proc =
+			(xdrproc_t)(void (*)(void))xdr_void;
+		msg->acpted_rply.ar_results.where = NULL;
+	}
+	msg->rm_xid = rr_sreq_xid(k->cur);
+	return rr_sreq_reply(k->rr, k->cur, &enc) == 0;
+}
+
+static bool_t conn_freeargs(SVCXPRT *x, xdrproc_t proc, void *where)
+{
+	xdr_free(proc, where);
+	return TRUE;
+}
+
+static void conn_unlink(struct svr_conn *k)
+{
+	struct svr *sv = k->sv;
+
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		sv->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	sv->nconns--;
+}
+
+static void conn_destroy(SVCXPRT *x)
+{
+	struct svr_conn *k = x->xp_p1;
+	struct svr *sv = k->sv;
+	struct rr_srv_stats s;
+
+	xprt_unregister(x);
+	conn_end_call(k);
+	rr_srv_stats(k->rr, &s);
+	stats_add(&sv->st, &s);
+	conn_unlink(k);
+	/* Fences, disconnects and frees the connection and its memory. */
+	rr_srv_destroy(k->rr);
+	xprt_free(x);
+	free(k);
+	svr_put(sv);
+}
+
+static bool_t conn_control(SVCXPRT *x, const u_int rq, void *in)
+{
+	struct svr_conn *k = x->xp_p1;
+
+	if (rq != SVCGET_RDMA_STATS || !in)
+		return FALSE;
+	svr_stats(k->sv, in);
+	return TRUE;
+}
+
+static const struct xp_ops conn_ops = {
+	.xp_recv = conn_recv,
+	.xp_stat = conn_stat,
+	.xp_getargs = conn_getargs,
+	.xp_reply = conn_reply,
+	.xp_freeargs = conn_freeargs,
+	.xp_destroy = conn_destroy,
+};
+
+static const struct xp_ops2 conn_ops2 = {
+	.xp_control = conn_control,
+};
+
+/*
+ * An SVCXPRT for an accepted connection, registered.  Takes c: NULL when
+ * done, else why it could not be (c is then destroyed).  The fd svc_run
+ * will poll is checked here, where it exists: libtirpc silently never
+ * polls one at or above FD_SETSIZE.
+ */
+static const char *conn_new(struct svr *sv, struct rt_conn *c)
+{
+	struct svr_conn *k = calloc(1, sizeof(*k));
+	struct rt_err err;
+	int fd;
+
+	if (k)
+		k->rr = rr_srv_create(c, &sv->opts, &err);
+	if (!k || !k->rr) {
+		rt_conn_destroy(c);
+		free(k);
+		return "out of memory";
+	}
+	fd = rr_srv_fd(k->rr);
+	if (fd >= _rpc_dtablesize()) {
+		rr_srv_destroy(k->rr);
+		free(k);
+		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
+	}
+	k->x = xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
+			rt_conn_local_addr(c), rt_conn_peer_addr(c));
+	if (!k->x) {
+		rr_srv_destroy(k->rr);
+		free(k);
+		return "out of memory";
+	}
+	k->x->xp_verf.oa_base = k->verf;
+	k->sv = sv;
+	k->next = sv->conns;
+	if (sv->conns)
+		sv->conns->prev = k;
+	sv->conns = k;
+	sv->nconns++;
+	sv->refs++;
+	xprt_register(k->x);
+	return NULL;
+}
+
+/* ---- Listening SVCXPRT --------------------------------------------------- */
+
+static unsigned int peer_conns(const struct svr *sv, const struct sockaddr *pa)
+{
+	const struct svr_conn *k;
+	unsigned int n = 0;
+
+	for (k = sv->conns; k; k = k->next)
+		if (same_host(rr_srv_peer_addr(k->rr), pa))
+			n++;
+	return n;
+}
+
+/*
+ * Why c must be refused, or NULL.  The transport has accepted it already
+ * (rt_listener_process() offers no earlier hook), so a refused connection
+ * is closed at once: the client sees it end before its first reply.
+ */
+static const char *refusal(const struct svr *sv, struct rt_conn *c)
+{
+	if (sv->nconns >= sv->attr.max_conns)
+		return "connections at the limit (max_conns)";
+	if (peer_conns(sv, rt_conn_peer_addr(c)) >=
+	    sv->attr.max_conns_per_peer)
+		return "connections from this address at the limit "
+		       "(max_conns_per_peer)";
+	return NULL;
+}
+
+static void admit(struct svr *sv, struct rt_conn *c)
+{
+	const char *why = refusal(sv, c);
+	char a[RT_ADDR_STRLEN];
+
+	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	if (why)
+		rt_conn_destroy(c);
+	else
+		why = conn_new(sv, c);
+	if (!why) {
+		sv->st.conns_accepted++;
+		return;
+	}
+	sv->st.conns_rejected++;
+	warn_rate(sv, "connection from %s refused: %s", a, why);
+}
+
+/* The listener itself failed (e.g. its device went away): stop polling
+ * it; the application still owns it and destroys it. */
+static void lsn_failed(SVCXPRT *x, const struct rt_err *err)
+{
+	warnx("svc_rdma: listener on port %u stopped: %s", x->xp_port,
+	      err->msg);
+	xprt_unregister(x);
+}
+
+static bool_t lsn_recv(SVCXPRT *x, struct rpc_msg *msg)
+{
+	struct svr *sv = x->xp_p1;
+	struct rt_conn *nc[LSN_BATCH];
+	struct rt_err err;
+	int n, i;
+
+	do {
+		n = rt_listener_process(sv->l, nc, LSN_BATCH, &err);
+		if (n < 0) {
+			lsn_failed(x, &err);
+			return FALSE;
+		}
+		if (err.code)
+			warn_rate(sv, "%s", err.msg);
+		for (i = 0; i < n; i++)
+			admit(sv, nc[i]);
+	} while (n == LSN_BATCH);
+	/* There is never an RPC message on the listener. */
+	return FALSE;
+}
+
+static enum xprt_stat lsn_stat(SVCXPRT *x)
+{
+	return XPRT_IDLE;
+}
+
+static bool_t lsn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
+{
+	return FALSE;
+}
+
+static bool_t lsn_reply(SVCXPRT *x, struct rpc_msg *msg)
+{
+	return FALSE;
+}
+
+static bool_t lsn_freeargs(SVCXPRT *x, xdrproc_t proc, void *where)
+{
+	return FALSE;
+}
+
+static void lsn_destroy(SVCXPRT *x)
+{
+	struct svr *sv = x->xp_p1;
+	struct svr_conn *k, *next;
+
+	xprt_unregister(x);
+	rt_listener_destroy(sv->l);
+	sv->l = NULL;
+	sv->lx = NULL;
+	for (k = sv->conns; k; k = next) {
+		next = k->next;
+		if (k->in_call)
+			k->dead = true;	/* goes at its xp_stat */
+		else
+			conn_destroy(k->x);
+	}
+	xprt_free(x);
+	svr_put(sv);
+}
+
+static bool_t lsn_control(SVCXPRT *x, const u_int rq, void *in)
+{
+	if (rq != SVCGET_RDMA_STATS || !in)
+		return FALSE;
+	svr_stats(x->xp_p1, in);
+	return TRUE;
+}
+
+static const struct xp_ops lsn_ops = {
+	.xp_recv = lsn_recv,
+	.xp_stat = lsn_stat,
+	.xp_getargs = lsn_getargs,
+	.xp_reply = lsn_reply,
+	.xp_freeargs = lsn_freeargs,
+	.xp_destroy = lsn_destroy,
+};
+
+static const struct xp_ops2 lsn_ops2 = {
+	.xp_control = lsn_control,
+};
+
+/* ---- svc_rdma_create() ------------------------------------------------ */
+
+static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
+{
+	rt_conn_attr_init(ca);
+	ca->credits = a->credits;
+	ca->inline_send = a->inline_send;
+	ca->inline_recv = a->inline_recv;
+	ca->timeout_ms = a->connect_timeout_ms;
+	ca->reg_mode = a->reg_mode == RPCRDMA_REG_MW ? RT_REG_MW :
+		       a->reg_mode == RPCRDMA_REG_MR ? RT_REG_MR : RT_REG_AUTO;
+	/* svc_run sleeps in poll(): a server always uses completion events,
+	 * whatever comp_mode says. */
+	ca->busy_poll = false;
+}
+
+static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
+{
+	struct svr *sv = calloc(1, sizeof(*sv));
+
+	if (!sv)
+		return NULL;
+	sv->refs = 1;
+	sv->attr = *a;
+	sv->opts.max_read_bytes = a->max_read_bytes;
+	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
+	return sv;
+}
+
+static SVCXPRT *fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static SVCXPRT *fail(int code, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warnx("svc_rdma_create: %s", msg);
+	errno = code;
+	return NULL;
+}
+
+/* The listening SVCXPRT for l, registered with svc_run. */
+static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
+{
+	struct sockaddr_storage bound;
+	uint16_t port = htons(rt_listener_port(sv->l));
+	SVCXPRT *x;
+
+	memcpy(&bound, laddr, sa_len(laddr));
+	if (laddr->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)&bound)->sin6_port = port;
+	else
+		((struct sockaddr_in *)&bound)->sin_port = port;
+	x = xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
+		     sv->netid, (struct sockaddr *)&bound, NULL);
+	if (!x)
+		return NULL;
+	sv->lx = x;
+	xprt_register(x);
+	return x;
+}
+
+RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
+					const struct rpcrdma_attr *attr)
+{
+	struct rpcrdma_attr a;
+	struct rt_conn_attr ca;
+	struct rt_err err;
+	struct svr *sv;
+	SVCXPRT *x;
+	int fd;
+
+	if (!laddr || (laddr->sa_family != AF_INET &&
+		       laddr->sa_family != AF_INET6))
+		return fail(EAFNOSUPPORT, "an IPv4 or IPv6 address is needed");
+	if (attr)
+		a = *attr;
+	else
+		memset(&a, 0, sizeof(a));
+	rpcrdma_attr_fill(&a);
+	if (rpcrdma_attr_check(&a))
+		return fail(EINVAL, "invalid struct rpcrdma_attr (reserved fields must be 0)");
+	sv = svr_new(&a, laddr->sa_family);
+	if (!sv)
+		return fail(ENOMEM, "out of memory");
+	conn_attr(&a, &ca);
+	sv->l = rt_listen(laddr, LSN_BACKLOG, &ca, &err);
+	if (!sv->l) {
+		free(sv);
+		return fail(err.code, "%s", err.msg);
+	}
+	fd = rt_listener_fd(sv->l);
+	if (fd >= _rpc_dtablesize()) {
+		rt_listener_destroy(sv->l);
+		free(sv);
+		return fail(EMFILE, "listener fd %d is beyond what svc_run() polls (%d)",
+			    fd, _rpc_dtablesize());
+	}
+	x = lsn_new(sv, laddr);
+	if (!x) {
+		rt_listener_destroy(sv->l);
+		free(sv);
+		return fail(ENOMEM, "out of memory");
+	}
+	return x;
+}

@@ -1,0 +1,769 @@
+/*
+ * rr_call.c - one call of the requester, from credit to decode stream
+ * (rr_call.h; architecture.md "One call, as data").
+ *
+ *   rr_call
+ *     credit      take one of the connection's window, waiting while none
+ *                 (V1-CR-4, V1-CR-6)
+ *     encode      the caller's encoder on the reducing stream, into the Send
+ *                 buffer behind the room of the transport header, or into
+ *                 pool memory when it will not fit inline
+ *     plan        rw_plan_call: Short, Chunked or Long, Reply chunk or not
+ *     expose      PZRC read-only, reduced items read-only, Reply chunk
+ *                 remote-write (rt_reg_expose)
+ *     send        rw_encode_call, XID into the table, rt_post_send
+ *     wait        rr_wait until the Reply, the deadline or the connection's end
+ *     finish      revoke every exposure (rt_reg_revoke), then the decode
+ *                 stream
+ *   rr_call_done  Receive buffer, credit, memory, slot: all given back
+ *
+ * Every ending - Reply, RDMA_ERROR, timeout, lost connection, a failure
+ * while building - goes through finish()/release(), so a call's memory is
+ * always fenced before it is reused or handed to the caller.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpc/rr_call_priv.h"
+
+/* Octets the encoder may need beyond the arguments: RPC call header,
+ * credential and verifier of the largest size (2 x 400 + 8 each). */
+#define RR_HDR_SLACK 1024u
+/* Largest RPC Call message (the PZRC has RR_PZRC_SEGS segments). */
+#define RR_MAX_CALL ((size_t)RR_PZRC_SEGS * RT_REG_MAX_SEG)
+
+/* ---- Slots -------------------------------------------------------------- */
+
+static struct rr_call *slot_get(struct rr_clnt *rr)
+{
+	struct rr_call *k = rr->free_slots;
+
+	if (k) {
+		rr->free_slots = k->next;
+	} else {
+		k = malloc(sizeof(*k));
+		if (!k)
+			return NULL;
+		rr->nslots++;
+	}
+	memset(k, 0, sizeof(*k));
+	k->state = RR_S_PREP;
+	rr->busy_slots++;
+	return k;
+}
+
+static void slot_put(struct rr_clnt *rr, struct rr_call *k)
+{
+	k->state = RR_S_FREE;
+	k->next = rr->free_slots;
+	rr->free_slots = k;
+	rr->busy_slots--;
+}
+
+void rr_slots_free(struct rr_clnt *rr)
+{
+	struct rr_call *k;
+
+	while ((k = rr->free_slots)) {
+		rr->free_slots = k->next;
+		free(k);
+	}
+}
+
+/* ---- Credits ------------------------------------------------------------ */
+
+static struct rw_credits *credits(struct rr_call *k)
+{
+	return rt_conn_credits(k->conn->rt);
+}
+
+static bool credit_ready(void *arg)
+{
+	struct rr_call *k = arg;
+
+	return k->conn->lost || rw_credits_window(credits(k)) > 0;
+}
+
+static void note_inflight(struct rr_clnt *rr, const struct rw_credits *cr)
+{
+	uint32_t limit = cr->established ? cr->granted : 1;
+
+	if (cr->inflight > rr->st.max_inflight)
+		rr->st.max_inflight = cr->inflight;
+	if (cr->inflight > limit)
+		rr->st.over_grant++;
+}
+
+/* Every call in flight on c was abandoned: nothing but closing the
+ * connection gives their credits back. */
+static bool only_orphans(struct rr_clnt *rr, struct rr_conn *c)
+{
+	struct rr_call *k;
+	unsigned int i;
+
+	for (i = 0; i < RR_XID_BUCKETS; i++)
+		for (k = rr->xids[i]; k; k = k->next)
+			if (k->conn == c && k->state != RR_S_ORPHAN)
+				return false;
+	return true;
+}
+
+static bool take_credit(struct rr_clnt *rr, struct rr_call *k,
+			int64_t deadline, struct rr_result *res)
+{
+	struct rr_conn *c = k->conn;
+	bool ready;
+
+	while (!c->lost && !rw_credits_take(credits(k))) {
+		rr->credit_waiters++;
+		ready = rr_wait(rr, c, credit_ready, k, deadline, NULL);
+		rr->credit_waiters--;
+		if (ready)
+			continue;
+		if (only_orphans(rr, c))
+			rt_conn_disconnect(c->rt);
+		rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,
+			   "no credit for a new call before the deadline (%u calls outstanding)",
+			   credits(k)->inflight);
+		return false;
+	}
+	if (c->lost) {
+		rr_res_set(res, RR_CANTSEND, rt_conn_error(c->rt)->code,
+			   "%s", rt_conn_error(c->rt)->msg);
+		return false;
+	}
+	k->credit = true;
+	note_inflight(rr, credits(k));
+	return true;
+}
+
+/* The credit goes back once the Receive buffer of the Reply is posted
+ * again, so that calls in flight plus Replies being decoded never exceed
+ * the Receives (V1-RB-2). */
+static void credit_return(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rw_credits *cr;
+
+	if (!k->credit)
+		return;
+	k->credit = false;
+	if (k->conn->lost)
+		return;		/* the window died with the connection */
+	cr = credits(k);
+	if (k->state == RR_S_PREP)
+		rw_credits_cancel(cr);
+	else
+		rw_credits_complete(cr, k->grant,
+				    k->res.status == RR_ERR_VERS ||
+				    k->res.status == RR_ERR_CHUNK);
+	if (cr->established && cr->granted > rr->st.max_granted)
+		rr->st.max_granted = cr->granted;
+	if (rr->credit_waiters)
+		rr_wake_all(rr);
+}
+
+/* ---- Releasing ---------------------------------------------------------- */
+
+static void free_bufs(struct rr_call *k)
+{
+	struct rt_conn *rt = k->conn->rt;
+
+	if (k->sbuf)
+		rt_sbuf_put(rt, k->sbuf);
+	k->sbuf = NULL;
+	rt_reg_buf_free(rt, k->long_buf);
+	k->long_buf = NULL;
+	rt_reg_buf_free(rt, k->reply_buf);
+	k->reply_buf = NULL;
+}
+
+/* Give back everything of k (lock held).  Its exposures are revoked first
+ * if that has not happened yet. */
+static void release(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rr_conn *c = k->conn;
+
+	if (k->regs) {
+		rt_regset_destroy(k->regs);
+		k->regs = NULL;
+	}
+	if (k->rbuf)
+		rt_recv_repost(c->rt, k->rbuf);
+	k->rbuf = NULL;
+	credit_return(rr, k);
+	free_bufs(k);
+	if (k->state != RR_S_PREP)
+		rr_xid_remove(rr, k);
+	rr_drain(rr, c);
+	rr_conn_put(rr, c);
+	slot_put(rr, k);
+}
+
+static int fence(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rt_err err;
+	int ret;
+
+	if (!k->regs)
+		return 0;
+	ret = rt_reg_revoke(k->regs, &err);
+	if (ret)
+		rr->st.revoke_failures++;
+	return ret;
+}
+
+/* An abandoned call's Reply came, or its connection ended. */
+static void orphan_finish(struct rr_clnt *rr, struct rr_call *k)
+{
+	fence(rr, k);
+	release(rr, k);
+}
+
+/*
+ * The caller leaves without a Reply.  Its own memory must be fenced now;
+ * the layer's buffers stay exposed until the peer is done with them (the
+ * late Reply) or the connection ends.
+ */
+static void orphan(struct rr_clnt *rr, struct rr_call *k)
+{
+	k->state = RR_S_ORPHAN;
+	k->waiter = NULL;
+	rr->st.orphans++;
+	if (k->caller_mem)
+		fence(rr, k);
+}
+
+void rr_call_complete(struct rr_clnt *rr, struct rr_call *k)
+{
+	if (k->state == RR_S_ORPHAN) {
+		rr->st.late_replies++;
+		orphan_finish(rr, k);
+		return;
+	}
+	k->state = RR_S_DONE;
+	rr_wake(k->waiter);
+}
+
+void rr_call_fail(struct rr_clnt *rr, struct rr_call *k, enum rr_status st,
+		  int err, const char *msg)
+{
+	if (k->state == RR_S_ORPHAN) {
+		orphan_finish(rr, k);
+		return;
+	}
+	if (k->state != RR_S_WAIT)
+		return;
+	rr_res_set(&k->res, st, err, "%s", msg);
+	k->state = RR_S_DONE;
+	rr_wake(k->waiter);
+}
+
+/* ---- Encoding ----------------------------------------------------------- */
+
+/* What rw_plan_call() needs to know about this connection and call. */
+static void plan_in(const struct rr_clnt *rr, const struct rr_call *k,
+		    const struct rw_rxdr *r, struct rw_call_in *in)
+{
+	const struct rw_cm_inline *inl = rt_conn_inline(k->conn->rt);
+	uint32_t i, reduced = r ? rw_rxdr_reduced_len(r) : 0;
+
+	memset(in, 0, sizeof(*in));
+	in->vers = RW_VERS_1;
+	in->call_inline = inl->send;
+	in->reply_inline = inl->recv;
+	in->payload_len = r ? rw_rxdr_unreduced_len(r) : 0;
+	in->reduced_len = reduced;
+	for (i = 0; r && i < rw_rxdr_nitems(r); i++)
+		in->read_segs += (k->items[i].len + RT_REG_MAX_SEG - 1) /
+				 RT_REG_MAX_SEG;
+	in->pzrc_segs = reduced > RT_REG_MAX_SEG ?
+			(reduced + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG : 1;
+	in->max_reply_len = (uint32_t)rr->opts.max_reply;
+	in->reply_chunk_segs = RR_REPLY_SEGS;
+}
+
+/* Room the transport header of a Short call takes in the Send buffer. */
+static uint32_t short_hdr_len(const struct rr_clnt *rr, const struct rr_call *k)
+{
+	struct rw_call_plan p;
+	struct rw_call_in in;
+
+	plan_in(rr, k, NULL, &in);
+	rw_plan_call(&in, &p);
+	return p.hdr_len;
+}
+
+/* Run the encoder into buf; false with the stream's error if it failed. */
+static bool encode_into(struct rr_call *k, const struct rr_req *req,
+			void *buf, size_t cap, struct rw_rxdr *r)
+{
+	bool ok;
+
+	rw_rxdr_create(r, buf, cap, &req->ddp, k->items, RR_MAX_ITEMS);
+	ok = req->encode(&r->xdr, req->arg);
+	if (rw_rxdr_finish(r) != RW_XERR_OK)
+		return false;
+	if (!ok && rw_rxdr_error(r) == RW_XERR_OK)
+		r->err = RW_XERR_BAD_ARG;	/* the encoder refused */
+	return ok;
+}
+
+static size_t long_size(const struct rr_req *req, size_t tried)
+{
+	size_t want = req->size_hint + RR_HDR_SLACK;
+
+	if (want <= tried)
+		want = tried * 2;
+	want = (want + 4095) & ~(size_t)4095;
+	return want;
+}
+
+/* Pool memory for the Long message (lock taken for the connection). */
+static bool long_alloc(struct rr_clnt *rr, struct rr_call *k, size_t cap,
+		       struct rr_result *res)
+{
+	struct rt_err err;
+
+	pthread_mutex_lock(&rr->lock);
+	rt_reg_buf_free(k->conn->rt, k->long_buf);
+	k->long_buf = NULL;
+	if (!k->conn->lost)
+		k->long_buf = rt_reg_buf_alloc(k->conn->rt, cap, &err);
+	else
+		rt_err_set(&err, ENOTCONN, "%s", rt_conn_error(k->conn->rt)->msg);
+	pthread_mutex_unlock(&rr->lock);
+	if (!k->long_buf) {
+		rr_res_set(res, RR_CANTSEND, err.code,
+			   "no memory for a Long Call of %zu octets: %s", cap,
+			   err.msg);
+		return false;
+	}
+	k->long_cap = cap;
+	return true;
+}
+
+/*
+ * Encode without the lock (the Send buffer and pool memory are the call's
+ * own until posted).  Inline first when the hint says it may fit, then in
+ * ever larger pool memory.  *inl tells where the message ended up.
+ */
+static bool encode(struct rr_clnt *rr, struct rr_call *k,
+		   const struct rr_req *req, uint32_t hlen, struct rw_rxdr *r,
+		   bool *inl, struct rr_result *res)
+{
+	uint8_t *sb = rt_sbuf_data(k->sbuf);
+	uint32_t room = rt_conn_inline(k->conn->rt)->send;
+	size_t cap = 0;
+
+	room = room > hlen ? room - hlen : 0;
+	*inl = req->size_hint + RR_HDR_SLACK / 2 <= room;
+	if (*inl && encode_into(k, req, sb + hlen, room, r))
+		return true;
+	if (*inl && rw_rxdr_error(r) != RW_XERR_NOSPACE)
+		goto bad;
+	*inl = false;
+	for (;;) {
+		cap = long_size(req, cap);
+		if (cap > RR_MAX_CALL) {
+			rr_res_set(res, RR_CANTENCODE, EMSGSIZE,
+				   "call message larger than %zu octets",
+				   RR_MAX_CALL);
+			return false;
+		}
+		if (!long_alloc(rr, k, cap, res))
+			return false;
+		if (encode_into(k, req, k->long_buf, cap, r))
+			return true;
+		if (rw_rxdr_error(r) != RW_XERR_NOSPACE)
+			goto bad;
+	}
+bad:
+	rr_res_set(res, RR_CANTENCODE, EINVAL, "cannot encode the call: %s",
+		   rw_xdr_err_str(rw_rxdr_error(r)));
+	return false;
+}
+
+/* ---- Building and sending ----------------------------------------------- */
+
+/* Resources taken before encoding: a Send buffer (waiting for one if all
+ * are in flight) and the Reply chunk's memory. */
+static bool prepare(struct rr_clnt *rr, struct rr_call *k, int64_t deadline,
+		    struct rr_result *res)
+{
+	struct rt_conn *rt = k->conn->rt;
+	struct rt_err err;
+
+	while (!(k->sbuf = rt_sbuf_get(rt, &err))) {
+		if (err.code != EAGAIN || rr_now_ms() >= deadline) {
+			rr_res_set(res, err.code == EAGAIN ? RR_TIMEDOUT :
+				   RR_CANTSEND, err.code, "%s", err.msg);
+			return false;
+		}
+		pthread_mutex_unlock(&rr->lock);
+		usleep(100);
+		pthread_mutex_lock(&rr->lock);
+		rr_drain(rr, k->conn);
+	}
+	return true;
+}
+
+static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
+			struct rr_result *res)
+{
+	struct rt_err err;
+
+	k->reply_cap = rr->opts.max_reply;
+	k->reply_buf = rt_reg_buf_alloc(k->conn->rt, k->reply_cap, &err);
+	if (!k->reply_buf)
+		rr_res_set(res, RR_CANTSEND, err.code,
+			   "no memory for a Reply chunk of %zu octets: %s",
+			   k->reply_cap, err.msg);
+	return k->reply_buf != NULL;
+}
+
+static int expose(struct rr_call *k, void *addr, size_t len,
+		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
+		  struct rr_result *res)
+{
+	struct rt_err err;
+	int n = rt_reg_expose(k->regs, addr, len, acc, segs, max, &err);
+
+	if (n < 0)
+		rr_res_set(res, RR_CANTSEND, -n, "%s", err.msg);
+	return n;
+}
+
+/* The Read list: the PZRC of a Long call first, then reduced items at
+ * their positions in the unreduced stream (V1-RC-1..3, AMB-V1-6). */
+static bool build_reads(struct rr_call *k, const struct rw_rxdr *r,
+			const struct rw_call_plan *p, struct rr_result *res)
+{
+	struct rw_segment segs[RR_PZRC_SEGS];
+	struct rw_read_builder b;
+	unsigned int i;
+	int n;
+
+	rw_read_builder_init(&b, k->reads, RR_MAX_READS);
+	if (p->kind == RW_LONG) {
+		n = expose(k, k->long_buf, rw_rxdr_reduced_len(r),
+			   RT_REMOTE_READ, segs, RR_PZRC_SEGS, res);
+		if (n < 0 || rw_read_builder_add(&b, 0, segs, (uint32_t)n))
+			goto bad;
+	}
+	for (i = 0; p->kind != RW_SHORT && i < rw_rxdr_nitems(r); i++) {
+		const struct rw_ddp_item *it = &k->items[i];
+
+		k->caller_mem = true;
+		n = expose(k, (void *)it->data, it->len, RT_REMOTE_READ, segs,
+			   RR_PZRC_SEGS, res);
+		if (n < 0 || rw_read_builder_add(&b, it->position, segs,
+						 (uint32_t)n))
+			goto bad;
+	}
+	rw_hdr_set_reads(&k->hdr, &b);
+	return true;
+bad:
+	if (res->status == RR_OK)
+		rr_res_set(res, RR_CANTSEND, EINVAL, "cannot build the Read list");
+	return false;
+}
+
+static bool build_reply_chunk(struct rr_clnt *rr, struct rr_call *k,
+			      const struct rw_call_plan *p,
+			      struct rr_result *res)
+{
+	int n;
+
+	if (!p->reply_chunk)
+		return true;
+	if (!k->reply_buf && !reply_alloc(rr, k, res))
+		return false;
+	n = expose(k, k->reply_buf, k->reply_cap, RT_REMOTE_WRITE,
+		   k->reply_segs, RR_REPLY_SEGS, res);
+	if (n < 0)
+		return false;
+	if (rw_hdr_set_reply(&k->hdr, k->reply_segs, (uint32_t)n)) {
+		rr_res_set(res, RR_CANTSEND, EINVAL, "cannot build the Reply chunk");
+		return false;
+	}
+	rr->st.reply_chunks++;
+	return true;
+}
+
+/*
+ * Put the message where the plan wants it: a Short call inline behind a
+ * header of exactly hdr_len octets (unreduced if items were cut out), a
+ * Chunked one likewise (reduced), a Long one in pool memory.
+ */
+static bool place_payload(struct rr_call *k, const struct rw_rxdr *r,
+			  bool inl, uint32_t hlen, const struct rw_call_plan *p,
+			  struct rr_result *res)
+{
+	uint8_t *sb = rt_sbuf_data(k->sbuf);
+	const uint8_t *src = inl ? sb + hlen : k->long_buf;
+	uint32_t room = rt_sbuf_size(k->sbuf) - p->hdr_len;
+	enum rw_xdr_err e;
+
+	if (p->kind == RW_LONG) {
+		if (!inl)
+			return true;
+		/* Inline did not fit after all (a bigger header): move it. */
+		memcpy(k->long_buf, src, rw_rxdr_reduced_len(r));
+		return true;
+	}
+	if (p->kind == RW_SHORT && rw_rxdr_nitems(r)) {
+		uint8_t *tmp = malloc(rw_rxdr_unreduced_len(r));
+
+		if (!tmp || !rw_ddp_unreduce(src, rw_rxdr_reduced_len(r),
+					     k->items, rw_rxdr_nitems(r), tmp,
+					     rw_rxdr_unreduced_len(r), &e)) {
+			free(tmp);
+			rr_res_set(res, RR_CANTENCODE, ENOMEM,
+				   "cannot send the call inline");
+			return false;
+		}
+		memcpy(sb + p->hdr_len, tmp, rw_rxdr_unreduced_len(r));
+		free(tmp);
+		return true;
+	}
+	if (rw_rxdr_reduced_len(r) > room) {
+		rr_res_set(res, RR_CANTSEND, EMSGSIZE,
+			   "the call does not fit the Send buffer");
+		return false;
+	}
+	memmove(sb + p->hdr_len, src, rw_rxdr_reduced_len(r));
+	return true;
+}
+
+/* Make sure a Long call has pool memory even if it was encoded inline. */
+static bool need_long_buf(struct rr_clnt *rr, struct rr_call *k,
+			  const struct rw_rxdr *r, bool inl,
+			  const struct rw_call_plan *p, struct rr_result *res)
+{
+	struct rt_err err;
+
+	if (p->kind != RW_LONG || !inl)
+		return true;
+	k->long_cap = rw_rxdr_reduced_len(r);
+	k->long_buf = rt_reg_buf_alloc(k->conn->rt, k->long_cap, &err);
+	if (!k->long_buf)
+		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+	return k->long_buf != NULL;
+}
+
+static void count_kind(struct rr_clnt *rr, const struct rw_call_plan *p)
+{
+	rr->st.calls++;
+	if (p->kind == RW_LONG)
+		rr->st.long_calls++;
+	else
+		rr->st.short_calls++;
+}
+
+/* Plan, expose, encode the transport header and post the Send (lock
+ * held).  On success k is in the XID table, waiting. */
+static bool send_call(struct rr_clnt *rr, struct rr_call *k,
+		      const struct rw_rxdr *r, bool inl, uint32_t hlen,
+		      struct rr_result *res)
+{
+	struct rt_conn *rt = k->conn->rt;
+	struct rw_call_plan p;
+	struct rw_call_in in;
+	struct rt_err err;
+	uint32_t len;
+	size_t n;
+
+	if (k->conn->lost) {
+		rr_res_set(res, RR_CANTSEND, rt_conn_error(rt)->code, "%s",
+			   rt_conn_error(rt)->msg);
+		return false;
+	}
+	plan_in(rr, k, r, &in);
+	rw_plan_call(&in, &p);
+	k->regs = rt_regset_create(rt, &err);
+	if (!k->regs) {
+		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+		return false;
+	}
+	rw_hdr_init(&k->hdr, RW_VERS_1, p.kind == RW_LONG ? RW_NOMSG : RW_MSG,
+		    k->xid, credits(k)->requested);
+	if (!need_long_buf(rr, k, r, inl, &p, res) ||
+	    !build_reads(k, r, &p, res) || !build_reply_chunk(rr, k, &p, res))
+		return false;
+	k->inv_handle = rt_regset_inv_handle(k->regs);
+	if (!place_payload(k, r, inl, hlen, &p, res))
+		return false;
+	n = rw_encode_call(&k->hdr, rt_sbuf_data(k->sbuf), p.hdr_len);
+	if (n != p.hdr_len) {
+		rr_res_set(res, RR_CANTSEND, EINVAL,
+			   "cannot encode the transport header (%zu of %u octets)",
+			   n, p.hdr_len);
+		return false;
+	}
+	len = p.send_len;
+	k->state = RR_S_WAIT;
+	rr_xid_insert(rr, k);
+	if (rt_post_send(rt, k->sbuf, len, NULL, 0, 0, 0, 0, &err)) {
+		k->sbuf = NULL;
+		rr_xid_remove(rr, k);
+		k->state = RR_S_PREP;	/* never sent */
+		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+		return false;
+	}
+	k->sbuf = NULL;		/* the connection's again */
+	count_kind(rr, &p);
+	return true;
+}
+
+/* ---- The call ----------------------------------------------------------- */
+
+static bool call_done(void *arg)
+{
+	return ((struct rr_call *)arg)->state == RR_S_DONE;
+}
+
+static bool check_long_payload(struct rr_call *k, struct rr_result *res)
+{
+	struct rw_hdr h;
+
+	if (k->payload != k->reply_buf)
+		return true;
+	rw_hdr_init(&h, RW_VERS_1, RW_NOMSG, k->xid, 1);
+	if (rw_check_payload(&h, k->payload, k->plen) == RW_R_OK)
+		return true;
+	rr_res_set(res, RR_CANTDECODE, EBADMSG,
+		   "the Reply chunk does not hold the reply to XID 0x%08x",
+		   k->xid);
+	return false;
+}
+
+/* The Reply is in (or the call failed): fence, then open the decode
+ * stream (lock held). */
+static enum rr_status finish(struct rr_clnt *rr, struct rr_call *k,
+			     struct rr_result *res)
+{
+	struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
+
+	fence(rr, k);
+	rr_drain(rr, k->conn);
+	*res = k->res;
+	if (res->status != RR_OK || !check_long_payload(k, res))
+		return res->status;
+	if (!rw_axdr_create(&k->ax, k->payload, k->plen, RW_AXDR_WRITE, NULL,
+			    0, &none)) {
+		rr_res_set(res, RR_CANTDECODE, EBADMSG, "cannot decode the reply: %s",
+			   rw_xdr_err_str(rw_axdr_error(&k->ax)));
+		return res->status;
+	}
+	return RR_OK;
+}
+
+/* Build and send k (lock held on entry and exit). */
+static bool start(struct rr_clnt *rr, struct rr_call *k,
+		  const struct rr_req *req, int64_t deadline,
+		  struct rr_result *res)
+{
+	struct rw_rxdr r;
+	uint32_t hlen;
+	bool inl, ok;
+
+	if (!take_credit(rr, k, deadline, res) ||
+	    !prepare(rr, k, deadline, res))
+		return false;
+	hlen = short_hdr_len(rr, k);
+	pthread_mutex_unlock(&rr->lock);
+	ok = encode(rr, k, req, hlen, &r, &inl, res);
+	pthread_mutex_lock(&rr->lock);
+	return ok && send_call(rr, k, &r, inl, hlen, res);
+}
+
+/* A slot on a connection, or NULL with res set (lock held). */
+static struct rr_call *call_slot(struct rr_clnt *rr, const struct rr_req *req,
+				 int64_t deadline, struct rr_result *res)
+{
+	struct rr_call *k;
+
+	if (rr_xid_find(rr, req->xid)) {
+		rr_res_set(res, RR_CANTSEND, EBUSY,
+			   "XID 0x%08x is still in use by an earlier call",
+			   req->xid);
+		return NULL;
+	}
+	k = slot_get(rr);
+	if (!k) {
+		rr_res_set(res, RR_CANTSEND, ENOMEM, "out of memory");
+		return NULL;
+	}
+	k->xid = req->xid;
+	k->conn = rr_conn_get(rr, deadline, res);
+	if (!k->conn) {
+		slot_put(rr, k);
+		return NULL;
+	}
+	return k;
+}
+
+enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
+		       struct rr_call **callp, struct rr_result *res)
+{
+	int64_t deadline = req->deadline_ms;
+	struct rr_call *k;
+
+	*callp = NULL;
+	memset(res, 0, sizeof(*res));
+	if (req->send_only)
+		deadline = rr_now_ms() + rr->opts.conn.timeout_ms;
+	pthread_mutex_lock(&rr->lock);
+	k = call_slot(rr, req, deadline, res);
+	if (!k)
+		goto out;
+	if (!start(rr, k, req, deadline, res)) {
+		release(rr, k);
+		goto out;
+	}
+	if (req->send_only) {
+		orphan(rr, k);
+		rr_res_set(res, RR_SENT, 0, "sent without waiting for a reply");
+		goto out;
+	}
+	if (!rr_wait(rr, k->conn, call_done, k, deadline, &k->waiter)) {
+		rr->st.timeouts++;
+		orphan(rr, k);
+		rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,
+			   "no reply to XID 0x%08x before the deadline",
+			   req->xid);
+		goto out;
+	}
+	if (finish(rr, k, res) != RR_OK) {
+		release(rr, k);
+		goto out;
+	}
+	*callp = k;
+out:
+	pthread_mutex_unlock(&rr->lock);
+	return res->status;
+}
+
+XDR *rr_call_xdr(struct rr_call *call)
+{
+	return &call->ax.xdr;
+}
+
+bool rr_call_decoded(struct rr_call *call)
+{
+	enum rw_xdr_err e = rw_axdr_finish(&call->ax);
+
+	/* Octets after the message are tolerated, as by clnt_vc. */
+	return e == RW_XERR_OK || e == RW_XERR_TRAILING;
+}
+
+void rr_call_done(struct rr_clnt *rr, struct rr_call *call)
+{
+	if (!call)
+		return;
+	pthread_mutex_lock(&rr->lock);
+	release(rr, call);
+	pthread_mutex_unlock(&rr->lock);
+}

@@ -1,0 +1,199 @@
+/*
+ * rr_call.h - the requester's marshaling layer (prefix rr_): one RPC call,
+ * as data, over one RPC-over-RDMA v1 connection (architecture.md "One call,
+ * as data"; digest 1.5-1.10, 1.12, 1.13).
+ *
+ * An rr_clnt is what a CLIENT talks through: the current connection to one
+ * server (reconnected by the next call after it was lost), its credit
+ * window, the table of calls in flight matched by XID, and the threads
+ * waiting for them.  It knows RPC-over-RDMA (the transport header, chunks,
+ * credits, fencing) but not libtirpc's CLIENT: the caller hands it an
+ * encoder for the RPC message and gets back a decode stream over the Reply.
+ *
+ * One call:
+ *   rr_call() takes a credit (waiting, up to the deadline, while there is
+ *   none; a new connection starts with one, V1-CR-6), encodes the RPC
+ *   message with req->encode through the reducing stream (rw_rxdr, policy
+ *   req->ddp), decides Short or Long with rw_plan (Long: the message goes in
+ *   a Position-Zero Read chunk exposed read-only, V1-RP-4), offers a Reply
+ *   chunk exposed remote-write whenever the largest possible Reply (the
+ *   max_reply option) might not fit inline (V1-RP-1/2), encodes the
+ *   transport header (rw_encode_call), posts the Send and waits for the
+ *   Reply with its XID.  A Reply is decoded and checked against what the
+ *   Call offered before anything in it is used (rw_validate_reply; a bad one
+ *   is dropped and counted, V1-ERR-4); then every exposure of the call is
+ *   revoked (rt_reg_revoke) before the result is decoded (V1-MR-2/6), and
+ *   rr_call_xdr() gives the reassembling decode stream over the inline
+ *   payload or the Reply chunk.  RDMA_ERROR ends the call for good
+ *   (V1-ERR-9).  rr_call_done() gives everything back.
+ *
+ * Ending early: a call that times out, or whose connection is lost, goes
+ * through the same completion path.  Memory of the caller exposed to the
+ * peer (reduced items) is revoked before rr_call() returns; the layer's own
+ * buffers (the PZRC copy of the message, the Reply chunk) stay exposed as
+ * long as the peer may still use them - until the late Reply arrives or the
+ * connection ends - and are revoked then, before they are reused (V1-MR-4,
+ * V1-MR-7).  Such an orphaned call keeps its credit until then (V1-CR-4);
+ * when orphans hold every credit and a new call cannot get one in time, the
+ * connection is closed so that the next call starts afresh.
+ *
+ * Threads: every function may be called from several threads at once on
+ * one rr_clnt.  The connection itself is not thread-safe (rt_conn.h), so a
+ * mutex serializes every use of it; one waiting thread at a time (the
+ * leader) sleeps on the connection's fd, collects completions and hands the
+ * other threads their replies.
+ */
+#ifndef RR_CALL_H
+#define RR_CALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rpc/types.h>
+#include <rpc/xdr.h>
+
+#include "transport/rt_conn.h"
+#include "transport/rt_err.h"
+#include "wire/rw_xdr.h"
+
+struct rr_clnt;
+struct rr_call;
+
+/* How an rr_clnt connects, and the largest Reply it accepts. */
+struct rr_opts {
+	struct rt_conn_attr conn;	/* credits, inline sizes, busy_poll,
+					 * reg_mode, connect timeout */
+	size_t max_reply;		/* largest Reply payload (Reply chunk
+					 * size), at most RR_MAX_REPLY */
+};
+
+#define RR_MAX_REPLY ((size_t)1 << 30)
+
+enum rr_status {
+	RR_OK = 0,		/* Reply ready: rr_call_xdr() */
+	RR_SENT,		/* send-only call posted, no Reply awaited */
+	RR_TIMEDOUT,		/* no Reply before the deadline */
+	RR_CANTENCODE,		/* the encoder failed */
+	RR_CANTSEND,		/* not sent: no connection, or posting
+				 * failed */
+	RR_CANTRECV,		/* sent, then the connection was lost */
+	RR_ERR_VERS,		/* RDMA_ERROR / ERR_VERS (V1-ERR-9) */
+	RR_ERR_CHUNK,		/* RDMA_ERROR / ERR_CHUNK or another code */
+	RR_CANTDECODE,		/* Reply unusable once fenced */
+};
+
+/* Why a call failed: status, errno value and one line of text. */
+struct rr_result {
+	enum rr_status status;
+	int err;
+	uint32_t vers_low, vers_high;	/* RR_ERR_VERS */
+	char msg[RT_ERR_MSG_LEN];
+};
+
+/* Encode the whole RPC Call message (header, credentials, arguments) on
+ * xdrs; call rw_xdr_begin_body(xdrs) right before the arguments. */
+typedef bool (*rr_encode_fn)(XDR *xdrs, void *arg);
+
+struct rr_req {
+	uint32_t xid;		/* the XID the encoder writes */
+	rr_encode_fn encode;
+	void *arg;
+	size_t size_hint;	/* expected octets of the message; 0: unknown */
+	struct rw_ddp_policy ddp; /* which arguments to reduce (RW_DDP_NONE
+				   * without an Upper-Layer Binding, and
+				   * always with RPCSEC_GSS integrity or
+				   * privacy, V1-GSS-3) */
+	int64_t deadline_ms;	/* CLOCK_MONOTONIC, see rr_now_ms() */
+	bool send_only;		/* post and return RR_SENT */
+};
+
+/* Counters of one rr_clnt, cumulative over its connections. */
+struct rr_stats {
+	uint64_t calls;		/* Calls sent */
+	uint64_t short_calls;	/* ... inline (RDMA_MSG) */
+	uint64_t long_calls;	/* ... Long (RDMA_NOMSG + PZRC) */
+	uint64_t reply_chunks;	/* Reply chunks offered */
+	uint64_t long_replies;	/* Replies that came in the Reply chunk */
+	uint64_t replies;	/* Replies accepted */
+	uint64_t rdma_errors;	/* RDMA_ERRORs for a call of ours */
+	uint64_t discarded;	/* Replies dropped (V1-ERR-4, V1-ERR-10) */
+	uint64_t unknown_xid;	/* Replies for no call of ours */
+	uint64_t orphans;	/* calls abandoned (timeout, send-only) */
+	uint64_t late_replies;	/* Replies to abandoned calls */
+	uint64_t foreign_inv;	/* Send With Invalidate of a handle the call
+				 * did not nominate */
+	uint64_t timeouts;
+	uint64_t connects;	/* connections made */
+	uint64_t conn_losses;	/* connections found dead */
+	uint64_t revoke_failures; /* fences that closed the connection */
+	uint32_t max_inflight;	/* most Calls outstanding at once */
+	uint32_t over_grant;	/* Calls sent beyond the grant (must be 0) */
+	uint32_t max_granted;	/* largest grant received */
+};
+
+/* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */
+int64_t rr_now_ms(void);
+
+/*
+ * Connect to dst (with port) and return the requester state, or NULL with
+ * err saying why (rt_connect()'s messages: no device, refused, ...).
+ */
+struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
+			       const struct rr_opts *opts, struct rt_err *err);
+
+/* Wait (boundedly) for calls still being finished, fence and free all. */
+void rr_clnt_destroy(struct rr_clnt *rr);
+
+/*
+ * Perform one call.  RR_OK: *callp is the finished call, whose decode
+ * stream is rr_call_xdr(); give it back with rr_call_done().  Any other
+ * status: *callp is NULL and res says why (res is filled for RR_OK too).
+ */
+enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
+		       struct rr_call **callp, struct rr_result *res);
+
+/* The Reply's decode stream (reassembling, over the inline payload or the
+ * Reply chunk, already fenced).  Call rw_xdr_begin_body() before the
+ * results. */
+XDR *rr_call_xdr(struct rr_call *call);
+
+/* After decoding: false if the stream failed or was left unfinished. */
+bool rr_call_decoded(struct rr_call *call);
+
+/* Give back the Receive buffer, the chunk memory and the slot. */
+void rr_call_done(struct rr_clnt *rr, struct rr_call *call);
+
+/* ---- Control ---------------------------------------------------------- */
+
+/* The current connection's pollable fd, or -1 when there is none. */
+int rr_clnt_fd(struct rr_clnt *rr);
+
+/* The current connection's registration mode (RT_REG_AUTO if none) and
+ * forcing one: applied to the current connection if it can change now,
+ * else that connection is replaced by the next call that finds it idle;
+ * every later connection uses it.  -ENOTSUP: the device cannot. */
+enum rt_reg_mode rr_clnt_reg_mode(struct rr_clnt *rr);
+int rr_clnt_set_reg_mode(struct rr_clnt *rr, enum rt_reg_mode m,
+			 struct rt_err *err);
+
+/* Completion mode: busy polling or sleeping on the completion channel.  A
+ * change takes effect on the next connection; an idle connection in the
+ * other mode is replaced at the next call. */
+bool rr_clnt_busy_poll(struct rr_clnt *rr);
+void rr_clnt_set_busy_poll(struct rr_clnt *rr, bool busy);
+
+/* The grant in force on the current connection (1 until the first Reply,
+ * V1-CR-6), and the number of calls outstanding. */
+uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight);
+
+/* The address the rr_clnt connects to. */
+const struct sockaddr *rr_clnt_peer(const struct rr_clnt *rr);
+
+void rr_clnt_stats(struct rr_clnt *rr, struct rr_stats *out);
+
+/* Transport counters of the current connection (zeros if none). */
+void rr_clnt_conn_stats(struct rr_clnt *rr, struct rt_stats *out);
+
+#endif /* RR_CALL_H */

@@ -1,0 +1,169 @@
+/*
+ * rr_call_priv.h - the requester's internal structures and the prototypes
+ * its files share, grouped by the file that owns them:
+ *   rr_clnt.c  the rr_clnt, its connections (connect, reconnect, loss) and
+ *              the control functions;
+ *   rr_wait.c  waiting: waiters, the leader that polls the connection, and
+ *              the dispatch of completions to calls by XID;
+ *   rr_call.c  one call: credit, encoding, plan, exposure, Send, completion,
+ *              fencing, decode stream.
+ *
+ * Everything below is protected by rr_clnt.lock unless said otherwise.
+ */
+#ifndef RR_CALL_PRIV_H
+#define RR_CALL_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "rpc/rr_call.h"
+#include "transport/rt_buf.h"
+#include "transport/rt_conn.h"
+#include "transport/rt_reg.h"
+#include "wire/rw_chunk.h"
+#include "wire/rw_credit.h"
+#include "wire/rw_hdr.h"
+#include "wire/rw_plan.h"
+#include "wire/rw_role.h"
+#include "wire/rw_xdr.h"
+
+/* Segments of the Reply chunk (RR_MAX_REPLY / RT_REG_MAX_SEG) and of the
+ * PZRC (a message of up to 4 GiB). */
+#define RR_REPLY_SEGS 1
+#define RR_PZRC_SEGS 4
+/* Reduced argument items one Call may carry as Read chunks. */
+#define RR_MAX_ITEMS RW_MAX_READ_CHUNKS
+#define RR_MAX_READS (RR_PZRC_SEGS + RR_MAX_ITEMS * 4)
+/* XID table buckets (a power of two). */
+#define RR_XID_BUCKETS 64
+/* Longest the leader sleeps before looking at the world again. */
+#define RR_LEAD_SLICE_MS 200
+/* Events taken from the connection per rt_conn_poll(). */
+#define RR_EV_BATCH 16
+
+/* A thread waiting for something (its reply, a credit, a connection). */
+struct rr_waiter {
+	pthread_cond_t cv;
+	struct rr_waiter *next;
+	struct rr_waiter *prev;
+};
+
+/* One connection and the calls that still refer to it. */
+struct rr_conn {
+	struct rt_conn *rt;
+	unsigned int refs;	/* the rr_clnt's while current, calls (in
+				 * flight, orphaned or finishing), a polling
+				 * leader */
+	bool lost;		/* seen dead: its calls have been failed */
+	bool busy_poll;		/* its completion mode */
+	bool retire;		/* replace it once idle (mode change) */
+	bool draining;		/* rr_drain() is running on it ... */
+	bool redrain;		/* ... and was asked again meanwhile */
+};
+
+enum rr_slot_state {
+	RR_S_FREE = 0,
+	RR_S_PREP,		/* being built, or never sent; not in the
+				 * XID table */
+	RR_S_WAIT,		/* sent, the caller waits */
+	RR_S_DONE,		/* completed, the caller finishes it */
+	RR_S_ORPHAN,		/* sent, the caller left (timeout,
+				 * send-only): the layer finishes it */
+};
+
+/* One call.  Slots live in the rr_clnt (orphans outlive their caller). */
+struct rr_call {
+	struct rr_call *next;		/* XID chain or free list */
+	enum rr_slot_state state;
+	uint32_t xid;
+	struct rr_conn *conn;		/* referenced while set */
+	struct rr_waiter *waiter;	/* the caller, while it waits */
+	bool credit;			/* holds a credit of conn */
+	bool caller_mem;		/* exposes memory of the caller */
+
+	/* what the Call offered (rw_validate_reply compares with it) */
+	struct rw_hdr hdr;
+	struct rw_read_seg reads[RR_MAX_READS];
+	struct rw_segment reply_segs[RR_REPLY_SEGS];
+	uint32_t inv_handle;		/* the handle it nominates */
+
+	/* resources */
+	struct rt_sbuf *sbuf;
+	struct rt_regset *regs;
+	void *long_buf;			/* PZRC copy of the message */
+	size_t long_cap;
+	void *reply_buf;		/* Reply chunk */
+	size_t reply_cap;
+	struct rw_ddp_item items[RR_MAX_ITEMS];
+
+	/* completion */
+	struct rr_result res;
+	uint32_t grant;			/* rdma_credit of the Reply */
+	struct rt_rbuf *rbuf;		/* RDMA_MSG: the Receive it came in */
+	const uint8_t *payload;		/* the RPC Reply message ... */
+	uint32_t plen;			/* ... and its length */
+	struct rw_axdr ax;		/* its decode stream */
+};
+
+struct rr_clnt {
+	pthread_mutex_t lock;
+	struct rr_opts opts;
+	struct sockaddr_storage dst;
+
+	struct rr_conn *conn;		/* current, or NULL */
+	bool connecting;		/* a thread is in rt_connect() */
+	bool leading;			/* a thread polls the connection */
+	bool want_busy;			/* completion mode for new connections */
+
+	struct rr_waiter *waiters;	/* all waiting threads, FIFO */
+	unsigned int credit_waiters;	/* ... of which wait for a credit */
+	struct rr_call *xids[RR_XID_BUCKETS];
+	struct rr_call *free_slots;
+	unsigned int nslots;		/* allocated */
+	unsigned int busy_slots;	/* not free */
+
+	struct rw_hdr_space hsp;	/* decoding Replies */
+	struct rr_stats st;
+};
+
+/* ---- rr_clnt.c ---------------------------------------------------------- */
+
+/* A live connection for a new call, connecting if needed (lock held; it is
+ * released while connecting).  NULL with res set on failure. */
+struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
+			    struct rr_result *res);
+void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c);
+/* c ended: fail the calls still waiting on it, finish its orphans. */
+void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c);
+
+void rr_res_set(struct rr_result *res, enum rr_status st, int err,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* ---- rr_wait.c ---------------------------------------------------------- */
+
+/* Wait until done(arg) or the deadline, leading on c if nobody else polls
+ * (lock held).  *pub (if given) points at the waiter meanwhile, for
+ * rr_wake().  Returns done(arg). */
+bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+	     void *arg, int64_t deadline, struct rr_waiter **pub);
+void rr_wake(struct rr_waiter *w);
+void rr_wake_all(struct rr_clnt *rr);
+/* Collect every pending event of c and dispatch it (lock held). */
+void rr_drain(struct rr_clnt *rr, struct rr_conn *c);
+
+void rr_xid_insert(struct rr_clnt *rr, struct rr_call *k);
+void rr_xid_remove(struct rr_clnt *rr, struct rr_call *k);
+struct rr_call *rr_xid_find(struct rr_clnt *rr, uint32_t xid);
+
+/* ---- rr_call.c ---------------------------------------------------------- */
+
+/* Complete k with a failure, or finish it if orphaned (lock held). */
+void rr_call_fail(struct rr_clnt *rr, struct rr_call *k, enum rr_status st,
+		  int err, const char *msg);
+/* A Reply (or RDMA_ERROR) for k has been accepted (lock held). */
+void rr_call_complete(struct rr_clnt *rr, struct rr_call *k);
+void rr_slots_free(struct rr_clnt *rr);
+
+#endif /* RR_CALL_PRIV_H */

@@ -1,0 +1,376 @@
+/*
+ * rr_clnt.c - the requester state of one CLIENT: the connection to its
+ * server and how it is replaced, and the control functions of rr_call.h.
+ *
+ * Connections are counted references (struct rr_conn): the rr_clnt holds
+ * one on its current connection, every call one on the connection it was
+ * sent on, a polling leader one on the connection it polls.  A connection
+ * found dead stops being current at once - its calls are failed, the next
+ * call connects anew (with one credit and fresh registrations, V1-CR-6,
+ * digest 1.13) - and it is destroyed when the last reference goes, so that
+ * no call can touch a freed connection while it fences its memory.
+ *
+ * Connecting happens without the lock held (it can take the whole connect
+ * timeout); threads that need a connection meanwhile wait, each with its
+ * own deadline.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rpc/rr_call_priv.h"
+
+int64_t rr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void rr_res_set(struct rr_result *res, enum rr_status st, int err,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	res->status = st;
+	res->err = err;
+	va_start(ap, fmt);
+	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Connections -------------------------------------------------------- */
+
+/* Connect with the lock released; the connect timeout is cut to what is
+ * left of the caller's deadline. */
+static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
+				 struct rt_err *err)
+{
+	struct rt_conn_attr attr = rr->opts.conn;
+	int64_t left = deadline - rr_now_ms();
+	struct rr_conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	attr.busy_poll = rr->want_busy;
+	if (left < attr.timeout_ms)
+		attr.timeout_ms = left > 0 ? (uint32_t)left : 1;
+	c->rt = rt_connect((const struct sockaddr *)&rr->dst, &attr, err);
+	if (!c->rt) {
+		free(c);
+		return NULL;
+	}
+	c->refs = 1;		/* the rr_clnt's, as its current connection */
+	c->busy_poll = attr.busy_poll;
+	return c;
+}
+
+void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c)
+{
+	if (--c->refs)
+		return;
+	rt_conn_destroy(c->rt);
+	free(c);
+}
+
+/* Fail every call still waiting on c; orphans are finished here. */
+void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c)
+{
+	const struct rt_err *why;
+	unsigned int i;
+
+	if (c->lost)
+		return;
+	c->lost = true;
+	rr->st.conn_losses++;
+	why = rt_conn_error(c->rt);
+	for (i = 0; i < RR_XID_BUCKETS; i++) {
+		struct rr_call *k = rr->xids[i], *next;
+
+		for (; k; k = next) {
+			next = k->next;
+			if (k->conn == c)
+				rr_call_fail(rr, k, RR_CANTRECV,
+					     why->code ? why->code : ECONNRESET,
+					     why->msg);
+		}
+	}
+	rr_wake_all(rr);
+}
+
+/* The current connection stops being current. */
+static void conn_detach(struct rr_clnt *rr)
+{
+	struct rr_conn *c = rr->conn;
+
+	rr->conn = NULL;
+	if (c)
+		rr_conn_put(rr, c);
+}
+
+/* Calls the layer finishes by itself (abandoned) that refer to c. */
+static unsigned int orphans_on(struct rr_clnt *rr, const struct rr_conn *c)
+{
+	unsigned int i, n = 0;
+	struct rr_call *k;
+
+	for (i = 0; i < RR_XID_BUCKETS; i++)
+		for (k = rr->xids[i]; k; k = k->next)
+			n += k->conn == c && k->state == RR_S_ORPHAN;
+	return n;
+}
+
+/* An idle connection (no call but abandoned ones) in the wrong completion
+ * or registration mode is replaced. */
+static bool conn_wrong_mode(struct rr_clnt *rr, const struct rr_conn *c)
+{
+	return (c->busy_poll != rr->want_busy || c->retire) &&
+	       c->refs == 1 + orphans_on(rr, c);
+}
+
+/* End c (its abandoned calls are fenced and finished on the way). */
+static void conn_retire(struct rr_clnt *rr, struct rr_conn *c)
+{
+	rt_conn_disconnect(c->rt);
+	rr_drain(rr, c);
+	rr_conn_lost(rr, c);
+}
+
+static bool not_connecting(void *arg)
+{
+	return !((struct rr_clnt *)arg)->connecting;
+}
+
+/* Connect a new current connection; the lock is released meanwhile. */
+static int conn_replace(struct rr_clnt *rr, int64_t deadline,
+			struct rr_result *res)
+{
+	struct rr_conn *c;
+	struct rt_err err;
+
+	rr->connecting = true;
+	pthread_mutex_unlock(&rr->lock);
+	c = conn_open(rr, deadline, &err);
+	pthread_mutex_lock(&rr->lock);
+	rr->connecting = false;
+	rr_wake_all(rr);
+	if (!c) {
+		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+		return -1;
+	}
+	rr->st.connects++;
+	conn_detach(rr);
+	rr->conn = c;
+	return 0;
+}
+
+struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
+			    struct rr_result *res)
+{
+	struct rr_conn *c;
+
+	for (;;) {
+		c = rr->conn;
+		if (c && !c->lost)
+			rr_drain(rr, c);	/* notice a death first */
+		if (c && !c->lost && !conn_wrong_mode(rr, c)) {
+			c->refs++;
+			return c;
+		}
+		if (c && !c->lost)
+			conn_retire(rr, c);
+		if (c)
+			conn_detach(rr);
+		if (rr->connecting) {
+			if (!rr_wait(rr, NULL, not_connecting, rr, deadline, NULL)) {
+				char a[RT_ADDR_STRLEN];
+
+				rr_res_set(res, RR_CANTSEND, ETIMEDOUT,
+					   "timed out waiting for the connection to %s",
+					   rt_addr_str(rr_clnt_peer(rr), 1, a));
+				return NULL;
+			}
+			continue;
+		}
+		if (conn_replace(rr, deadline, res))
+			return NULL;
+	}
+}
+
+/* ---- Life --------------------------------------------------------------- */
+
+struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
+			       const struct rr_opts *opts, struct rt_err *err)
+{
+	struct rr_clnt *rr;
+	socklen_t len;
+
+	rt_err_clear(err);
+	len = dst && dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+	      sizeof(struct sockaddr_in);
+	if (!dst || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6)) {
+		rt_err_set(err, EAFNOSUPPORT, "RDMA needs an IPv4 or IPv6 address");
+		return NULL;
+	}
+	rr = calloc(1, sizeof(*rr));
+	if (!rr || pthread_mutex_init(&rr->lock, NULL)) {
+		free(rr);
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(&rr->dst, dst, len);
+	rr->opts = *opts;
+	if (!rr->opts.max_reply || rr->opts.max_reply > RR_MAX_REPLY)
+		rr->opts.max_reply = rr->opts.max_reply ? RR_MAX_REPLY :
+				     (size_t)1 << 20;
+	if (!rr->opts.conn.timeout_ms)
+		rr->opts.conn.timeout_ms = 5000;
+	rr->want_busy = opts->conn.busy_poll;
+	rw_hdr_space_init(&rr->hsp, NULL);
+	rr->conn = conn_open(rr, rr_now_ms() + rr->opts.conn.timeout_ms, err);
+	if (!rr->conn) {
+		pthread_mutex_destroy(&rr->lock);
+		free(rr);
+		return NULL;
+	}
+	rr->st.connects++;
+	return rr;
+}
+
+/*
+ * No call may be running.  Orphaned calls are finished by ending the
+ * connection: their memory is fenced by rt_reg_revoke() on the dead
+ * connection, then everything is freed.
+ */
+void rr_clnt_destroy(struct rr_clnt *rr)
+{
+	struct rr_conn *c;
+
+	if (!rr)
+		return;
+	pthread_mutex_lock(&rr->lock);
+	c = rr->conn;
+	if (c) {
+		conn_retire(rr, c);
+		conn_detach(rr);
+	}
+	rr_slots_free(rr);
+	pthread_mutex_unlock(&rr->lock);
+	pthread_mutex_destroy(&rr->lock);
+	free(rr);
+}
+
+/* ---- Control ------------------------------------------------------------ */
+
+/* The current connection if it is usable (lock held). */
+static struct rr_conn *current(struct rr_clnt *rr)
+{
+	return rr->conn && !rr->conn->lost ? rr->conn : NULL;
+}
+
+int rr_clnt_fd(struct rr_clnt *rr)
+{
+	int fd;
+
+	pthread_mutex_lock(&rr->lock);
+	fd = rr->conn ? rt_conn_fd(rr->conn->rt) : -1;
+	pthread_mutex_unlock(&rr->lock);
+	return fd;
+}
+
+enum rt_reg_mode rr_clnt_reg_mode(struct rr_clnt *rr)
+{
+	enum rt_reg_mode m;
+
+	pthread_mutex_lock(&rr->lock);
+	m = current(rr) ? rt_reg_mode(rr->conn->rt) : rr->opts.conn.reg_mode;
+	pthread_mutex_unlock(&rr->lock);
+	return m;
+}
+
+/*
+ * A connection that cannot change its mode now (exposures live, or it
+ * advertised Send With Invalidate, which only windows can honour) is
+ * replaced by the next call that finds it idle.  A mode the device cannot
+ * do is refused.
+ */
+int rr_clnt_set_reg_mode(struct rr_clnt *rr, enum rt_reg_mode m,
+			 struct rt_err *err)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&rr->lock);
+	if (current(rr)) {
+		ret = rt_reg_set_mode(rr->conn->rt, m, err);
+		if (ret == -EBUSY || ret == -EINVAL) {
+			rr->conn->retire = true;
+			ret = 0;
+		}
+	}
+	if (!ret)
+		rr->opts.conn.reg_mode = m;
+	pthread_mutex_unlock(&rr->lock);
+	return ret;
+}
+
+bool rr_clnt_busy_poll(struct rr_clnt *rr)
+{
+	bool b;
+
+	pthread_mutex_lock(&rr->lock);
+	b = current(rr) ? rr->conn->busy_poll : rr->want_busy;
+	pthread_mutex_unlock(&rr->lock);
+	return b;
+}
+
+void rr_clnt_set_busy_poll(struct rr_clnt *rr, bool busy)
+{
+	pthread_mutex_lock(&rr->lock);
+	rr->want_busy = busy;
+	pthread_mutex_unlock(&rr->lock);
+}
+
+uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight)
+{
+	const struct rw_credits *cr;
+	uint32_t g = 0, n = 0;
+
+	pthread_mutex_lock(&rr->lock);
+	if (current(rr)) {
+		cr = rt_conn_credits(rr->conn->rt);
+		g = cr->established ? cr->granted : 1;
+		n = cr->inflight;
+	}
+	pthread_mutex_unlock(&rr->lock);
+	if (inflight)
+		*inflight = n;
+	return g;
+}
+
+const struct sockaddr *rr_clnt_peer(const struct rr_clnt *rr)
+{
+	return (const struct sockaddr *)&rr->dst;
+}
+
+void rr_clnt_stats(struct rr_clnt *rr, struct rr_stats *out)
+{
+	pthread_mutex_lock(&rr->lock);
+	*out = rr->st;
+	pthread_mutex_unlock(&rr->lock);
+}
+
+void rr_clnt_conn_stats(struct rr_clnt *rr, struct rt_stats *out)
+{
+	pthread_mutex_lock(&rr->lock);
+	if (rr->conn)
+		rt_conn_stats(rr->conn->rt, out);
+	else
+		memset(out, 0, sizeof(*out));
+	pthread_mutex_unlock(&rr->lock);
+}

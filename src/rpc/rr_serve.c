@@ -1,0 +1,389 @@
+/*
+ * rr_serve.c - one connection's responder: its lifecycle, the events of the
+ * connection and where they go, the pool and queues of requests, the hand
+ * over of ready requests to the caller, counters.
+ *
+ * Every event the transport has is collected each time (rr_srv_progress):
+ * the connection's fd is readable only while something new is pending, so
+ * an event left in the transport's queue would never be looked at again.
+ * What cannot be finished at once (Reads in flight, an RDMA_ERROR waiting
+ * for a Send buffer, a reply source waiting for its Send) stays in our own
+ * queues, and its completion makes the fd readable again.
+ *
+ * Event cookies carry a request's index and generation: a late completion
+ * for a request object that has been reused since cannot be mistaken for
+ * one of the new request.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "rpc/rr_srv_priv.h"
+
+#define RR_EV_BATCH 16
+
+/* ---- Queues and the request pool -------------------------------------- */
+
+void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r)
+{
+	r->next = NULL;
+	if (q->tail)
+		q->tail->next = r;
+	else
+		q->head = r;
+	q->tail = r;
+	q->n++;
+}
+
+struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q)
+{
+	struct rr_sreq *r = q->head;
+
+	if (!r)
+		return NULL;
+	q->head = r->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->n--;
+	r->next = NULL;
+	return r;
+}
+
+static struct rr_sreq *req_new(struct rr_srv *s)
+{
+	struct rr_sreq **all, *r;
+
+	if (s->nall >= s->max_reqs)
+		return NULL;
+	all = realloc(s->all, (s->nall + 1) * sizeof(*all));
+	if (!all)
+		return NULL;
+	s->all = all;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->idx = s->nall;
+	/* v1 only, the wire layer's default chunk limits; the range is
+	 * also what ERR_VERS advertises (V1-ERR-6). */
+	rw_hdr_space_init(&r->sp, NULL);
+	s->all[s->nall++] = r;
+	return r;
+}
+
+struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
+{
+	struct rr_sreq *r = rr_srv_q_pop(&s->free);
+
+	if (!r)
+		r = req_new(s);
+	if (!r)
+		return NULL;
+	r->gen++;
+	r->answered = false;
+	r->counted = false;
+	r->len = 0;
+	r->pull_len = 0;
+	r->sink = NULL;
+	r->nchunks = 0;
+	r->rsrc = NULL;
+	r->send_pending = false;
+	r->state = RR_FREE;
+	return r;
+}
+
+void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
+{
+	rr_srv_release_sink(s, r);
+	if (r->counted) {
+		r->counted = false;
+		s->st.inflight--;
+	}
+	r->state = RR_FREE;
+	rr_srv_q_push(&s->free, r);
+}
+
+uint64_t rr_srv_cookie(const struct rr_sreq *r)
+{
+	return (uint64_t)r->gen << 32 | r->idx;
+}
+
+static struct rr_sreq *by_cookie(struct rr_srv *s, uint64_t cookie)
+{
+	uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
+
+	if (idx >= s->nall || s->all[idx]->gen != gen)
+		return NULL;
+	return s->all[idx];
+}
+
+/* ---- Connection state --------------------------------------------------- */
+
+void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[RT_ERR_MSG_LEN];
+
+	if (!s->err.code) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		rt_err_set(&s->err, code, "%s", msg);
+	}
+	s->dead = true;
+	rt_conn_disconnect(s->c);
+}
+
+const struct rt_err *rr_srv_error(const struct rr_srv *s)
+{
+	return s->err.code ? &s->err : rt_conn_error(s->c);
+}
+
+uint32_t rr_srv_grant(struct rr_srv *s)
+{
+	uint32_t g = rw_srv_credits_grant(rt_conn_srv_credits(s->c));
+
+	if (g > s->st.max_granted)
+		s->st.max_granted = g;
+	return g;
+}
+
+void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r)
+{
+	r->answered = true;
+	if (r->counted) {
+		r->counted = false;
+		s->st.inflight--;
+	}
+}
+
+/* ---- Events ------------------------------------------------------------- */
+
+static void on_event(struct rr_srv *s, const struct rt_event *ev)
+{
+	struct rr_sreq *r;
+
+	switch (ev->type) {
+	case RT_EV_RECV:
+		rr_srv_on_recv(s, ev);
+		break;
+	case RT_EV_READ_DONE:
+		r = by_cookie(s, ev->cookie);
+		if (r && r->state == RR_PULLING)
+			rr_srv_on_read_done(s, r, ev->status);
+		break;
+	case RT_EV_SEND_DONE:
+		r = by_cookie(s, ev->cookie);
+		if (r && r->send_pending)
+			rr_srv_on_send_done(s, r);
+		break;
+	case RT_EV_DEAD:
+		s->dead = true;
+		break;
+	default:
+		break;		/* Writes are never signalled */
+	}
+}
+
+/* One rt_conn_poll() and what it returned; -ENOTCONN once dead. */
+static int poll_once(struct rr_srv *s, int timeout_ms)
+{
+	struct rt_event ev[RR_EV_BATCH];
+	int n, i;
+
+	n = rt_conn_poll(s->c, ev, RR_EV_BATCH, timeout_ms);
+	if (n < 0) {
+		s->dead = true;
+		return -ENOTCONN;
+	}
+	for (i = 0; i < n; i++)
+		on_event(s, &ev[i]);
+	return n;
+}
+
+/* Collect everything pending, so nothing waits unseen in the transport. */
+static void drain(struct rr_srv *s)
+{
+	while (poll_once(s, 0) > 0)
+		;
+}
+
+int rr_srv_wait_events(struct rr_srv *s, int timeout_ms)
+{
+	int n = poll_once(s, timeout_ms);
+
+	if (n > 0)
+		drain(s);
+	return s->dead ? -ENOTCONN : n;
+}
+
+void rr_srv_defer(struct rr_srv *s)
+{
+	uint64_t one = 1;
+
+	if (!s->kicked && write(s->kick, &one, sizeof(one)) == sizeof(one))
+		s->kicked = true;
+}
+
+int rr_srv_progress(struct rr_srv *s)
+{
+	uint64_t v;
+	bool again;
+
+	if (s->kicked && read(s->kick, &v, sizeof(v)) == sizeof(v))
+		s->kicked = false;
+	do {
+		drain(s);
+		if (s->dead)
+			return -ENOTCONN;
+		rr_srv_start_pulls(s);
+		/* Taking a Send buffer may reap completions into the
+		 * transport's queue: collect them too. */
+		again = rr_srv_flush_errors(s);
+	} while (again);
+	return s->dead ? -ENOTCONN : (int)s->ready.n;
+}
+
+/* ---- The caller's side --------------------------------------------------- */
+
+struct rr_sreq *rr_srv_next(struct rr_srv *s)
+{
+	struct rr_sreq *r;
+
+	if (s->dead)
+		return NULL;
+	r = rr_srv_q_pop(&s->ready);
+	if (!r)
+		return NULL;
+	r->state = RR_CURRENT;
+	s->st.requests++;
+	return r;
+}
+
+XDR *rr_sreq_xdr(struct rr_sreq *r)
+{
+	return &r->ax.xdr;
+}
+
+uint32_t rr_sreq_xid(const struct rr_sreq *r)
+{
+	return r->rx.hdr.xid;
+}
+
+int rr_sreq_args_done(struct rr_sreq *r)
+{
+	enum rw_xdr_err e = rw_axdr_finish(&r->ax);
+
+	return e == RW_XERR_OK || e == RW_XERR_TRAILING ? 0 : -EPROTO;
+}
+
+void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r)
+{
+	if (r->state != RR_CURRENT)
+		return;
+	if (!r->answered) {
+		s->st.dropped++;
+		rr_srv_answered(s, r);
+	}
+	rr_srv_release_sink(s, r);
+	if (r->send_pending) {
+		r->state = RR_SENDING;	/* freed once its Send is done */
+		return;
+	}
+	rr_srv_req_put(s, r);
+}
+
+/* ---- Lifecycle ----------------------------------------------------------- */
+
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* The fd the caller polls: the connection's, plus our own kick. */
+static int setup_fd(struct rr_srv *s, struct rt_err *err)
+{
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (s->epfd < 0 || s->kick < 0 || epoll_add(s->epfd, s->kick) ||
+	    epoll_add(s->epfd, rt_conn_fd(s->c)))
+		return rt_err_set(err, errno, "cannot create a pollable fd: %s",
+				  strerror(errno));
+	return 0;
+}
+
+static void close_fds(struct rr_srv *s)
+{
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->kick >= 0)
+		close(s->kick);
+}
+
+struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
+			     struct rt_err *err)
+{
+	struct rr_srv *s = calloc(1, sizeof(*s));
+	uint32_t target = rt_conn_srv_credits(c)->target;
+
+	if (!s) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->c = c;
+	if (setup_fd(s, err)) {
+		close_fds(s);
+		free(s);
+		return NULL;
+	}
+	s->opts = *o;
+	/* Every Call in flight holds one request object, a Long reply one
+	 * until its Send completes: a peer within its credits never needs
+	 * more than this. */
+	s->max_reqs = 2 * target + 16;
+	return s;
+}
+
+void rr_srv_destroy(struct rr_srv *s)
+{
+	uint32_t i;
+
+	if (!s)
+		return;
+	/* The transport fences and frees every sink and reply source with
+	 * the connection; the requests only own their message copies. */
+	rt_conn_destroy(s->c);
+	close_fds(s);
+	for (i = 0; i < s->nall; i++) {
+		free(s->all[i]->msg);
+		free(s->all[i]);
+	}
+	free(s->all);
+	free(s);
+}
+
+int rr_srv_fd(const struct rr_srv *s)
+{
+	return s->epfd;
+}
+
+const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *s)
+{
+	return rt_conn_peer_addr(s->c);
+}
+
+const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s)
+{
+	return rt_conn_local_addr(s->c);
+}
+
+void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out)
+{
+	*out = s->st;
+}

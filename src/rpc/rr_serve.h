@@ -1,0 +1,188 @@
+/*
+ * rr_serve.h - the responder side of RPC-over-RDMA v1 on one connection
+ * (prefix rr_): from a Receive to an RPC message ready to decode, and from
+ * an encoded RPC reply to the RDMA Writes and the Send that deliver it.
+ *
+ * It sits between the transport (rt_conn.h: one connection, its buffers and
+ * completions) and the libtirpc glue (svc_rdma.c), and knows neither verbs
+ * nor SVCXPRT.  Everything the peer says passes the wire layer's checks
+ * (rw_recv_call) before it is used.
+ *
+ * Model: an rr_srv owns one rt_conn and turns its events into requests.
+ *   - A Receive is copied out of its buffer, which is posted again at once
+ *     (so the grant of the next reply can count it, V1-CR-8), and decoded.
+ *     A runt, an RDMA_ERROR or anything else that must not be answered is
+ *     dropped (V1-ERR-2, V1-PROC-9); a bad header gets the RDMA_ERROR the
+ *     wire layer names (ERR_VERS with the supported range, ERR_CHUNK).
+ *   - A Call with Read chunks (a Position-Zero Read chunk for a Long Call,
+ *     or chunks inside the payload) is pulled with RDMA Read into memory of
+ *     the connection (local access only) before it is reported ready.  This
+ *     is a state machine, not a wait: rr_srv_progress() starts the Reads and
+ *     returns; their completions make the connection's fd readable and a
+ *     later rr_srv_progress() moves the request to the ready queue.  The
+ *     transport keeps at most ORD Reads on the wire.
+ *   - The bytes one Call may make us pull are capped (max_read_bytes): a
+ *     Call whose Read chunks add up to more is answered with ERR_CHUNK
+ *     before anything is allocated or read (V1-SEC-4).  Pulled memory held
+ *     by one connection is bounded by the same number: Calls that would
+ *     exceed it wait their turn.
+ *   - The ready request's XDR stream is the reassembling decoder (rw_axdr,
+ *     positional mode, missing XDR pad supplied: V1-RC-8) over the inline
+ *     payload or the pulled PZRC plus the other Read chunks.
+ *   - A reply is encoded by the caller's function, first straight into a
+ *     Send buffer; if it does not fit inline and the Call offered a Reply
+ *     chunk, again into connection memory, RDMA-Written into the Reply
+ *     chunk (never past its end) and announced by an RDMA_NOMSG; if it fits
+ *     nowhere, the Call gets ERR_CHUNK (AMB-V1-14, S-4).  A Write list is
+ *     echoed with every length 0: nothing is DDP-eligible without an
+ *     Upper-Layer Binding (V1-WC-6, AMB-V1-13).  Writes are posted before
+ *     the Send, without waiting (the send queue keeps the order).  The
+ *     credit grant is rw_srv_credits_grant(): never more than the Receives
+ *     really posted, never 0.
+ *
+ * Threading: like the rt_conn under it, an rr_srv is used by one thread at
+ * a time (svc_run's).  Nothing here blocks except the bounded wait for a
+ * free Send buffer in rr_sreq_reply() (RR_SEND_WAIT_MS, then the connection
+ * is closed: V1-ERR-13).
+ */
+#ifndef RR_SERVE_H
+#define RR_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rpc/types.h>
+#include <rpc/xdr.h>
+
+#include "transport/rt_conn.h"
+
+struct rr_srv;
+struct rr_sreq;
+
+/* Longest wait for a free Send buffer before a reply gives up. */
+#define RR_SEND_WAIT_MS 5000
+
+struct rr_srv_opts {
+	size_t max_read_bytes;	/* most octets one Call may make us pull
+				 * by RDMA Read, all its Read chunks
+				 * together */
+};
+
+/* Counters of one connection (cumulative).  Error counters count the
+ * RDMA_ERRORs sent, by cause. */
+struct rr_srv_stats {
+	uint64_t requests;	/* Calls handed up (rr_srv_next) */
+	uint64_t replies_inline;	/* RDMA_MSG replies */
+	uint64_t replies_long;	/* replies written into a Reply chunk */
+	uint64_t err_vers;	/* ERR_VERS sent */
+	uint64_t err_chunk;	/* ERR_CHUNK sent, every cause below */
+	uint64_t err_too_big;	/* ... Read chunks over max_read_bytes */
+	uint64_t err_no_room;	/* ... reply fits neither inline nor in the
+				 * Reply chunk */
+	uint64_t err_bad_msg;	/* ... RPC message or chunks unusable */
+	uint64_t discarded;	/* messages dropped without an answer */
+	uint64_t dropped;	/* Calls the RPC layer never answered */
+	uint64_t read_chunks;	/* Read chunks pulled (PZRC included) */
+	uint64_t read_bytes;
+	uint64_t write_chunks;	/* Reply chunks written */
+	uint64_t write_bytes;
+	uint32_t inflight;	/* Calls received and not yet answered */
+	uint32_t max_inflight;	/* the most there ever were */
+	uint32_t max_granted;	/* largest credit grant sent */
+};
+
+/*
+ * Take over c (an accepted connection): from now on it belongs to the
+ * rr_srv and is destroyed with it.  NULL with err set if out of memory
+ * (c is then left to the caller).
+ */
+struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
+			     struct rt_err *err);
+
+/* Destroy the connection (fenced, disconnected) and every request. */
+void rr_srv_destroy(struct rr_srv *s);
+
+/* The fd to poll: readable when rr_srv_progress() has work. */
+int rr_srv_fd(const struct rr_srv *s);
+
+const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *s);
+const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s);
+
+/*
+ * Do everything that can be done without blocking: collect every pending
+ * event of the connection (none is left behind, so the fd is readable
+ * again only for new ones), decode Receives, start RDMA Reads, finish
+ * pulled Calls, send queued RDMA_ERRORs.  Returns the number of requests
+ * ready, or -ENOTCONN once the connection is dead (with the cause in
+ * rr_srv_error()).
+ */
+int rr_srv_progress(struct rr_srv *s);
+
+const struct rt_err *rr_srv_error(const struct rr_srv *s);
+
+/*
+ * Make rr_srv_fd() readable although nothing new is pending, so that a
+ * caller that stops taking ready requests (to let other connections have
+ * their turn) is called again after its next poll().  Cleared by
+ * rr_srv_progress().
+ */
+void rr_srv_defer(struct rr_srv *s);
+
+/*
+ * The next ready request, or NULL.  It stays the caller's until
+ * rr_sreq_done(); its stream (rr_sreq_xdr) is positioned at the start of the
+ * RPC message.
+ */
+struct rr_sreq *rr_srv_next(struct rr_srv *s);
+
+/* The decode stream of r: an rw_axdr (rw_xdr.h).  The caller decodes the
+ * RPC header, calls rw_xdr_begin_body() on it, then the arguments. */
+XDR *rr_sreq_xdr(struct rr_sreq *r);
+
+uint32_t rr_sreq_xid(const struct rr_sreq *r);
+
+/*
+ * The arguments are decoded: 0, or -EPROTO if a Read chunk was never
+ * consumed (a chunk the message does not account for, V1-DDP-1); the
+ * caller then answers GARBAGE_ARGS.  Payload octets after the message are
+ * tolerated, as a TCP transport ignores the rest of a record.
+ */
+int rr_sreq_args_done(struct rr_sreq *r);
+
+/* The caller's reply encoder: the RPC reply header and results, on xdrs
+ * (encode it the same way each time: it may run twice). */
+struct rr_sreq_enc {
+	bool_t (*encode)(XDR *xdrs, void *arg);
+	/* octets the results will take, or 0 if unknown; asked only when
+	 * the reply does not fit inline */
+	size_t (*size_hint)(void *arg);
+	void *arg;
+};
+
+/*
+ * Reply to r (see the model above).  Returns 0 when the reply is on its
+ * way; -EMSGSIZE when it fitted nowhere and ERR_CHUNK was sent instead;
+ * -EINVAL if the encoder failed (nothing sent: the caller may answer
+ * otherwise, e.g. SYSTEM_ERR); -EALREADY if r was answered already;
+ * -ENOTCONN if the connection is dead or had to be closed.
+ */
+int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
+		 const struct rr_sreq_enc *enc);
+
+/*
+ * Answer r with RDMA_ERROR/ERR_CHUNK instead of an RPC reply ("no
+ * RPC-level reply is possible"), e.g. when its RPC call header cannot be
+ * decoded.  Nothing is sent if r was answered already.
+ */
+void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r);
+
+/*
+ * The caller is finished with r.  A Call never answered is counted as
+ * dropped (its requester will time out: the RPC layer chose not to reply).
+ */
+void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r);
+
+void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out);
+
+#endif /* RR_SERVE_H */

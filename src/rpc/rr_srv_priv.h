@@ -1,0 +1,131 @@
+/*
+ * rr_srv_priv.h - the responder's internal structures, shared by its files:
+ * rr_serve.c (lifecycle, events, queues, counters), rr_srv_recv.c (Receive
+ * to ready request: decode, RDMA_ERROR, Read chunks, decode stream) and
+ * rr_srv_reply.c (RPC reply to RDMA Writes and Send).
+ */
+#ifndef RR_SRV_PRIV_H
+#define RR_SRV_PRIV_H
+
+#include "rpc/rr_serve.h"
+#include "transport/rt_buf.h"
+#include "wire/rw_role.h"
+#include "wire/rw_xdr.h"
+
+/*
+ * Where a request is.  From its Receive until it is answered (reply or
+ * RDMA_ERROR posted) it counts in rr_srv_stats.inflight.
+ */
+enum rr_sreq_state {
+	RR_FREE = 0,
+	RR_WAIT_PULL,	/* Read chunks to pull, waiting for the budget */
+	RR_PULLING,	/* RDMA Reads posted */
+	RR_READY,	/* in the ready queue */
+	RR_CURRENT,	/* handed to the caller (rr_srv_next) */
+	RR_ERRQ,	/* an RDMA_ERROR to send, waiting for a Send buffer */
+	RR_SENDING,	/* answered with a Long reply: its source memory is
+			 * kept until the Send completes */
+};
+
+/* Why an RDMA_ERROR is sent, for the counters. */
+enum rr_srv_cause {
+	RR_CAUSE_HDR = 0,	/* the header was refused (rw_recv_call) */
+	RR_CAUSE_TOO_BIG,	/* Read chunks over max_read_bytes
+				 * (V1-SEC-4) */
+	RR_CAUSE_NO_ROOM,	/* reply fits nowhere (AMB-V1-14) */
+	RR_CAUSE_BAD_MSG,	/* RPC message or chunk data unusable */
+};
+
+struct rr_sreq {
+	struct rr_sreq *next;		/* queue link */
+	uint32_t idx;			/* in s->all[] */
+	uint32_t gen;			/* bumped each use (cookies) */
+	enum rr_sreq_state state;
+	bool answered;			/* reply or RDMA_ERROR posted */
+	bool counted;			/* counted in inflight */
+
+	/* the message as received */
+	uint8_t *msg;			/* a copy, ours */
+	uint32_t len;
+	uint32_t msg_cap;
+	struct rw_rx_call rx;
+	struct rw_hdr_space sp;
+
+	/* RR_ERRQ, or an error answered at once: which RDMA_ERROR, why */
+	struct rw_action err;
+	enum rr_srv_cause cause;
+
+	/* Read chunks, pulled back to back into sink in Read-list order */
+	uint64_t pull_len;
+	struct rt_lmem *sink;
+	uint32_t nchunks;		/* item chunks (PZRC excluded) */
+	struct rw_ddp_seg segs[RW_MAX_READ_CHUNKS];
+	struct rw_ddp_chunk chunks[RW_MAX_READ_CHUNKS];
+
+	/* decode stream over the payload and the item chunks */
+	const uint8_t *payload;
+	uint32_t plen;
+	struct rw_axdr ax;
+
+	/* Long reply source, kept until its Send completes */
+	struct rt_lmem *rsrc;
+	bool send_pending;
+};
+
+/* A FIFO of requests. */
+struct rr_srv_queue {
+	struct rr_sreq *head;
+	struct rr_sreq *tail;
+	uint32_t n;
+};
+
+struct rr_srv {
+	struct rt_conn *c;
+	int epfd;			/* rr_srv_fd(): the connection's fd and
+					 * kick */
+	int kick;			/* eventfd set by rr_srv_defer() */
+	bool kicked;
+	struct rr_srv_opts opts;
+	uint32_t max_reqs;		/* request objects we ever allocate */
+	bool dead;
+	struct rt_err err;
+
+	struct rr_sreq **all;		/* every request object, by idx */
+	uint32_t nall;
+	struct rr_srv_queue free;
+	struct rr_srv_queue wait_pull;
+	struct rr_srv_queue ready;
+	struct rr_srv_queue errq;
+
+	uint64_t pull_held;		/* octets of sinks held */
+	struct rr_srv_stats st;
+};
+
+/* rr_serve.c */
+void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r);
+struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q);
+struct rr_sreq *rr_srv_req_get(struct rr_srv *s);
+void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r);
+uint64_t rr_srv_cookie(const struct rr_sreq *r);
+void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+uint32_t rr_srv_grant(struct rr_srv *s);
+void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r);
+int rr_srv_wait_events(struct rr_srv *s, int timeout_ms);
+
+/* rr_srv_recv.c */
+void rr_srv_on_recv(struct rr_srv *s, const struct rt_event *ev);
+void rr_srv_on_read_done(struct rr_srv *s, struct rr_sreq *r, int status);
+void rr_srv_start_pulls(struct rr_srv *s);
+void rr_srv_release_sink(struct rr_srv *s, struct rr_sreq *r);
+void rr_srv_set_error(struct rr_sreq *r, uint32_t code,
+		      enum rr_srv_cause cause);
+void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r);
+bool rr_srv_flush_errors(struct rr_srv *s);
+int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
+
+/* rr_srv_reply.c */
+void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r);
+struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s);
+
+#endif /* RR_SRV_PRIV_H */

@@ -1,0 +1,362 @@
+/*
+ * rr_wait.c - waiting for Replies: the waiters, the leader that polls the
+ * connection for all of them, and the dispatch of what the connection
+ * reports to the calls, matched by XID.
+ *
+ * Leader/follower: the connection is not thread-safe, so only one waiting
+ * thread at a time - the leader - sleeps on its fd, with the lock released
+ * (a plain poll() of the fd touches nothing of the connection); the others
+ * sleep on their own condition variables.  Back under the lock the leader
+ * collects every pending event (rr_drain) and hands each Reply to its call,
+ * waking that call's thread.  When the leader's own call is done it leaves,
+ * waking the first waiter, which takes over.  Any thread that used the
+ * connection under the lock drains it before letting go, so that no event
+ * can sit in the connection's queue while the leader sleeps on an fd that
+ * will not wake it.
+ *
+ * A Reply is looked at in this order (digest 1.10, V1-ERR-1): transport
+ * header decoded (a refused one: rw_reason_action() says discard or fail
+ * the XID, V1-ERR-4, V1-ERR-10), XID matched to a call of this connection,
+ * header checked against what that Call offered (rw_validate_reply), inline
+ * payload's XID checked (V1-HDR-2).  Nothing of the payload is used before
+ * that, and nothing of a Reply chunk before the call's memory is fenced
+ * (rr_call.c).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "rpc/rr_call_priv.h"
+
+/* ---- XID table ---------------------------------------------------------- */
+
+static struct rr_call **bucket(struct rr_clnt *rr, uint32_t xid)
+{
+	return &rr->xids[(xid ^ (xid >> 16)) & (RR_XID_BUCKETS - 1)];
+}
+
+void rr_xid_insert(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rr_call **b = bucket(rr, k->xid);
+
+	k->next = *b;
+	*b = k;
+}
+
+void rr_xid_remove(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rr_call **pp;
+
+	for (pp = bucket(rr, k->xid); *pp; pp = &(*pp)->next) {
+		if (*pp == k) {
+			*pp = k->next;
+			k->next = NULL;
+			return;
+		}
+	}
+}
+
+struct rr_call *rr_xid_find(struct rr_clnt *rr, uint32_t xid)
+{
+	struct rr_call *k;
+
+	for (k = *bucket(rr, xid); k; k = k->next)
+		if (k->xid == xid)
+			return k;
+	return NULL;
+}
+
+/* ---- Dispatch ----------------------------------------------------------- */
+
+static void repost(struct rr_conn *c, struct rt_rbuf *b)
+{
+	if (b)
+		rt_recv_repost(c->rt, b);
+}
+
+/* A header we refuse: discard it, or end the call it names for good. */
+static void refuse(struct rr_clnt *rr, struct rr_call *k,
+		   const struct rw_hdr *h, enum rw_reason why)
+{
+	struct rw_action a = rw_reason_action(RW_ROLE_REQUESTER, h->vers, why,
+					      &rr->hsp.lim);
+
+	if (a.what != RW_ACT_FAIL_XID || !k) {
+		rr->st.discarded++;
+		return;
+	}
+	rr->st.rdma_errors++;
+	k->grant = h->credit;
+	rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
+		   "RPC-over-RDMA error from the server for XID 0x%08x: %s",
+		   k->xid, rw_reason_str(why));
+	rr_call_complete(rr, k);
+}
+
+static void take_error(struct rr_clnt *rr, struct rr_call *k,
+		       const struct rw_hdr *h)
+{
+	rr->st.rdma_errors++;
+	k->grant = h->credit;
+	if (h->err.code == RW_ERR_VERS) {
+		rr_res_set(&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
+			   "the server does not speak RPC-over-RDMA version 1 (it supports %u to %u)",
+			   h->err.low, h->err.high);
+		k->res.vers_low = h->err.low;
+		k->res.vers_high = h->err.high;
+	} else {
+		rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
+			   "the server refused the call's transport header or could not send the reply (RDMA_ERROR %u)",
+			   h->err.code);
+	}
+	rr_call_complete(rr, k);
+}
+
+/* RDMA_MSG: the Reply is inline after the header, in the Receive. */
+static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
+			const struct rw_hdr *h, const struct rt_event *ev)
+{
+	const uint8_t *p = (const uint8_t *)ev->data + h->hdr_len;
+	uint32_t n = ev->len - h->hdr_len;
+
+	if (rw_check_payload(h, p, n) != RW_R_OK) {
+		rr->st.discarded++;
+		return false;
+	}
+	k->grant = h->credit;
+	k->rbuf = ev->rbuf;
+	k->payload = p;
+	k->plen = n;
+	rr->st.replies++;
+	rr_call_complete(rr, k);
+	return true;
+}
+
+/* RDMA_NOMSG: the Reply is in the Reply chunk, one contiguous run from its
+ * start: segments are filled in order, so only the last one written may be
+ * short.  Its XID is checked once the chunk is fenced. */
+static bool take_long(struct rr_clnt *rr, struct rr_call *k,
+		      const struct rw_hdr *h)
+{
+	bool partial = false;
+	uint64_t total = 0;
+	uint32_t i, len;
+
+	for (i = 0; i < h->reply.nsegs; i++) {
+		len = h->reply.segs[i].length;
+		if (partial && len) {
+			rr->st.discarded++;
+			return false;
+		}
+		partial = len < k->reply_segs[i].length;
+		total += len;
+	}
+	k->grant = h->credit;
+	k->payload = k->reply_buf;
+	k->plen = (uint32_t)total;
+	rr->st.replies++;
+	rr->st.long_replies++;
+	rr_call_complete(rr, k);
+	return true;
+}
+
+static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
+		       const struct rt_event *ev)
+{
+	struct rr_call *k = NULL;
+	enum rw_reason why;
+	struct rw_hdr h;
+	bool kept = false;
+
+	why = rw_hdr_decode(ev->data, ev->len, &h, &rr->hsp);
+	if (why == RW_R_OK || ev->len >= RW_FIXED_LEN)
+		k = rr_xid_find(rr, h.xid);
+	if (k && (k->conn != c || k->state == RR_S_DONE))
+		k = NULL;	/* not a call waiting on this connection */
+	if (why == RW_R_OK && !k)
+		rr->st.unknown_xid++;
+	if (why == RW_R_OK && k)
+		why = rw_validate_reply(&k->hdr, &h);
+	if (why != RW_R_OK) {
+		refuse(rr, k, &h, why);
+	} else if (k) {
+		if ((ev->wc_flags & RT_WC_WITH_INV) &&
+		    ev->inv_rkey != k->inv_handle)
+			rr->st.foreign_inv++;
+		if (h.proc == RW_ERROR)
+			take_error(rr, k, &h);
+		else if (h.proc == RW_MSG)
+			kept = take_inline(rr, k, &h, ev);
+		else if (h.proc == RW_NOMSG)
+			take_long(rr, k, &h);
+		else
+			rr->st.discarded++;
+	}
+	if (!kept)
+		repost(c, ev->rbuf);
+}
+
+static bool dispatch(struct rr_clnt *rr, struct rr_conn *c,
+		     const struct rt_event *ev)
+{
+	switch (ev->type) {
+	case RT_EV_RECV:
+		recv_reply(rr, c, ev);
+		return false;
+	case RT_EV_DEAD:
+		return true;
+	default:
+		return false;	/* nothing is posted signalled */
+	}
+}
+
+/*
+ * Dispatching can finish an abandoned call, which uses the connection and
+ * would drain again: a nested drain of the same connection only asks the
+ * running one to look once more.
+ */
+void rr_drain(struct rr_clnt *rr, struct rr_conn *c)
+{
+	struct rt_event ev[RR_EV_BATCH];
+	bool dead = false;
+	int n, i;
+
+	if (c->lost)
+		return;
+	if (c->draining) {
+		c->redrain = true;
+		return;
+	}
+	c->draining = true;
+	do {
+		c->redrain = false;
+		n = rt_conn_poll(c->rt, ev, RR_EV_BATCH, 0);
+		for (i = 0; i < n; i++)
+			dead |= dispatch(rr, c, &ev[i]);
+	} while (n == RR_EV_BATCH || (n > 0 && c->redrain));
+	c->draining = false;
+	if (dead || n < 0 || rt_conn_state(c->rt) == RT_CONN_DEAD)
+		rr_conn_lost(rr, c);
+}
+
+/* ---- Waiting ------------------------------------------------------------ */
+
+static void waiter_add(struct rr_clnt *rr, struct rr_waiter *w)
+{
+	struct rr_waiter *t = rr->waiters;
+
+	w->next = NULL;
+	w->prev = NULL;
+	if (!t) {
+		rr->waiters = w;
+		return;
+	}
+	while (t->next)
+		t = t->next;
+	t->next = w;
+	w->prev = t;
+}
+
+static void waiter_del(struct rr_clnt *rr, struct rr_waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		rr->waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+}
+
+void rr_wake(struct rr_waiter *w)
+{
+	if (w)
+		pthread_cond_signal(&w->cv);
+}
+
+void rr_wake_all(struct rr_clnt *rr)
+{
+	struct rr_waiter *w;
+
+	for (w = rr->waiters; w; w = w->next)
+		pthread_cond_signal(&w->cv);
+}
+
+static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
+		       int64_t deadline)
+{
+	struct timespec ts = {
+		.tv_sec = deadline / 1000,
+		.tv_nsec = (deadline % 1000) * 1000000,
+	};
+
+	pthread_cond_timedwait(&w->cv, &rr->lock, &ts);
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * Sleep on c's fd (event mode) or give the processor away (busy polling)
+ * without the lock, then collect what came.  One slice at most, so that a
+ * leader also notices its own deadline and a changed world.
+ */
+static void lead_once(struct rr_clnt *rr, struct rr_conn *c, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = rt_conn_fd(c->rt), .events = POLLIN };
+	int64_t left = min64(deadline - rr_now_ms(), RR_LEAD_SLICE_MS);
+
+	pthread_mutex_unlock(&rr->lock);
+	if (c->busy_poll)
+		sched_yield();
+	else if (left > 0)
+		poll(&pfd, 1, (int)left);
+	pthread_mutex_lock(&rr->lock);
+	rr_drain(rr, c);
+}
+
+static void lead(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+		 void *arg, int64_t deadline)
+{
+	rr->leading = true;
+	c->refs++;
+	while (!done(arg) && !c->lost && rr_now_ms() < deadline)
+		lead_once(rr, c, deadline);
+	rr->leading = false;
+	rr_conn_put(rr, c);
+}
+
+bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+	     void *arg, int64_t deadline, struct rr_waiter **pub)
+{
+	struct rr_waiter w;
+	pthread_condattr_t ca;
+	bool ok;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	waiter_add(rr, &w);
+	if (pub)
+		*pub = &w;
+	while (!done(arg) && rr_now_ms() < deadline) {
+		if (c && !c->lost && !rr->leading)
+			lead(rr, c, done, arg, deadline);
+		else
+			timed_wait(rr, &w, deadline);
+	}
+	ok = done(arg);
+	if (pub)
+		*pub = NULL;
+	waiter_del(rr, &w);
+	pthread_cond_destroy(&w.cv);
+	/* Whoever leaves hands the connection over: the first waiter leads
+	 * next if nobody does. */
+	if (!rr->leading)
+		rr_wake(rr->waiters);
+	return ok;
+}

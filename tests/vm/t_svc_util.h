@@ -1,0 +1,152 @@
+/*
+ * t_svc_util.h - helpers of the server-side VM tests: check lines, the
+ * rtest_server process (start it, wait for its "listening" line, stop it
+ * with SIGTERM and judge its exit status: under the ASan build a leak makes
+ * it non-zero), and a raw RPC-over-RDMA client built on the transport (rt_)
+ * and wire (rw_) layers.  The raw client can send anything, valid or not,
+ * and returns what the server answered both as bytes and decoded, so tests
+ * can check the exact wire format (digest section 6).
+ */
+#ifndef T_SVC_UTIL_H
+#define T_SVC_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <rpc/rpc.h>
+
+#include "transport/rt_buf.h"
+#include "transport/rt_conn.h"
+#include "transport/rt_reg.h"
+#include "wire/rw_role.h"
+
+#define TS_TIMEOUT_MS 20000
+
+/* ---- Checks ------------------------------------------------------------ */
+
+extern int ts_failures;
+
+/* One line per check: "ok - ..." or "FAIL - ...". */
+void ts_check(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ts_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int64_t ts_now_ms(void);
+int64_t ts_now_us(void);
+/* Exit with a FAIL line if the program runs longer than seconds. */
+void ts_watchdog(unsigned int seconds);
+/* Device present?  Prints the skip line and returns false if not. */
+bool ts_have_rdma(void);
+const char *ts_addr4(void);
+const char *ts_addr6(void);
+
+void ts_fill(void *buf, size_t len, uint32_t seed);	/* rtest pattern */
+long ts_check_fill(const void *buf, size_t len, uint32_t seed);
+
+/* ---- The server process ------------------------------------------------- */
+
+struct ts_server {
+	pid_t pid;
+	int out;		/* its stdout */
+	uint16_t port;
+	char host[64];
+};
+
+/*
+ * Start rtest_server (from $RTEST_SERVER, else next to this program) on
+ * host, port 0, with the extra arguments args (NULL-terminated, may be
+ * NULL), and wait for its "listening on ... port N" line.  0 or -1.
+ */
+int ts_server_start(struct ts_server *s, const char *host,
+		    const char *const *args);
+
+/* SIGTERM, then wait (SIGKILL after 30 s).  The exit status, or -1 if it
+ * died by a signal or had to be killed. */
+int ts_server_stop(struct ts_server *s);
+
+/* A /proc/PID/status field in kB (e.g. "VmHWM"), or -1. */
+long ts_proc_kb(pid_t pid, const char *field);
+
+/* ---- Raw client ----------------------------------------------------------- */
+
+struct tc {
+	struct rt_conn *c;
+	struct rt_regset *rs;
+	uint32_t xid;
+	uint32_t grant;		/* latest non-zero grant */
+};
+
+/* Connect, retrying while refused, within timeout_ms.  0 or -errno. */
+int tc_connect(struct tc *t, const struct ts_server *s, int timeout_ms);
+void tc_close(struct tc *t);
+bool tc_dead(struct tc *t);
+/* Wait until the connection is dead: ms waited, or -1. */
+int tc_wait_dead(struct tc *t, int timeout_ms);
+
+int tc_send(struct tc *t, const void *msg, uint32_t len);
+/* The next message: its length, -ETIMEDOUT or -ENOTCONN. */
+int tc_recv(struct tc *t, void *buf, uint32_t cap, int timeout_ms);
+
+/* What to send. */
+struct tc_call {
+	uint32_t prog, vers;	/* 0: rtest */
+	uint32_t proc;
+	uint32_t xid;		/* 0: the next one */
+	uint32_t payload_xid;	/* RPC XID if not the same (0) */
+	xdrproc_t xargs;
+	void *args;
+	AUTH *auth;		/* NULL: AUTH_NONE */
+	bool long_call;		/* payload in a Position-Zero Read chunk */
+	bool read_item;		/* the first body opaque goes in a Read chunk */
+	bool read_item_pad;	/* ... with its XDR pad (V1-RC-6) */
+	size_t reply_chunk;	/* offer a Reply chunk of this size */
+	size_t reply_guard;	/* register this much more behind it, not
+				 * exposed, filled with 0xa5 */
+	uint32_t write_segs;	/* offer one Write chunk of this many ... */
+	uint32_t write_seg_len;	/* ... segments of this size */
+	uint32_t credit;	/* requested (0: 32) */
+	int die_after_us;	/* >= 0 with die: SIGKILL ourselves this long
+				 * after posting the Send, chunks exposed */
+	bool die;
+};
+
+/* What came back. */
+struct tc_reply {
+	uint8_t raw[8192];
+	uint32_t len;
+	enum rw_reason why;	/* of rw_hdr_decode() */
+	struct rw_hdr h;
+	struct rw_hdr_space sp;
+	bool rpc;		/* an RPC reply was decoded */
+	uint32_t rpc_xid;
+	uint32_t rp_stat;	/* MSG_ACCEPTED / MSG_DENIED */
+	uint32_t ar_stat;	/* accept_stat */
+	uint32_t payload_len;
+	bool guard_ok;		/* reply_guard bytes untouched */
+	struct rw_segment offered_w[16];	/* the Write chunk offered */
+	struct rw_segment offered_r[4];		/* the Reply chunk offered */
+	bool res_ok;		/* results decoded */
+};
+
+/*
+ * Send one call and wait for its answer (whatever it is).  0 when an
+ * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it).
+ * Results are decoded into call->... xres/res when the reply is accepted;
+ * free them with xdr_free().
+ */
+int tc_rpc(struct tc *t, const struct tc_call *call, xdrproc_t xres,
+	   void *res, struct tc_reply *rep, int timeout_ms);
+
+/* A Short call (RDMA_MSG, no chunks) as bytes: its length, or 0. */
+uint32_t tc_short_call(struct tc *t, uint32_t xid, uint32_t proc,
+		       xdrproc_t xargs, void *args, void *buf, uint32_t cap);
+
+/* Decode an answer received by hand (chunk buffers not supported). */
+void tc_decode(const void *raw, uint32_t len, xdrproc_t xres, void *res,
+	       struct tc_reply *rep);
+
+/* Big-endian words of a message, for building headers by hand. */
+uint32_t tc_be(uint32_t v);
+
+#endif /* T_SVC_UTIL_H */
