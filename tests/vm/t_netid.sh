@@ -1,0 +1,272 @@
+#!/bin/sh
+# t_netid.sh: netids rdma and rdma6 through libtirpc's own entry points
+# (rpcrdma_netid(3)).  The build installs copies of this script named after
+# the part they run:
+#   tests/vm/netid-offline  no network (make check runs it on the host too):
+#                           t_netid offline, linked, LD_PRELOADed and with a
+#                           libtirpc that binds its own calls (as built with
+#                           -Bsymbolic-functions), and the start-up check of
+#                           a wrongly linked program
+#   tests/vm/netid-linked   rpcbind, t_netid server + client, rpcinfo,
+#                           binaries linked -lrpcrdma -ltirpc
+#   tests/vm/netid-preload  the same with binaries linked -ltirpc only and
+#                           LD_PRELOAD=librpcrdma.so.1, and the system's
+#                           rpcinfo -T rdma/rdma6 with LD_PRELOAD
+#   tests/vm/netid-symbolic the same, linked, against a libtirpc whose own
+#                           calls never reach librpcrdma
+#   tests/vm/netid-rpcbind  unregistration at exit, the NFS port convention,
+#                           a missing rpcbind (client and server)
+# Each check prints one line ("ok - ..." / "FAIL - ..."); the exit status
+# is 1 if any failed.  The VM parts need root (rpcbind) and rxe0.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+part=${T_NETID_PART:-$(basename "$0")}
+part=${part#netid-}
+H4=${RDMA_ADDR4:-192.0.2.1}
+H6=${RDMA_ADDR6:-2001:db8::1}
+P=$((0x20005151))
+P2=$((0x20005152))
+LIB=$top/.libs/librpcrdma.so.1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t_netid.XXXXXX")
+failures=0
+pids=
+
+# An ASan build of the library needs the ASan runtime first in a program
+# that was not built with it.
+asan=$(ldd "$LIB" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*libasan[^ ]*\) .*/\1/p')
+PRELOAD=${asan:+$asan:}$LIB
+# For rpcinfo, which was not built for leak checking.
+NOLEAKS=ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
+# libtirpc 1.3.3 leaks a struct netbuf (16 bytes) from its rpcbind address
+# cache (rpcb_clnt.c) in rpcb_getmaps() and clnt_create(..., "tcp"), both
+# of which the client part calls: ignore leaks allocated inside libtirpc
+# for that process only.
+echo 'leak:libtirpc.so.3' >"$TMP/lsan.supp"
+TIRPC_LEAKS=LSAN_OPTIONS=${LSAN_OPTIONS:-}${LSAN_OPTIONS:+:}suppressions=$TMP/lsan.supp
+
+check() {	# check CONDITION-STATUS MESSAGE
+	if [ "$1" -eq 0 ]; then
+		echo "ok - $2"
+	else
+		echo "FAIL - $2"
+		failures=$((failures + 1))
+	fi
+}
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# Run a C test program, pass its lines through, count its failures.
+run_prog() {	# run_prog LABEL CMD...
+	rp_label=$1
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	cat "$TMP/out"
+	sed 's/^/# stderr: /' "$TMP/err"
+	check $rc "$rp_label: exit status $rc"
+}
+
+no_selfcheck_warning() {	# no_selfcheck_warning LABEL FILE
+	! grep -q 'precedes librpcrdma\|calls its own functions' "$2"
+	check $? "$1: the start-up check is silent"
+}
+
+# A copy of libtirpc that binds its own calls; sets SYMBOLIC (its directory).
+make_symbolic() {
+	SYMBOLIC=$TMP/symbolic
+	mkdir -p "$SYMBOLIC"
+	tirpc=$(ldd "$here/t_netid" | sed -n 's/.*libtirpc.so.3 => \([^ ]*\) .*/\1/p')
+	"$here/t_netid_symbolic" "$tirpc" "$SYMBOLIC/libtirpc.so.3"
+}
+
+selfcheck_says_symbolic() {	# selfcheck_says_symbolic LABEL FILE
+	n=$(grep -c 'calls its own functions directly' "$2")
+	[ "$n" -eq 1 ]
+	check $? "$1: the start-up check says libtirpc binds its own calls ($n time(s))"
+}
+
+wait_for() {	# wait_for FILE PATTERN SECONDS PID: 0 when FILE has PATTERN
+	i=0
+	while [ $i -lt $(($3 * 5)) ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$4" 2>/dev/null || return 1
+		sleep 0.2
+		i=$((i + 1))
+	done
+	return 1
+}
+
+start_rpcbind() {
+	if ! command -v rpcbind >/dev/null || ! command -v rpcinfo >/dev/null; then
+		check 1 "rpcbind and rpcinfo installed (package rpcbind: tests/vm/run's PACKAGES)"
+		return 1
+	fi
+	mkdir -p /run/rpcbind
+	rpcbind -f &
+	RPCBIND=$!
+	pids="$pids $RPCBIND"
+	i=0
+	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 100 ]; then
+			check 1 "rpcbind started"
+			return 1
+		fi
+		sleep 0.2
+	done
+	check 0 "rpcbind started (pid $RPCBIND)"
+}
+
+stop_rpcbind() {
+	kill "$RPCBIND" 2>/dev/null
+	wait "$RPCBIND" 2>/dev/null
+	rm -f /run/rpcbind.sock
+}
+
+# start_server LOG PATTERN CMD...: sets SERVER, 0 once LOG has PATTERN
+start_server() {
+	ss_log=$1 ss_pat=$2
+	shift 2
+	"$@" >"$ss_log" 2>&1 &
+	SERVER=$!
+	pids="$pids $SERVER"
+	wait_for "$ss_log" "$ss_pat" 60 "$SERVER"
+}
+
+stop_server() {	# stop_server LABEL LOG: SIGTERM, exit status 0, no FAIL line
+	kill -TERM "$SERVER" 2>/dev/null
+	wait "$SERVER"
+	rc=$?
+	sed 's/^/# server: /' "$2"
+	check $rc "$1: server exit status $rc"
+	! grep -q '^FAIL' "$2"
+	check $? "$1: server checks all ok"
+}
+
+# ---- parts --------------------------------------------------------------------
+
+part_offline() {
+	run_prog "linked: t_netid offline" "$here/t_netid" offline </dev/null
+	no_selfcheck_warning "linked" "$TMP/err"
+	run_prog "LD_PRELOAD: t_netid_plain offline" \
+		env LD_PRELOAD="$PRELOAD" "$here/t_netid_plain" offline </dev/null
+	no_selfcheck_warning "LD_PRELOAD" "$TMP/err"
+	if make_symbolic; then
+		run_prog "-Bsymbolic libtirpc: t_netid offline" \
+			env LD_LIBRARY_PATH="$SYMBOLIC" "$here/t_netid" offline </dev/null
+		selfcheck_says_symbolic "-Bsymbolic libtirpc" "$TMP/err"
+	else
+		echo "# skipped: no DT_FLAGS in $tirpc to make a -Bsymbolic copy of"
+	fi
+	"$here/t_netid_order" >"$TMP/out" 2>"$TMP/err"
+	n=$(grep -c 'libtirpc precedes librpcrdma' "$TMP/err")
+	[ "$n" -eq 1 ]
+	check $? "linked -ltirpc -lrpcrdma: the start-up check says so once ($n): $(head -c 120 "$TMP/err")..."
+	grep -q 'answered by libtirpc' "$TMP/out"
+	check $? "linked -ltirpc -lrpcrdma: $(cat "$TMP/out")"
+}
+
+rpcinfo_checks() {	# rpcinfo_checks LABEL
+	rpcinfo >"$TMP/rpcinfo" 2>&1
+	n=$(grep -c "^ *$P .* rdma6\? " "$TMP/rpcinfo")
+	grep "^ *$P " "$TMP/rpcinfo" | sed 's/^/# rpcinfo: /'
+	[ "$n" -eq 8 ]
+	check $? "$1: rpcinfo on the server shows $n rdma/rdma6 registrations of P (want 8)"
+	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T rdma "$H4" $P >"$TMP/out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$TMP/out"
+	[ $rc -eq 0 ] && [ "$(grep -c 'ready and waiting' "$TMP/out")" -eq 5 ]
+	check $? "$1: LD_PRELOAD rpcinfo -T rdma $H4 $P: versions 1-5 ready"
+	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T rdma6 "$H6" $P 3 >"$TMP/out" 2>&1
+	grep -q "version 3 ready and waiting" "$TMP/out"
+	check $? "$1: LD_PRELOAD rpcinfo -T rdma6 $H6 $P 3: $(cat "$TMP/out")"
+	rpcinfo -T rdma "$H4" $P 1 >"$TMP/out" 2>&1
+	[ $? -ne 0 ]
+	check $? "$1: without librpcrdma, rpcinfo -T rdma fails: $(cat "$TMP/out")"
+}
+
+part_full() {	# part_full LABEL PROGRAM [ENV...]
+	pf_label=$1 pf_prog=$2
+	shift 2
+	start_rpcbind || return
+	start_server "$TMP/server" '^ready' env "$@" "$here/$pf_prog" server "$H4" "$H6"
+	check $? "$pf_label: server ready"
+	run_prog "$pf_label: client" env "$TIRPC_LEAKS" "$@" "$here/$pf_prog" client "$H4" "$H6"
+	case $pf_label in
+	-Bsymbolic*) selfcheck_says_symbolic "$pf_label client" "$TMP/err" ;;
+	*) no_selfcheck_warning "$pf_label client" "$TMP/err" ;;
+	esac
+	rpcinfo_checks "$pf_label"
+	stop_server "$pf_label" "$TMP/server"
+	stop_rpcbind
+}
+
+part_linked() {
+	part_full linked t_netid
+}
+
+part_preload() {
+	part_full LD_PRELOAD t_netid_plain LD_PRELOAD="$PRELOAD"
+}
+
+part_symbolic() {
+	if ! make_symbolic; then
+		echo "# skipped: no DT_FLAGS in $tirpc to make a -Bsymbolic copy of"
+		return
+	fi
+	part_full "-Bsymbolic libtirpc" t_netid LD_LIBRARY_PATH="$SYMBOLIC"
+}
+
+part_rpcbind() {
+	start_rpcbind || return
+	# Registered while it runs, gone after a normal exit.
+	start_server "$TMP/one" '^ready' "$here/t_netid" serve-one rdma $P2 1
+	check $? "serve-one rdma: ready"
+	rpcinfo | grep -q "^ *$P2 *1 *rdma "
+	check $? "rpcinfo shows program $P2 on rdma"
+	run_prog "clnt_create through rpcbind" "$here/t_netid" call rdma "$H4" $P2 1
+	stop_server "serve-one rdma" "$TMP/one"
+	! rpcinfo | grep -q "^ *$P2 "
+	check $? "program $P2 unregistered at exit"
+	# rdma6 the same way.
+	start_server "$TMP/one" '^ready' "$here/t_netid" serve-one rdma6 $P2 2
+	run_prog "clnt_create rdma6 through rpcbind" "$here/t_netid" call rdma6 "$H6" $P2 2
+	stop_server "serve-one rdma6" "$TMP/one"
+	! rpcinfo | grep -q "^ *$P2 "
+	check $? "program $P2 (rdma6) unregistered at exit"
+	# NFS: port 20049 on both sides, no rpcbind registration.
+	start_server "$TMP/nfs" '^ready' env RPCRDMA_RPCBIND=0 "$here/t_netid" serve-one rdma 100003 3
+	grep -q '^ready port 20049' "$TMP/nfs"
+	check $? "NFS server on rdma: $(grep '^ready' "$TMP/nfs")"
+	! rpcinfo | grep -q "^ *100003 .* rdma "
+	check $? "RPCRDMA_RPCBIND=0: not registered"
+	run_prog "NFS client, port 20049 by convention" "$here/t_netid" call rdma "$H4" 100003 3
+	stop_server "NFS server" "$TMP/nfs"
+	# No rpcbind at all.
+	stop_rpcbind
+	start_server "$TMP/one" '^ready' "$here/t_netid" serve-one rdma $P2 1
+	check $? "no rpcbind: the server still serves"
+	grep -q 'not registered with rpcbind' "$TMP/one"
+	check $? "no rpcbind: the server says: $(grep 'librpcrdma' "$TMP/one" | head -n 1)"
+	port=$(sed -n 's/^ready port //p' "$TMP/one")
+	run_prog "no rpcbind" "$here/t_netid" norpcbind "$H4" "${port:-0}"
+	stop_server "no rpcbind" "$TMP/one"
+}
+
+case $part in
+offline | linked | preload | symbolic | rpcbind) "part_$part" ;;
+*)
+	echo "usage: netid-{offline,linked,preload,symbolic,rpcbind} (or T_NETID_PART=...)" >&2
+	exit 2
+	;;
+esac
+echo "netid-$part: $([ $failures -eq 0 ] && echo PASS || echo FAIL), $failures failure(s)"
+[ $failures -eq 0 ]
