@@ -339,6 +339,22 @@ void rt_cm_client_events(struct rt_conn *c)
 
 /* ---- Listener -------------------------------------------------------- */
 
+/*
+ * An IPv6 wildcard listener would also take IPv4 connections (the rdma_cm
+ * default), so netids rdma and rdma6 could not listen on the same port -
+ * NFS's 20049, say.  Like libtirpc's IPV6_V6ONLY for tcp6, an AF_INET6
+ * listener takes IPv6 only.
+ */
+static int listen_v6only(struct rt_listener *l, const struct sockaddr *addr)
+{
+	int afonly = 1;
+
+	if (addr->sa_family != AF_INET6)
+		return 0;
+	return rdma_set_option(l->id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
+			       &afonly, sizeof(afonly));
+}
+
 static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 			int backlog, struct rt_err *err)
 {
@@ -353,6 +369,9 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP))
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
+	if (listen_v6only(l, addr))
+		return rt_err_set(err, errno, "cannot make %s an IPv6-only listener: %s",
+				  a, strerror(errno));
 	if (rdma_bind_addr(l->id, (struct sockaddr *)addr))
 		return rt_err_set(err, errno, "cannot bind RDMA listener to %s: %s",
 				  a, strerror(errno));

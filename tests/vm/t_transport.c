@@ -853,6 +853,31 @@ static void test_connect_failures(void)
 	connect_fails("198.51.100.1", 20049, 0, "198.51.100.1", 2000);
 }
 
+/* rdma and rdma6 listeners share one port (an IPv6 listener is IPv6-only,
+ * as libtirpc makes tcp6), and each family's client reaches its own. */
+static void test_dual_stack_port(void)
+{
+	struct sockaddr_storage s4, s6;
+	struct rt_listener *l4, *l6 = NULL;
+	struct rt_err err;
+	uint16_t port;
+
+	t_sockaddr(&s4, "0.0.0.0", 0);
+	l4 = rt_listen((struct sockaddr *)&s4, 0, NULL, &err);
+	if (!l4) {
+		t_check(false, "IPv4 wildcard listener: %s", err.msg);
+		return;
+	}
+	port = rt_listener_port(l4);
+	t_sockaddr(&s6, "::", port);
+	l6 = rt_listen((struct sockaddr *)&s6, 0, NULL, &err);
+	t_check(l6 != NULL, "IPv4 and IPv6 wildcard listeners share port %u%s%s",
+		port, l6 ? "" : ": ", l6 ? "" : err.msg);
+	if (l6)
+		rt_listener_destroy(l6);
+	rt_listener_destroy(l4);
+}
+
 static bool have_device(void)
 {
 	int n = 0;
@@ -903,6 +928,7 @@ int main(void)
 	test_server_closes();
 	test_client_closes();
 	test_connect_failures();
+	test_dual_stack_port();
 	t_srv_stop(&srv6);
 	t_srv_stop(&srv4);
 	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
