@@ -132,6 +132,98 @@ struct rpcrdma_svc_stats {
 						 * last call failed, one line */
 #define RPCRDMA_ERRMSG_LEN	256
 
+/* ---------------------------------------------------------------------- */
+/*
+ * Upper-Layer Bindings (rpcrdma_ulb(3), rpcrdma-ulb.conf(5)).
+ *
+ * Which data items of a procedure's arguments or results may be moved by
+ * RDMA (DDP-eligible, RFC 8166 section 6), and how much room a requester
+ * provides for its results.  Without an entry nothing is reduced: calls and
+ * replies go inline or as Long messages.  Entries come from the built-in
+ * NFS bindings (RFC 8267), the file named by RPCRDMA_ULB_CONF (default
+ * $sysconfdir/rpcrdma/ulb.conf, loaded once, on first use) and
+ * rpcrdma_ulb_register(), the later overriding the earlier.
+ */
+enum rpcrdma_ulb_dir {
+	RPCRDMA_ULB_CALL = 0,		/* the procedure's arguments */
+	RPCRDMA_ULB_REPLY = 1,		/* the procedure's results */
+};
+
+enum rpcrdma_ulb_size_kind {
+	RPCRDMA_ULB_SIZE_NONE = 0,	/* not given */
+	RPCRDMA_ULB_SIZE_FIXED,		/* 'value' octets */
+	RPCRDMA_ULB_SIZE_ARG,		/* the unsigned int argument at 'offset'
+					 * plus 'value' octets */
+};
+
+/*
+ * A size known before the call is sent.  For RPCRDMA_ULB_SIZE_ARG, offset
+ * locates a 4-octet unsigned int in the encoded arguments (the procedure's
+ * XDR body, after the RPC header and credentials): offset >= 0 counts from
+ * the first octet of the arguments, offset < 0 back from their end (-4 is
+ * the last word).  Both must be multiples of 4.
+ */
+struct rpcrdma_ulb_size {
+	enum rpcrdma_ulb_size_kind kind;
+	uint32_t value;
+	int32_t offset;
+};
+
+/*
+ * One binding.  Body items are the opaque, string and fixed-opaque data
+ * runs of the arguments (CALL) or results (REPLY), numbered from 0 in XDR
+ * order; items of zero octets are not counted.  Bit k of items makes item
+ * k DDP-eligible.
+ */
+struct rpcrdma_ulb_entry {
+	rpcprog_t prog;
+	rpcvers_t vers;
+	rpcproc_t proc;
+	enum rpcrdma_ulb_dir dir;
+	uint64_t items;			/* DDP-eligible body items */
+	uint32_t min_len;		/* CALL: shorter items stay inline;
+					 * REPLY: smallest room worth a Write
+					 * chunk.  0 = transport default */
+	uint32_t max_chunks;		/* most items moved, 0 = no limit */
+	struct rpcrdma_ulb_size room;	/* REPLY: maximum size of each
+					 * eligible result (the Write chunk) */
+	struct rpcrdma_ulb_size reply_max; /* REPLY: largest encoded results
+					 * (no RPC header or verifier) with
+					 * the eligible ones in Write chunks;
+					 * add 'room' for each result not
+					 * given a Write chunk */
+	unsigned long reserved[4];	/* must be zero */
+};
+
+/* Add or replace the entry for (prog, vers, proc, dir); 0 or an errno. */
+int rpcrdma_ulb_register(const struct rpcrdma_ulb_entry *entry);
+
+/* Remove an entry of any origin; 0 or ENOENT. */
+int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			   enum rpcrdma_ulb_dir dir);
+
+/* Copy the entry for (prog, vers, proc, dir) to *entry; 0 or ENOENT. */
+int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+		       enum rpcrdma_ulb_dir dir,
+		       struct rpcrdma_ulb_entry *entry);
+
+/*
+ * Load another configuration file.  Bad entries are reported on stderr as
+ * "FILE:LINE: reason" and skipped.  Returns the number of bad entries, or
+ * -1 with errno set if the file cannot be read.
+ */
+int rpcrdma_ulb_load(const char *path);
+
+/*
+ * Resolve a REPLY entry's sizes for one call whose encoded arguments are
+ * args[0..len): *room (per eligible result) and *reply_max; 0 where the
+ * entry gives no size.  Returns 0, or EINVAL if an offset falls outside
+ * the arguments.
+ */
+int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
+		      const void *args, size_t len,
+		      uint32_t *room, uint32_t *reply_max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,64 @@
+/*
+ * ulb.h - internal interface of the Upper-Layer Binding table (digest 1.11,
+ * V1-ULB-*): what the CLIENT and SVCXPRT ask before marshalling, and the
+ * pieces the table, the configuration file parser and the built-in NFS
+ * bindings share.  The public half is in <rpc/rpcrdma.h> (rpcrdma_ulb(3)).
+ */
+#ifndef RPCRDMA_ULB_H
+#define RPCRDMA_ULB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rpc/rpcrdma.h>
+
+#include "wire/rw_xdr.h"
+
+/*
+ * Where an entry came from.  A later registration replaces an earlier one
+ * only from the same or a stronger source, so the outcome does not depend
+ * on when the configuration file happens to be loaded: the application
+ * beats the file, the file beats the built-in bindings.
+ */
+enum ulb_source {
+	ULB_SRC_BUILTIN = 0,
+	ULB_SRC_CONF,
+	ULB_SRC_APP,
+};
+
+/* Add or replace one entry (ulb_table.c); 0 or an errno value. */
+int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src);
+
+/* Check an entry for consistency; NULL if good, else why not. */
+const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e);
+
+/* Register the built-in bindings (ulb_nfs.c). */
+void ulb_nfs_register(void);
+
+/*
+ * Parse one configuration line (ulb_conf.c).  Returns 1 with *e filled for
+ * an entry, 0 for a blank or comment line, -1 with why[] set for a bad one.
+ */
+int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
+			char *why, size_t whylen);
+
+/*
+ * Load a configuration file: each good entry is registered with source
+ * ULB_SRC_CONF, each bad one is reported to errs as "FILE:LINE: reason"
+ * and skipped.  Returns the number of bad entries, or -1 with errno set
+ * if the file cannot be read.
+ */
+int ulb_conf_load(const char *path, FILE *errs);
+
+/*
+ * Turn an entry into the wire layer's policy (NULL entry: no reduction,
+ * digest 1.11).  A requester encoding a Call passes dflt_min, used when
+ * the entry says min=0; a responder encoding a Reply and both decoders
+ * pass reply = true, which clears min_len (V1-WC-2: every eligible result
+ * goes into an offered Write chunk).
+ */
+void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
+		    uint32_t dflt_min, struct rw_ddp_policy *pol);
+
+#endif /* RPCRDMA_ULB_H */

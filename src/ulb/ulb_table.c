@@ -1,0 +1,314 @@
+/*
+ * ulb_table.c - the Upper-Layer Binding table: entries keyed by (program,
+ * version, procedure, direction) saying which body items are DDP-eligible
+ * and how much room a requester provides for results (digest 1.11,
+ * V1-ULB-1..4, V1-WC-1, V1-RP-1/2).  Also the public entry points of
+ * rpcrdma_ulb(3) and the conversion to the wire layer's rw_ddp_policy.
+ *
+ * The table is a sorted array behind a read-write lock: registrations are
+ * rare (start-up, configuration load) while every RPC looks up, and a
+ * lookup copies the entry out so no caller holds a pointer into the array.
+ * The built-in bindings and the configuration file are loaded once, lazily,
+ * by whichever entry point runs first.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "ulb/ulb.h"
+
+#ifndef RPCRDMA_ULB_CONF
+#define RPCRDMA_ULB_CONF "/etc/rpcrdma/ulb.conf"
+#endif
+
+struct ulb_slot {
+	struct rpcrdma_ulb_entry e;
+	enum ulb_source src;
+};
+
+static pthread_rwlock_t ulb_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct ulb_slot *ulb_slots;
+static size_t ulb_nslots;
+static size_t ulb_cap;
+static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
+
+/* ---------------------------------------------------------------------- */
+/* lazy initialization                                                     */
+
+/*
+ * Built-ins first, then the file, so the file's entries override them.  A
+ * missing file at the default path is normal (no local bindings); a file
+ * named by RPCRDMA_ULB_CONF that cannot be read is worth a message.
+ */
+static void ulb_init(void)
+{
+	const char *env = getenv("RPCRDMA_ULB_CONF");
+	const char *path = env && *env ? env : RPCRDMA_ULB_CONF;
+
+	ulb_nfs_register();
+	if (ulb_conf_load(path, stderr) < 0 && (env || errno != ENOENT))
+		fprintf(stderr, "librpcrdma: %s: %s\n", path, strerror(errno));
+}
+
+static void ulb_ensure_init(void)
+{
+	pthread_once(&ulb_once, ulb_init);
+}
+
+/* ---------------------------------------------------------------------- */
+/* the sorted array                                                        */
+
+static int ulb_key_cmp(const struct rpcrdma_ulb_entry *a, rpcprog_t prog,
+		       rpcvers_t vers, rpcproc_t proc, enum rpcrdma_ulb_dir dir)
+{
+	if (a->prog != prog)
+		return a->prog < prog ? -1 : 1;
+	if (a->vers != vers)
+		return a->vers < vers ? -1 : 1;
+	if (a->proc != proc)
+		return a->proc < proc ? -1 : 1;
+	if (a->dir != dir)
+		return a->dir < dir ? -1 : 1;
+	return 0;
+}
+
+/* Index of the key, or of where it would be inserted; caller holds lock. */
+static size_t ulb_find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+		       enum rpcrdma_ulb_dir dir, bool *found)
+{
+	size_t lo = 0, hi = ulb_nslots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = ulb_key_cmp(&ulb_slots[mid].e, prog, vers, proc, dir);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+static int ulb_grow(void)
+{
+	size_t cap = ulb_cap ? ulb_cap * 2 : 32;
+	struct ulb_slot *s;
+
+	s = realloc(ulb_slots, cap * sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	ulb_slots = s;
+	ulb_cap = cap;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* checks shared by registration and the configuration parser              */
+
+static bool ulb_size_ok(const struct rpcrdma_ulb_size *sz)
+{
+	switch (sz->kind) {
+	case RPCRDMA_ULB_SIZE_NONE:
+	case RPCRDMA_ULB_SIZE_FIXED:
+		return true;
+	case RPCRDMA_ULB_SIZE_ARG:
+		return sz->offset % 4 == 0;
+	}
+	return false;
+}
+
+const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e)
+{
+	size_t i;
+
+	if (e->dir != RPCRDMA_ULB_CALL && e->dir != RPCRDMA_ULB_REPLY)
+		return "direction is neither call nor reply";
+	for (i = 0; i < ARRAY_SIZE(e->reserved); i++)
+		if (e->reserved[i])
+			return "reserved fields are not zero";
+	if (e->dir == RPCRDMA_ULB_CALL) {
+		/* results are sized by the requester only (V1-WC-1) */
+		if (e->room.kind != RPCRDMA_ULB_SIZE_NONE ||
+		    e->reply_max.kind != RPCRDMA_ULB_SIZE_NONE)
+			return "room and max apply only to reply entries";
+		return NULL;
+	}
+	if (!ulb_size_ok(&e->room))
+		return "room: bad size kind, or offset not a multiple of 4";
+	if (!ulb_size_ok(&e->reply_max))
+		return "max: bad size kind, or offset not a multiple of 4";
+	/* a Write chunk must be sized for the largest result (V1-WC-1,
+	 * V1-ULB-2): eligibility without a known maximum is meaningless */
+	if (e->items && e->room.kind == RPCRDMA_ULB_SIZE_NONE)
+		return "reply items are DDP-eligible but no room is given";
+	return NULL;
+}
+
+int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src)
+{
+	size_t i;
+	bool found;
+	int err = 0;
+
+	if (!e || ulb_entry_check(e))
+		return EINVAL;
+	pthread_rwlock_wrlock(&ulb_lock);
+	i = ulb_find(e->prog, e->vers, e->proc, e->dir, &found);
+	if (found) {
+		if (src >= ulb_slots[i].src) {
+			ulb_slots[i].e = *e;
+			ulb_slots[i].src = src;
+		}
+		goto out;
+	}
+	if (ulb_nslots == ulb_cap) {
+		err = ulb_grow();
+		if (err)
+			goto out;
+	}
+	memmove(&ulb_slots[i + 1], &ulb_slots[i],
+		(ulb_nslots - i) * sizeof(*ulb_slots));
+	ulb_slots[i].e = *e;
+	ulb_slots[i].src = src;
+	ulb_nslots++;
+out:
+	pthread_rwlock_unlock(&ulb_lock);
+	return err;
+}
+
+/* ---------------------------------------------------------------------- */
+/* public API                                                              */
+
+RPCRDMA_EXPORT int rpcrdma_ulb_register(const struct rpcrdma_ulb_entry *entry)
+{
+	ulb_ensure_init();
+	return ulb_table_add(entry, ULB_SRC_APP);
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers,
+					  rpcproc_t proc,
+					  enum rpcrdma_ulb_dir dir)
+{
+	size_t i;
+	bool found;
+
+	ulb_ensure_init();
+	pthread_rwlock_wrlock(&ulb_lock);
+	i = ulb_find(prog, vers, proc, dir, &found);
+	if (found) {
+		memmove(&ulb_slots[i], &ulb_slots[i + 1],
+			(ulb_nslots - i - 1) * sizeof(*ulb_slots));
+		ulb_nslots--;
+	}
+	pthread_rwlock_unlock(&ulb_lock);
+	return found ? 0 : ENOENT;
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
+				      rpcproc_t proc, enum rpcrdma_ulb_dir dir,
+				      struct rpcrdma_ulb_entry *entry)
+{
+	size_t i;
+	bool found;
+
+	ulb_ensure_init();
+	pthread_rwlock_rdlock(&ulb_lock);
+	i = ulb_find(prog, vers, proc, dir, &found);
+	if (found && entry)
+		*entry = ulb_slots[i].e;
+	pthread_rwlock_unlock(&ulb_lock);
+	return found ? 0 : ENOENT;
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
+{
+	ulb_ensure_init();
+	if (!path) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ulb_conf_load(path, stderr);
+}
+
+/* ---------------------------------------------------------------------- */
+/* sizes and policy                                                        */
+
+static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz,
+			    const uint8_t *args, size_t len, uint32_t *out)
+{
+	size_t off;
+	uint64_t v;
+
+	*out = 0;
+	switch (sz->kind) {
+	case RPCRDMA_ULB_SIZE_NONE:
+		return 0;
+	case RPCRDMA_ULB_SIZE_FIXED:
+		*out = sz->value;
+		return 0;
+	case RPCRDMA_ULB_SIZE_ARG:
+		break;
+	default:
+		return EINVAL;
+	}
+	if (sz->offset >= 0) {
+		off = (size_t)sz->offset;
+		if (len < 4 || off > len - 4)
+			return EINVAL;
+	} else {
+		if ((size_t)-(int64_t)sz->offset > len)
+			return EINVAL;
+		off = len - (size_t)-(int64_t)sz->offset;
+	}
+	if (!args)
+		return EINVAL;
+	v = (uint32_t)args[off] << 24 | (uint32_t)args[off + 1] << 16 |
+	    (uint32_t)args[off + 2] << 8 | args[off + 3];
+	v += sz->value;
+	/* a peer-controlled count must not wrap into a small chunk */
+	*out = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	return 0;
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
+				     const void *args, size_t len,
+				     uint32_t *room, uint32_t *reply_max)
+{
+	uint32_t r, m;
+	int err;
+
+	if (!entry)
+		return EINVAL;
+	err = ulb_size_resolve(&entry->room, args, len, &r);
+	if (!err)
+		err = ulb_size_resolve(&entry->reply_max, args, len, &m);
+	if (err)
+		return err;
+	if (room)
+		*room = r;
+	if (reply_max)
+		*reply_max = m;
+	return 0;
+}
+
+void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
+		    uint32_t dflt_min, struct rw_ddp_policy *pol)
+{
+	memset(pol, 0, sizeof(*pol));
+	if (!e || !e->items) {
+		pol->mode = RW_DDP_NONE;
+		return;
+	}
+	pol->mode = RW_DDP_ITEMS;
+	pol->mask = e->items;
+	pol->max_chunks = e->max_chunks;
+	pol->min_len = reply ? 0 : (e->min_len ? e->min_len : dflt_min);
+}

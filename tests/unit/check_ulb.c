@@ -1,0 +1,922 @@
+/*
+ * check_ulb.c - the Upper-Layer Binding table (src/ulb/; rpcrdma_ulb(3),
+ * rpcrdma-ulb.conf(5); digest 1.11, V1-ULB-1..4, V1-WC-1, V1-RP-1/2).
+ *
+ * Registration, lookup and precedence; size resolution from encoded
+ * arguments; the conversion to rw_ddp_policy; the configuration parser line
+ * by line and on whole files (tests/unit/ulb/good.conf, bad.conf); lazy
+ * loading through RPCRDMA_ULB_CONF; and the built-in NFSv3 bindings checked against what
+ * the reducing encoder does with rpcgen code of the same shape
+ * (tests/unit/red_prog.x mirrors WRITE3args and READ3resok) and with the
+ * RFC 1813 types themselves (tests/unit/ulb/nfs3.x).
+ *
+ * Each test uses its own program numbers, so the tests also pass when Check
+ * does not fork (CK_FORK=no) and the table outlives a test.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "compiler.h"
+#include "ulb/ulb.h"
+#include "red_msg.h"
+#include "tests/unit/ulb/nfs3.h"	/* rpcgen output, in the build dir */
+#include "check_util.h"
+
+#define NFS_PROG 100003u
+
+static struct rpcrdma_ulb_entry mk(rpcprog_t prog, rpcproc_t proc,
+				   enum rpcrdma_ulb_dir dir, uint64_t items)
+{
+	struct rpcrdma_ulb_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.prog = prog;
+	e.vers = 1;
+	e.proc = proc;
+	e.dir = dir;
+	e.items = items;
+	if (dir == RPCRDMA_ULB_REPLY && items) {
+		e.room.kind = RPCRDMA_ULB_SIZE_FIXED;
+		e.room.value = 8192;
+	}
+	return e;
+}
+
+/* ---------------------------------------------------------------------- */
+/* table                                                                   */
+
+START_TEST(test_register_lookup)
+{
+	struct rpcrdma_ulb_entry e = mk(400001, 7, RPCRDMA_ULB_CALL, 2), got;
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
+					    &got), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
+					    &got), 0);
+	ck_assert(memcmp(&e, &got, sizeof(e)) == 0);
+	/* the key is all four: other direction, version, procedure */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_REPLY,
+					    &got), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 2, 7, RPCRDMA_ULB_CALL,
+					    &got), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 6, RPCRDMA_ULB_CALL,
+					    &got), ENOENT);
+	/* replace */
+	e.items = 1;
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
+					    &got), 0);
+	ck_assert_uint_eq(got.items, 1);
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400001, 1, 7, RPCRDMA_ULB_CALL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400001, 1, 7, RPCRDMA_ULB_CALL),
+			 ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
+					    NULL), ENOENT);
+}
+END_TEST
+
+/* Many keys registered out of order all stay findable (sorted insert). */
+START_TEST(test_many)
+{
+	struct rpcrdma_ulb_entry e, got;
+	unsigned i;
+
+	for (i = 0; i < 200; i++) {
+		e = mk(400002, (i * 37) % 200, i & 1, (uint64_t)1 << (i % 64));
+		ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	}
+	for (i = 0; i < 200; i++) {
+		ck_assert_int_eq(rpcrdma_ulb_lookup(400002, 1, (i * 37) % 200,
+						    i & 1, &got), 0);
+		ck_assert_uint_eq(got.items, (uint64_t)1 << (i % 64));
+	}
+	for (i = 0; i < 200; i++)
+		ck_assert_int_eq(rpcrdma_ulb_unregister(400002, 1, i, i & 1) == 0 ||
+				 rpcrdma_ulb_unregister(400002, 1, i, !(i & 1)) == 0, 1);
+}
+END_TEST
+
+START_TEST(test_register_invalid)
+{
+	struct rpcrdma_ulb_entry e;
+
+	ck_assert_int_eq(rpcrdma_ulb_register(NULL), EINVAL);
+
+	e = mk(400003, 1, RPCRDMA_ULB_CALL, 1);
+	e.room.kind = RPCRDMA_ULB_SIZE_FIXED;	/* room on a call */
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 1);
+	e.room.kind = RPCRDMA_ULB_SIZE_NONE;	/* eligible, no room (V1-WC-1) */
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 1);
+	e.room.kind = RPCRDMA_ULB_SIZE_ARG;
+	e.room.offset = -6;			/* not a word */
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 0);
+	e.reply_max.kind = (enum rpcrdma_ulb_size_kind)7;
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	e = mk(400003, 1, (enum rpcrdma_ulb_dir)2, 0);
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	e = mk(400003, 1, RPCRDMA_ULB_CALL, 0);
+	e.reserved[3] = 1;
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400003, 1, 1, RPCRDMA_ULB_CALL,
+					    NULL), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400003, 1, 1, RPCRDMA_ULB_REPLY,
+					    NULL), ENOENT);
+}
+END_TEST
+
+/* Application > configuration file > built-in, whatever the order. */
+START_TEST(test_precedence)
+{
+	struct rpcrdma_ulb_entry e = mk(400004, 1, RPCRDMA_ULB_CALL, 1), got;
+
+	ck_assert_int_eq(ulb_table_add(&e, ULB_SRC_CONF), 0);
+	e.items = 2;
+	ck_assert_int_eq(ulb_table_add(&e, ULB_SRC_BUILTIN), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 1, RPCRDMA_ULB_CALL,
+					    &got), 0);
+	ck_assert_uint_eq(got.items, 1);	/* built-in did not win */
+	e.items = 4;
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	e.items = 8;
+	ck_assert_int_eq(ulb_table_add(&e, ULB_SRC_CONF), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 1, RPCRDMA_ULB_CALL,
+					    &got), 0);
+	ck_assert_uint_eq(got.items, 4);	/* application kept */
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400004, 1, 1, RPCRDMA_ULB_CALL), 0);
+}
+END_TEST
+
+/* Lookups racing registrations see whole entries, old or new. */
+#define RACE_ROUNDS 20000
+
+static void *race_reader(void *arg)
+{
+	struct rpcrdma_ulb_entry got;
+	unsigned i;
+
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		if (rpcrdma_ulb_lookup(400005, 1, 1, RPCRDMA_ULB_CALL, &got))
+			continue;
+		/* writers keep min_len == items */
+		if (got.min_len != (uint32_t)got.items)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+START_TEST(test_concurrent)
+{
+	struct rpcrdma_ulb_entry e = mk(400005, 1, RPCRDMA_ULB_CALL, 0);
+	pthread_t t[3];
+	void *ret;
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, race_reader, NULL), 0);
+	for (i = 0; i < RACE_ROUNDS; i++) {
+		e.items = i | 1;
+		e.min_len = (uint32_t)e.items;
+		ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+		if (i % 7 == 0)
+			rpcrdma_ulb_unregister(400005, 1, 1, RPCRDMA_ULB_CALL);
+	}
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+		ck_assert_ptr_null(ret);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* sizes and policy                                                        */
+
+START_TEST(test_sizes)
+{
+	static const uint8_t args[16] = {
+		0, 0, 0, 1,  0, 0, 0x10, 0,  0xff, 0xff, 0xff, 0xf0,  0, 0, 0x20, 0 };
+	struct rpcrdma_ulb_entry e = mk(400006, 1, RPCRDMA_ULB_REPLY, 1);
+	uint32_t room = 1, max = 1;
+
+	/* fixed room, no max */
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, NULL, 0, &room, &max), 0);
+	ck_assert_uint_eq(room, 8192);
+	ck_assert_uint_eq(max, 0);
+
+	/* from the front and from the end, with slack */
+	e.room.kind = RPCRDMA_ULB_SIZE_ARG;
+	e.room.offset = 4;
+	e.room.value = 0;
+	e.reply_max.kind = RPCRDMA_ULB_SIZE_ARG;
+	e.reply_max.offset = -4;
+	e.reply_max.value = 100;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 0x1000);
+	ck_assert_uint_eq(max, 0x2000 + 100);
+
+	/* the last word from the front, the first from the end */
+	e.room.offset = 12;
+	e.reply_max.offset = -16;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 0x2000);
+	ck_assert_uint_eq(max, 1 + 100);
+
+	/* a huge count plus slack saturates rather than wrapping small */
+	e.reply_max.offset = 8;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), NULL, &max), 0);
+	ck_assert_uint_eq(max, UINT32_MAX);
+
+	/* outside the arguments */
+	e.room.offset = 16;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 EINVAL);
+	e.room.offset = -20;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 EINVAL);
+	e.room.offset = 0;
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, 2, &room, &max), EINVAL);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(NULL, args, 16, &room, &max), EINVAL);
+}
+END_TEST
+
+START_TEST(test_policy)
+{
+	struct rpcrdma_ulb_entry e = mk(400007, 1, RPCRDMA_ULB_CALL, 0x6);
+	struct rw_ddp_policy pol;
+
+	/* no entry, or no items: no reduction (digest 1.11) */
+	ulb_ddp_policy(NULL, false, 1024, &pol);
+	ck_assert_int_eq(pol.mode, RW_DDP_NONE);
+	e.items = 0;
+	ulb_ddp_policy(&e, false, 1024, &pol);
+	ck_assert_int_eq(pol.mode, RW_DDP_NONE);
+
+	e.items = 0x6;
+	e.max_chunks = 1;
+	ulb_ddp_policy(&e, false, 1024, &pol);
+	ck_assert_int_eq(pol.mode, RW_DDP_ITEMS);
+	ck_assert_uint_eq(pol.mask, 0x6);
+	ck_assert_uint_eq(pol.min_len, 1024);	/* transport default */
+	ck_assert_uint_eq(pol.max_chunks, 1);
+	ck_assert(!rw_ddp_designated(&pol, 0));
+	ck_assert(rw_ddp_designated(&pol, 1));
+	ck_assert(rw_ddp_designated(&pol, 2));
+
+	e.min_len = 4096;
+	ulb_ddp_policy(&e, false, 1024, &pol);
+	ck_assert_uint_eq(pol.min_len, 4096);
+	/* replies: every eligible result goes into its Write chunk (V1-WC-2) */
+	ulb_ddp_policy(&e, true, 1024, &pol);
+	ck_assert_uint_eq(pol.min_len, 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* configuration lines                                                     */
+
+START_TEST(test_parse_good)
+{
+	struct rpcrdma_ulb_entry e;
+	char why[160];
+
+	ck_assert_int_eq(ulb_conf_parse_line("", &e, why, sizeof(why)), 0);
+	ck_assert_int_eq(ulb_conf_parse_line("  # 1 2 3 call\n", &e, why,
+					     sizeof(why)), 0);
+
+	ck_assert_int_eq(ulb_conf_parse_line("100003 3 7 call ddp=1 min=4k chunks=2",
+					     &e, why, sizeof(why)), 1);
+	ck_assert_uint_eq(e.prog, 100003);
+	ck_assert_uint_eq(e.vers, 3);
+	ck_assert_uint_eq(e.proc, 7);
+	ck_assert_int_eq(e.dir, RPCRDMA_ULB_CALL);
+	ck_assert_uint_eq(e.items, 2);
+	ck_assert_uint_eq(e.min_len, 4096);
+	ck_assert_uint_eq(e.max_chunks, 2);
+
+	ck_assert_int_eq(ulb_conf_parse_line("0x186a3 3 6 reply ddp=0,63 room=arg[-4] max=arg[8]+1m # x",
+					     &e, why, sizeof(why)), 1);
+	ck_assert_uint_eq(e.prog, 100003);
+	ck_assert_int_eq(e.dir, RPCRDMA_ULB_REPLY);
+	ck_assert_uint_eq(e.items, 1 | RW_DDP_ITEM(63));
+	ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_ARG);
+	ck_assert_int_eq(e.room.offset, -4);
+	ck_assert_uint_eq(e.room.value, 0);
+	ck_assert_int_eq(e.reply_max.kind, RPCRDMA_ULB_SIZE_ARG);
+	ck_assert_int_eq(e.reply_max.offset, 8);
+	ck_assert_uint_eq(e.reply_max.value, 1024 * 1024);
+
+	ck_assert_int_eq(ulb_conf_parse_line("1\t2\t3\treply ddp=all room=64K",
+					     &e, why, sizeof(why)), 1);
+	ck_assert_uint_eq(e.items, ~(uint64_t)0);
+	ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_FIXED);
+	ck_assert_uint_eq(e.room.value, 65536);
+
+	ck_assert_int_eq(ulb_conf_parse_line("4294967295 0 0 call ddp=none",
+					     &e, why, sizeof(why)), 1);
+	ck_assert_uint_eq(e.prog, 4294967295u);
+	ck_assert_uint_eq(e.items, 0);
+}
+END_TEST
+
+/* Every rejection names its reason precisely. */
+static const struct {
+	const char *line;
+	const char *why;
+} bad_lines[] = {
+	{ "1 2 3", "got 3 fields" },
+	{ "1 2 3 call\x01", "direction 'call\x01' is neither" },
+	{ "x 2 3 call", "program 'x' is not a number" },
+	{ "1 2.0 3 call", "version '2.0' is not a number" },
+	{ "1 2 4294967296 call", "procedure '4294967296' is not a number" },
+	{ "010x 2 3 call", "program '010x'" },
+	{ "1 2 3 both", "direction 'both' is neither call nor reply" },
+	{ "1 2 3 call ddp", "'ddp' is not KEYWORD=VALUE" },
+	{ "1 2 3 call ddp=", "ddp: empty value" },
+	{ "1 2 3 call ddp=1,,2", "ddp: '1,,2' is not a list" },
+	{ "1 2 3 call ddp=1,", "ddp: '1,' is not a list" },
+	{ "1 2 3 call ddp=64", "item ordinal 64 is out of range 0..63" },
+	{ "1 2 3 call ddp=3,3", "item ordinal 3 is listed twice" },
+	{ "1 2 3 call ddp=1 ddp=2", "keyword 'ddp' is given twice" },
+	{ "1 2 3 call size=1", "unknown keyword 'size'" },
+	{ "1 2 3 call min=4g", "min: '4g' is not a size" },
+	{ "1 2 3 call min=4194304k", "min: '4194304k' is not a size" },
+	{ "1 2 3 call chunks=65", "chunks: '65' is not a number 0..64" },
+	{ "1 2 3 call room=4096", "room and max apply only to reply entries" },
+	{ "1 2 3 call max=4096", "room and max apply only to reply entries" },
+	{ "1 2 3 reply ddp=0", "no room is given" },
+	{ "1 2 3 reply ddp=0 room=arg[2]", "argument offset 2 is not a multiple of 4" },
+	{ "1 2 3 reply ddp=0 room=arg[-6]", "argument offset -6 is not a multiple of 4" },
+	{ "1 2 3 reply ddp=0 room=arg[-0]", "the last word is -4" },
+	{ "1 2 3 reply ddp=0 room=arg[4", "expected arg[OFFSET]" },
+	{ "1 2 3 reply ddp=0 room=arg[x]", "expected arg[OFFSET]" },
+	{ "1 2 3 reply ddp=0 room=arg[4]-8", "only '+N' may follow" },
+	{ "1 2 3 reply ddp=0 room=arg[4]+", "only '+N' may follow" },
+	{ "1 2 3 reply ddp=0 room=arg[2147483648]", "offset 2147483648 is too large" },
+	{ "1 2 3 reply max=lots", "max: 'lots' is not a size" },
+};
+
+START_TEST(test_parse_bad)
+{
+	struct rpcrdma_ulb_entry e;
+	char why[160];
+
+	memset(why, 0, sizeof(why));
+	ck_assert_int_eq(ulb_conf_parse_line(bad_lines[_i].line, &e, why,
+					     sizeof(why)), -1);
+	ck_assert_msg(strstr(why, bad_lines[_i].why), "'%s': got '%s', want '%s'",
+		      bad_lines[_i].line, why, bad_lines[_i].why);
+}
+END_TEST
+
+START_TEST(test_parse_long)
+{
+	struct rpcrdma_ulb_entry e;
+	char line[1100], why[160];
+
+	memset(line, ' ', sizeof(line));
+	line[sizeof(line) - 1] = '\0';
+	ck_assert_int_eq(ulb_conf_parse_line(line, &e, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "longer than 1024"));
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* configuration files                                                     */
+
+/* Load path into the table; return its messages in msgs. */
+static int load(const char *path, char *msgs, size_t cap)
+{
+	FILE *f = tmpfile();
+	size_t n;
+	int bad;
+
+	ck_assert_ptr_nonnull(f);
+	bad = ulb_conf_load(path, f);
+	rewind(f);
+	n = fread(msgs, 1, cap - 1, f);
+	msgs[n] = '\0';
+	fclose(f);
+	return bad;
+}
+
+START_TEST(test_file_good)
+{
+	struct rpcrdma_ulb_entry e;
+	char msgs[4096];
+	uint32_t room, max;
+	static const uint8_t args[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0 };
+
+	ck_assert_int_eq(load(ULB_TESTDIR "/good.conf", msgs, sizeof(msgs)), 0);
+	ck_assert_str_eq(msgs, "");
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 7, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_uint_eq(e.items, 2);
+	ck_assert_uint_eq(e.min_len, 4096);
+	ck_assert_uint_eq(e.max_chunks, 1);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.items, 1);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 0x4000);
+	ck_assert_uint_eq(max, 256);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 2, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(0) | RW_DDP_ITEM(2) | RW_DDP_ITEM(5));
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 2, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.items, ~(uint64_t)0);
+	ck_assert_uint_eq(e.max_chunks, 3);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 0x4000 + 512);
+	ck_assert_uint_eq(max, 1024 * 1024);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 3, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.items, 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 0);
+	ck_assert_uint_eq(max, 128);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 4, RPCRDMA_ULB_REPLY, NULL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 5, RPCRDMA_ULB_CALL, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_file_bad)
+{
+	static const char *const want[] = {
+		"bad.conf:4: expected PROGRAM VERSION PROCEDURE call|reply, got 3 fields\n",
+		"bad.conf:5: version 'x' is not a number",
+		"bad.conf:6: direction 'sideways' is neither call nor reply\n",
+		"bad.conf:7: ddp: item ordinal 64 is out of range 0..63\n",
+		"bad.conf:8: unknown keyword 'colour'",
+		"bad.conf:9: reply items are DDP-eligible but no room is given\n",
+		"bad.conf:10: room: argument offset -6 is not a multiple of 4\n",
+		"bad.conf:11: room and max apply only to reply entries\n",
+		"bad.conf:12: duplicates the entry at line 3\n",
+		"bad.conf:13: keyword 'min' is given twice\n",
+		"bad.conf:14: max: 'lots' is not a size",
+	};
+	struct rpcrdma_ulb_entry e;
+	char msgs[4096];
+	size_t i;
+
+	ck_assert_int_eq(load(ULB_TESTDIR "/bad.conf", msgs, sizeof(msgs)),
+			 (int)ARRAY_SIZE(want));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		ck_assert_msg(strstr(msgs, want[i]), "missing '%s' in:\n%s",
+			      want[i], msgs);
+	/* the good lines around the bad ones are in; the bad ones are not */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 1, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_uint_eq(e.items, 2);		/* line 3, not line 12 */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 12, RPCRDMA_ULB_REPLY, NULL), 0);
+	for (i = 2; i < 12; i++) {
+		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i, RPCRDMA_ULB_CALL,
+						    NULL), ENOENT);
+		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i, RPCRDMA_ULB_REPLY,
+						    NULL), ENOENT);
+	}
+}
+END_TEST
+
+START_TEST(test_file_missing)
+{
+	errno = 0;
+	ck_assert_int_eq(rpcrdma_ulb_load(ULB_TESTDIR "/no-such.conf"), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_int_eq(rpcrdma_ulb_load(NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/*
+ * RPCRDMA_ULB_CONF is read once, on first use.  Only meaningful in a fresh
+ * process: with CK_FORK=no an earlier test already did the first use.
+ */
+START_TEST(test_env)
+{
+	const char *fork = getenv("CK_FORK");
+	struct rpcrdma_ulb_entry e;
+
+	if (fork && !strcmp(fork, "no"))
+		return;
+	ck_assert_int_eq(setenv("RPCRDMA_ULB_CONF", ULB_TESTDIR "/good.conf", 1), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.items, 1);
+	/* the built-ins are there too */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL, NULL), 0);
+	unsetenv("RPCRDMA_ULB_CONF");
+}
+END_TEST
+
+/*
+ * What rpcrdma-ulbgen writes for tests/unit/ulb/annotated.x (ulbgen.sh
+ * checks the output is this file): it loads cleanly and says what the
+ * annotations mean.
+ */
+START_TEST(test_file_ulbgen)
+{
+	static const uint8_t args[] = {		/* ann_pread_args */
+		0, 1, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0 };
+	struct rpcrdma_ulb_entry e;
+	char msgs[4096];
+	uint32_t room, max;
+
+	ck_assert_int_eq(load(ULB_TESTDIR "/annotated.conf", msgs, sizeof(msgs)), 0);
+	ck_assert_str_eq(msgs, "");
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 7, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(1));	/* after the handle */
+	ck_assert_uint_eq(e.min_len, 4096);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 10, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(3));	/* dir, name, verf */
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(0));
+	ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_ARG);
+	ck_assert_int_eq(e.room.offset, -4);
+	ck_assert_int_eq(e.reply_max.kind, RPCRDMA_ULB_SIZE_FIXED);
+	ck_assert_uint_eq(e.reply_max.value, 256);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 20, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(e.room.offset, 0);
+	ck_assert_uint_eq(e.max_chunks, 1);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_uint_eq(room, 65536);
+	/* status, attr pointer + attr, count, eof, data length word */
+	ck_assert_uint_eq(max, 4 + 4 + 24 + 4 + 4 + 4);
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 5, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_uint_eq(e.room.value, 1024);		/* the string's bound */
+	ck_assert_uint_eq(e.reply_max.value, 8);
+
+	/* procedures without annotations get no entry */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 21, RPCRDMA_ULB_REPLY,
+					    NULL), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 6, RPCRDMA_ULB_CALL,
+					    NULL), ENOENT);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* built-in NFS bindings (RFC 8267)                                        */
+
+START_TEST(test_nfs_entries)
+{
+	static const struct {
+		rpcvers_t vers;
+		rpcproc_t proc;
+		enum rpcrdma_ulb_dir dir;
+		uint64_t items;
+	} want[] = {
+		{ 2, 5, RPCRDMA_ULB_REPLY, 1 },		/* READLINK path */
+		{ 2, 6, RPCRDMA_ULB_REPLY, 1 },		/* READ data */
+		{ 2, 8, RPCRDMA_ULB_CALL, 2 },		/* WRITE data */
+		{ 2, 13, RPCRDMA_ULB_CALL, 4 },		/* SYMLINK path */
+		{ 3, 5, RPCRDMA_ULB_REPLY, 1 },
+		{ 3, 6, RPCRDMA_ULB_REPLY, 1 },
+		{ 3, 7, RPCRDMA_ULB_CALL, 2 },
+		{ 3, 10, RPCRDMA_ULB_CALL, 4 },
+	};
+	struct rpcrdma_ulb_entry e;
+	rpcproc_t p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, want[i].vers,
+						    want[i].proc, want[i].dir,
+						    &e), 0);
+		ck_assert_uint_eq(e.items, want[i].items);
+		ck_assert_ptr_null(ulb_entry_check(&e));
+		/* nothing else of the same procedure is eligible */
+		if (rpcrdma_ulb_lookup(NFS_PROG, want[i].vers, want[i].proc,
+				       !want[i].dir, &e) == 0)
+			ck_assert_uint_eq(e.items, 0);
+	}
+	/* no other NFSv3 procedure has an eligible item (RFC 8267 4.2) */
+	for (p = 0; p <= 21; p++) {
+		if (p == 5 || p == 6 || p == 7 || p == 10)
+			continue;
+		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_CALL, &e) == 0)
+			ck_assert_uint_eq(e.items, 0);
+		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_REPLY, &e) == 0)
+			ck_assert_uint_eq(e.items, 0);
+	}
+	/* NFSv4 COMPOUND is not positional: deliberately unbound */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_CALL,
+					    NULL), ENOENT);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY,
+					    NULL), ENOENT);
+}
+END_TEST
+
+/*
+ * The NFSv3 WRITE binding, applied by the reducing encoder to rpcgen code
+ * of WRITE3args' shape, moves the file data and only it (V1-TV8 layout).
+ */
+START_TEST(test_nfs3_write_ordinal)
+{
+	static char fh[32], data[6001];
+	red_write_args a = {
+		.file = { sizeof(fh), fh }, .offset = 0, .count = sizeof(data),
+		.stable = RED_FILE_SYNC, .data = { sizeof(data), data },
+	};
+	struct rpcrdma_ulb_entry e;
+	struct rw_ddp_policy pol;
+	struct rw_ddp_item items[4];
+	static uint8_t buf[8192];
+	struct rw_rxdr r;
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL, &e), 0);
+	ulb_ddp_policy(&e, false, 1024, &pol);
+	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 4));
+	ck_assert(red_put_call(&r.xdr, RED_XID, RED_WRITE, authnone_create(),
+			       (xdrproc_t)xdr_red_write_args, &a));
+	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
+	ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
+	ck_assert_uint_eq(items[0].ordinal, 1);
+	ck_assert_ptr_eq(items[0].data, data);
+	ck_assert_uint_eq(items[0].len, sizeof(data));
+	ck_assert_uint_eq(items[0].position, 96);	/* digest 1.7 ex. 1 */
+}
+END_TEST
+
+/*
+ * The NFSv3 READ binding: the data of READ3resok's shape is result item 0,
+ * and the Write chunk's room comes from the count at the end of the
+ * encoded READ3args (file handle, offset, count).
+ */
+START_TEST(test_nfs3_read)
+{
+	static char data[5000], fh[28];
+	red_attr attr = { 1, 0644, 1, 0, 0, sizeof(data) };
+	red_read_res res = {
+		.attr = &attr, .count = sizeof(data), .eof = TRUE,
+		.data = { sizeof(data), data },
+	};
+	struct rpcrdma_ulb_entry e;
+	struct rw_ddp_policy pol;
+	struct rw_ddp_item items[4];
+	static uint8_t buf[8192];
+	char args[128], *fhp = fh;
+	u_int fhlen = sizeof(fh);
+	u_quad_t off = 1 << 20;
+	u_int count = 65536;
+	uint32_t room, max;
+	struct rw_rxdr r;
+	XDR x;
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ulb_ddp_policy(&e, true, 1024, &pol);
+	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 4));
+	ck_assert(red_put_reply(&r.xdr, RED_XID, (xdrproc_t)xdr_red_read_res,
+				&res));
+	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
+	ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
+	ck_assert_uint_eq(items[0].ordinal, 0);
+	ck_assert_ptr_eq(items[0].data, data);
+
+	/* READ3args: nfs_fh3 file; offset3 offset; count3 count */
+	xdrmem_create(&x, args, sizeof(args), XDR_ENCODE);
+	ck_assert(xdr_bytes(&x, &fhp, &fhlen, 64));
+	ck_assert(xdr_u_int64_t(&x, &off));
+	ck_assert(xdr_u_int(&x, &count));
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, XDR_GETPOS(&x), &room,
+					   &max), 0);
+	ck_assert_uint_eq(room, 65536);
+	ck_assert_uint_ge(max, 4 + 88 + 12);	/* status, attrs, count/eof/len */
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------- */
+/* the NFSv3 entries on RFC 1813 encodings (tests/unit/ulb/nfs3.x)         */
+
+/*
+ * Encode a Call (call = true) or Reply body with the built-in NFSv3 entry
+ * of proc; return how many items moved and the first in *it.  min_len 1 so
+ * even short paths move.
+ */
+static unsigned nfs3_reduce(rpcproc_t proc, bool call, xdrproc_t xdr,
+			    void *obj, struct rw_ddp_item *it)
+{
+	static uint8_t buf[16384];
+	struct rw_ddp_item items[8];
+	struct rpcrdma_ulb_entry e;
+	struct rw_ddp_policy pol;
+	struct rw_rxdr r;
+	bool ok;
+
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, proc,
+					    call ? RPCRDMA_ULB_CALL :
+					    RPCRDMA_ULB_REPLY, &e), 0);
+	ulb_ddp_policy(&e, !call, 1, &pol);
+	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 8));
+	if (call)
+		ok = red_put_call(&r.xdr, RED_XID, proc, authnone_create(),
+				  xdr, obj);
+	else
+		ok = red_put_reply(&r.xdr, RED_XID, xdr, obj);
+	ck_assert(ok);
+	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
+	if (rw_rxdr_nitems(&r))
+		*it = items[0];
+	return rw_rxdr_nitems(&r);
+}
+
+static char nfs3_fh[32];
+
+START_TEST(test_nfs3_rfc1813_write)
+{
+	static char data[3000];
+	WRITE3args a = {
+		.file = { .data = { sizeof(nfs3_fh), nfs3_fh } },
+		.count = sizeof(data), .stable = FILE_SYNC,
+		.data = { sizeof(data), data },
+	};
+	struct rw_ddp_item it;
+
+	ck_assert_uint_eq(nfs3_reduce(7, true, (xdrproc_t)xdr_WRITE3args, &a,
+				      &it), 1);
+	ck_assert_ptr_eq(it.data, data);
+	ck_assert_uint_eq(it.len, sizeof(data));
+}
+END_TEST
+
+static void nfs3_symlink_args(SYMLINK3args *a, char *name, char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->where.dir.data.data_len = sizeof(nfs3_fh);
+	a->where.dir.data.data_val = nfs3_fh;
+	a->where.name = name;
+	a->symlink.symlink_attributes.mode.set_it = TRUE;
+	a->symlink.symlink_attributes.mode.set_mode3_u.mode = 0777;
+	a->symlink.symlink_data = path;
+}
+
+START_TEST(test_nfs3_rfc1813_symlink)
+{
+	static char path[] = "../some/where/else", name[] = "link", empty[] = "";
+	SYMLINK3args a;
+	struct rw_ddp_item it;
+
+	nfs3_symlink_args(&a, name, path);
+	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args,
+				      &a, &it), 1);
+	ck_assert_ptr_eq(it.data, path);
+	ck_assert_uint_eq(it.len, strlen(path));
+
+	/* an empty name shifts the path to item 1: it then stays inline,
+	 * and no other item is ever moved in its place */
+	nfs3_symlink_args(&a, empty, path);
+	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args,
+				      &a, &it), 0);
+}
+END_TEST
+
+START_TEST(test_nfs3_rfc1813_read)
+{
+	static char data[2000];
+	READ3res res;
+	READ3args a = {
+		.file = { .data = { sizeof(nfs3_fh), nfs3_fh } },
+		.offset = 4096, .count = 32768,
+	};
+	struct rpcrdma_ulb_entry e;
+	struct rw_ddp_item it;
+	char args[256];
+	uint32_t room, max;
+	XDR x;
+
+	memset(&res, 0, sizeof(res));
+	res.status = NFS3_OK;
+	res.READ3res_u.resok.file_attributes.attributes_follow = TRUE;
+	res.READ3res_u.resok.count = sizeof(data);
+	res.READ3res_u.resok.data.data_len = sizeof(data);
+	res.READ3res_u.resok.data.data_val = data;
+	ck_assert_uint_eq(nfs3_reduce(6, false, (xdrproc_t)xdr_READ3res, &res,
+				      &it), 1);
+	ck_assert_ptr_eq(it.data, data);
+
+	/* an error reply has no item */
+	res.status = NFS3ERR_IO;
+	ck_assert_uint_eq(nfs3_reduce(6, false, (xdrproc_t)xdr_READ3res, &res,
+				      &it), 0);
+
+	/* the room is the call's count (V1-WC-1) */
+	xdrmem_create(&x, args, sizeof(args), XDR_ENCODE);
+	ck_assert(xdr_READ3args(&x, &a));
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 6, RPCRDMA_ULB_REPLY,
+					    &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, XDR_GETPOS(&x), &room,
+					   &max), 0);
+	ck_assert_uint_eq(room, 32768);
+	ck_assert_uint_ge(max, 104);	/* status, attrs, count, eof, length */
+	XDR_DESTROY(&x);
+}
+END_TEST
+
+START_TEST(test_nfs3_rfc1813_readlink)
+{
+	static char path[] = "/a/link/target";
+	READLINK3res res;
+	struct rw_ddp_item it;
+
+	memset(&res, 0, sizeof(res));
+	res.status = NFS3_OK;
+	res.READLINK3res_u.resok.data = path;
+	ck_assert_uint_eq(nfs3_reduce(5, false, (xdrproc_t)xdr_READLINK3res,
+				      &res, &it), 1);
+	ck_assert_ptr_eq(it.data, path);
+	ck_assert_uint_eq(it.len, strlen(path));
+}
+END_TEST
+
+/*
+ * rpcrdma-ulbgen on nfs3.x, annotated as RFC 8267 says (ulbgen.sh checks
+ * its output is nfs3.conf), agrees with the built-in entries.
+ */
+START_TEST(test_nfs3_ulbgen_agrees)
+{
+	static const struct {
+		rpcproc_t proc;
+		enum rpcrdma_ulb_dir dir;
+	} keys[] = {
+		{ 5, RPCRDMA_ULB_REPLY }, { 6, RPCRDMA_ULB_REPLY },
+		{ 7, RPCRDMA_ULB_CALL }, { 10, RPCRDMA_ULB_CALL },
+	};
+	struct rpcrdma_ulb_entry built[ARRAY_SIZE(keys)], gen;
+	char msgs[1024];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, keys[i].proc,
+						    keys[i].dir, &built[i]), 0);
+	/* the file's entries replace the built-in ones in the table */
+	ck_assert_int_eq(load(ULB_TESTDIR "/nfs3.conf", msgs, sizeof(msgs)), 0);
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, keys[i].proc,
+						    keys[i].dir, &gen), 0);
+		ck_assert_uint_eq(gen.items, built[i].items);
+		ck_assert_int_eq(gen.room.kind, built[i].room.kind);
+		ck_assert_int_eq(gen.room.offset, built[i].room.offset);
+		ck_assert_uint_eq(gen.room.value, built[i].room.value);
+		/* built-in maxima are the exact ones rounded up */
+		ck_assert_uint_le(gen.reply_max.value, built[i].reply_max.value);
+		/* put the built-in entry back for tests that do not fork */
+		ck_assert_int_eq(ulb_table_add(&built[i], ULB_SRC_CONF), 0);
+	}
+}
+END_TEST
+
+Suite *ulb_suite(void)
+{
+	Suite *s = suite_create("ulb");
+	TCase *tc = tcase_create("table");
+
+	tcase_add_test(tc, test_register_lookup);
+	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_register_invalid);
+	tcase_add_test(tc, test_precedence);
+	tcase_add_test(tc, test_concurrent);
+	tcase_add_test(tc, test_sizes);
+	tcase_add_test(tc, test_policy);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("conf");
+	tcase_add_test(tc, test_parse_good);
+	tcase_add_loop_test(tc, test_parse_bad, 0, (int)ARRAY_SIZE(bad_lines));
+	tcase_add_test(tc, test_parse_long);
+	tcase_add_test(tc, test_file_good);
+	tcase_add_test(tc, test_file_bad);
+	tcase_add_test(tc, test_file_ulbgen);
+	tcase_add_test(tc, test_file_missing);
+	tcase_add_test(tc, test_env);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("nfs");
+	tcase_add_test(tc, test_nfs_entries);
+	tcase_add_test(tc, test_nfs3_write_ordinal);
+	tcase_add_test(tc, test_nfs3_read);
+	tcase_add_test(tc, test_nfs3_rfc1813_write);
+	tcase_add_test(tc, test_nfs3_rfc1813_symlink);
+	tcase_add_test(tc, test_nfs3_rfc1813_read);
+	tcase_add_test(tc, test_nfs3_rfc1813_readlink);
+	tcase_add_test(tc, test_nfs3_ulbgen_agrees);
+	suite_add_tcase(s, tc);
+	return s;
+}
