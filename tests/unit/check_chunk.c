@@ -26,22 +26,11 @@ static void setup(void)
 	rw_hdr_space_init(&sp2, &lim12);
 }
 
-static size_t vec(const char *name, uint8_t *buf, size_t cap)
-{
-	const struct hdr_vector *v = hdr_vector_find(name);
-	size_t n;
-
-	ck_assert_msg(v != NULL, "no vector %s", name);
-	n = hdr_hex(v->hex, buf, cap);
-	ck_assert_msg(n > 0, "bad hex in %s", name);
-	return n;
-}
-
 /* Decode a vector that must decode; its arrays come from space. */
 static void dec(const char *name, struct rw_hdr *h, struct rw_hdr_space *space,
 		uint8_t *buf)
 {
-	size_t n = vec(name, buf, 256);
+	size_t n = hdr_vec(name, buf, 256);
 
 	ck_assert_msg(rw_hdr_decode(buf, n, h, space) == RW_R_OK, "%s", name);
 }
@@ -68,7 +57,7 @@ START_TEST(test_read_builder_tv8)
 	struct rw_read_builder b;
 	uint8_t want[256], out[256];
 	struct rw_hdr h;
-	size_t n = vec("V1-TV8", want, sizeof(want));
+	size_t n = hdr_vec("V1-TV8", want, sizeof(want));
 
 	rw_read_builder_init(&b, reads, ARRAY_SIZE(reads));
 	ck_assert_int_eq(rw_read_builder_add(&b, 96, s, 2), RW_R_OK);
@@ -185,7 +174,7 @@ START_TEST(test_write_and_reply_builders)
 	ck_assert_int_eq(rw_write_builder_add(&b, w, 2), RW_R_OK);
 	rw_hdr_init(&h, 1, RW_MSG, 0x12345678, 32);
 	rw_hdr_set_writes(&h, &b);
-	n = vec("V1-TV9", want, sizeof(want));
+	n = hdr_vec("V1-TV9", want, sizeof(want));
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, want, n));
 	ck_assert_int_eq(rw_write_builder_add(&b, w, 1), RW_R_OK);
@@ -195,7 +184,7 @@ START_TEST(test_write_and_reply_builders)
 	ck_assert_int_eq(rw_hdr_set_reply(&h, &r, 0), RW_R_EMPTY_CHUNK);
 	ck_assert(!h.has_reply);
 	ck_assert_int_eq(rw_hdr_set_reply(&h, &r, 1), RW_R_OK);
-	n = vec("V1-TV11a", want, sizeof(want));
+	n = hdr_vec("V1-TV11a", want, sizeof(want));
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, want, n));
 }
@@ -452,7 +441,7 @@ START_TEST(test_check_payload)
 	uint8_t buf[256];
 	struct rw_rx_call rx;
 	struct rw_hdr h;
-	size_t n = vec("V1-TV2", buf, sizeof(buf));
+	size_t n = hdr_vec("V1-TV2", buf, sizeof(buf));
 
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_check_payload(&rx.hdr, buf + 28, 7),
@@ -462,7 +451,7 @@ START_TEST(test_check_payload)
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_XID_MISMATCH);
 
 	/* v2: a Call header followed by an RPC Reply */
-	n = vec("V2-TV1", buf, sizeof(buf));
+	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	memcpy(buf + n, "\x12\x34\x56\x78\0\0\0\1", 8);
 	ck_assert_int_eq(rw_recv_call(buf, n + 8, &rx, &sp),
 			 RW_R_DIR_MISMATCH);
@@ -487,7 +476,7 @@ START_TEST(test_write_chunk_return)
 	struct rw_rx_call rx;
 	size_t n;
 
-	n = vec("V1-TV9", cb, sizeof(cb));
+	n = hdr_vec("V1-TV9", cb, sizeof(cb));
 	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8);	/* RPC Call */
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
 	call = rx.hdr;
@@ -496,11 +485,11 @@ START_TEST(test_write_chunk_return)
 	rw_hdr_init(&r, 1, RW_MSG, 0x12345678, 16);
 	r.nwrites = 1;
 	r.writes = &ret;
-	n = vec("V1-TV10a", want, sizeof(want));
+	n = hdr_vec("V1-TV10a", want, sizeof(want));
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, want, n));
 	ck_assert_int_eq(rw_write_chunk_return(&call.writes[0], 0, s), RW_R_OK);
-	n = vec("V1-TV12", want, sizeof(want));
+	n = hdr_vec("V1-TV12", want, sizeof(want));
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, want, n));
 	ck_assert_int_eq(rw_write_chunk_return(&call.writes[0], 8193, s),
@@ -684,7 +673,7 @@ static size_t answer(const char *name, const struct rw_limits *lim,
 	struct rw_hdr_space space;
 	struct rw_rx_call rx;
 	uint8_t buf[256];
-	size_t n = vec(name, buf, sizeof(buf));
+	size_t n = hdr_vec(name, buf, sizeof(buf));
 
 	rw_hdr_space_init(&space, lim);
 	*why = rw_recv_call(buf, n, &rx, &space);
@@ -719,7 +708,7 @@ START_TEST(test_v1_err_5_errors_echo)
 		uint8_t buf[64];
 		struct rw_rx_call rx;
 
-		n = vec("V2-TV1", buf, sizeof(buf));
+		n = hdr_vec("V2-TV1", buf, sizeof(buf));
 		buf[7] = 3;
 		buf[11] = 0x10;
 		ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp),
@@ -742,7 +731,7 @@ START_TEST(test_v2_err_builders_exact)
 {
 	uint8_t buf[64], out[64];
 	struct rw_rx_call rx;
-	size_t n = vec("V2-TV1", buf, sizeof(buf));
+	size_t n = hdr_vec("V2-TV1", buf, sizeof(buf));
 
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_NO_PAYLOAD);
 	n = rw_err2(&rx, 16, RW2_ERR_WRITE_RESOURCE, 1, 8192, out, 64);
@@ -769,7 +758,7 @@ START_TEST(test_amb_v1_8_no_error_without_credit)
 {
 	uint8_t buf[64], out[64];
 	struct rw_rx_call rx;
-	size_t n = vec("V1-TV1", buf, sizeof(buf));
+	size_t n = hdr_vec("V1-TV1", buf, sizeof(buf));
 
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_NO_PAYLOAD);
 	ck_assert_uint_gt(rw_err_chunk(&rx, 1, out, sizeof(out)), 0);
@@ -782,10 +771,10 @@ START_TEST(test_amb_v1_8_no_error_without_credit)
 	ck_assert_uint_eq(rw_err_chunk(&rx, 1, out, sizeof(out)), 0);
 	ck_assert_uint_eq(rw_err_vers(&rx, 1, 1, 1, out, sizeof(out)), 0);
 	/* nor is an RDMA_ERROR ever answered */
-	n = vec("V1-TV5", buf, sizeof(buf));
+	n = hdr_vec("V1-TV5", buf, sizeof(buf));
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_ERROR_RECEIVED);
 	ck_assert_uint_eq(rw_err_chunk(&rx, 1, out, sizeof(out)), 0);
-	n = vec("V2-TV6", buf, sizeof(buf));
+	n = hdr_vec("V2-TV6", buf, sizeof(buf));
 	buf[19] = 77;
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_UNKNOWN_ERROR);
 	ck_assert_uint_eq(rw_err_chunk(&rx, 1, out, sizeof(out)), 0);
@@ -818,7 +807,7 @@ START_TEST(test_v1_proc_8_requester_encode)
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
 	dec("XC-TV1", &h, &sp, buf);	/* never opttype 1-4 (digest 3.6) */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	n = vec("V2-TV10", buf, sizeof(buf));		/* CONNPROP */
+	n = hdr_vec("V2-TV10", buf, sizeof(buf));		/* CONNPROP */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, buf, n));
@@ -833,12 +822,12 @@ START_TEST(test_v1_rc_9_responder_encode)
 	struct rw_hdr r;
 	size_t n;
 
-	n = vec("V1-TV8", cb, sizeof(cb));
+	n = hdr_vec("V1-TV8", cb, sizeof(cb));
 	ck_assert_int_eq(rw_recv_call(cb, n, &rx, &sp), RW_R_NO_PAYLOAD);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &rx.hdr, out, 256), 0);
 	{
 		uint8_t full[256];
-		size_t m = vec("V1-TV8-payload", full + n, sizeof(full) - n);
+		size_t m = hdr_vec("V1-TV8-payload", full + n, sizeof(full) - n);
 
 		memcpy(full, cb, n);
 		ck_assert_int_eq(rw_recv_call(full, n + m, &rx, &sp), RW_R_OK);
@@ -854,7 +843,7 @@ START_TEST(test_v1_rc_9_responder_encode)
 	dec("V1-TV5", &r, &sp2, rb);			/* use rw_err_* */
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
 
-	n = vec("V2-TV3", cb, sizeof(cb));
+	n = hdr_vec("V2-TV3", cb, sizeof(cb));
 	ck_assert_int_eq(rw_recv_call(cb, n, &rx, &sp), RW_R_OK);
 	dec("V2-TV2", &r, &sp2, rb);
 	r.proc = RW_NOMSG;
@@ -865,7 +854,7 @@ START_TEST(test_v1_rc_9_responder_encode)
 	r.inv_handle = 0xa001;
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
 	/* nothing is ever encoded against a refused Call */
-	n = vec("N-11", cb, sizeof(cb));
+	n = hdr_vec("N-11", cb, sizeof(cb));
 	ck_assert_int_eq(rw_recv_call(cb, n, &rx, &sp), RW_R_BAD_INV_HANDLE);
 	r.inv_handle = 0;
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
@@ -881,7 +870,7 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 	struct rw_hdr r;
 	size_t n;
 
-	n = vec("V1-TV9", cb, sizeof(cb));
+	n = hdr_vec("V1-TV9", cb, sizeof(cb));
 	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8);
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
 	dec("V1-TV3", &r, &sp2, rb);		/* Write chunk left out */
@@ -890,7 +879,7 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 	dec("V1-TV12", &r, &sp2, rb);		/* echoed, zeroed */
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 68);
 
-	n = vec("V1-TV11a", cb, sizeof(cb));
+	n = hdr_vec("V1-TV11a", cb, sizeof(cb));
 	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8);
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
 	dec("V1-TV3", &r, &sp2, rb);
@@ -901,7 +890,7 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 	ck_assert_int_eq(rw_validate_reply(&rx.hdr, &r), RW_R_OK);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
 	dec("V1-TV11b", &r, &sp2, rb);		/* used: NOMSG */
-	n = vec("V1-TV11b", cb, sizeof(cb));
+	n = hdr_vec("V1-TV11b", cb, sizeof(cb));
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, cb, n));
 }
@@ -912,11 +901,11 @@ START_TEST(test_hdr_direction)
 {
 	uint8_t buf[256];
 	struct rw_hdr h;
-	size_t n = vec("V1-TV2", buf, sizeof(buf));
+	size_t n = hdr_vec("V1-TV2", buf, sizeof(buf));
 
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_hdr_direction(&h, buf + 28, n - 28), RW_DIR_CALL);
-	n = vec("V1-TV3", buf, sizeof(buf));
+	n = hdr_vec("V1-TV3", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_hdr_direction(&h, buf + 28, n - 28), RW_DIR_REPLY);
 	ck_assert_int_eq(rw_hdr_direction(&h, buf + 28, 4), -1);
@@ -1012,7 +1001,7 @@ START_TEST(test_n4_xid_mismatch)
 	uint8_t buf[128], out[64];
 	struct rw_rx_call rx;
 	struct rw_action a;
-	size_t n = vec("V1-TV2", buf, sizeof(buf));
+	size_t n = hdr_vec("V1-TV2", buf, sizeof(buf));
 
 	buf[31] = 0x79;
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_XID_MISMATCH);

@@ -26,17 +26,6 @@ static void setup(void)
 	rw_hdr_space_init(&sp, &lim12);
 }
 
-static size_t vec(const char *name, uint8_t *buf, size_t cap)
-{
-	const struct hdr_vector *v = hdr_vector_find(name);
-	size_t n;
-
-	ck_assert_msg(v != NULL, "no vector %s", name);
-	n = hdr_hex(v->hex, buf, cap);
-	ck_assert_msg(n > 0, "bad hex in %s", name);
-	return n;
-}
-
 /* ---- Expected fields of each vector ----------------------------------- */
 
 static struct rw_read_seg x_reads[4];
@@ -231,7 +220,7 @@ START_TEST(test_vectors_decode_fields)
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		uint8_t buf[256];
 		struct rw_hdr got, want;
-		size_t n = vec(good[i].name, buf, sizeof(buf));
+		size_t n = hdr_vec(good[i].name, buf, sizeof(buf));
 
 		ck_assert(expect(good[i].name, &want));
 		ck_assert_msg(rw_hdr_decode(buf, n, &got, &sp) == RW_R_OK,
@@ -252,7 +241,7 @@ START_TEST(test_vectors_encode_exact)
 		struct rw_hdr want;
 		size_t n;
 
-		vec(good[i].name, buf, sizeof(buf));
+		hdr_vec(good[i].name, buf, sizeof(buf));
 		ck_assert(expect(good[i].name, &want));
 		ck_assert_uint_eq(rw_hdr_encoded_len(&want), good[i].hdr_len);
 		n = rw_hdr_encode(&want, out, sizeof(out));
@@ -272,7 +261,7 @@ START_TEST(test_truncation_every_length)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		uint8_t buf[256];
-		size_t n = vec(good[i].name, buf, sizeof(buf));
+		size_t n = hdr_vec(good[i].name, buf, sizeof(buf));
 
 		n = good[i].hdr_len;
 		for (size_t len = 0; len < n; len++) {
@@ -298,18 +287,18 @@ START_TEST(test_amb_v1_7_minimum_lengths)
 	uint8_t buf[64];
 	struct rw_hdr h;
 
-	vec("V1-TV1", buf, sizeof(buf));
+	hdr_vec("V1-TV1", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, 27, &h, &sp), RW_R_RUNT);
 	ck_assert_int_eq(rw_hdr_decode(buf, 28, &h, &sp), RW_R_OK);
-	vec("V2-TV1", buf, sizeof(buf));
+	hdr_vec("V2-TV1", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, 35, &h, &sp), RW_R_RUNT);
 	ck_assert_int_eq(rw_hdr_decode(buf, 36, &h, &sp), RW_R_OK);
-	vec("V1-TV5", buf, sizeof(buf));
+	hdr_vec("V1-TV5", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, 19, &h, &sp), RW_R_RUNT);
 	ck_assert_int_eq(rw_hdr_decode(buf, 20, &h, &sp), RW_R_OK);
 	/* the fixed words are there for the caller even on a runt MSG */
 	ck_assert_uint_eq(h.xid, 0x12345678);
-	vec("V1-TV4b", buf, sizeof(buf));
+	hdr_vec("V1-TV4b", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, 24, &h, &sp), RW_R_BAD_ERROR);
 	ck_assert_int_eq(rw_hdr_decode(buf, 28, &h, &sp), RW_R_OK);
 	/* N-1 */
@@ -324,7 +313,7 @@ START_TEST(test_v1_proc_1_payload_follows)
 {
 	uint8_t buf[128];
 	struct rw_hdr h;
-	size_t n = vec("V1-TV2", buf, sizeof(buf));
+	size_t n = hdr_vec("V1-TV2", buf, sizeof(buf));
 
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.hdr_len, 28);
@@ -341,11 +330,11 @@ START_TEST(test_v1_proc_4_7_msgp_done)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V1-TV13", buf, sizeof(buf));
+	n = hdr_vec("V1-TV13", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_DEPRECATED_PROC);
 	ck_assert_uint_eq(h.proc, RW_MSGP);
 	ck_assert_uint_eq(h.xid, 0x12345678);
-	n = vec("V1-TV14", buf, sizeof(buf));
+	n = hdr_vec("V1-TV14", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_DEPRECATED_PROC);
 	ck_assert_uint_eq(h.proc, RW_DONE);
 
@@ -367,7 +356,7 @@ START_TEST(test_dispatch_version_first)
 
 	rw_hdr_space_init(&v1only, NULL);
 	/* v2 header at a v1-only receiver: unsupported version */
-	n = vec("V2-TV1", buf, sizeof(buf));
+	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &v1only), RW_R_BAD_VERS);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	/* vers 3 */
@@ -376,17 +365,17 @@ START_TEST(test_dispatch_version_first)
 	buf[7] = 0;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_VERS);
 	/* N-2a: proc 5 is not v1; N-2b: 3 is not v2 */
-	n = vec("N-2a", buf, sizeof(buf));
+	n = hdr_vec("N-2a", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROC);
-	n = vec("N-2b", buf, sizeof(buf));
+	n = hdr_vec("N-2b", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROC);
 	for (uint32_t proc = 5; proc < 12; proc++) {
-		n = vec("V1-TV1", buf, sizeof(buf));
+		n = hdr_vec("V1-TV1", buf, sizeof(buf));
 		buf[15] = (uint8_t)proc;
 		ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp),
 				 RW_R_BAD_PROC);
 	}
-	n = vec("V2-TV1", buf, sizeof(buf));
+	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	buf[15] = 2;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROC);
 	buf[15] = 10;
@@ -407,18 +396,18 @@ START_TEST(test_v1_ext_2_err_vers_any_version)
 	size_t n;
 
 	rw_hdr_space_init(&v1only, NULL);
-	n = vec("V2-TV4", buf, sizeof(buf));
+	n = hdr_vec("V2-TV4", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &v1only), RW_R_OK);
 	ck_assert_uint_eq(h.vers, 3);
 	ck_assert_uint_eq(h.err.low, 1);
 	ck_assert_uint_eq(h.err.high, 2);
 	buf[4] = 0xff;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &v1only), RW_R_OK);
-	n = vec("V1-TV4a", buf, sizeof(buf));
+	n = hdr_vec("V1-TV4a", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &v1only), RW_R_OK);
 	ck_assert_uint_eq(h.vers, 2);
 	/* a v2 error other than ERR_VERS at a v1-only receiver */
-	n = vec("V2-TV6", buf, sizeof(buf));
+	n = hdr_vec("V2-TV6", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &v1only), RW_R_BAD_ERROR);
 	ck_assert_uint_eq(h.err.code, RW2_ERR_INVAL_OPTION);
 	/* the fixed offsets: a v2 ERR_VERS is byte-identical to a v1 one but
@@ -445,22 +434,22 @@ START_TEST(test_bad_bool_and_direction)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V1-TV7", buf, sizeof(buf));
+	n = hdr_vec("V1-TV7", buf, sizeof(buf));
 	buf[19] = 2;	/* read list entry flag */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
-	n = vec("V1-TV7", buf, sizeof(buf));
+	n = hdr_vec("V1-TV7", buf, sizeof(buf));
 	buf[43] = 2;	/* read list terminator */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
-	n = vec("V1-TV7", buf, sizeof(buf));
+	n = hdr_vec("V1-TV7", buf, sizeof(buf));
 	buf[44] = 0x80;	/* write list terminator */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
-	n = vec("V1-TV7", buf, sizeof(buf));
+	n = hdr_vec("V1-TV7", buf, sizeof(buf));
 	buf[51] = 3;	/* reply chunk present flag */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
-	n = vec("V2-TV1", buf, sizeof(buf));
+	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	buf[19] = 2;	/* rdma_direction (V2-DIR-2) */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_DIRECTION);
-	n = vec("XC-TV1", buf, sizeof(buf));
+	n = hdr_vec("XC-TV1", buf, sizeof(buf));
 	buf[16] = 1;	/* rdma_optdir */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_DIRECTION);
 }
@@ -474,19 +463,19 @@ START_TEST(test_impossible_counts)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V1-TV9", buf, sizeof(buf));
+	n = hdr_vec("V1-TV9", buf, sizeof(buf));
 	memset(buf + 24, 0xff, 4);	/* nsegs */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
-	n = vec("V1-TV11a", buf, sizeof(buf));
+	n = hdr_vec("V1-TV11a", buf, sizeof(buf));
 	memset(buf + 28, 0xff, 4);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
-	n = vec("V2-TV10", buf, sizeof(buf));
+	n = hdr_vec("V2-TV10", buf, sizeof(buf));
 	memset(buf + 16, 0xff, 4);	/* propset count */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
-	n = vec("V2-TV10", buf, sizeof(buf));
+	n = hdr_vec("V2-TV10", buf, sizeof(buf));
 	memset(buf + 44, 0xff, 4);	/* subset count */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
-	n = vec("XC-TV1", buf, sizeof(buf));
+	n = hdr_vec("XC-TV1", buf, sizeof(buf));
 	memset(buf + 24, 0xff, 4);	/* optinfo length */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	buf[24] = 0;
@@ -689,7 +678,7 @@ START_TEST(test_unknown_error_codes)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V2-TV6", buf, sizeof(buf));
+	n = hdr_vec("V2-TV6", buf, sizeof(buf));
 	buf[19] = 11;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_UNKNOWN_ERROR);
 	ck_assert_uint_eq(h.xid, 0x12345678);
@@ -697,7 +686,7 @@ START_TEST(test_unknown_error_codes)
 	ck_assert_uint_eq(h.hdr_len, 20);
 	buf[19] = 0;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_UNKNOWN_ERROR);
-	n = vec("V1-TV5", buf, sizeof(buf));
+	n = hdr_vec("V1-TV5", buf, sizeof(buf));
 	buf[19] = 3;	/* v1 knows only ERR_VERS and ERR_CHUNK */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_UNKNOWN_ERROR);
 	/* and the encoder will not produce them */
@@ -786,18 +775,18 @@ START_TEST(test_v2_prop_1_2_3_checks)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("N-12", buf, sizeof(buf));
+	n = hdr_vec("N-12", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
-	n = vec("N-13", buf, sizeof(buf));
+	n = hdr_vec("N-13", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROP);
-	n = vec("N-14", buf, sizeof(buf));
+	n = hdr_vec("N-14", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.props.n, 1);
 	ck_assert_ptr_null(rw_prop_find(&h.props, RW2_PROP_RBSIZ));
 	ck_assert_uint_eq(rw_prop_u32(rw_prop_find(&h.props, RW2_PROP_RBSIZ),
 				      RW2_RBSIZ_DEFAULT), 4096);
 	/* BRS outside its enum; RBSIZ too long */
-	n = vec("V2-TV13", buf, sizeof(buf));
+	n = hdr_vec("V2-TV13", buf, sizeof(buf));
 	buf[31] = 3;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROP);
 	n = hdr_hex("0000c002 00000002 00000020 00000009 00000001 00000001 "
@@ -820,7 +809,7 @@ START_TEST(test_v2_prop_4_default_and_padding)
 
 	/* UPDPROP carrying the V2-TV14 propval: RBSIZ, zero length */
 	n = hdr_hex("0000c002 00000002 00000020 00000009 00000001", buf, 64);
-	f = vec("V2-TV14", frag, sizeof(frag));
+	f = hdr_vec("V2-TV14", frag, sizeof(frag));
 	memcpy(buf + n, frag, f);
 	ck_assert_int_eq(rw_hdr_decode(buf, n + f, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.props.props[0].len, 0);
@@ -831,7 +820,7 @@ START_TEST(test_v2_prop_4_default_and_padding)
 	h.props.n = 1;
 	h.props.props = &p;
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 20 + 16);
-	f = vec("V2-TV15", frag, sizeof(frag));
+	f = hdr_vec("V2-TV15", frag, sizeof(frag));
 	ck_assert(!memcmp(out + 20, frag, f));
 	/* a sender's non-zero pad is tolerated (RFC 4506 binds the sender) */
 	out[20 + 15] = 0xee;
@@ -849,7 +838,7 @@ START_TEST(test_v2_prop_5_subset_bits)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V2-TV10", buf, sizeof(buf));
+	n = hdr_vec("V2-TV10", buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert(rw_subset_test(&h.subset1, 0));
 	ck_assert(rw_subset_test(&h.subset1, 1));
@@ -876,7 +865,7 @@ START_TEST(test_limit_props)
 	struct rw_hdr h;
 	size_t n;
 
-	n = vec("V2-TV10", buf, sizeof(buf));
+	n = hdr_vec("V2-TV10", buf, sizeof(buf));
 	lim.max_props = 1;
 	rw_hdr_space_init(&one, &lim);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &one), RW_R_TOO_MANY_PROPS);
@@ -905,7 +894,7 @@ START_TEST(test_decode_reuse)
 {
 	uint8_t a[128], b[128], out[128];
 	struct rw_hdr h;
-	size_t na = vec("V1-TV7", a, sizeof(a)), nb = vec("V1-TV1", b, 128);
+	size_t na = hdr_vec("V1-TV7", a, sizeof(a)), nb = hdr_vec("V1-TV1", b, 128);
 
 	ck_assert_int_eq(rw_hdr_decode(a, na, &h, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_hdr_decode(b, nb, &h, &sp), RW_R_OK);

@@ -5,6 +5,8 @@
  */
 #include <string.h>
 
+#include <check.h>
+
 #include "hdr_vectors.h"
 
 const struct hdr_vector hdr_vectors[] = {
@@ -174,4 +176,15 @@ size_t hdr_hex(const char *hex, uint8_t *buf, size_t cap)
 		hi = -1;
 	}
 	return hi < 0 ? n : 0;
+}
+
+size_t hdr_vec(const char *name, uint8_t *buf, size_t cap)
+{
+	const struct hdr_vector *v = hdr_vector_find(name);
+	size_t n;
+
+	ck_assert_msg(v != NULL, "no vector %s", name);
+	n = hdr_hex(v->hex, buf, cap);
+	ck_assert_msg(n > 0, "bad hex in %s", name);
+	return n;
 }

@@ -24,4 +24,8 @@ const struct hdr_vector *hdr_vector_find(const char *name);
 /* Parse hex (whitespace ignored) into buf; octets written, 0 on error. */
 size_t hdr_hex(const char *hex, uint8_t *buf, size_t cap);
 
+/* The bytes of vector name in buf; a Check failure if it is missing or
+ * malformed.  Octets written. */
+size_t hdr_vec(const char *name, uint8_t *buf, size_t cap);
+
 #endif /* TESTS_HDR_VECTORS_H */
