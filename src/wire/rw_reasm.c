@@ -384,6 +384,14 @@ bool rw_axdr_begin_body(XDR *xdrs)
 	return true;
 }
 
+bool rw_axdr_set_policy(struct rw_axdr *a, const struct rw_ddp_policy *pol)
+{
+	if (a->body || !pol)
+		return false;
+	a->pol = *pol;
+	return true;
+}
+
 /* What a finished decode left unread, if anything. */
 static enum rw_xdr_err rw_axdr_leftover(const struct rw_axdr *a)
 {

@@ -236,9 +236,13 @@ bool rw_rxdr_create(struct rw_rxdr *r, void *buf, size_t cap,
 
 bool rw_rxdr_begin_body(XDR *xdrs)
 {
+	struct rw_rxdr *r;
+
 	if (xdrs->x_ops != &rw_rxdr_ops)
 		return false;
-	rw_rxdr_of(xdrs)->body = true;
+	r = rw_rxdr_of(xdrs);
+	r->body = true;
+	r->body_upos = r->pos + r->moved;
 	return true;
 }
 
@@ -247,6 +251,44 @@ enum rw_xdr_err rw_rxdr_finish(struct rw_rxdr *r)
 	if (r->err == RW_XERR_OK && r->pad)
 		r->err = RW_XERR_PAD;
 	return r->err;
+}
+
+bool rw_rxdr_peek_word(const struct rw_rxdr *r, uint32_t upos, uint32_t *w)
+{
+	uint64_t shift = 0, ipos, iend;
+	const uint8_t *p = NULL;
+	uint8_t b[4];
+	unsigned i, k;
+
+	if (r->err != RW_XERR_OK ||
+	    (uint64_t)upos + 4 > rw_rxdr_unreduced_len(r))
+		return false;
+	for (k = 0; k < 4; k++) {
+		uint64_t u = (uint64_t)upos + k;
+
+		p = NULL;
+		shift = 0;
+		for (i = 0; i < r->nitems; i++) {
+			ipos = r->items[i].position;
+			iend = ipos + rw_xdr_round(r->items[i].len);
+			if (u < ipos)
+				break;
+			if (u < iend) {
+				/* inside a moved item: its data, or its pad */
+				p = u - ipos < r->items[i].len ?
+				    (const uint8_t *)r->items[i].data +
+				    (u - ipos) : (const uint8_t *)"";
+				break;
+			}
+			shift += iend - ipos;
+		}
+		if (!p)
+			p = r->buf + (u - shift);
+		b[k] = *p;
+	}
+	*w = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+	     (uint32_t)b[2] << 8 | b[3];
+	return true;
 }
 
 uint32_t rw_ddp_unreduce(const void *reduced, uint32_t rlen,

@@ -164,6 +164,7 @@ struct rw_rxdr {
 	struct rw_ddp_item *items;
 	struct rw_ddp_policy pol;
 	bool body;
+	uint32_t body_upos;	/* unreduced offset of the body */
 	enum rw_xdr_err err;
 };
 
@@ -223,6 +224,20 @@ static inline enum rw_xdr_err rw_rxdr_error(const struct rw_rxdr *r)
  * RW_XERR_PAD if the last moved item still owes its pad.
  */
 enum rw_xdr_err rw_rxdr_finish(struct rw_rxdr *r);
+
+/* Unreduced offset where rw_xdr_begin_body() was called (0 if never). */
+static inline uint32_t rw_rxdr_body_pos(const struct rw_rxdr *r)
+{
+	return r->body_upos;
+}
+
+/*
+ * Read the big-endian word at unreduced offset upos of a finished stream,
+ * from the reduced buffer or from a moved item's memory, as the receiver
+ * will see it (a ULB size taken from an argument, rpcrdma_ulb_sizes).
+ * False if the word is not entirely inside the message.
+ */
+bool rw_rxdr_peek_word(const struct rw_rxdr *r, uint32_t upos, uint32_t *w);
 
 /*
  * Rebuild the unreduced payload from a reduced one and its items (for a
@@ -330,6 +345,14 @@ static inline enum rw_xdr_err rw_axdr_error(const struct rw_axdr *a)
 	return a->err;
 }
 
+/*
+ * Replace the policy of a: allowed until rw_xdr_begin_body() (a responder
+ * learns which procedure a Call is for, hence its ULB entry, only from the
+ * RPC header it decodes first).  False, changing nothing, once the body has
+ * begun.
+ */
+bool rw_axdr_set_policy(struct rw_axdr *a, const struct rw_ddp_policy *pol);
+
 /* Chunks consumed so far. */
 static inline uint32_t rw_axdr_chunks_used(const struct rw_axdr *a)
 {
@@ -360,5 +383,47 @@ static inline uint64_t rw_axdr_bytes_copied(const struct rw_axdr *a)
 uint32_t rw_ddp_flatten(const void *payload, size_t len,
 			const struct rw_ddp_chunk *chunks, unsigned nchunks,
 			void *out, size_t cap, enum rw_xdr_err *err);
+
+/* ---------------------------------------------------------------------- */
+/* Probe: where the caller's buffers are                                   */
+
+/*
+ * Before a call is sent, the requester looks for result buffers the caller
+ * already supplied (an xdr_bytes/xdr_string target that is not NULL), so a
+ * Write chunk can point straight at one (zero copy).  The probe runs the
+ * results' xdrproc in XDR_ENCODE over the caller's current results
+ * structure: nothing is written anywhere, every put succeeds, and the
+ * pointer and length of each designated body item (counted as rw_rxdr
+ * counts them, the body starting at once) are recorded, except NULL
+ * targets (decode allocates those), which still count.  It stops (the
+ * xdrproc fails, harmlessly) once max designated items were seen.  Encoding reads the
+ * structure only; it must be initialized, as decoding into it requires.
+ */
+struct rw_probe_item {
+	uint32_t ordinal;
+	uint32_t index;		/* among the designated items: the Write
+				 * chunk it would get (V1-WC-3) */
+	uint32_t len;		/* the caller's length field: its capacity */
+	void *data;
+};
+
+struct rw_pxdr {
+	XDR xdr;
+	uint64_t upos;
+	uint32_t ordinal;
+	uint32_t designated;	/* designated items seen, NULL ones too */
+	uint32_t n;
+	uint32_t max;
+	struct rw_probe_item *items;
+	struct rw_ddp_policy pol;
+};
+
+void rw_pxdr_create(struct rw_pxdr *p, const struct rw_ddp_policy *pol,
+		    struct rw_probe_item *items, unsigned max);
+
+static inline unsigned rw_pxdr_found(const struct rw_pxdr *p)
+{
+	return p->n;
+}
 
 #endif /* RW_XDR_H */
