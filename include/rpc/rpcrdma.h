@@ -117,8 +117,16 @@ struct rpcrdma_svc_stats {
 	uint64_t dropped;	/* calls the RPC layer did not answer */
 	uint64_t read_chunks;	/* Read chunks pulled by RDMA Read */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Reply chunks written by RDMA Write */
+	uint64_t write_chunks;	/* Write chunks filled by RDMA Write */
 	uint64_t write_bytes;
+	uint64_t reply_chunks;	/* Reply chunks filled by RDMA Write */
+	uint64_t reply_bytes;
+	uint64_t inline_bytes;	/* octets received and sent inline */
+	uint64_t ddp_copies;	/* DDP items copied between the RPC layer's
+				 * memory and registered memory */
+	uint64_t ddp_copy_bytes;
+	uint64_t err_write_room; /* ERR_CHUNK: a result item larger than its
+				 * Write chunk (also in err_chunk) */
 	uint32_t max_inflight;	/* most calls received and not yet answered
 				 * on one connection */
 	uint32_t max_granted;	/* largest credit grant sent */
@@ -131,6 +139,49 @@ struct rpcrdma_svc_stats {
 #define CLGET_RDMA_ERRMSG	0x52440006	/* char[RPCRDMA_ERRMSG_LEN]: why the
 						 * last call failed, one line */
 #define RPCRDMA_ERRMSG_LEN	256
+#define CLGET_RDMA_STATS	0x52440007	/* struct rpcrdma_clnt_stats * */
+
+/*
+ * Counters of one CLIENT (CLGET_RDMA_STATS), cumulative over every
+ * connection it made.  With RPCRDMA_STATS=1 in the environment they are
+ * printed on stderr when the CLIENT is destroyed or the program exits
+ * (rpcrdma-environ(7)).  Octets count RPC message data, never transport
+ * headers.
+ */
+struct rpcrdma_clnt_stats {
+	uint64_t calls;		/* calls sent */
+	uint64_t replies;	/* replies accepted */
+	uint64_t long_calls;	/* calls sent Long (Position-Zero Read chunk) */
+	uint64_t long_replies;	/* replies that came in the Reply chunk */
+	uint64_t inline_bytes;	/* octets sent and received inline */
+	uint64_t long_bytes;	/* octets of Long calls, read by the server */
+	uint64_t read_chunks;	/* argument items sent as Read chunks */
+	uint64_t read_bytes;
+	uint64_t write_chunks;	/* Write chunks offered for result items */
+	uint64_t write_bytes;	/* octets the server placed in them */
+	uint64_t reply_chunks;	/* Reply chunks offered */
+	uint64_t reply_bytes;	/* octets received in Reply chunks */
+	uint64_t ddp_zero_copies; /* result items placed straight into the
+				 * caller's buffer */
+	uint64_t ddp_copies;	/* result items copied out of a pool buffer */
+	uint64_t ddp_copy_bytes;
+	uint64_t ddp_caller_regs; /* caller buffers registered for a chunk */
+	uint64_t registrations;	/* memory exposed to the server (windows
+				 * bound, regions registered) */
+	uint64_t invalidations;	/* exposures fenced by us */
+	uint64_t remote_invalidations; /* ... by the server's Send With
+				 * Invalidate */
+	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS received */
+	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK received */
+	uint64_t timeouts;
+	uint64_t discarded;	/* malformed replies dropped */
+	uint64_t conn_losses;	/* connections found dead */
+	uint32_t connects;	/* connections made */
+	uint32_t credits;	/* credit grant in force now */
+	uint32_t max_granted;	/* largest grant received */
+	uint32_t max_inflight;	/* credits used: most calls outstanding */
+	uint64_t reserved[8];
+};
 
 /* ---------------------------------------------------------------------- */
 /*

@@ -1,0 +1,250 @@
+/*
+ * rpcrdma_stats.h - printing the counters of CLIENTs and servers
+ * (struct rpcrdma_clnt_stats, struct rpcrdma_svc_stats) and the registry
+ * behind RPCRDMA_STATS=1 (rpcrdma-environ(7)).  Internal to the library.
+ *
+ * Printer
+ * -------
+ * rpcrdma_stats_print_clnt() and rpcrdma_stats_print_svc() write one line
+ * per counter group, every line
+ *
+ *     rpcrdma: LABEL: name value name value ...\n
+ *
+ * where each name is the struct member's name and each value its decimal
+ * value.  Every member is printed except the reserved ones; the lists
+ * below (X-macros) are the only place that says which and in what order,
+ * and the unit test (tests/unit/check_stats.c) fails if a member of the
+ * structure is not in its list.  When you add a counter to <rpc/rpcrdma.h>,
+ * add it to the list here too (and to the manual page).
+ *
+ * Registry
+ * --------
+ * An object (a CLIENT, a listening SVCXPRT) embeds a struct
+ * rpcrdma_stats_reg, sets its get() callback and tracks it for its whole
+ * life:
+ *
+ *   - rpcrdma_stats_track(reg) once it is fully made;
+ *   - rpcrdma_stats_untrack(reg, true) when it is destroyed, before
+ *     anything get() uses is freed (false: forget it without printing,
+ *     e.g. on a constructor's failure path after tracking).
+ *
+ * Both are always called; they cost one getenv() and nothing else when
+ * RPCRDMA_STATS is unset, empty or "0" at the time of the track: the
+ * object is then not tracked, never printed, and no atexit() handler is
+ * installed.  Otherwise the object is linked into the registry (the first
+ * such track installs one atexit() handler) and is printed exactly once:
+ * by rpcrdma_stats_untrack(reg, true), or by the atexit() handler if it is
+ * still alive when the program exits (the handler then forgets it, so a
+ * later untrack prints nothing).  Output goes to the file named by
+ * RPCRDMA_STATS_FILE (opened for append for each print, so several
+ * processes may share it), else, or if it cannot be opened, to stderr.
+ *
+ * get(reg, f) fetches the object's counters and prints them to f with
+ * rpcrdma_stats_print_*().  It runs with the registry's lock held, on the
+ * thread that untracks or that calls exit(): it must not track or untrack
+ * anything, and must take whatever locks its object needs itself.  The
+ * registry's lock is also what makes untrack wait while the exit handler
+ * prints the object, so the object is never freed under get().  Call
+ * untrack with none of the locks get() takes held.  Objects tracked by
+ * another process are never printed, neither at untrack nor at exit (a
+ * fork()ed child does not print its parent's objects again).
+ *
+ * Example, the CLIENT (src/glue/clnt_rdma.c):
+ *
+ *     struct clnt_rdma {
+ *         ...
+ *         struct rpcrdma_stats_reg stats_reg;
+ *     };
+ *
+ *     static void clnt_rdma_stats_get(struct rpcrdma_stats_reg *reg, FILE *f)
+ *     {
+ *         struct clnt_rdma *ct = RPCRDMA_STATS_OWNER(reg, struct clnt_rdma,
+ *                                                    stats_reg);
+ *         struct rpcrdma_clnt_stats st;
+ *         char label[RPCRDMA_STATS_LABEL_LEN];
+ *
+ *         clnt_rdma_get_stats(ct, &st);      (what CLGET_RDMA_STATS does)
+ *         rpcrdma_stats_label(label, sizeof(label), "clnt",
+ *                             (struct sockaddr *)&ct->addr,
+ *                             ct->prog, ct->vers);
+ *         rpcrdma_stats_print_clnt(f, label, &st);
+ *     }
+ *
+ *     clnt_rdma_create(), once the CLIENT is complete:
+ *         rpcrdma_stats_reg_init(&ct->stats_reg, clnt_rdma_stats_get);
+ *         rpcrdma_stats_track(&ct->stats_reg);
+ *
+ *     clnt_rdma_destroy(), first thing (the requester is still alive):
+ *         rpcrdma_stats_untrack(&ct->stats_reg, true);
+ *
+ * which prints, e.g.
+ *
+ *     rpcrdma: clnt 192.0.2.1:20049 prog 0x20005243 v1: calls 12 replies 12 ...
+ *
+ * Example, the server (src/glue/svc_rdma.c): one entry per listener, in
+ * struct svr, which outlives the listening SVCXPRT until its last
+ * connection is gone and holds the counters of the connections already
+ * destroyed:
+ *
+ *     static void svr_stats_get(struct rpcrdma_stats_reg *reg, FILE *f)
+ *     {
+ *         struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+ *         struct rpcrdma_svc_stats st;
+ *
+ *         svr_stats(sv, &st);                (what SVCGET_RDMA_STATS does)
+ *         rpcrdma_stats_print_svc(f, sv->stats_label, &st);
+ *     }
+ *
+ *     lsn_new(), once listening (the port is known):
+ *         rpcrdma_stats_label(sv->stats_label, sizeof(sv->stats_label),
+ *                             "svc", (struct sockaddr *)&bound_addr, 0, 0);
+ *         rpcrdma_stats_reg_init(&sv->stats_reg, svr_stats_get);
+ *         rpcrdma_stats_track(&sv->stats_reg);
+ *
+ *     svr_put(), when the last reference goes, before freeing sv (every
+ *     connection's counters are then folded into sv->st):
+ *         rpcrdma_stats_untrack(&sv->stats_reg, true);
+ *
+ * which prints, e.g.
+ *
+ *     rpcrdma: svc 0.0.0.0:20049: requests 12 replies_inline 11 ...
+ *
+ * svr_stats() walks the connection list, which only the svc_run() thread
+ * changes; the exit handler calls it on the thread that calls exit(),
+ * which for a server is normally that thread or one that runs after
+ * svc_run() returned.
+ */
+#ifndef RPCRDMA_GLUE_STATS_H
+#define RPCRDMA_GLUE_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <rpc/rpcrdma.h>
+
+/*
+ * The printed members, X(group, member) in print order; a new line starts
+ * where the group changes.  Reserved members are not listed.
+ */
+#define RPCRDMA_CLNT_STATS_FIELDS(X) \
+	X(calls, calls) \
+	X(calls, replies) \
+	X(calls, long_calls) \
+	X(calls, long_replies) \
+	X(calls, inline_bytes) \
+	X(calls, long_bytes) \
+	X(chunks, read_chunks) \
+	X(chunks, read_bytes) \
+	X(chunks, write_chunks) \
+	X(chunks, write_bytes) \
+	X(chunks, reply_chunks) \
+	X(chunks, reply_bytes) \
+	X(ddp, ddp_zero_copies) \
+	X(ddp, ddp_copies) \
+	X(ddp, ddp_copy_bytes) \
+	X(ddp, ddp_caller_regs) \
+	X(reg, registrations) \
+	X(reg, invalidations) \
+	X(reg, remote_invalidations) \
+	X(errors, err_vers) \
+	X(errors, err_chunk) \
+	X(errors, timeouts) \
+	X(errors, discarded) \
+	X(errors, conn_losses) \
+	X(conn, connects) \
+	X(conn, credits) \
+	X(conn, max_granted) \
+	X(conn, max_inflight)
+
+#define RPCRDMA_SVC_STATS_FIELDS(X) \
+	X(requests, requests) \
+	X(requests, replies_inline) \
+	X(requests, replies_long) \
+	X(requests, dropped) \
+	X(requests, discarded) \
+	X(requests, inline_bytes) \
+	X(chunks, read_chunks) \
+	X(chunks, read_bytes) \
+	X(chunks, write_chunks) \
+	X(chunks, write_bytes) \
+	X(chunks, reply_chunks) \
+	X(chunks, reply_bytes) \
+	X(chunks, ddp_copies) \
+	X(chunks, ddp_copy_bytes) \
+	X(errors, err_vers) \
+	X(errors, err_chunk) \
+	X(errors, err_too_big) \
+	X(errors, err_no_room) \
+	X(errors, err_write_room) \
+	X(conns, conns_accepted) \
+	X(conns, conns_rejected) \
+	X(conns, conns_active) \
+	X(conns, max_inflight) \
+	X(conns, max_granted)
+
+/* Number of members each printer prints (entries of the lists above). */
+#define RPCRDMA_STATS_COUNT_(g, m) + 1
+#define RPCRDMA_CLNT_STATS_NFIELDS \
+	(0 RPCRDMA_CLNT_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
+#define RPCRDMA_SVC_STATS_NFIELDS \
+	(0 RPCRDMA_SVC_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
+
+/*
+ * Print st to f as described above.  label names the object (NULL or ""
+ * gives lines starting "rpcrdma: name value").  The object's lines are
+ * written under flockfile(f), so they are never interleaved with another
+ * thread's.
+ */
+void rpcrdma_stats_print_clnt(FILE *f, const char *label,
+			      const struct rpcrdma_clnt_stats *st);
+void rpcrdma_stats_print_svc(FILE *f, const char *label,
+			     const struct rpcrdma_svc_stats *st);
+
+/*
+ * A label "KIND ADDR:PORT" (IPv6: "KIND [ADDR]:PORT"), followed by
+ * " prog 0xPROG vVERS" when prog is not 0, e.g.
+ * "clnt 192.0.2.1:20049 prog 0x20005243 v1" or "svc [::]:20049".  sa may be
+ * NULL (no address).  Truncated to len - 1 characters; returns buf.
+ */
+#define RPCRDMA_STATS_LABEL_LEN 128
+char *rpcrdma_stats_label(char *buf, size_t len, const char *kind,
+			  const struct sockaddr *sa, rpcprog_t prog,
+			  rpcvers_t vers);
+
+/* One tracked object; embed it in the object. */
+struct rpcrdma_stats_reg {
+	/* Set by the owner (rpcrdma_stats_reg_init()) before tracking:
+	 * prints the object's counters to f. */
+	void (*get)(struct rpcrdma_stats_reg *reg, FILE *f);
+	/* Private to the registry. */
+	struct rpcrdma_stats_reg *prev, *next;
+	pid_t pid;			/* process that tracked it */
+	bool tracked;
+};
+
+/* The struct containing reg, as container_of(). */
+#define RPCRDMA_STATS_OWNER(reg, type, member) \
+	((type *)(void *)((char *)(reg) - offsetof(type, member)))
+
+/* Zero reg and set its callback.  A zeroed struct with get set is the
+ * same. */
+void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
+			    void (*get)(struct rpcrdma_stats_reg *, FILE *));
+
+/* True if RPCRDMA_STATS is set, non-empty and not "0" (read now). */
+bool rpcrdma_stats_enabled(void);
+
+/* Start tracking reg if rpcrdma_stats_enabled(); else do nothing.
+ * Thread-safe.  Tracking a tracked reg does nothing. */
+void rpcrdma_stats_track(struct rpcrdma_stats_reg *reg);
+
+/* Stop tracking reg, printing it first if print is true.  Does nothing if
+ * reg is not tracked (RPCRDMA_STATS was off when it was tracked, it was
+ * already untracked, or the exit handler already printed it).
+ * Thread-safe; must not be called from a get() callback. */
+void rpcrdma_stats_untrack(struct rpcrdma_stats_reg *reg, bool print);
+
+#endif /* RPCRDMA_GLUE_STATS_H */
