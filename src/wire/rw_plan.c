@@ -113,7 +113,11 @@ enum rw_msg_kind rw_plan_reply(const struct rw_reply_in *in)
 
 	if (shape_len(&s) + in->reduced_len <= in->reply_inline)
 		return RW_SHORT;
-	if (in->reply_chunk && in->reduced_len <= in->reply_chunk_len)
-		return RW_LONG;
-	return RW_NO_ROOM;
+	if (!in->reply_chunk || in->reduced_len > in->reply_chunk_len)
+		return RW_NO_ROOM;
+	/* The RDMA_NOMSG header, Write list and Reply chunk included, must
+	 * itself fit the requester's Receive (V1-HDR-7). */
+	s.reply_chunk = true;
+	s.reply_segs = in->reply_chunk_segs;
+	return shape_len(&s) <= in->reply_inline ? RW_LONG : RW_NO_ROOM;
 }

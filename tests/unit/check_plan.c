@@ -212,12 +212,40 @@ START_TEST(test_reply_plans)
 }
 END_TEST
 
+/*
+ * A Long reply's RDMA_NOMSG header must itself fit the requester's
+ * Receive (V1-HDR-7): with a Write list so long that it does not, there
+ * is no way to reply (AMB-V1-14).  Header: 16 fixed + 4 (no Read list) +
+ * Write list (4 + per chunk 8 + 16 per segment, + 4 end) + Reply chunk
+ * (4 + 4 + 16 per segment).
+ */
+START_TEST(test_reply_long_header_must_fit)
+{
+	struct rw_reply_in r = {
+		.vers = 1, .reply_inline = 1024, .reduced_len = 2000,
+		.reply_chunk = true, .reply_chunk_segs = 1,
+		.reply_chunk_len = 4096, .write_chunks = 1,
+	};
+	struct rw_hdr_shape sh = { .vers = 1, .write_chunks = 1,
+				   .reply_chunk = true, .reply_segs = 1 };
+
+	/* the largest Write list whose NOMSG header still fits */
+	for (sh.write_segs = 1; rw_hdr_shape_len(&sh) <= 1024; sh.write_segs++)
+		;
+	r.write_segs = sh.write_segs - 1;
+	ck_assert_int_eq(rw_plan_reply(&r), RW_LONG);
+	r.write_segs = sh.write_segs;
+	ck_assert_int_eq(rw_plan_reply(&r), RW_NO_ROOM);
+}
+END_TEST
+
 Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_shape_len_matches_vectors);
+	tcase_add_test(tc, test_reply_long_header_must_fit);
 	tcase_add_test(tc, test_null_call_is_short);
 	tcase_add_test(tc, test_hdr7_threshold_includes_header);
 	tcase_add_test(tc, test_rp4_long_call);
