@@ -10,8 +10,10 @@
  * is decoded with xdr_replymsg, _seterr_reply, AUTH_VALIDATE and
  * AUTH_UNWRAP on the decode stream rr_call() hands back, with up to two
  * AUTH_REFRESH retries (none for RPCSEC_GSS, whose context code retries
- * itself).  Nothing is reduced under RPCSEC_GSS (V1-GSS-3), nor without an
- * Upper-Layer Binding, which this issue does not have yet.
+ * itself).  Which argument and result items move by RDMA is what the
+ * Upper-Layer Binding table says for (program, version, procedure)
+ * (src/ulb), looked up for each call; nothing is reduced under RPCSEC_GSS
+ * (V1-GSS-3).
  *
  * Several threads may call on one CLIENT at once, up to the credits the
  * server grants.  clnt_vc's own rule applies to the CLIENT's settings and
@@ -36,7 +38,9 @@
 #include "compiler.h"
 #include "glue/clnt_rdma.h"
 #include "glue/rpcrdma_attr.h"
+#include "glue/rpcrdma_stats.h"
 #include "rpc/rr_call.h"
+#include "ulb/ulb.h"
 
 /* An RPC call header: xid, direction, rpcvers, prog, vers, proc, and the
  * credential and verifier of the largest size. */
@@ -56,8 +60,7 @@ struct clnt_rdma {
 	char errmsg[RPCRDMA_ERRMSG_LEN];
 	struct sockaddr_storage addr;
 	struct netbuf nb;		/* CLGET_SVC_ADDR: points at addr */
-	const struct rw_ddp_policy *ulb; /* DDP-eligible arguments of the
-					  * program (none known yet: NULL) */
+	struct rpcrdma_stats_reg stats_reg;	/* RPCRDMA_STATS printing */
 };
 
 /* What the encoder of one call needs (rr_encode_fn). */
@@ -69,6 +72,7 @@ struct clnt_rdma_enc {
 	rpcproc_t proc;
 	xdrproc_t xargs;
 	void *argsp;
+	struct rpcrdma_ulb_entry reply_ulb;	/* this call's results */
 };
 
 static const struct clnt_ops clnt_rdma_ops;
@@ -162,23 +166,36 @@ static int64_t tv_ms(const struct timeval *tv)
 }
 
 /*
- * What may be moved out of the arguments by direct data placement: nothing
- * without an Upper-Layer Binding for the program (none exists yet), and
- * never anything under RPCSEC_GSS, whose integrity and privacy services
- * wrap the arguments into one opaque blob (V1-GSS-2/3; libtirpc hides
- * is_authgss_client(), hence the flavor test).
+ * What moves by direct data placement: what the Upper-Layer Binding table
+ * says for this procedure, in each direction - and never anything under
+ * RPCSEC_GSS, whose integrity and privacy services wrap the arguments and
+ * results into one opaque blob (V1-GSS-2/3; libtirpc hides
+ * is_authgss_client(), hence the flavour test).  Only the results need
+ * the entry itself (its sizes depend on the encoded arguments).
  */
-static struct rw_ddp_policy ddp_policy(const CLIENT *cl)
+static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
+		       struct rr_req *req, xdrproc_t xres, void *resp)
 {
-	const struct clnt_rdma *ct = cl->cl_private;
-	struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
+	struct rpcrdma_ulb_entry call;
 
-	return ct->ulb && !is_gss(cl) ? *ct->ulb : none;
+	req->ddp.mode = RW_DDP_NONE;
+	if (is_gss(cl))
+		return;
+	if (!rpcrdma_ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_CALL,
+				&call))
+		ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
+			       &req->ddp);
+	if (!rpcrdma_ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_REPLY,
+				&e->reply_ulb)) {
+		req->reply_ulb = &e->reply_ulb;
+		req->xres = xres;
+		req->resp = resp;
+	}
 }
 
 /* Set up one attempt: the XID, the deadline, the request. */
 static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
-		     struct timeval timeout)
+		     xdrproc_t xres, void *resp, struct timeval timeout)
 {
 	struct clnt_rdma *ct = cl->cl_private;
 	struct timeval tv;
@@ -195,7 +212,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->arg = e;
 	req->size_hint = e->xargs ? xdr_sizeof(e->xargs, e->argsp) : 0;
 	req->size_hint += CLNT_RDMA_HDR_MAX;
-	req->ddp = ddp_policy(cl);
+	ddp_lookup(cl, e, req, xres, resp);
 	req->send_only = tv.tv_sec == 0 && tv.tv_usec == 0;
 	req->deadline_ms = rr_now_ms() + tv_ms(&tv);
 }
@@ -265,7 +282,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 	bool refused;
 
 again:
-	make_req(cl, &enc, &req, timeout);
+	make_req(cl, &enc, &req, xres, resp, timeout);
 	if (rr_call(ct->rr, &req, &k, &res) != RR_OK) {
 		map_status(&res, &e);
 		/* clnt_vc: a zero timeout means "send, do not wait"; only a
@@ -315,6 +332,7 @@ static void clnt_rdma_destroy(CLIENT *cl)
 {
 	struct clnt_rdma *ct = cl->cl_private;
 
+	rpcrdma_stats_untrack(&ct->stats_reg, true);
 	rr_clnt_destroy(ct->rr);
 	ct_free(ct);
 	free(cl->cl_netid);
@@ -339,6 +357,59 @@ static enum rpcrdma_reg_mode reg_mode_pub(enum rt_reg_mode m)
 {
 	return m == RT_REG_MW ? RPCRDMA_REG_MW :
 	       m == RT_REG_MR ? RPCRDMA_REG_MR : RPCRDMA_REG_AUTO;
+}
+
+/* The requester's counters as <rpc/rpcrdma.h> publishes them. */
+static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
+{
+	struct rr_stats s;
+	uint32_t inflight;
+
+	rr_clnt_stats(ct->rr, &s);
+	memset(o, 0, sizeof(*o));
+	o->calls = s.calls;
+	o->replies = s.replies;
+	o->long_calls = s.long_calls;
+	o->long_replies = s.long_replies;
+	o->inline_bytes = s.inline_bytes;
+	o->long_bytes = s.long_bytes;
+	o->read_chunks = s.read_chunks;
+	o->read_bytes = s.read_bytes;
+	o->write_chunks = s.write_chunks;
+	o->write_bytes = s.write_bytes;
+	o->reply_chunks = s.reply_chunks;
+	o->reply_bytes = s.reply_bytes;
+	o->ddp_zero_copies = s.ddp_zero_copies;
+	o->ddp_copies = s.ddp_copies;
+	o->ddp_copy_bytes = s.ddp_copy_bytes;
+	o->ddp_caller_regs = s.ddp_caller_regs;
+	o->registrations = s.conn.exposures;
+	o->invalidations = s.conn.invalidations + s.conn.deregistrations;
+	o->remote_invalidations = s.conn.remote_invs;
+	o->err_vers = s.err_vers;
+	o->err_chunk = s.err_chunk;
+	o->timeouts = s.timeouts;
+	o->discarded = s.discarded;
+	o->conn_losses = s.conn_losses;
+	o->connects = (uint32_t)s.connects;
+	o->credits = rr_clnt_credits(ct->rr, &inflight);
+	o->max_granted = s.max_granted;
+	o->max_inflight = s.max_inflight;
+}
+
+/* RPCRDMA_STATS: the counters on destroy or at exit (rpcrdma-environ(7)). */
+static void clnt_rdma_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
+{
+	struct clnt_rdma *ct = RPCRDMA_STATS_OWNER(reg, struct clnt_rdma,
+						   stats_reg);
+	char label[RPCRDMA_STATS_LABEL_LEN];
+	struct rpcrdma_clnt_stats st;
+
+	clnt_rdma_stats(ct, &st);
+	rpcrdma_stats_label(label, sizeof(label), "clnt",
+			    (const struct sockaddr *)&ct->addr, ct->prog,
+			    ct->vers);
+	rpcrdma_stats_print_clnt(f, label, &st);
 }
 
 /* RDMA requests of <rpc/rpcrdma.h>; false for an unknown request. */
@@ -381,6 +452,9 @@ static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
 		return TRUE;
 	case CLGET_RDMA_RR_STATS:
 		rr_clnt_stats(ct->rr, info);
+		return TRUE;
+	case CLGET_RDMA_STATS:
+		clnt_rdma_stats(ct, info);
 		return TRUE;
 	default:
 		return FALSE;
@@ -508,6 +582,8 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 	o->conn.busy_poll = a->comp_mode == RPCRDMA_COMP_POLL;
 	o->conn.reg_mode = reg_mode_rt(a->reg_mode);
 	o->max_reply = a->max_reply_size;
+	o->ddp_reg_min = rpcrdma_env_size("RPCRDMA_DDP_REG_MIN",
+					  RPCRDMA_DEFAULT_DDP_REG_MIN);
 }
 
 static socklen_t addr_len(const struct sockaddr *sa)
@@ -619,5 +695,7 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 		free(cl);
 		return connect_failed(&err);
 	}
+	rpcrdma_stats_reg_init(&ct->stats_reg, clnt_rdma_stats_print);
+	rpcrdma_stats_track(&ct->stats_reg);
 	return cl;
 }

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <err.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
+#include "ulb/ulb.h"
 
 RPCRDMA_EXPORT void rpcrdma_attr_init(struct rpcrdma_attr *attr)
 {
@@ -31,6 +34,24 @@ static void fill_sz(size_t *v, size_t dflt)
 {
 	if (!*v)
 		*v = dflt;
+}
+
+size_t rpcrdma_env_size(const char *name, size_t dflt)
+{
+	const char *e = getenv(name), *end;
+	uint32_t v;
+
+	static bool warned;
+
+	if (!e || !*e)
+		return dflt;
+	if (!ulb_octets(e, &end, &v) || *end) {
+		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+			warnx("%s=%s is not an octet count (N, Nk or Nm): using %zu",
+			      name, e, dflt);
+		return dflt;
+	}
+	return v;
 }
 
 static enum rpcrdma_reg_mode env_reg_mode(enum rpcrdma_reg_mode m)

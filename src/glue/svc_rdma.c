@@ -21,6 +21,15 @@
  * file only speaks libtirpc: call header, SVCAUTH_UNWRAP/WRAP exactly as
  * svc_vc, xp_verf and xp_p3 set up for _gss_authenticate.
  *
+ * Direct data placement follows the Upper-Layer Binding table (digest
+ * 1.11): once the call header names the procedure, its CALL entry says
+ * which argument items may come in Read chunks (any other is refused by
+ * the decoder: GARBAGE_ARGS, V1-DDP-1, AMB-V1-15) and its REPLY entry which
+ * result items go into the Write chunks the call offered (V1-WC-2).
+ * Without an entry nothing is eligible, and under RPCSEC_GSS never
+ * anything, whatever the service: integrity and privacy wrap the body in
+ * one opaque (V1-GSS-3), and we do not tell the services apart.
+ *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
  * inside a dispatch.  Destroying the listening SVCXPRT stops listening and
@@ -50,8 +59,10 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
+#include "glue/rpcrdma_stats.h"
 #include "rpc/rr_serve.h"
 #include "transport/rt_conn.h"
+#include "ulb/ulb.h"
 #include "wire/rw_xdr.h"
 
 #define LSN_BACKLOG 64
@@ -74,6 +85,17 @@ struct svr {
 	struct rpcrdma_svc_stats st;	/* listener counters and those of
 					 * connections already destroyed */
 	time_t last_warn;
+	struct rpcrdma_stats_reg stats_reg;	/* RPCRDMA_STATS printing */
+	char stats_label[RPCRDMA_STATS_LABEL_LEN];
+};
+
+/* What the call header of the current call named: the key of its
+ * Upper-Layer Binding entries. */
+struct call_id {
+	rpcprog_t prog;
+	rpcvers_t vers;
+	rpcproc_t proc;
+	bool gss;			/* credential flavour RPCSEC_GSS */
 };
 
 struct svr_conn {
@@ -81,6 +103,7 @@ struct svr_conn {
 	struct svr *sv;
 	struct rr_srv *rr;
 	struct rr_sreq *cur;		/* the call being dispatched */
+	struct call_id id;		/* ... its procedure */
 	struct svr_conn *next;
 	struct svr_conn *prev;
 	bool in_call;			/* inside svc_getreq_common */
@@ -204,8 +227,11 @@ static void xprt_free(SVCXPRT *x)
 
 static void svr_put(struct svr *sv)
 {
-	if (--sv->refs == 0)
-		free(sv);
+	if (--sv->refs)
+		return;
+	/* the listener and every connection are gone: print once */
+	rpcrdma_stats_untrack(&sv->stats_reg, true);
+	free(sv);
 }
 
 /* ---- Counters ----------------------------------------------------------- */
@@ -226,10 +252,16 @@ static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
 	t->err_no_room += s->err_no_room;
 	t->discarded += s->discarded;
 	t->dropped += s->dropped;
+	t->err_write_room += s->err_write_room;
 	t->read_chunks += s->read_chunks;
 	t->read_bytes += s->read_bytes;
 	t->write_chunks += s->write_chunks;
 	t->write_bytes += s->write_bytes;
+	t->reply_chunks += s->reply_chunks;
+	t->reply_bytes += s->reply_bytes;
+	t->inline_bytes += s->inline_bytes;
+	t->ddp_copies += s->ddp_copies;
+	t->ddp_copy_bytes += s->ddp_copy_bytes;
 	t->max_inflight = max_u32(t->max_inflight, s->max_inflight);
 	t->max_granted = max_u32(t->max_granted, s->max_granted);
 }
@@ -273,6 +305,10 @@ static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 	for (; r; r = rr_srv_next(k->rr)) {
 		if (xdr_callmsg(rr_sreq_xdr(r), msg)) {
 			k->cur = r;
+			k->id.prog = msg->rm_call.cb_prog;
+			k->id.vers = msg->rm_call.cb_vers;
+			k->id.proc = msg->rm_call.cb_proc;
+			k->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
 			k->streak++;
 			return TRUE;
 		}
@@ -323,16 +359,39 @@ static SVCAUTH *conn_auth(SVCXPRT *x)
 	return a->svc_ah_ops ? a : NULL;
 }
 
+/*
+ * The current call's DDP policy in direction dir: its Upper-Layer Binding
+ * entry, or nothing eligible (no entry; RPCSEC_GSS, V1-GSS-3).  min_len
+ * plays no part here: the decoder takes a chunk at any eligible item, and
+ * a reply places every eligible result it has a Write chunk for (V1-WC-2).
+ */
+static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
+			struct rw_ddp_policy *pol)
+{
+	struct rpcrdma_ulb_entry e;
+
+	if (k->id.gss ||
+	    rpcrdma_ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e))
+		ulb_ddp_policy(NULL, true, 0, pol);
+	else
+		ulb_ddp_policy(&e, true, 0, pol);
+}
+
 static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 {
 	struct svr_conn *k = x->xp_p1;
 	SVCAUTH *auth = conn_auth(x);
+	struct rw_ddp_policy pol;
 	XDR *xdrs;
 	bool_t ok;
 
 	if (!k->cur)
 		return FALSE;
 	xdrs = rr_sreq_xdr(k->cur);
+	/* Read chunks only at the items the binding names (V1-DDP-1); a
+	 * second getargs finds the body begun and keeps the policy. */
+	call_policy(k, RPCRDMA_ULB_CALL, &pol);
+	rr_sreq_set_ddp(k->cur, &pol);
 	rw_xdr_begin_body(xdrs);
 	if (auth)
 		ok = SVCAUTH_UNWRAP(auth, xdrs, proc, where);
@@ -382,7 +441,9 @@ static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
 {
 	struct svr_conn *k = x->xp_p1;
 	struct reply_ctx c = { .x = x, .msg = msg };
-	struct rr_sreq_enc enc = { encode_reply, reply_size, &c };
+	struct rr_sreq_enc enc = { .encode = encode_reply,
+				   .size_hint = reply_size, .arg = &c,
+				   .ddp = { .mode = RW_DDP_NONE } };
 
 	if (!k->cur || k->dead)
 		return FALSE;
@@ -394,6 +455,9 @@ static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
 		msg->acpted_rply.ar_results.proc =
 			(xdrproc_t)(void (*)(void))xdr_void;
 		msg->acpted_rply.ar_results.where = NULL;
+		/* The results the binding names go into the Write chunks
+		 * the call offered (V1-WC-2/3). */
+		call_policy(k, RPCRDMA_ULB_REPLY, &enc.ddp);
 	}
 	msg->rm_xid = rr_sreq_xid(k->cur);
 	return rr_sreq_reply(k->rr, k->cur, &enc) == 0;
@@ -686,6 +750,16 @@ static SVCXPRT *fail(int code, const char *fmt, ...)
 	return NULL;
 }
 
+/* RPCRDMA_STATS: the counters when the server is gone or at exit. */
+static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
+{
+	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+	struct rpcrdma_svc_stats st;
+
+	svr_stats(sv, &st);
+	rpcrdma_stats_print_svc(f, sv->stats_label, &st);
+}
+
 /* The listening SVCXPRT for l, registered with svc_run. */
 static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 {
@@ -704,6 +778,10 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 		return NULL;
 	sv->lx = x;
 	xprt_register(x);
+	rpcrdma_stats_label(sv->stats_label, sizeof(sv->stats_label), "svc",
+			    (struct sockaddr *)&bound, 0, 0);
+	rpcrdma_stats_reg_init(&sv->stats_reg, svr_stats_print);
+	rpcrdma_stats_track(&sv->stats_reg);
 	return x;
 }
 

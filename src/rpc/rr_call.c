@@ -33,6 +33,10 @@
 #define RR_HDR_SLACK 1024u
 /* Largest RPC Call message (the PZRC has RR_PZRC_SEGS segments). */
 #define RR_MAX_CALL ((size_t)RR_PZRC_SEGS * RT_REG_MAX_SEG)
+/* Octets of an RPC reply header besides the results: xid, direction,
+ * reply status, verifier (flavour, length, up to 400 octets), accept
+ * status. */
+#define RR_REPLY_HDR 512u
 
 /* ---- Slots -------------------------------------------------------------- */
 
@@ -177,6 +181,12 @@ static void free_bufs(struct rr_call *k)
 	k->long_buf = NULL;
 	rt_reg_buf_free(rt, k->reply_buf);
 	k->reply_buf = NULL;
+	for (unsigned int i = 0; i < k->nwrites; i++) {
+		if (k->wpool[i])
+			rt_reg_buf_free(rt, k->wbuf[i]);
+		k->wbuf[i] = NULL;
+		k->wpool[i] = false;
+	}
 }
 
 /* Give back everything of k (lock held).  Its exposures are revoked first
@@ -280,7 +290,9 @@ static void plan_in(const struct rr_clnt *rr, const struct rr_call *k,
 				 RT_REG_MAX_SEG;
 	in->pzrc_segs = reduced > RT_REG_MAX_SEG ?
 			(reduced + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG : 1;
-	in->max_reply_len = (uint32_t)rr->opts.max_reply;
+	in->write_chunks = k->nwrites;
+	in->write_segs = k->nwrites;
+	in->max_reply_len = (uint32_t)k->max_reply;
 	in->reply_chunk_segs = RR_REPLY_SEGS;
 }
 
@@ -414,7 +426,7 @@ static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
 {
 	struct rt_err err;
 
-	k->reply_cap = rr->opts.max_reply;
+	k->reply_cap = k->max_reply;
 	k->reply_buf = rt_reg_buf_alloc(k->conn->rt, k->reply_cap, &err);
 	if (!k->reply_buf)
 		rr_res_set(res, RR_CANTSEND, err.code,
@@ -437,7 +449,8 @@ static int expose(struct rr_call *k, void *addr, size_t len,
 
 /* The Read list: the PZRC of a Long call first, then reduced items at
  * their positions in the unreduced stream (V1-RC-1..3, AMB-V1-6). */
-static bool build_reads(struct rr_call *k, const struct rw_rxdr *r,
+static bool build_reads(struct rr_clnt *rr, struct rr_call *k,
+			const struct rw_rxdr *r,
 			const struct rw_call_plan *p, struct rr_result *res)
 {
 	struct rw_segment segs[RR_PZRC_SEGS];
@@ -461,6 +474,8 @@ static bool build_reads(struct rr_call *k, const struct rw_rxdr *r,
 		if (n < 0 || rw_read_builder_add(&b, it->position, segs,
 						 (uint32_t)n))
 			goto bad;
+		rr->st.read_chunks++;
+		rr->st.read_bytes += it->len;
 	}
 	rw_hdr_set_reads(&k->hdr, &b);
 	return true;
@@ -468,6 +483,162 @@ bad:
 	if (res->status == RR_OK)
 		rr_res_set(res, RR_CANTSEND, EINVAL, "cannot build the Read list");
 	return false;
+}
+
+/* ---- Result items: Write chunks (digest 1.6, V1-WC-*) ------------------- */
+
+/*
+ * The probe of the caller's results (zero copy) is off in ASan builds:
+ * ASan's xdr_string interceptor strlen()s the string before libtirpc's
+ * xdr_string sees it, so a NULL string - which libtirpc refuses cleanly,
+ * and which a zeroed results structure holds - would crash it.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define RR_PROBE 0
+#else
+#define RR_PROBE 1
+#endif
+
+/* How many Write chunks the ULB entry asks for: one per eligible result
+ * item (V1-WC-3), if it says how large they are (V1-WC-1). */
+static uint32_t writes_wanted(const struct rr_req *req)
+{
+	const struct rpcrdma_ulb_entry *e = req->reply_ulb;
+	uint32_t n;
+
+	if (!e || !e->items || e->room.kind == RPCRDMA_ULB_SIZE_NONE)
+		return 0;
+	n = (uint32_t)__builtin_popcountll(e->items);
+	if (e->max_chunks && n > e->max_chunks)
+		n = e->max_chunks;
+	return n < RR_MAX_WRITES ? n : RR_MAX_WRITES;
+}
+
+/* A word of the arguments, as the server will decode them. */
+static bool args_word(const void *ctx, size_t off, uint32_t *w)
+{
+	const struct rw_rxdr *r = ctx;
+
+	return off <= UINT32_MAX - rw_rxdr_body_pos(r) &&
+	       rw_rxdr_peek_word(r, rw_rxdr_body_pos(r) + (uint32_t)off, w);
+}
+
+/*
+ * The sizes of this call's Reply, from the entry and the encoded arguments
+ * (an NFS READ's count): the room of each Write chunk and the largest Reply
+ * payload, which decides whether a Reply chunk is offered (V1-RP-1/2).
+ * An entry whose sizes cannot be resolved gives no Write chunks.
+ */
+static void reply_sizes(struct rr_clnt *rr, struct rr_call *k,
+			const struct rr_req *req, const struct rw_rxdr *r)
+{
+	const struct rpcrdma_ulb_entry *e = req->reply_ulb;
+	uint32_t room = 0, max = 0, inline_items;
+	uint64_t want;
+
+	k->max_reply = rr->opts.max_reply;
+	if (!e || ulb_sizes_at(e, args_word, r, rw_rxdr_unreduced_len(r) -
+			       rw_rxdr_body_pos(r), &room, &max)) {
+		k->nwrites = 0;
+		return;
+	}
+	/* min_len of a REPLY entry: the smallest room worth a Write chunk */
+	if (!room || room > RT_REG_MAX_SEG || room < e->min_len)
+		k->nwrites = 0;
+	k->wroom = room;
+	if (!max)
+		return;
+	/* results not given a Write chunk come inline: count their room */
+	inline_items = (uint32_t)__builtin_popcountll(e->items) - k->nwrites;
+	want = (uint64_t)RR_REPLY_HDR + max + (uint64_t)inline_items * room;
+	k->max_reply = want < RR_MAX_REPLY ? (size_t)want : RR_MAX_REPLY;
+}
+
+/*
+ * Where result item i lands: the caller's own buffer when the results
+ * already hold one of at least room octets (zero copy) and it is large
+ * enough to be worth registering (ddp_reg_min), else pool memory, copied
+ * once while decoding.
+ */
+static bool write_buf(struct rr_clnt *rr, struct rr_call *k, uint32_t i,
+		      const struct rw_probe_item *found, unsigned int nfound,
+		      uint32_t room, struct rr_result *res)
+{
+	struct rt_err err;
+	unsigned int j;
+
+	for (j = 0; j < nfound && room >= rr->opts.ddp_reg_min; j++) {
+		if (found[j].index != i || found[j].len < room)
+			continue;
+		k->wbuf[i] = found[j].data;
+		k->caller_mem = true;
+		rr->st.ddp_caller_regs++;
+		return true;
+	}
+	k->wbuf[i] = rt_reg_buf_alloc(k->conn->rt, room, &err);
+	if (!k->wbuf[i]) {
+		rr_res_set(res, RR_CANTSEND, err.code,
+			   "no memory for a Write chunk of %u octets: %s",
+			   room, err.msg);
+		return false;
+	}
+	k->wpool[i] = true;
+	return true;
+}
+
+/* The Write list: one chunk of the entry's room per result item. */
+static bool build_writes(struct rr_clnt *rr, struct rr_call *k,
+			 const struct rr_req *req, struct rr_result *res)
+{
+	struct rw_probe_item found[RR_MAX_WRITES];
+	struct rw_write_builder b;
+	unsigned int nfound = 0;
+	struct rw_pxdr probe;
+	uint32_t i, room;
+	int n;
+
+	if (!k->nwrites)
+		return true;
+	room = k->wroom;
+	ulb_ddp_policy(req->reply_ulb, true, 0, &k->rpol);
+	k->rpol.max_chunks = k->nwrites;
+	if (RR_PROBE && req->xres && req->resp) {
+		rw_pxdr_create(&probe, &k->rpol, found, k->nwrites);
+		(void)(*req->xres)(&probe.xdr, req->resp);
+		nfound = rw_pxdr_found(&probe);
+	}
+	rw_write_builder_init(&b, k->wchunks, RR_MAX_WRITES);
+	for (i = 0; i < k->nwrites; i++) {
+		if (!write_buf(rr, k, i, found, nfound, room, res))
+			return false;
+		n = expose(k, k->wbuf[i], room, RT_REMOTE_WRITE, &k->wsegs[i],
+			   1, res);
+		if (n < 0)
+			return false;
+		if (rw_write_builder_add(&b, &k->wsegs[i], 1)) {
+			rr_res_set(res, RR_CANTSEND, EINVAL,
+				   "cannot build the Write list");
+			return false;
+		}
+	}
+	rw_hdr_set_writes(&k->hdr, &b);
+	rr->st.write_chunks += k->nwrites;
+	return true;
+}
+
+/* A Reply was accepted: the octets it says were written into each Write
+ * chunk (already checked against what was offered, V1-WC-4/5). */
+void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *k,
+			 const struct rw_hdr *h)
+{
+	uint32_t i, s;
+
+	for (i = 0; i < k->nwrites; i++) {
+		k->wlen[i] = 0;
+		for (s = 0; i < h->nwrites && s < h->writes[i].nsegs; s++)
+			k->wlen[i] += h->writes[i].segs[s].length;
+		rr->st.write_bytes += k->wlen[i];
+	}
 }
 
 static bool build_reply_chunk(struct rr_clnt *rr, struct rr_call *k,
@@ -553,20 +724,26 @@ static bool need_long_buf(struct rr_clnt *rr, struct rr_call *k,
 	return k->long_buf != NULL;
 }
 
-static void count_kind(struct rr_clnt *rr, const struct rw_call_plan *p)
+static void count_kind(struct rr_clnt *rr, const struct rw_rxdr *r,
+		       const struct rw_call_plan *p)
 {
 	rr->st.calls++;
-	if (p->kind == RW_LONG)
+	if (p->kind == RW_LONG) {
 		rr->st.long_calls++;
-	else
+		rr->st.long_bytes += rw_rxdr_reduced_len(r);
+	} else {
 		rr->st.short_calls++;
+		rr->st.inline_bytes += p->kind == RW_SHORT ?
+				       rw_rxdr_unreduced_len(r) :
+				       rw_rxdr_reduced_len(r);
+	}
 }
 
 /* Plan, expose, encode the transport header and post the Send (lock
  * held).  On success k is in the XID table, waiting. */
 static bool send_call(struct rr_clnt *rr, struct rr_call *k,
-		      const struct rw_rxdr *r, bool inl, uint32_t hlen,
-		      struct rr_result *res)
+		      const struct rr_req *req, const struct rw_rxdr *r,
+		      bool inl, uint32_t hlen, struct rr_result *res)
 {
 	struct rt_conn *rt = k->conn->rt;
 	struct rw_call_plan p;
@@ -580,6 +757,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 			   rt_conn_error(rt)->msg);
 		return false;
 	}
+	reply_sizes(rr, k, req, r);
 	plan_in(rr, k, r, &in);
 	rw_plan_call(&in, &p);
 	k->regs = rt_regset_create(rt, &err);
@@ -590,7 +768,8 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 	rw_hdr_init(&k->hdr, RW_VERS_1, p.kind == RW_LONG ? RW_NOMSG : RW_MSG,
 		    k->xid, credits(k)->requested);
 	if (!need_long_buf(rr, k, r, inl, &p, res) ||
-	    !build_reads(k, r, &p, res) || !build_reply_chunk(rr, k, &p, res))
+	    !build_reads(rr, k, r, &p, res) || !build_writes(rr, k, req, res) ||
+	    !build_reply_chunk(rr, k, &p, res))
 		return false;
 	k->inv_handle = rt_regset_inv_handle(k->regs);
 	if (!place_payload(k, r, inl, hlen, &p, res))
@@ -613,7 +792,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 		return false;
 	}
 	k->sbuf = NULL;		/* the connection's again */
-	count_kind(rr, &p);
+	count_kind(rr, r, &p);
 	return true;
 }
 
@@ -644,15 +823,24 @@ static bool check_long_payload(struct rr_call *k, struct rr_result *res)
 static enum rr_status finish(struct rr_clnt *rr, struct rr_call *k,
 			     struct rr_result *res)
 {
-	struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
+	uint32_t i;
 
 	fence(rr, k);
 	rr_drain(rr, k->conn);
 	*res = k->res;
 	if (res->status != RR_OK || !check_long_payload(k, res))
 		return res->status;
-	if (!rw_axdr_create(&k->ax, k->payload, k->plen, RW_AXDR_WRITE, NULL,
-			    0, &none)) {
+	/* Result items are rebuilt from the Write chunks in order, each the
+	 * length the Reply returned (V1-WC-11). */
+	for (i = 0; i < k->nwrites; i++) {
+		k->wdseg[i].data = k->wbuf[i];
+		k->wdseg[i].len = k->wlen[i];
+		k->wdchunk[i].position = 0;
+		k->wdchunk[i].nsegs = 1;
+		k->wdchunk[i].segs = &k->wdseg[i];
+	}
+	if (!rw_axdr_create(&k->ax, k->payload, k->plen, RW_AXDR_WRITE,
+			    k->wdchunk, k->nwrites, &k->rpol)) {
 		rr_res_set(res, RR_CANTDECODE, EBADMSG, "cannot decode the reply: %s",
 			   rw_xdr_err_str(rw_axdr_error(&k->ax)));
 		return res->status;
@@ -672,11 +860,13 @@ static bool start(struct rr_clnt *rr, struct rr_call *k,
 	if (!take_credit(rr, k, deadline, res) ||
 	    !prepare(rr, k, deadline, res))
 		return false;
+	k->nwrites = writes_wanted(req);
+	k->max_reply = rr->opts.max_reply;
 	hlen = short_hdr_len(rr, k);
 	pthread_mutex_unlock(&rr->lock);
 	ok = encode(rr, k, req, hlen, &r, &inl, res);
 	pthread_mutex_lock(&rr->lock);
-	return ok && send_call(rr, k, &r, inl, hlen, res);
+	return ok && send_call(rr, k, req, &r, inl, hlen, res);
 }
 
 /* A slot on a connection, or NULL with res set (lock held). */
@@ -764,6 +954,9 @@ void rr_call_done(struct rr_clnt *rr, struct rr_call *call)
 	if (!call)
 		return;
 	pthread_mutex_lock(&rr->lock);
+	rr->st.ddp_zero_copies += rw_axdr_zero_copies(&call->ax);
+	rr->st.ddp_copies += rw_axdr_copies(&call->ax);
+	rr->st.ddp_copy_bytes += rw_axdr_bytes_copied(&call->ax);
 	release(rr, call);
 	pthread_mutex_unlock(&rr->lock);
 }

@@ -53,6 +53,7 @@
 
 #include <rpc/types.h>
 #include <rpc/xdr.h>
+#include <rpc/rpcrdma.h>
 
 #include "transport/rt_conn.h"
 #include "transport/rt_err.h"
@@ -66,7 +67,12 @@ struct rr_opts {
 	struct rt_conn_attr conn;	/* credits, inline sizes, busy_poll,
 					 * reg_mode, connect timeout */
 	size_t max_reply;		/* largest Reply payload (Reply chunk
-					 * size), at most RR_MAX_REPLY */
+					 * size) without a ULB size, at most
+					 * RR_MAX_REPLY */
+	size_t ddp_reg_min;		/* smallest caller result buffer a
+					 * Write chunk points at directly
+					 * (registered); smaller ones get pool
+					 * memory and one copy */
 };
 
 #define RR_MAX_REPLY ((size_t)1 << 30)
@@ -105,6 +111,13 @@ struct rr_req {
 				   * without an Upper-Layer Binding, and
 				   * always with RPCSEC_GSS integrity or
 				   * privacy, V1-GSS-3) */
+	/* Results: the ULB entry saying which result items get Write chunks
+	 * and how large the Reply may be (NULL: none, and never under
+	 * RPCSEC_GSS integrity or privacy, V1-GSS-3), and the caller's
+	 * results, probed for buffers to place them in (rw_pxdr). */
+	const struct rpcrdma_ulb_entry *reply_ulb;
+	xdrproc_t xres;
+	void *resp;
 	int64_t deadline_ms;	/* CLOCK_MONOTONIC, see rr_now_ms() */
 	bool send_only;		/* post and return RR_SENT */
 };
@@ -126,6 +139,22 @@ struct rr_stats {
 				 * did not nominate */
 	uint64_t timeouts;
 	uint64_t connects;	/* connections made */
+	uint64_t inline_bytes;	/* RPC octets sent and received inline */
+	uint64_t long_bytes;	/* octets of Long Calls (PZRC) */
+	uint64_t read_chunks;	/* argument items sent in Read chunks */
+	uint64_t read_bytes;
+	uint64_t write_chunks;	/* Write chunks offered */
+	uint64_t write_bytes;	/* octets returned in them */
+	uint64_t reply_bytes;	/* octets of Replies in the Reply chunk */
+	uint64_t ddp_zero_copies; /* result items decoded in place */
+	uint64_t ddp_copies;	/* result items copied from pool memory */
+	uint64_t ddp_copy_bytes;
+	uint64_t ddp_caller_regs; /* caller buffers exposed as Write chunks */
+	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS */
+	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK (or other codes) */
+	struct rt_stats conn;	/* transport counters of the connections
+				 * already gone (rr_clnt_stats adds the
+				 * current one) */
 	uint64_t conn_losses;	/* connections found dead */
 	uint64_t revoke_failures; /* fences that closed the connection */
 	uint32_t max_inflight;	/* most Calls outstanding at once */

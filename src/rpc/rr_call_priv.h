@@ -22,6 +22,7 @@
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_reg.h"
+#include "ulb/ulb.h"
 #include "wire/rw_chunk.h"
 #include "wire/rw_credit.h"
 #include "wire/rw_hdr.h"
@@ -36,6 +37,9 @@
 /* Reduced argument items one Call may carry as Read chunks. */
 #define RR_MAX_ITEMS RW_MAX_READ_CHUNKS
 #define RR_MAX_READS (RR_PZRC_SEGS + RR_MAX_ITEMS * 4)
+/* Write chunks one Call may offer for result items, one segment each (a
+ * result item is at most RT_REG_MAX_SEG octets). */
+#define RR_MAX_WRITES 4
 /* XID table buckets (a power of two). */
 #define RR_XID_BUCKETS 64
 /* Longest the leader sleeps before looking at the world again. */
@@ -88,6 +92,19 @@ struct rr_call {
 	struct rw_read_seg reads[RR_MAX_READS];
 	struct rw_segment reply_segs[RR_REPLY_SEGS];
 	uint32_t inv_handle;		/* the handle it nominates */
+	struct rw_chunk wchunks[RR_MAX_WRITES];
+	struct rw_segment wsegs[RR_MAX_WRITES];
+
+	/* result items: Write chunk memory, the caller's or a pool buffer */
+	uint32_t nwrites;
+	uint32_t wroom;			/* octets of each Write chunk */
+	void *wbuf[RR_MAX_WRITES];
+	bool wpool[RR_MAX_WRITES];
+	uint32_t wlen[RR_MAX_WRITES];	/* lengths the Reply returned */
+	struct rw_ddp_seg wdseg[RR_MAX_WRITES];
+	struct rw_ddp_chunk wdchunk[RR_MAX_WRITES];
+	struct rw_ddp_policy rpol;	/* result items designated */
+	size_t max_reply;		/* largest Reply payload expected */
 
 	/* resources */
 	struct rt_sbuf *sbuf;
@@ -165,5 +182,8 @@ void rr_call_fail(struct rr_clnt *rr, struct rr_call *k, enum rr_status st,
 /* A Reply (or RDMA_ERROR) for k has been accepted (lock held). */
 void rr_call_complete(struct rr_clnt *rr, struct rr_call *k);
 void rr_slots_free(struct rr_clnt *rr);
+/* A Reply for k was accepted: note what it returned in the Write list. */
+void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *k,
+			 const struct rw_hdr *h);
 
 #endif /* RR_CALL_PRIV_H */

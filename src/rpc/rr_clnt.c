@@ -71,10 +71,26 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 	return c;
 }
 
+/* rt_stats is all uint64_t counters: add them field by field. */
+static void conn_stats_add(struct rt_stats *to, const struct rt_conn *rt)
+{
+	uint64_t *t = (uint64_t *)to, f[sizeof(*to) / sizeof(uint64_t)];
+	struct rt_stats from;
+	size_t i;
+
+	_Static_assert(sizeof(from) % sizeof(uint64_t) == 0,
+		       "struct rt_stats holds uint64_t counters only");
+	rt_conn_stats(rt, &from);
+	memcpy(f, &from, sizeof(f));
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		t[i] += f[i];
+}
+
 void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c)
 {
 	if (--c->refs)
 		return;
+	conn_stats_add(&rr->st.conn, c->rt);
 	rt_conn_destroy(c->rt);
 	free(c);
 }
@@ -362,6 +378,8 @@ void rr_clnt_stats(struct rr_clnt *rr, struct rr_stats *out)
 {
 	pthread_mutex_lock(&rr->lock);
 	*out = rr->st;
+	if (rr->conn)
+		conn_stats_add(&out->conn, rr->conn->rt);
 	pthread_mutex_unlock(&rr->lock);
 }
 

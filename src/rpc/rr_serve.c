@@ -91,6 +91,7 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
 	r->sink = NULL;
 	r->nchunks = 0;
 	r->rsrc = NULL;
+	r->isrc = NULL;
 	r->send_pending = false;
 	r->state = RR_FREE;
 	return r;
@@ -99,6 +100,7 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
 void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
 {
 	rr_srv_release_sink(s, r);
+	rr_srv_release_reply(s, r);	/* its Send is done, if it had one */
 	if (r->counted) {
 		r->counted = false;
 		s->st.inflight--;
@@ -269,6 +271,11 @@ XDR *rr_sreq_xdr(struct rr_sreq *r)
 	return &r->ax.xdr;
 }
 
+bool rr_sreq_set_ddp(struct rr_sreq *r, const struct rw_ddp_policy *pol)
+{
+	return rw_axdr_set_policy(&r->ax, pol);
+}
+
 uint32_t rr_sreq_xid(const struct rr_sreq *r)
 {
 	return r->rx.hdr.xid;
@@ -285,6 +292,10 @@ void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r)
 {
 	if (r->state != RR_CURRENT)
 		return;
+	/* Argument items the decoder copied out of the pulled chunks
+	 * (counted once, whatever became of the decode). */
+	s->st.ddp_copies += rw_axdr_copies(&r->ax);
+	s->st.ddp_copy_bytes += rw_axdr_bytes_copied(&r->ax);
 	if (!r->answered) {
 		s->st.dropped++;
 		rr_srv_answered(s, r);

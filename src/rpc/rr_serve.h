@@ -28,17 +28,26 @@
  *     exceed it wait their turn.
  *   - The ready request's XDR stream is the reassembling decoder (rw_axdr,
  *     positional mode, missing XDR pad supplied: V1-RC-8) over the inline
- *     payload or the pulled PZRC plus the other Read chunks.
- *   - A reply is encoded by the caller's function, first straight into a
- *     Send buffer; if it does not fit inline and the Call offered a Reply
- *     chunk, again into connection memory, RDMA-Written into the Reply
- *     chunk (never past its end) and announced by an RDMA_NOMSG; if it fits
- *     nowhere, the Call gets ERR_CHUNK (AMB-V1-14, S-4).  A Write list is
- *     echoed with every length 0: nothing is DDP-eligible without an
- *     Upper-Layer Binding (V1-WC-6, AMB-V1-13).  Writes are posted before
- *     the Send, without waiting (the send queue keeps the order).  The
- *     credit grant is rw_srv_credits_grant(): never more than the Receives
- *     really posted, never 0.
+ *     payload or the pulled PZRC plus the other Read chunks.  It accepts a
+ *     Read chunk only at an argument item the caller's policy designates
+ *     (rr_sreq_set_ddp, from the Upper-Layer Binding); by default none, so
+ *     a chunk anywhere else fails the decode: GARBAGE_ARGS (V1-DDP-1,
+ *     AMB-V1-15).
+ *   - A reply is encoded by the caller's function through the reducing
+ *     encoder: the result items its policy designates (rr_sreq_enc.ddp),
+ *     at most one per Write chunk the Call offered, are cut out, copied
+ *     into connection memory and RDMA-Written into Write chunk 0, 1, ...
+ *     with their exact length (V1-WC-2/3/9/10); an item larger than its
+ *     chunk gets ERR_CHUNK and nothing is written.  The rest goes first
+ *     straight into a Send buffer; if it does not fit inline and the Call
+ *     offered a Reply chunk, again into connection memory, RDMA-Written
+ *     into the Reply chunk (never past its end) and announced by an
+ *     RDMA_NOMSG; if it fits nowhere, the Call gets ERR_CHUNK (AMB-V1-14,
+ *     S-4).  The Write list is returned in both cases with the lengths
+ *     written, unused chunks 0 (V1-WC-4/6, AMB-V1-13).  Writes are posted
+ *     before the Send, without waiting (the send queue keeps the order).
+ *     The credit grant is rw_srv_credits_grant(): never more than the
+ *     Receives really posted, never 0.
  *
  * Threading: like the rt_conn under it, an rr_srv is used by one thread at
  * a time (svc_run's).  Nothing here blocks except the bounded wait for a
@@ -56,6 +65,7 @@
 #include <rpc/xdr.h>
 
 #include "transport/rt_conn.h"
+#include "wire/rw_xdr.h"
 
 struct rr_srv;
 struct rr_sreq;
@@ -83,10 +93,22 @@ struct rr_srv_stats {
 	uint64_t err_bad_msg;	/* ... RPC message or chunks unusable */
 	uint64_t discarded;	/* messages dropped without an answer */
 	uint64_t dropped;	/* Calls the RPC layer never answered */
+	uint64_t err_write_room;	/* ... a result item larger than its
+				 * Write chunk */
 	uint64_t read_chunks;	/* Read chunks pulled (PZRC included) */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Reply chunks written */
+	uint64_t write_chunks;	/* Write chunks filled with a result item */
 	uint64_t write_bytes;
+	uint64_t reply_chunks;	/* Reply chunks written (Long replies) */
+	uint64_t reply_bytes;
+	uint64_t inline_bytes;	/* RPC message octets received inline
+				 * (RDMA_MSG Calls) and sent inline
+				 * (RDMA_MSG replies); no transport headers */
+	uint64_t ddp_copies;	/* DDP items copied between the RPC layer's
+				 * memory and registered memory: argument
+				 * items out of the pulled Read chunks,
+				 * result items into Write-chunk sources */
+	uint64_t ddp_copy_bytes;
 	uint32_t inflight;	/* Calls received and not yet answered */
 	uint32_t max_inflight;	/* the most there ever were */
 	uint32_t max_granted;	/* largest credit grant sent */
@@ -137,8 +159,20 @@ void rr_srv_defer(struct rr_srv *s);
 struct rr_sreq *rr_srv_next(struct rr_srv *s);
 
 /* The decode stream of r: an rw_axdr (rw_xdr.h).  The caller decodes the
- * RPC header, calls rw_xdr_begin_body() on it, then the arguments. */
+ * RPC header, calls rr_sreq_set_ddp(), rw_xdr_begin_body(), then the
+ * arguments. */
 XDR *rr_sreq_xdr(struct rr_sreq *r);
+
+/*
+ * Which argument items of r may arrive in Read chunks: the Upper-Layer
+ * Binding's call policy for the procedure the RPC header named, or
+ * RW_DDP_NONE (no binding, RPCSEC_GSS: V1-GSS-3).  Until it is called
+ * the policy is RW_DDP_NONE.  A Read chunk at any other item fails the
+ * argument decode (RW_XERR_NOT_ELIGIBLE: GARBAGE_ARGS, V1-DDP-1,
+ * AMB-V1-15).  Only before rw_xdr_begin_body() on the stream: false,
+ * changing nothing, once the arguments have begun (or pol is NULL).
+ */
+bool rr_sreq_set_ddp(struct rr_sreq *r, const struct rw_ddp_policy *pol);
 
 uint32_t rr_sreq_xid(const struct rr_sreq *r);
 
@@ -158,11 +192,20 @@ struct rr_sreq_enc {
 	 * the reply does not fit inline */
 	size_t (*size_hint)(void *arg);
 	void *arg;
+	/* The result items that go into the Call's Write chunks: the
+	 * Upper-Layer Binding's reply policy (ulb_ddp_policy(e, true, ...)),
+	 * or RW_DDP_NONE (zero-initialized: no binding, RPCSEC_GSS,
+	 * V1-GSS-3).  Moved items are the designated ones in body order,
+	 * item k into Write chunk k, at most one per chunk offered (and at
+	 * most ddp.max_chunks if set); the rest stay in the payload.  min_len
+	 * is ignored: every eligible result is placed (V1-WC-2). */
+	struct rw_ddp_policy ddp;
 };
 
 /*
  * Reply to r (see the model above).  Returns 0 when the reply is on its
- * way; -EMSGSIZE when it fitted nowhere and ERR_CHUNK was sent instead;
+ * way; -EMSGSIZE when it fitted nowhere, or a result item did not fit its
+ * Write chunk, and ERR_CHUNK was sent instead;
  * -EINVAL if the encoder failed (nothing sent: the caller may answer
  * otherwise, e.g. SYSTEM_ERR); -EALREADY if r was answered already;
  * -ENOTCONN if the connection is dead or had to be closed.

@@ -23,8 +23,9 @@ enum rr_sreq_state {
 	RR_READY,	/* in the ready queue */
 	RR_CURRENT,	/* handed to the caller (rr_srv_next) */
 	RR_ERRQ,	/* an RDMA_ERROR to send, waiting for a Send buffer */
-	RR_SENDING,	/* answered with a Long reply: its source memory is
-			 * kept until the Send completes */
+	RR_SENDING,	/* answered with a reply whose source memory (Reply
+			 * chunk, Write-chunk items) is kept until the Send
+			 * completes */
 };
 
 /* Why an RDMA_ERROR is sent, for the counters. */
@@ -34,6 +35,8 @@ enum rr_srv_cause {
 				 * (V1-SEC-4) */
 	RR_CAUSE_NO_ROOM,	/* reply fits nowhere (AMB-V1-14) */
 	RR_CAUSE_BAD_MSG,	/* RPC message or chunk data unusable */
+	RR_CAUSE_WRITE_ROOM,	/* a result item larger than its Write
+				 * chunk */
 };
 
 struct rr_sreq {
@@ -67,8 +70,11 @@ struct rr_sreq {
 	uint32_t plen;
 	struct rw_axdr ax;
 
-	/* Long reply source, kept until its Send completes */
+	/* Reply sources, kept until the Send that follows their Writes
+	 * completes: the Long reply's payload, the Write-chunk items (all
+	 * of them back to back in one allocation) */
 	struct rt_lmem *rsrc;
+	struct rt_lmem *isrc;
 	bool send_pending;
 };
 
@@ -126,6 +132,7 @@ int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
 
 /* rr_srv_reply.c */
 void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r);
+void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r);
 struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s);
 
 #endif /* RR_SRV_PRIV_H */

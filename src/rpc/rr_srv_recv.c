@@ -49,6 +49,8 @@ static void count_error(struct rr_srv *s, const struct rr_sreq *r)
 		s->st.err_no_room++;
 	else if (r->cause == RR_CAUSE_BAD_MSG)
 		s->st.err_bad_msg++;
+	else if (r->cause == RR_CAUSE_WRITE_ROOM)
+		s->st.err_write_room++;
 }
 
 /*
@@ -137,9 +139,16 @@ static int map_chunks(struct rr_sreq *r)
 	return 0;
 }
 
-/* All of r is here: build its stream and make it ready, or refuse it. */
+/*
+ * All of r is here: build its stream and make it ready, or refuse it.  The
+ * stream starts with no argument item eligible: which ones are depends on
+ * the procedure, known only once the caller has decoded the RPC header
+ * (rr_sreq_set_ddp).  Until then a Read chunk at an item fails the decode
+ * (V1-DDP-1): nothing is placed without an Upper-Layer Binding.
+ */
 static void make_ready(struct rr_srv *s, struct rr_sreq *r)
 {
+	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
 	const struct rw_hdr *h = &r->rx.hdr;
 
 	r->payload = NULL;
@@ -154,8 +163,10 @@ static void make_ready(struct rr_srv *s, struct rr_sreq *r)
 	if (h->proc == RW_NOMSG && rw_check_payload(h, r->payload, r->plen))
 		goto bad;
 	if (!rw_axdr_create(&r->ax, r->payload, r->plen, RW_AXDR_READ,
-			    r->chunks, r->nchunks, NULL))
+			    r->chunks, r->nchunks, &none))
 		goto bad;
+	if (h->proc == RW_MSG)
+		s->st.inline_bytes += r->plen;
 	r->state = RR_READY;
 	rr_srv_q_push(&s->ready, r);
 	return;

@@ -1,22 +1,35 @@
 /*
  * rr_srv_reply.c - from an RPC reply to the wire, responder side of digest
- * 1.6: encode it straight into a Send buffer behind an RDMA_MSG header; if
- * it does not fit and the Call offered a Reply chunk, encode it into
- * connection memory, RDMA Write it into the Reply chunk and send an
- * RDMA_NOMSG header returning that chunk with the lengths written;
- * otherwise answer ERR_CHUNK (AMB-V1-14, S-4).  rw_plan_reply() takes the
- * decision from the actual sizes.
+ * 1.6 and 1.7: encode it through the reducing encoder straight into a Send
+ * buffer behind an RDMA_MSG header; if it does not fit and the Call offered
+ * a Reply chunk, encode it into connection memory, RDMA Write it into the
+ * Reply chunk and send an RDMA_NOMSG header returning that chunk with the
+ * lengths written; otherwise answer ERR_CHUNK (AMB-V1-14, S-4).
+ * rw_plan_reply() takes the decision from the actual sizes.
  *
- * Nothing is DDP-eligible without an Upper-Layer Binding, so the reply is
- * encoded unreduced and a Write list offered by the Call is returned with
- * every segment length 0, same count, handles and offsets (V1-WC-5/6,
- * AMB-V1-13).  The Read list of a reply is always empty (V1-RC-9).
+ * Direct data placement of results (V1-WC-*): the caller's policy (its
+ * Upper-Layer Binding) designates result items; the encoder cuts the
+ * designated ones out, in body order, one per Write chunk the Call offered
+ * (V1-WC-3), and item k goes into Write chunk k with exactly its length,
+ * never its XDR pad (V1-WC-9/10).  The items live in the RPC layer's memory,
+ * which is neither registered nor kept once the reply returns, so they are
+ * copied back to back into one piece of connection memory that is kept
+ * until the Send completes.  Before anything is written every item is
+ * checked against its chunk (rw_write_chunk_return refuses an overrun): one
+ * that does not fit gets ERR_CHUNK and no Write at all, because leaving it
+ * inline would break V1-WC-2 / V1-DDP-3 for the requester.  The Write list
+ * is returned in RDMA_MSG and RDMA_NOMSG alike: same count, handles and
+ * offsets, the lengths written, unused chunks 0 (V1-WC-4/5/6, AMB-V1-13).
+ * Without a binding (or under RPCSEC_GSS, V1-GSS-3) nothing is designated
+ * and every chunk comes back empty.  The Read list of a reply is always
+ * empty (V1-RC-9).
  *
  * Reply memory is sized from the encoder's own estimate of the results,
  * never from the Reply chunk the peer offers, and grows (doubling, up to
  * that chunk's size) only if the estimate was short.  The Writes are posted
- * unsignalled and the Send after them, signalled: the send queue completes
- * in order, so the Send's completion says the source memory is free.
+ * unsignalled and the Send after them, signalled when it has sources to
+ * free: the send queue completes in order, so the Send's completion says
+ * the source memory is free.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,6 +49,17 @@ struct reply_hdr {
 	struct rw_chunk writes[RW_MAX_WRITE_CHUNKS];
 	struct rw_segment wsegs[RW_MAX_WRITE_CHUNKS][RW_MAX_CHUNK_SEGS];
 	struct rw_segment rsegs[RW_MAX_CHUNK_SEGS];
+};
+
+/* One encoding of the reply: the reduced payload and the result items cut
+ * out of it, in body order (item k goes into Write chunk k). */
+struct reply_enc {
+	const struct rr_sreq_enc *enc;
+	struct rw_ddp_policy pol;
+	struct rw_ddp_item items[RW_MAX_WRITE_CHUNKS];
+	uint32_t nitems;
+	uint32_t len;			/* reduced payload octets */
+	uint64_t moved;			/* item octets, no pads */
 };
 
 static int64_t now_ms(void)
@@ -74,7 +98,8 @@ struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s)
 	}
 }
 
-/* The Reply header for r: Write list echoed with zero lengths. */
+/* The Reply header for r: Write list echoed with zero lengths (filled in
+ * by items_place for the chunks that carry an item). */
 static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 		     uint32_t proc)
 {
@@ -111,8 +136,10 @@ static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
 	}
 }
 
-/* Octets of the RDMA_MSG header for r. */
-static uint32_t msg_hdr_len(const struct rr_sreq *r)
+/* Octets of r's reply header, RDMA_MSG or (with the Reply chunk)
+ * RDMA_NOMSG; the returned lengths do not change it: the chunks keep their
+ * shape (V1-WC-5). */
+static uint32_t hdr_len(const struct rr_sreq *r, bool nomsg)
 {
 	const struct rw_hdr *call = &r->rx.hdr;
 	struct rw_hdr_shape sh = { .vers = call->vers,
@@ -121,38 +148,80 @@ static uint32_t msg_hdr_len(const struct rr_sreq *r)
 
 	for (i = 0; i < call->nwrites; i++)
 		sh.write_segs += call->writes[i].nsegs;
+	if (nomsg) {
+		sh.reply_chunk = true;
+		sh.reply_segs = call->reply.nsegs;
+	}
 	return rw_hdr_shape_len(&sh);
 }
 
-/* Run the encoder into buf[0..cap); its length in *len.  RW_XERR_OK,
- * RW_XERR_NOSPACE, or RW_XERR_BAD_ARG when the encoder itself failed. */
-static enum rw_xdr_err encode(const struct rr_sreq_enc *enc, void *buf,
-			      size_t cap, uint32_t *len)
+/*
+ * The reducing encoder's policy for r's reply: the caller's designation,
+ * at most one item per Write chunk offered (V1-WC-3) and never more than
+ * the item array holds, every eligible item whatever its size (V1-WC-2).
+ * Without a Write list nothing moves, whatever the binding says: an item
+ * has nowhere to go (and max_chunks 0 would mean "no limit").
+ */
+static void reply_policy(const struct rr_sreq *r,
+			 const struct rr_sreq_enc *enc,
+			 struct rw_ddp_policy *pol)
+{
+	uint32_t n = r->rx.hdr.nwrites;
+
+	if (n > RW_MAX_WRITE_CHUNKS)
+		n = RW_MAX_WRITE_CHUNKS;
+	*pol = enc->ddp;
+	pol->min_len = 0;
+	if (!n || (pol->mode != RW_DDP_ITEMS && pol->mode != RW_DDP_ALL)) {
+		memset(pol, 0, sizeof(*pol));
+		pol->mode = RW_DDP_NONE;
+		return;
+	}
+	if (!pol->max_chunks || pol->max_chunks > n)
+		pol->max_chunks = n;
+}
+
+/* Run the encoder into buf[0..cap): the reduced length and the items in
+ * re.  RW_XERR_OK, RW_XERR_NOSPACE, or another error when the encoder
+ * itself failed (RW_XERR_BAD_ARG if it failed without the stream's help). */
+static enum rw_xdr_err encode(struct reply_enc *re, void *buf, size_t cap)
 {
 	struct rw_rxdr x;
-	bool_t ok;
 	enum rw_xdr_err e;
+	uint32_t i;
+	bool_t ok;
 
-	rw_rxdr_create(&x, buf, cap, NULL, NULL, 0);
-	ok = enc->encode(&x.xdr, enc->arg);
+	rw_rxdr_create(&x, buf, cap, &re->pol, re->items,
+		       RW_MAX_WRITE_CHUNKS);
+	ok = re->enc->encode(&x.xdr, re->enc->arg);
 	e = rw_rxdr_finish(&x);
-	*len = rw_rxdr_reduced_len(&x);
+	re->len = rw_rxdr_reduced_len(&x);
+	re->nitems = rw_rxdr_nitems(&x);
+	re->moved = 0;
+	for (i = 0; i < re->nitems; i++)
+		re->moved += re->items[i].len;
 	if (!ok && e == RW_XERR_OK)
 		e = RW_XERR_BAD_ARG;
 	return e;
 }
 
-/* Post b (len octets) as r's answer. */
+/* Post b (len octets) as r's answer; signalled when r has sources to free
+ * once the Send (and so every Write before it) has completed. */
 static int post(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
-		uint32_t len, bool signal)
+		uint32_t len)
 {
+	bool signal = r->rsrc || r->isrc;
 	struct rt_err err;
 	int ret;
 
+	r->send_pending = signal;
 	ret = rt_post_send(s->c, b, len, NULL, 0, 0, rr_srv_cookie(r),
 			   signal ? RT_WR_SIGNAL : 0, &err);
 	rr_srv_answered(s, r);
 	if (ret) {
+		/* Not accepted: no completion will come for it. */
+		r->send_pending = false;
+		rr_srv_release_reply(s, r);
 		rr_srv_kill(s, -ret, "%s", err.msg);
 		return -ENOTCONN;
 	}
@@ -176,52 +245,208 @@ static int put_hdr(struct rr_srv *s, struct rr_sreq *r, struct reply_hdr *o,
 	return 0;
 }
 
-/* The answer when the reply fits nowhere: ERR_CHUNK in b. */
-static int no_room(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
+/* Answer ERR_CHUNK in b instead of the reply, counted under cause. */
+static int refuse(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
+		  enum rr_srv_cause cause)
 {
-	rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_NO_ROOM);
+	rr_srv_set_error(r, RW_ERR_CHUNK, cause);
 	if (rr_srv_send_error(s, r, b))
 		return -ENOTCONN;
 	return -EMSGSIZE;
 }
 
-/* Short reply: RDMA_MSG with the payload behind the header.  -ENOSPC if it
- * does not fit (b is still ours), -EINVAL if the encoder failed. */
-static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
-			const struct rr_sreq_enc *enc, struct rt_sbuf *b)
+/* The answer when the reply fits nowhere: ERR_CHUNK in b. */
+static int no_room(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 {
-	uint32_t cap = rt_conn_inline(s->c)->send, hlen = msg_hdr_len(r), len;
+	return refuse(s, r, b, RR_CAUSE_NO_ROOM);
+}
+
+/* Segments whose address range wraps cannot be written (rt_post_write
+ * would refuse them half way). */
+static bool segs_sane(const struct rw_segment *g, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (g[i].offset + g[i].length < g[i].offset)
+			return false;
+	return true;
+}
+
+/*
+ * Where the items go: item k into Write chunk k (V1-WC-3), exactly its
+ * length, no pad (V1-WC-9/10), the segments filled in order and never past
+ * one's end (V1-WC-4); o's Write list gets the returned lengths, the chunks
+ * left over keep 0 (V1-WC-6).  Nothing is written here.  Returns 0, or the
+ * cause for refusing the reply: an item larger than its chunk, or a
+ * segment it needs that wraps the address space (a malformed chunk).
+ */
+static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
+		       struct reply_hdr *o, enum rr_srv_cause *cause)
+{
+	const struct rw_hdr *call = &r->rx.hdr;
+	uint32_t k;
+
+	/* reply_policy never lets the encoder move more than this */
+	if (re->nitems > call->nwrites) {
+		*cause = RR_CAUSE_BAD_MSG;
+		return -EINVAL;
+	}
+	for (k = 0; k < re->nitems; k++) {
+		const struct rw_chunk *wc = &call->writes[k];
+
+		if (rw_write_chunk_return(wc, re->items[k].len, o->wsegs[k])) {
+			*cause = RR_CAUSE_WRITE_ROOM;
+			return -EMSGSIZE;
+		}
+		if (!segs_sane(o->wsegs[k], wc->nsegs)) {
+			*cause = RR_CAUSE_BAD_MSG;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * RDMA Write the octets at src, in m, into the returned segments g[0..n) in
+ * order, skipping empty ones; unsignalled: the Send that follows reports
+ * for them (the send queue completes in order).  -ENOTCONN on failure (the
+ * connection is closed).
+ */
+static int post_segs(struct rr_srv *s, struct rt_lmem *m, uint8_t *src,
+		     const struct rw_segment *g, uint32_t n)
+{
+	struct rt_sge sge;
+	struct rt_err err;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!g[i].length)
+			continue;
+		sge = rt_lmem_sge(m, src, g[i].length);
+		ret = rt_post_write(s->c, &sge, 1, &g[i], 0, 0, &err);
+		if (ret) {
+			rr_srv_kill(s, -ret, "%s", err.msg);
+			return -ENOTCONN;
+		}
+		src += g[i].length;
+	}
+	return 0;
+}
+
+/*
+ * Copy the items back to back into one piece of connection memory - theirs
+ * is the RPC layer's, unregistered and gone once the reply returns - and
+ * post their Writes as items_place computed them.  The memory is r's
+ * (isrc) until its Send completes.  -ENOMEM if none could be had (nothing
+ * posted), -ENOTCONN.
+ */
+static int items_write(struct rr_srv *s, struct rr_sreq *r,
+		       const struct reply_enc *re, const struct reply_hdr *o)
+{
+	const struct rw_hdr *call = &r->rx.hdr;
+	struct rt_lmem *m;
+	struct rt_err err;
+	uint8_t *p;
+	uint32_t k;
+	int ret;
+
+	if (!re->nitems)
+		return 0;
+	m = rt_lmem_alloc(s->c, (size_t)re->moved, &err);
+	if (!m)
+		return -ENOMEM;
+	p = rt_lmem_addr(m);
+	for (k = 0; k < re->nitems; k++) {
+		memcpy(p, re->items[k].data, re->items[k].len);
+		p += re->items[k].len;
+	}
+	r->isrc = m;
+	p = rt_lmem_addr(m);
+	for (k = 0; k < re->nitems; k++) {
+		ret = post_segs(s, m, p, o->wsegs[k], call->writes[k].nsegs);
+		if (ret)
+			return ret;
+		p += re->items[k].len;
+	}
+	s->st.write_chunks += re->nitems;
+	s->st.write_bytes += re->moved;
+	s->st.ddp_copies += re->nitems;
+	s->st.ddp_copy_bytes += re->moved;
+	return 0;
+}
+
+/* Free what r's reply was sent from (its Send has completed, or was never
+ * posted). */
+void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
+{
+	if (r->rsrc)
+		rt_lmem_free(s->c, r->rsrc);
+	if (r->isrc)
+		rt_lmem_free(s->c, r->isrc);
+	r->rsrc = NULL;
+	r->isrc = NULL;
+}
+
+/* items_write failed after the header was built into b: answer ERR_CHUNK
+ * if it only lacked memory, else give up (the connection is closed). */
+static int items_failed(struct rr_srv *s, struct rr_sreq *r,
+			struct rt_sbuf *b, int ret)
+{
+	rr_srv_release_reply(s, r);
+	if (ret == -ENOMEM)
+		return no_room(s, r, b);
+	rt_sbuf_put(s->c, b);
+	return ret;
+}
+
+/* Short reply: RDMA_MSG with the (reduced) payload behind the header.
+ * -ENOSPC if it does not fit (b is still ours), -EINVAL if the encoder
+ * failed. */
+static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
+			struct reply_enc *re, struct rt_sbuf *b)
+{
+	uint32_t cap = rt_conn_inline(s->c)->send, hlen = hdr_len(r, false);
+	enum rr_srv_cause cause;
 	struct rw_reply_in in;
 	struct reply_hdr o;
 	enum rw_xdr_err e;
+	int ret;
 
 	if (cap > rt_sbuf_size(b))
 		cap = rt_sbuf_size(b);
 	if (hlen >= cap)
 		return -ENOSPC;
-	e = encode(enc, (uint8_t *)rt_sbuf_data(b) + hlen, cap - hlen, &len);
+	e = encode(re, (uint8_t *)rt_sbuf_data(b) + hlen, cap - hlen);
 	if (e == RW_XERR_NOSPACE)
 		return -ENOSPC;
 	if (e != RW_XERR_OK) {
 		rt_sbuf_put(s->c, b);
 		return -EINVAL;
 	}
-	plan_in(&in, s, r, len);
+	plan_in(&in, s, r, re->len);
 	if (rw_plan_reply(&in) != RW_SHORT)
 		return -ENOSPC;
 	hdr_init(&o, r, RW_MSG);
+	if (items_place(r, re, &o, &cause))
+		return refuse(s, r, b, cause);
 	if (put_hdr(s, r, &o, b, hlen))
 		return -ENOTCONN;
+	ret = items_write(s, r, re, &o);
+	if (ret)
+		return items_failed(s, r, b, ret);
 	s->st.replies_inline++;
-	return post(s, r, b, hlen + len, false);
+	s->st.inline_bytes += re->len;
+	return post(s, r, b, hlen + re->len);
 }
 
 /* Encode the reply into connection memory: sized from the encoder's
  * estimate, doubled while short, never beyond the Reply chunk (cap). */
-static enum rw_xdr_err encode_long(struct rr_srv *s,
-				   const struct rr_sreq_enc *enc, uint32_t cap,
-				   struct rt_lmem **mp, uint32_t *len)
+static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
+				   uint32_t cap, struct rt_lmem **mp)
 {
+	const struct rr_sreq_enc *enc = re->enc;
 	uint64_t size = enc->size_hint ? enc->size_hint(enc->arg) : 0;
 	enum rw_xdr_err e;
 	struct rt_err err;
@@ -234,7 +459,7 @@ static enum rw_xdr_err encode_long(struct rr_srv *s,
 		m = rt_lmem_alloc(s->c, (size_t)size, &err);
 		if (!m)
 			return RW_XERR_NOSPACE;
-		e = encode(enc, rt_lmem_addr(m), (size_t)size, len);
+		e = encode(re, rt_lmem_addr(m), (size_t)size);
 		if (e == RW_XERR_OK) {
 			*mp = m;
 			return e;
@@ -246,107 +471,90 @@ static enum rw_xdr_err encode_long(struct rr_srv *s,
 	}
 }
 
-/* Segments whose address range wraps cannot be written (rt_post_write
- * would refuse them half way). */
-static bool chunk_sane(const struct rw_chunk *c)
-{
-	uint32_t i;
-
-	for (i = 0; i < c->nsegs; i++)
-		if (c->segs[i].offset + c->segs[i].length < c->segs[i].offset)
-			return false;
-	return true;
-}
-
-/* RDMA Write len octets of m into the Reply chunk, segment by segment,
- * never past a segment's end; the returned chunk in rsegs (V1-WC-4). */
-static int write_chunk(struct rr_srv *s, const struct rw_chunk *rc,
-		       struct rt_lmem *m, uint32_t len,
-		       struct rw_segment *rsegs)
-{
-	uint8_t *base = rt_lmem_addr(m);
-	uint32_t i, n, off = 0;
-	struct rt_sge sge;
-	struct rt_err err;
-	int ret;
-
-	if (rw_write_chunk_return(rc, len, rsegs))
-		return -EMSGSIZE;
-	for (i = 0; i < rc->nsegs && off < len; i++) {
-		n = rsegs[i].length;
-		if (!n)
-			continue;
-		sge = rt_lmem_sge(m, base + off, n);
-		ret = rt_post_write(s->c, &sge, 1, &rc->segs[i], 0, 0, &err);
-		if (ret) {
-			rr_srv_kill(s, -ret, "%s", err.msg);
-			return -ENOTCONN;
-		}
-		off += n;
-	}
-	return 0;
-}
-
-/* Long reply: the payload into the Reply chunk, RDMA_NOMSG header. */
-static int reply_long(struct rr_srv *s, struct rr_sreq *r,
-		      const struct rr_sreq_enc *enc, struct rt_sbuf *b)
+/* The RDMA_NOMSG header returning the Reply chunk (rsegs already set) and
+ * the Write list, into b: its length, or 0 (connection closed, b freed). */
+static size_t put_long_hdr(struct rr_srv *s, struct rr_sreq *r,
+			   struct reply_hdr *o, struct rt_sbuf *b)
 {
 	const struct rw_chunk *rc = &r->rx.hdr.reply;
+	size_t n;
+
+	o->h.has_reply = true;
+	o->h.reply.nsegs = rc->nsegs;
+	o->h.reply.segs = o->rsegs;
+	o->h.credit = rr_srv_grant(s);
+	n = rw_encode_reply(&r->rx, &o->h, rt_sbuf_data(b), rt_sbuf_size(b));
+	if (!n) {
+		rt_sbuf_put(s->c, b);
+		rr_srv_kill(s, EPROTO, "cannot encode a Long reply header");
+	}
+	return n;
+}
+
+/* Long reply: the (reduced) payload into the Reply chunk, RDMA_NOMSG
+ * header. */
+static int reply_long(struct rr_srv *s, struct rr_sreq *r,
+		      struct reply_enc *re, struct rt_sbuf *b)
+{
+	const struct rw_chunk *rc = &r->rx.hdr.reply;
+	enum rr_srv_cause cause;
 	struct rt_lmem *m = NULL;
 	struct rw_reply_in in;
 	struct reply_hdr o;
 	enum rw_xdr_err e;
-	uint32_t cap, len;
+	uint32_t cap;
 	size_t n;
 	int ret;
 
 	plan_in(&in, s, r, 0);
 	cap = in.reply_chunk_len;
-	if (!cap || !chunk_sane(rc))
+	/* rw_plan_reply() does not ask whether the RDMA_NOMSG header itself
+	 * fits inline: a long Write list can make it too large to send. */
+	if (!cap || !segs_sane(rc->segs, rc->nsegs) ||
+	    hdr_len(r, true) > in.reply_inline ||
+	    hdr_len(r, true) > rt_sbuf_size(b))
 		return no_room(s, r, b);
-	e = encode_long(s, enc, cap, &m, &len);
+	e = encode_long(s, re, cap, &m);
 	if (e == RW_XERR_NOSPACE)
 		return no_room(s, r, b);
 	if (e != RW_XERR_OK) {
 		rt_sbuf_put(s->c, b);
 		return -EINVAL;
 	}
-	in.reduced_len = len;
-	if (rw_plan_reply(&in) != RW_LONG) {
+	in.reduced_len = re->len;
+	hdr_init(&o, r, RW_NOMSG);
+	/* Never past the Reply chunk's end (AMB-V1-14, V1-WC-4). */
+	if (rw_plan_reply(&in) != RW_LONG ||
+	    rw_write_chunk_return(rc, re->len, o.rsegs)) {
 		rt_lmem_free(s->c, m);
 		return no_room(s, r, b);
 	}
-	hdr_init(&o, r, RW_NOMSG);
-	ret = write_chunk(s, rc, m, len, o.rsegs);
-	if (ret) {
+	if (items_place(r, re, &o, &cause)) {
 		rt_lmem_free(s->c, m);
-		if (ret == -EMSGSIZE)
-			return no_room(s, r, b);
-		rt_sbuf_put(s->c, b);
-		return ret;
+		return refuse(s, r, b, cause);
 	}
-	o.h.has_reply = true;
-	o.h.reply.nsegs = rc->nsegs;
-	o.h.reply.segs = o.rsegs;
-	o.h.credit = rr_srv_grant(s);
-	n = rw_encode_reply(&r->rx, &o.h, rt_sbuf_data(b), rt_sbuf_size(b));
+	n = put_long_hdr(s, r, &o, b);
+	r->rsrc = m;
 	if (!n) {
-		rt_sbuf_put(s->c, b);
-		rr_srv_kill(s, EPROTO, "cannot encode a Long reply header");
+		rr_srv_release_reply(s, r);
 		return -ENOTCONN;
 	}
-	/* The source stays until the Send (after the Writes) completes. */
-	r->rsrc = m;
-	r->send_pending = true;
+	ret = items_write(s, r, re, &o);
+	if (!ret)
+		ret = post_segs(s, m, rt_lmem_addr(m), o.rsegs, rc->nsegs);
+	if (ret)
+		return items_failed(s, r, b, ret);
+	/* The sources stay until the Send (after the Writes) completes. */
 	s->st.replies_long++;
-	s->st.write_chunks++;
-	s->st.write_bytes += len;
-	return post(s, r, b, (uint32_t)n, true);
+	s->st.reply_chunks++;
+	s->st.reply_bytes += re->len;
+	return post(s, r, b, (uint32_t)n);
 }
 
 int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
 		  const struct rr_sreq_enc *enc)
 {
+	struct reply_enc re = { .enc = enc };
 	struct rt_sbuf *b;
 	int ret;
 
@@ -355,12 +563,13 @@ int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
 	b = rr_srv_sbuf_wait(s);
 	if (!b)
 		return -ENOTCONN;
-	ret = reply_inline(s, r, enc, b);
+	reply_policy(r, enc, &re.pol);
+	ret = reply_inline(s, r, &re, b);
 	if (ret != -ENOSPC)
 		return ret;
 	if (!r->rx.hdr.has_reply)
 		return no_room(s, r, b);
-	return reply_long(s, r, enc, b);
+	return reply_long(s, r, &re, b);
 }
 
 void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r)
@@ -378,9 +587,7 @@ void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r)
 
 void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r)
 {
-	if (r->rsrc)
-		rt_lmem_free(s->c, r->rsrc);
-	r->rsrc = NULL;
+	rr_srv_release_reply(s, r);
 	r->send_pending = false;
 	if (r->state == RR_SENDING)
 		rr_srv_req_put(s, r);

@@ -88,6 +88,7 @@ static void refuse(struct rr_clnt *rr, struct rr_call *k,
 		return;
 	}
 	rr->st.rdma_errors++;
+	rr->st.err_chunk++;
 	k->grant = h->credit;
 	rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
 		   "RPC-over-RDMA error from the server for XID 0x%08x: %s",
@@ -100,6 +101,10 @@ static void take_error(struct rr_clnt *rr, struct rr_call *k,
 {
 	rr->st.rdma_errors++;
 	k->grant = h->credit;
+	if (h->err.code == RW_ERR_VERS)
+		rr->st.err_vers++;
+	else
+		rr->st.err_chunk++;
 	if (h->err.code == RW_ERR_VERS) {
 		rr_res_set(&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
 			   "the server does not speak RPC-over-RDMA version 1 (it supports %u to %u)",
@@ -129,7 +134,9 @@ static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
 	k->rbuf = ev->rbuf;
 	k->payload = p;
 	k->plen = n;
+	rr_call_take_writes(rr, k, h);
 	rr->st.replies++;
+	rr->st.inline_bytes += n;
 	rr_call_complete(rr, k);
 	return true;
 }
@@ -156,8 +163,10 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
 	k->grant = h->credit;
 	k->payload = k->reply_buf;
 	k->plen = (uint32_t)total;
+	rr_call_take_writes(rr, k, h);
 	rr->st.replies++;
 	rr->st.long_replies++;
+	rr->st.reply_bytes += total;
 	rr_call_complete(rr, k);
 	return true;
 }

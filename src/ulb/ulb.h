@@ -33,6 +33,12 @@ int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src);
 /* Check an entry for consistency; NULL if good, else why not. */
 const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e);
 
+/*
+ * Parse an octet count N, Nk or Nm (at most UINT32_MAX) at s; *end is left
+ * after it.  Shared by the configuration file and RPCRDMA_* variables.
+ */
+bool ulb_octets(const char *s, const char **end, uint32_t *out);
+
 /* Register the built-in bindings (ulb_nfs.c). */
 void ulb_nfs_register(void);
 
@@ -50,6 +56,16 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
  * if the file cannot be read.
  */
 int ulb_conf_load(const char *path, FILE *errs);
+
+/*
+ * Resolve a REPLY entry's sizes (as rpcrdma_ulb_sizes()) for arguments of
+ * len octets that are not one buffer: word(ctx, off, &w) reads the
+ * big-endian word at offset off of the arguments (off + 4 <= len).
+ */
+typedef bool (*ulb_word_fn)(const void *ctx, size_t off, uint32_t *w);
+int ulb_sizes_at(const struct rpcrdma_ulb_entry *e, ulb_word_fn word,
+		 const void *ctx, size_t len, uint32_t *room,
+		 uint32_t *reply_max);
 
 /*
  * Turn an entry into the wire layer's policy (NULL entry: no reduction,

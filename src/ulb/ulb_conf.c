@@ -95,7 +95,7 @@ static bool ulb_word_num(const char *s, uint64_t max, uint64_t *out)
 }
 
 /* An octet count with an optional k or m suffix (1024, 1048576). */
-static bool ulb_octets(const char *s, const char **end, uint32_t *out)
+bool ulb_octets(const char *s, const char **end, uint32_t *out)
 {
 	uint64_t v, mul = 1;
 

@@ -242,8 +242,10 @@ RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
 /* sizes and policy                                                        */
 
 static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz,
-			    const uint8_t *args, size_t len, uint32_t *out)
+			    ulb_word_fn word, const void *ctx, size_t len,
+			    uint32_t *out)
 {
+	uint32_t w;
 	size_t off;
 	uint64_t v;
 
@@ -268,28 +270,26 @@ static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz,
 			return EINVAL;
 		off = len - (size_t)-(int64_t)sz->offset;
 	}
-	if (!args)
+	if (!word(ctx, off, &w))
 		return EINVAL;
-	v = (uint32_t)args[off] << 24 | (uint32_t)args[off + 1] << 16 |
-	    (uint32_t)args[off + 2] << 8 | args[off + 3];
-	v += sz->value;
+	v = (uint64_t)w + sz->value;
 	/* a peer-controlled count must not wrap into a small chunk */
 	*out = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 	return 0;
 }
 
-RPCRDMA_EXPORT int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
-				     const void *args, size_t len,
-				     uint32_t *room, uint32_t *reply_max)
+int ulb_sizes_at(const struct rpcrdma_ulb_entry *e, ulb_word_fn word,
+		 const void *ctx, size_t len, uint32_t *room,
+		 uint32_t *reply_max)
 {
 	uint32_t r, m;
 	int err;
 
-	if (!entry)
+	if (!e)
 		return EINVAL;
-	err = ulb_size_resolve(&entry->room, args, len, &r);
+	err = ulb_size_resolve(&e->room, word, ctx, len, &r);
 	if (!err)
-		err = ulb_size_resolve(&entry->reply_max, args, len, &m);
+		err = ulb_size_resolve(&e->reply_max, word, ctx, len, &m);
 	if (err)
 		return err;
 	if (room)
@@ -297,6 +297,25 @@ RPCRDMA_EXPORT int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
 	if (reply_max)
 		*reply_max = m;
 	return 0;
+}
+
+/* The arguments as one buffer (rpcrdma_ulb_sizes()). */
+static bool flat_word(const void *ctx, size_t off, uint32_t *w)
+{
+	const uint8_t *a = ctx;
+
+	if (!a)
+		return false;
+	*w = (uint32_t)a[off] << 24 | (uint32_t)a[off + 1] << 16 |
+	     (uint32_t)a[off + 2] << 8 | a[off + 3];
+	return true;
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
+				     const void *args, size_t len,
+				     uint32_t *room, uint32_t *reply_max)
+{
+	return ulb_sizes_at(entry, flat_word, args, len, room, reply_max);
 }
 
 void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,

@@ -127,6 +127,22 @@ bool_t rtest_echostr_1_svc(char **arg, char **res, struct svc_req *rq)
 	return TRUE;
 }
 
+/*
+ * rtest's Upper-Layer Binding: ECHO's argument is DDP-eligible, so a
+ * requester may send it in a Read chunk (t_svc does, byte by byte); the
+ * server refuses a Read chunk at any item its table does not designate
+ * (V1-DDP-1).
+ */
+static int ulb_register(void)
+{
+	struct rpcrdma_ulb_entry e = {
+		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_ECHO,
+		.dir = RPCRDMA_ULB_CALL, .items = 1,
+	};
+
+	return rpcrdma_ulb_register(&e);
+}
+
 int rtest_prog_1_freeresult(SVCXPRT *x, xdrproc_t proc, caddr_t res)
 {
 	xdr_free(proc, res);
@@ -342,6 +358,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* No netconfig: the program is not registered with rpcbind. */
+	if (ulb_register()) {
+		fprintf(stderr, "rtest_server: rpcrdma_ulb_register failed\n");
+		return 1;
+	}
 	if (!svc_reg(lx, RTEST_PROG, RTEST_VERS, rtest_prog_1, NULL)) {
 		fprintf(stderr, "rtest_server: svc_reg failed\n");
 		return 1;
