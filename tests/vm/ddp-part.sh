@@ -1,0 +1,12 @@
+#!/bin/sh
+# ddp-part.sh: one group of the direct data placement tests (issue 6,
+# tests/vm/t_ddp --only GROUP), so that each stays within the VM suite's
+# per-test time limit and runs with its own environment.  The build
+# installs copies of this script named after the group:
+#   tests/vm/ddp-sizes tests/vm/ddp-misc tests/vm/ddp-regmin
+#   tests/vm/ddp-noconf
+# t_ddp sets RPCRDMA_ULB_CONF (and RPCRDMA_DDP_REG_MIN) itself, and starts
+# and stops its ddpt_server.
+here=$(cd "$(dirname "$0")" && pwd)
+name=$(basename "$0")
+exec "$here/t_ddp" --only "${name#ddp-}" "$@"

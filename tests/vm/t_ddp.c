@@ -1,0 +1,1071 @@
+/*
+ * t_ddp.c - direct data placement driven by the Upper-Layer Binding table
+ * (issue 6), end to end on Soft-RoCE: the project's CLIENT
+ * (clnt_rdma_create, rpcgen -M stubs of tests/rpc/ddpt.x) against
+ * ddpt_server, both with RPCRDMA_ULB_CONF naming tests/rpc/ddpt.conf, the
+ * table rpcrdma-ulbgen generated from the annotations of ddpt.x.
+ *
+ * It owns the checks that eligible argument items travel in Read chunks,
+ * eligible results in Write chunks of the room the entry computes, that
+ * nothing else is reduced, that the bytes arrive intact at every length
+ * (0, 1, 3, 4, 4095, 4096, 1 MiB, 8 MiB: the XDR pad cases included) into
+ * a buffer of the caller (zero copy) or one the library allocates, that a
+ * result larger than its Write chunk ends the call with ERR_CHUNK without
+ * writing past the chunk, and that the counters of both ends
+ * (CLGET_RDMA_STATS, SVCGET_RDMA_STATS through DDPT_STATS) say so.
+ * A Call that fits inline unreduced may stay Short (digest 1.6), so ECHO's
+ * Read chunk is certain only from 4095 octets on; MULTI, whose first item
+ * forces reduction, moves 1, 3 and 4-octet items in Read chunks.
+ * Counters are asserted as deltas around single calls; the server's are
+ * read with DDPT_STATS before the client's snapshot and after it, so that
+ * the STATS calls themselves are not in the client's deltas.
+ *
+ *   t_ddp [--only GROUP]   GROUP: sizes, misc, regmin or noconf (one per
+ *                          process: each needs its own environment);
+ *                          without --only, each group in a child process
+ *
+ * sizes   ECHO of every size, caller's buffer and library buffer; IPv6
+ * misc    MULTI, LONG (DDP + Reply chunk), READ (Write chunk too small,
+ *         short result), the 8 MiB counters in both registration modes,
+ *         the control without an entry (PLAIN), and the server refusing
+ *         a Read chunk at an item its table does not designate (raw client)
+ * regmin  RPCRDMA_DDP_REG_MIN=65536: the zero-copy threshold
+ * noconf  the client without the table (RPCRDMA_ULB_CONF=/dev/null), the
+ *         server with it: ECHO moves nothing by Read or Write chunks
+ *
+ * One line per check; exit 0 only when all passed, 77 without a device.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpcrdma.h>
+
+#include "ddpt.h"
+#include "tests/vm/t_clnt_util.h"
+#include "tests/vm/t_ddp_util.h"
+#include "tests/vm/t_svc_util.h"
+
+#ifndef DDPT_CONF
+#error "DDPT_CONF: the generated tests/rpc/ddpt.conf"
+#endif
+
+#define WATCHDOG_S 110		/* the VM suite kills at 120 s */
+#define REGMIN 65536u		/* RPCRDMA_DDP_REG_MIN of group regmin */
+/* The smallest ECHO whose Call cannot be Short with the default inline
+ * thresholds (4096 both ways): RPC header, room, length and 4095 octets. */
+#define MUST_REDUCE 4095u
+
+static struct ts_server srv, srv6;
+
+/* Both counter sets around one call. */
+struct snap {
+	struct rpcrdma_clnt_stats c;
+	ddpt_stats s;
+};
+
+/* ---- Watchdog: also kills the servers ------------------------------------- */
+
+static void watchdog_fired(int sig)
+{
+	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
+
+	if (srv.pid > 0)
+		kill(srv.pid, SIGKILL);
+	if (srv6.pid > 0)
+		kill(srv6.pid, SIGKILL);
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+static void watchdog(unsigned int seconds)
+{
+	signal(SIGALRM, watchdog_fired);
+	alarm(seconds);
+}
+
+/* ---- Counters ---------------------------------------------------------------- */
+
+static void server_stats(CLIENT *cl, ddpt_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (ddpt_stats_1(NULL, s, cl) != RPC_SUCCESS)
+		t_note("DDPT_STATS: %s", clnt_sperror(cl, "stats"));
+}
+
+static void snap_before(CLIENT *cl, struct snap *sn)
+{
+	server_stats(cl, &sn->s);
+	td_stats(cl, &sn->c);
+}
+
+static void snap_after(CLIENT *cl, struct snap *sn)
+{
+	td_stats(cl, &sn->c);
+	server_stats(cl, &sn->s);
+}
+
+#define CD(f) TD_D(&b->c, &a->c, f)	/* client delta, a before b */
+#define SD(f) TD_D(&b->s, &a->s, f)	/* server delta */
+
+/* ---- ECHO ------------------------------------------------------------------- */
+
+/*
+ * ECHO's argument item of len octets went in one Read chunk, exact length
+ * (no pad, V1-RC-5/7), at both ends.  A Call that fits inline unreduced
+ * may stay Short (digest 1.6: Short "may still reduce"; min= only keeps
+ * shorter items inline): below MUST_REDUCE the chunk is optional, but if
+ * there is one it is exact.  MULTI forces 1, 3 and 4-octet Read chunks.
+ */
+static bool read_ok(const struct snap *a, const struct snap *b, uint32_t len)
+{
+	unsigned long long n = CD(read_chunks);
+
+	if (len >= MUST_REDUCE && n != 1)
+		return false;
+	return n <= 1 && CD(read_bytes) == (n ? len : 0) &&
+	       SD(read_chunks) == n && SD(read_bytes) == (n ? len : 0);
+}
+
+/* ECHO len octets, room len; caller: into a buffer of ours (zero copy). */
+static void echo_case(CLIENT *cl, const char *tag, uint32_t len, bool caller,
+		      uint32_t seed)
+{
+	const char *how = caller ? "caller's buffer" : "library buffer";
+	ddpt_echo_args arg;
+	ddpt_echo_res res;
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	uint8_t *buf = NULL;
+	enum clnt_stat st;
+	bool ok;
+
+	arg.room = len;
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len ? len : 1);
+	t_fill(arg.data.data_val, len, seed);
+	memset(&res, 0, sizeof(res));
+	if (caller) {
+		buf = td_guarded(len);
+		res.data.data_val = (char *)buf;
+		res.data.data_len = len;	/* its capacity: the room */
+	}
+	snap_before(cl, a);
+	st = ddpt_echo_1(&arg, &res, cl);
+	snap_after(cl, b);
+	ok = st == RPC_SUCCESS && res.data.data_len == len &&
+	     t_fill_check(res.data.data_val, len, seed) < 0;
+	if (caller)
+		ok = ok && res.data.data_val == (char *)buf &&
+		     td_guard_ok(buf, len);
+	t_check(ok, "%sECHO %u octets, %s: intact%s [%s]", tag, len, how,
+		caller ? ", nothing written past it (V1-WC-9)" : "",
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	if (len)
+		t_check(read_ok(a, b, len) &&
+			CD(write_chunks) == 1 && CD(write_bytes) == len &&
+			CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
+			CD(ddp_zero_copies) + CD(ddp_copies) == 1 &&
+			SD(write_chunks) == 1 && SD(write_bytes) == len,
+			"%sECHO %u, %s: Read chunk %llu/%llu octets%s, Write "
+			"chunk %llu/%llu, Long calls %llu, Reply chunks %llu, "
+			"placed %llu+%llu; server read %llu/%llu, wrote "
+			"%llu/%llu (V1-RC-7, V1-WC-2/10)", tag, len, how,
+			CD(read_chunks), CD(read_bytes),
+			len < MUST_REDUCE ? " (optional: the Call fits inline)" :
+			"", CD(write_chunks), CD(write_bytes), CD(long_calls),
+			CD(reply_chunks), CD(ddp_zero_copies), CD(ddp_copies),
+			SD(read_chunks), SD(read_bytes), SD(write_chunks),
+			SD(write_bytes));
+	else
+		t_check(CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
+			CD(write_bytes) == 0 && SD(read_chunks) == 0,
+			"%sECHO 0, %s: an empty item is no item: no Read chunk "
+			"(%llu), no Write chunk for room 0 < min=1 (%llu)",
+			tag, how, CD(read_chunks), CD(write_chunks));
+	if (caller && len >= MiB)
+		t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
+			CD(ddp_copies) == !TD_ZERO_COPY,
+			"%sECHO %u into the caller's buffer: zero copy (%llu) "
+			"and no copy (%llu)%s", tag, len, CD(ddp_zero_copies),
+			CD(ddp_copies), TD_ZERO_COPY ? "" :
+			" [ASan build: probe off, one copy expected]");
+	free(arg.data.data_val);
+	if (caller)
+		free(buf);
+	else if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&res);
+}
+
+/* The client's table says what the generated file says. */
+static void check_table(bool want)
+{
+	struct rpcrdma_ulb_entry e;
+	int call, reply;
+
+	call = rpcrdma_ulb_lookup(DDPT_PROG, DDPT_VERS, DDPT_ECHO,
+				  RPCRDMA_ULB_CALL, &e);
+	reply = rpcrdma_ulb_lookup(DDPT_PROG, DDPT_VERS, DDPT_ECHO,
+				   RPCRDMA_ULB_REPLY, &e);
+	if (want)
+		t_check(!call && !reply && e.room.kind == RPCRDMA_ULB_SIZE_ARG &&
+			e.room.offset == 0,
+			"RPCRDMA_ULB_CONF=%s: ECHO entries loaded, room = arg[0]",
+			getenv("RPCRDMA_ULB_CONF"));
+	else
+		t_check(call == ENOENT && reply == ENOENT,
+			"RPCRDMA_ULB_CONF=%s: no entry for ECHO",
+			getenv("RPCRDMA_ULB_CONF"));
+}
+
+static CLIENT *client(const struct ts_server *s, enum rpcrdma_reg_mode reg)
+{
+	struct rpcrdma_clnt_stats st;
+	CLIENT *cl = td_client(s, DDPT_PROG, DDPT_VERS, reg);
+
+	t_check(cl != NULL, "CLIENT to ddpt_server at %s port %u", s->host,
+		s->port);
+	if (cl)
+		t_check(td_stats(cl, &st), "CLGET_RDMA_STATS answers");
+	return cl;
+}
+
+static void group_sizes(void)
+{
+	static const uint32_t sizes[] = {
+		0, 1, 3, 4, 4095, 4096, MiB, 8 * MiB,
+	};
+	unsigned int i;
+	CLIENT *cl;
+
+	check_table(true);
+	cl = client(&srv, RPCRDMA_REG_AUTO);
+	if (!cl)
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		echo_case(cl, "", sizes[i], true, i + 1);
+		echo_case(cl, "", sizes[i], false, i + 101);
+	}
+	clnt_destroy(cl);
+	cl = client(&srv6, RPCRDMA_REG_AUTO);
+	if (!cl)
+		return;
+	echo_case(cl, "rdma6: ", MiB + 1, true, 7);
+	echo_case(cl, "rdma6: ", 3, false, 8);
+	clnt_destroy(cl);
+}
+
+/* ---- MULTI ------------------------------------------------------------------- */
+
+static void multi_case(CLIENT *cl, uint32_t la, uint32_t lb, bool caller)
+{
+	static char note[] = "between two eligible items";
+	uint32_t room = la > lb ? la : lb;
+	ddpt_multi_args arg;
+	ddpt_multi_res res;
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	uint8_t *ba = NULL, *bb = NULL;
+	enum clnt_stat st;
+	bool ok;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.room = room;
+	arg.a.a_len = la;
+	arg.a.a_val = malloc(la);
+	arg.b.b_len = lb;
+	arg.b.b_val = malloc(lb);
+	arg.note.note_len = sizeof(note) - 1;
+	arg.note.note_val = note;
+	t_fill(arg.a.a_val, la, 21);
+	t_fill(arg.b.b_val, lb, 22);
+	if (caller) {
+		ba = td_guarded(room);
+		bb = td_guarded(room);
+		res.a.a_val = (char *)ba;
+		res.a.a_len = room;
+		res.b.b_val = (char *)bb;
+		res.b.b_len = room;
+	}
+	snap_before(cl, a);
+	st = ddpt_multi_1(&arg, &res, cl);
+	snap_after(cl, b);
+	ok = st == RPC_SUCCESS && res.a.a_len == la && res.b.b_len == lb &&
+	     t_fill_check(res.a.a_val, la, 21) < 0 &&
+	     t_fill_check(res.b.b_val, lb, 22) < 0 &&
+	     res.note.note_len == sizeof(note) - 1 &&
+	     !memcmp(res.note.note_val, note, sizeof(note) - 1);
+	if (caller)
+		ok = ok && td_guard_ok(ba, room) && td_guard_ok(bb, room);
+	t_check(ok, "MULTI a=%u b=%u, %s buffers: both results and the inline "
+		"note intact, in their places (V1-WC-3) [%s]", la, lb,
+		caller ? "caller's" : "library",
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	t_check(CD(read_chunks) == 2 && CD(read_bytes) == la + lb &&
+		CD(write_chunks) == 2 && CD(write_bytes) == la + lb &&
+		CD(ddp_zero_copies) + CD(ddp_copies) == 2 &&
+		CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
+		SD(read_chunks) == 2 && SD(write_chunks) == 2 &&
+		SD(write_bytes) == la + lb,
+		"MULTI a=%u b=%u: Read chunks %llu/%llu octets, Write chunks "
+		"%llu/%llu, the note inline; server read %llu, wrote %llu/%llu "
+		"(V1-CH-2, V1-RC-1/7/8)", la, lb, CD(read_chunks), CD(read_bytes),
+		CD(write_chunks), CD(write_bytes), SD(read_chunks),
+		SD(write_chunks), SD(write_bytes));
+	free(arg.a.a_val);
+	free(arg.b.b_val);
+	if (caller) {
+		free(ba);
+		free(bb);
+	} else if (st == RPC_SUCCESS) {
+		xdr_free((xdrproc_t)xdr_ddpt_multi_res, (char *)&res);
+	}
+	if (caller && st == RPC_SUCCESS)
+		free(res.note.note_val);
+}
+
+/* ---- LONG: DDP and a Reply chunk --------------------------------------------- */
+
+static void long_case(CLIENT *cl, uint32_t len, uint32_t blob, bool chunk)
+{
+	ddpt_long_args arg = { .room = len, .seed = 31, .len = len,
+			       .blob = blob };
+	ddpt_long_res res;
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	enum clnt_stat st;
+	bool ok;
+
+	memset(&res, 0, sizeof(res));
+	snap_before(cl, a);
+	st = ddpt_long_1(&arg, &res, cl);
+	snap_after(cl, b);
+	ok = st == RPC_SUCCESS && res.data.data_len == len &&
+	     res.blob.blob_len == blob &&
+	     t_fill_check(res.data.data_val, len, 31) < 0 &&
+	     t_fill_check(res.blob.blob_val, blob, 32) < 0;
+	t_check(ok, "LONG data %u + blob %u: both intact [%s]", len, blob,
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	if (chunk)
+		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
+			CD(reply_chunks) == 1 && CD(long_replies) == 1 &&
+			CD(reply_bytes) > blob && CD(read_chunks) == 0 &&
+			SD(write_bytes) == len && SD(replies_long) == 1,
+			"LONG %u + %u: data in the Write chunk (%llu/%llu), the "
+			"rest in the Reply chunk (offered %llu, used %llu, %llu "
+			"octets); server wrote %llu, Long replies %llu "
+			"(V1-RP-1/3)", len, blob, CD(write_chunks),
+			CD(write_bytes), CD(reply_chunks), CD(long_replies),
+			CD(reply_bytes), SD(write_bytes), SD(replies_long));
+	else
+		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
+			CD(reply_chunks) == 0 && CD(long_replies) == 0,
+			"LONG %u + %u: max=arg.blob+12 fits inline, so no Reply "
+			"chunk offered (%llu), data in the Write chunk (%llu/%llu) "
+			"(V1-RP-1, V1-ULB-4)", len, blob, CD(reply_chunks),
+			CD(write_chunks), CD(write_bytes));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_long_res, (char *)&res);
+}
+
+/* ---- READ: a result larger (or smaller) than its Write chunk ------------------- */
+
+static enum clnt_stat read_call(CLIENT *cl, uint32_t count, int extra,
+				ddpt_read_res *res, struct snap *a,
+				struct snap *b, int *err)
+{
+	ddpt_read_args arg = { .count = count, .seed = 41, .extra = extra };
+	struct rpc_err e;
+	enum clnt_stat st;
+
+	snap_before(cl, a);
+	st = ddpt_read_1(&arg, res, cl);
+	clnt_geterr(cl, &e);
+	*err = e.re_errno;
+	snap_after(cl, b);
+	return st;
+}
+
+static void read_fits(CLIENT *cl, uint32_t count, int extra)
+{
+	uint32_t want = (uint32_t)((int64_t)count + extra);
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	ddpt_read_res res;
+	enum clnt_stat st;
+	int err;
+
+	memset(&res, 0, sizeof(res));
+	st = read_call(cl, count, extra, &res, a, b, &err);
+	t_check(st == RPC_SUCCESS && res.count == want &&
+		res.data.data_len == want &&
+		t_fill_check(res.data.data_val, want, 41) < 0 &&
+		CD(write_chunks) == 1 && CD(write_bytes) == want &&
+		SD(write_bytes) == want,
+		"READ count %u returning %u: intact, Write chunk of room %u "
+		"filled with exactly %llu octets (server %llu) (V1-WC-4) [%s]",
+		count, want, count, CD(write_bytes), SD(write_bytes),
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_read_res, (char *)&res);
+}
+
+/*
+ * count + extra octets for a Write chunk of count: ERR_CHUNK, the call
+ * fails with RPC_SYSTEMERROR / EREMOTEIO (V1-ERR-9), and the caller's
+ * buffer (capacity cap >= count, so the chunk points into it) is unchanged
+ * beyond the chunk.
+ */
+static void read_overflow(CLIENT *cl, uint32_t count, int extra, size_t cap)
+{
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	ddpt_read_res res;
+	uint8_t *buf = NULL;
+	enum clnt_stat st;
+	size_t i;
+	bool intact = true;
+	int err;
+
+	memset(&res, 0, sizeof(res));
+	if (cap) {
+		buf = td_guarded(cap);
+		memset(buf, 0x5a, cap);
+		res.data.data_val = (char *)buf;
+		res.data.data_len = (u_int)cap;
+	}
+	st = read_call(cl, count, extra, &res, a, b, &err);
+	for (i = count; buf && i < cap; i++)
+		intact = intact && buf[i] == 0x5a;
+	t_check(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
+		CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
+		SD(err_chunk) == 1,
+		"READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
+		"client ERR_CHUNK %llu, server err_write_room %llu [%s]",
+		count, count + extra, cap ? "caller's buffer" : "library buffer",
+		clnt_sperrno(st), err, CD(err_chunk), SD(err_write_room),
+		td_errmsg(cl));
+	if (cap)
+		t_check(intact && td_guard_ok(buf, cap),
+			"... the caller's buffer beyond the Write chunk "
+			"(octets %u..%zu) is unchanged: no overrun", count,
+			cap - 1);
+	if (buf)
+		free(buf);
+	else if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_read_res, (char *)&res);
+}
+
+static void group_read(CLIENT *cl)
+{
+	read_fits(cl, 65536, 0);
+	read_fits(cl, 65536, -1001);
+	read_overflow(cl, MiB, 1, MiB + 8192);
+	read_overflow(cl, 4096, 3, 4096 + 4096);
+	read_overflow(cl, 65536, 4096, 0);
+	read_fits(cl, MiB, 0);	/* the connection still works */
+}
+
+/* ---- The 8 MiB counters -------------------------------------------------------- */
+
+static const char *reg_name(enum rpcrdma_reg_mode m)
+{
+	return m == RPCRDMA_REG_MW ? "mw" : m == RPCRDMA_REG_MR ? "mr" : "auto";
+}
+
+static bool echo_8m(CLIENT *cl, bool caller, struct snap *a, struct snap *b)
+{
+	const uint32_t len = 8 * MiB;
+	ddpt_echo_args arg = { .room = len };
+	ddpt_echo_res res;
+	enum clnt_stat st;
+	char *buf = NULL;
+	bool ok;
+
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len);
+	t_fill(arg.data.data_val, len, 51);
+	memset(&res, 0, sizeof(res));
+	if (caller) {
+		buf = calloc(1, len);
+		res.data.data_val = buf;
+		res.data.data_len = len;
+	}
+	snap_before(cl, a);
+	st = ddpt_echo_1(&arg, &res, cl);
+	snap_after(cl, b);
+	ok = st == RPC_SUCCESS && res.data.data_len == len &&
+	     (!caller || res.data.data_val == buf) &&
+	     t_fill_check(res.data.data_val, len, 51) < 0;
+	if (st != RPC_SUCCESS)
+		t_note("ECHO 8 MiB: %s [%s]", clnt_sperror(cl, "echo"),
+		       td_errmsg(cl));
+	free(arg.data.data_val);
+	if (caller)
+		free(buf);
+	else if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&res);
+	return ok;
+}
+
+static void stats_8m(enum rpcrdma_reg_mode reg)
+{
+	const unsigned long long len = 8 * MiB;
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	const char *m = reg_name(reg);
+	enum rpcrdma_reg_mode got = RPCRDMA_REG_AUTO;
+	CLIENT *cl = client(&srv, reg);
+	bool ok;
+
+	if (!cl)
+		return;
+	ok = echo_8m(cl, true, a, b);
+	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
+	t_check(ok && got == reg, "%s: ECHO 8 MiB into the caller's buffer: "
+		"intact (mode %s)", m, reg_name(got));
+	t_check(CD(read_chunks) == 1 && CD(read_bytes) == len,
+		"%s: 8 MiB by RDMA Read: %llu Read chunk, %llu octets", m,
+		CD(read_chunks), CD(read_bytes));
+	t_check(CD(write_chunks) == 1 && CD(write_bytes) == len,
+		"%s: 8 MiB by RDMA Write: %llu Write chunk, %llu octets", m,
+		CD(write_chunks), CD(write_bytes));
+	t_check(CD(inline_bytes) < 1024 && CD(long_calls) == 0 &&
+		CD(reply_chunks) == 0,
+		"%s: inline %llu octets (< 1024), Long calls %llu, Reply "
+		"chunks %llu", m, CD(inline_bytes), CD(long_calls),
+		CD(reply_chunks));
+	t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
+		CD(ddp_copies) == !TD_ZERO_COPY,
+		"%s: zero copy %llu, copies %llu%s", m, CD(ddp_zero_copies),
+		CD(ddp_copies), TD_ZERO_COPY ? "" :
+		" [ASan build: probe off, one copy expected]");
+	t_check(SD(read_chunks) == 1 && SD(read_bytes) == len &&
+		SD(write_chunks) == 1 && SD(write_bytes) == len,
+		"%s: the server agrees: read %llu/%llu, wrote %llu/%llu", m,
+		SD(read_chunks), SD(read_bytes), SD(write_chunks),
+		SD(write_bytes));
+	ok = echo_8m(cl, false, a, b);
+	t_check(ok, "%s: ECHO 8 MiB into a library buffer: intact", m);
+	t_check(CD(ddp_copies) == 1 && CD(ddp_copy_bytes) == len &&
+		CD(ddp_zero_copies) == 0 && CD(write_bytes) == len &&
+		CD(read_bytes) == len,
+		"%s: NULL result buffer: copies %llu (%llu octets), zero copy "
+		"%llu, Write %llu octets", m, CD(ddp_copies),
+		CD(ddp_copy_bytes), CD(ddp_zero_copies), CD(write_bytes));
+	clnt_destroy(cl);
+}
+
+/* ---- The control: no entry ------------------------------------------------------ */
+
+static void plain_case(CLIENT *cl, uint32_t len, bool long_msgs)
+{
+	ddpt_plain_args arg = { .room = len };
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	ddpt_plain_res res;
+	enum clnt_stat st;
+
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len ? len : 1);
+	t_fill(arg.data.data_val, len, 61);
+	memset(&res, 0, sizeof(res));
+	snap_before(cl, a);
+	st = ddpt_plain_1(&arg, &res, cl);
+	snap_after(cl, b);
+	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
+		t_fill_check(res.data.data_val, len, 61) < 0,
+		"PLAIN (no entry) %u octets: intact [%s]", len,
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
+		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
+		CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
+		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
+		CD(long_calls) == (long_msgs ? 1 : 0) &&
+		CD(long_replies) == (long_msgs ? 1 : 0),
+		"PLAIN %u: nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
+		"server wrote %llu), Long call %llu, Long reply %llu "
+		"(V1-CH-2, V1-RP-4)", len, CD(read_chunks), CD(read_bytes),
+		CD(write_chunks), CD(write_bytes), SD(write_bytes),
+		CD(long_calls), CD(long_replies));
+	free(arg.data.data_val);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&res);
+}
+
+/* ---- The server refuses Read chunks at items it does not designate ------------- */
+
+static bool refused(const struct tc_reply *rep)
+{
+	return (rep->h.proc == RW_ERROR && rep->h.err.code == RW_ERR_CHUNK) ||
+	       (rep->rpc && rep->rp_stat == MSG_ACCEPTED &&
+		rep->ar_stat == GARBAGE_ARGS);
+}
+
+static void raw_refuse(void)
+{
+	static struct tc_reply rep;	/* 8 KiB */
+	ddpt_plain_args pa = { .room = 3001 };
+	ddpt_echo_args ea = { .room = 3001 };
+	ddpt_plain_res pr;
+	ddpt_echo_res er;
+	struct tc_call k;
+	struct tc t;
+	char data[3001];
+	int r;
+
+	t_fill(data, sizeof(data), 71);
+	if (tc_connect(&t, &srv, 10000)) {
+		t_check(false, "raw client: connect");
+		return;
+	}
+	memset(&k, 0, sizeof(k));
+	memset(&pr, 0, sizeof(pr));
+	pa.data.data_len = sizeof(data);
+	pa.data.data_val = data;
+	k.prog = DDPT_PROG;
+	k.vers = DDPT_VERS;
+	k.proc = DDPT_PLAIN;
+	k.xargs = (xdrproc_t)xdr_ddpt_plain_args;
+	k.args = &pa;
+	k.read_item = true;
+	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_plain_res, &pr, &rep, 20000);
+	t_check(r == 0 && refused(&rep),
+		"a Read chunk at an item without an entry (PLAIN item 0) is "
+		"refused: %s (V1-DDP-1)", r ? strerror(-r) :
+		rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
+		rep.rpc ? "an RPC reply" : "?");
+	if (rep.res_ok)
+		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&pr);
+
+	memset(&er, 0, sizeof(er));
+	ea.data.data_len = sizeof(data);
+	ea.data.data_val = data;
+	k.proc = DDPT_ECHO;
+	k.xargs = (xdrproc_t)xdr_ddpt_echo_args;
+	k.args = &ea;
+	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_echo_res, &er, &rep, 20000);
+	t_check(r == 0 && rep.h.proc == RW_MSG && rep.res_ok &&
+		rep.ar_stat == SUCCESS && er.data.data_len == sizeof(data) &&
+		t_fill_check(er.data.data_val, sizeof(data), 71) < 0,
+		"a Read chunk at ECHO's designated item 0 is taken, echoed "
+		"intact");
+	if (rep.res_ok)
+		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&er);
+	tc_close(&t);
+}
+
+/* ---- RPCRDMA_SVC_GSS: nothing reduced (issue 4, V1-GSS-2/3) ------------------ */
+
+/*
+ * A stand-in for an RPCSEC_GSS context with the integrity service, as
+ * libtirpc's auth_gss would marshal it (RFC 2203 section 5.3): the
+ * credential says RPCSEC_GSS, and AUTH_WRAP turns the arguments into
+ * databody_integ (sequence number and arguments as one opaque) followed by
+ * a checksum.  No Kerberos is needed to see what the transport does with
+ * the call; the server refuses the unknown context, which does not matter
+ * here.
+ */
+#define FG_SEQ 1u
+#define FG_SVC_INTEGRITY 2u
+#define FG_CKSUM_LEN 16u
+
+static uint8_t fg_cred[32];
+static uint8_t fg_verf[FG_CKSUM_LEN];
+
+static int fg_marshal(AUTH *a, XDR *x)
+{
+	return xdr_opaque_auth(x, &a->ah_cred) &&
+	       xdr_opaque_auth(x, &a->ah_verf);
+}
+
+static int fg_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	u_int len = (u_int)xdr_sizeof(f, p) + 4, n = FG_CKSUM_LEN;
+	char *body = malloc(len), *ck = (char *)fg_verf;
+	uint32_t seq = FG_SEQ;
+	bool_t ok;
+	XDR m;
+
+	(void)a;
+	if (!body)
+		return FALSE;
+	xdrmem_create(&m, body, len, XDR_ENCODE);
+	ok = xdr_u_int(&m, &seq) && (*f)(&m, p) &&
+	     xdr_bytes(x, &body, &len, len) && xdr_bytes(x, &ck, &n, n);
+	free(body);
+	return ok;
+}
+
+static int fg_unwrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
+{
+	(void)a;
+	return (*f)(x, p);
+}
+
+static int fg_validate(AUTH *a, struct opaque_auth *v)
+{
+	(void)a;
+	(void)v;
+	return TRUE;
+}
+
+static int fg_refresh(AUTH *a, void *m)
+{
+	(void)a;
+	(void)m;
+	return FALSE;
+}
+
+static void fg_nextverf(AUTH *a)
+{
+	(void)a;
+}
+
+static void fg_destroy(AUTH *a)
+{
+	free(a);
+}
+
+static struct auth_ops fg_ops = {
+	.ah_nextverf = fg_nextverf, .ah_marshal = fg_marshal,
+	.ah_validate = fg_validate, .ah_refresh = fg_refresh,
+	.ah_destroy = fg_destroy, .ah_wrap = fg_wrap, .ah_unwrap = fg_unwrap,
+};
+
+static AUTH *fake_gss_create(void)
+{
+	static const char handle[4] = "fake";
+	AUTH *a = calloc(1, sizeof(*a));
+	XDR m;
+	uint32_t v[4] = { 1, 0 /* RPCSEC_GSS_DATA */, FG_SEQ,
+			  FG_SVC_INTEGRITY };
+	char *h = (char *)handle;
+	u_int hl = sizeof(handle);
+	unsigned int i;
+
+	if (!a)
+		return NULL;
+	xdrmem_create(&m, (char *)fg_cred, sizeof(fg_cred), XDR_ENCODE);
+	for (i = 0; i < 4; i++)
+		xdr_u_int(&m, &v[i]);
+	xdr_bytes(&m, &h, &hl, hl);
+	a->ah_cred.oa_flavor = RPCSEC_GSS;
+	a->ah_cred.oa_base = (caddr_t)fg_cred;
+	a->ah_cred.oa_length = XDR_GETPOS(&m);
+	a->ah_verf.oa_flavor = RPCSEC_GSS;
+	a->ah_verf.oa_base = (caddr_t)fg_verf;
+	a->ah_verf.oa_length = FG_CKSUM_LEN;
+	a->ah_ops = &fg_ops;
+	return a;
+}
+
+/* ECHO of len octets with the CLIENT's current AUTH; deltas in a, b. */
+static enum clnt_stat gss_echo(CLIENT *cl, uint32_t len, struct snap *a,
+			       struct snap *b)
+{
+	ddpt_echo_args arg;
+	ddpt_echo_res res;
+	enum clnt_stat st;
+
+	memset(&res, 0, sizeof(res));
+	arg.room = len;
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len);
+	t_fill(arg.data.data_val, len, 91);
+	snap_before(cl, a);
+	st = ddpt_echo_1(&arg, &res, cl);
+	snap_after(cl, b);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&res);
+	free(arg.data.data_val);
+	return st;
+}
+
+/*
+ * ECHO's argument and result are DDP-eligible by the table: with AUTH_NONE
+ * the 64 KiB argument goes in a Read chunk and the result gets a Write
+ * chunk; with an RPCSEC_GSS integrity credential the same call reduces
+ * nothing - the arguments travel whole (a Long call) and no Write chunk is
+ * offered (V1-GSS-3).  The snapshots use AUTH_NONE: STATS is a call too.
+ */
+static void gss_case(CLIENT *cl)
+{
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	const uint32_t len = 65536;
+	AUTH *sys = cl->cl_auth, *gss = fake_gss_create();
+	enum clnt_stat st;
+
+	st = gss_echo(cl, len, a, b);
+	t_check(st == RPC_SUCCESS && CD(read_chunks) == 1 &&
+		CD(write_chunks) == 1 && SD(read_chunks) == 1,
+		"RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
+		"Read chunk (%llu) and offers a Write chunk (%llu)", len,
+		CD(read_chunks), CD(write_chunks));
+	if (!gss) {
+		t_check(false, "fake RPCSEC_GSS AUTH");
+		return;
+	}
+	/* the snapshots are calls too: take them with AUTH_NONE */
+	snap_before(cl, a);
+	cl->cl_auth = gss;
+	{
+		ddpt_echo_args arg;
+		ddpt_echo_res res;
+
+		memset(&res, 0, sizeof(res));
+		arg.room = len;
+		arg.data.data_len = len;
+		arg.data.data_val = malloc(len);
+		t_fill(arg.data.data_val, len, 92);
+		st = ddpt_echo_1(&arg, &res, cl);
+		free(arg.data.data_val);
+	}
+	cl->cl_auth = sys;
+	snap_after(cl, b);
+	auth_destroy(gss);
+	t_check(CD(calls) == 1 && CD(read_chunks) == 0 &&
+		CD(write_chunks) == 0 && CD(long_calls) == 1 &&
+		CD(long_bytes) > len,
+		"RPCSEC_GSS integrity: ECHO %u reduces nothing: Read chunks "
+		"%llu, Write chunks %llu, sent whole as a Long call (%llu, "
+		"%llu octets) [%s] (V1-GSS-3)", len, CD(read_chunks),
+		CD(write_chunks), CD(long_calls), CD(long_bytes),
+		clnt_sperrno(st));
+	t_check(SD(write_chunks) == 0 && SD(read_bytes) == CD(long_bytes),
+		"RPCSEC_GSS integrity: the server pulled only the Long call "
+		"(%llu octets) and filled no Write chunk (%llu)",
+		SD(read_bytes), SD(write_chunks));
+}
+
+static void group_misc(void)
+{
+	CLIENT *cl;
+
+	check_table(true);
+	cl = client(&srv, RPCRDMA_REG_AUTO);
+	if (!cl)
+		return;
+	multi_case(cl, MiB + 1, 3, false);
+	multi_case(cl, 70001, 8191, true);
+	multi_case(cl, 4097, 1, true);
+	multi_case(cl, 5003, 4, false);
+	long_case(cl, MiB, 65536 + 1, true);
+	long_case(cl, 100000, 100, false);
+	group_read(cl);
+	plain_case(cl, 8 * MiB, true);
+	plain_case(cl, 3, false);
+	gss_case(cl);
+	clnt_destroy(cl);
+	stats_8m(RPCRDMA_REG_MW);
+	stats_8m(RPCRDMA_REG_MR);
+	raw_refuse();
+}
+
+/* ---- RPCRDMA_DDP_REG_MIN --------------------------------------------------------- */
+
+static void regmin_case(CLIENT *cl, uint32_t len, bool zero)
+{
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	ddpt_echo_args arg = { .room = len };
+	ddpt_echo_res res;
+	uint8_t *buf = td_guarded(len);
+	enum clnt_stat st;
+
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len);
+	t_fill(arg.data.data_val, len, 81);
+	res.data.data_val = (char *)buf;
+	res.data.data_len = len;
+	snap_before(cl, a);
+	st = ddpt_echo_1(&arg, &res, cl);
+	snap_after(cl, b);
+	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
+		res.data.data_val == (char *)buf &&
+		t_fill_check(buf, len, 81) < 0 && td_guard_ok(buf, len) &&
+		CD(write_bytes) == len &&
+		CD(ddp_zero_copies) == (zero && TD_ZERO_COPY ? 1 : 0) &&
+		CD(ddp_copies) == (zero && TD_ZERO_COPY ? 0 : 1),
+		"RPCRDMA_DDP_REG_MIN=%u, caller's buffer of %u: %s (zero copy "
+		"%llu, copies %llu), intact [%s]", REGMIN, len,
+		zero ? "registered" : "a pool buffer, copied once",
+		CD(ddp_zero_copies), CD(ddp_copies),
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	free(arg.data.data_val);
+	free(buf);
+}
+
+static void group_regmin(void)
+{
+	CLIENT *cl = client(&srv, RPCRDMA_REG_AUTO);
+
+	if (!cl)
+		return;
+	regmin_case(cl, REGMIN - 1, false);
+	regmin_case(cl, REGMIN, true);
+	clnt_destroy(cl);
+}
+
+/* ---- The client without the table ----------------------------------------------- */
+
+static void noconf_case(CLIENT *cl, uint32_t len, bool long_msgs)
+{
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	ddpt_echo_args arg = { .room = len };
+	ddpt_echo_res res;
+	enum clnt_stat st;
+	char *buf = malloc(len);
+
+	arg.data.data_len = len;
+	arg.data.data_val = malloc(len);
+	t_fill(arg.data.data_val, len, 91);
+	res.data.data_val = buf;
+	res.data.data_len = len;
+	snap_before(cl, a);
+	st = ddpt_echo_1(&arg, &res, cl);
+	snap_after(cl, b);
+	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
+		t_fill_check(res.data.data_val, len, 91) < 0,
+		"no table: ECHO %u intact [%s]", len,
+		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
+		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
+		CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
+		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
+		CD(long_calls) == (long_msgs ? 1 : 0) &&
+		CD(long_replies) == (long_msgs ? 1 : 0),
+		"no table: ECHO %u moves nothing by Read/Write chunks "
+		"(%llu/%llu, %llu/%llu; server wrote %llu), Long call %llu, "
+		"Long reply %llu", len, CD(read_chunks), CD(read_bytes),
+		CD(write_chunks), CD(write_bytes), SD(write_bytes),
+		CD(long_calls), CD(long_replies));
+	free(arg.data.data_val);
+	free(buf);
+}
+
+static void group_noconf(void)
+{
+	CLIENT *cl;
+
+	check_table(false);
+	cl = client(&srv, RPCRDMA_REG_AUTO);
+	if (!cl)
+		return;
+	noconf_case(cl, 8 * MiB, true);
+	noconf_case(cl, 3, false);
+	clnt_destroy(cl);
+}
+
+/* ---- Main ---------------------------------------------------------------------- */
+
+static const char *const groups[] = { "sizes", "misc", "regmin", "noconf" };
+
+/* Every group in a child process of its own; the worst exit status. */
+static int run_all(const char *self)
+{
+	int worst = 0, st;
+	unsigned int i;
+	pid_t pid;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", self, "--only", groups[i],
+			      (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid)
+			return 1;
+		st = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		if (st == 77)
+			return 77;
+		if (st > worst)
+			worst = st;
+	}
+	return worst;
+}
+
+/* The environment of a group (see td_env_ensure). */
+static void group_env(char **argv, const char *g)
+{
+	struct td_env env[2] = {
+		{ "RPCRDMA_ULB_CONF", DDPT_CONF },
+		{ "RPCRDMA_DDP_REG_MIN", NULL },
+	};
+	char regmin[16];
+
+	snprintf(regmin, sizeof(regmin), "%u", REGMIN);
+	if (!strcmp(g, "noconf"))
+		env[0].value = "/dev/null";	/* built-in entries only */
+	if (!strcmp(g, "regmin"))
+		env[1].value = regmin;
+	td_env_ensure(argv, env, 2);
+}
+
+static void run_group(const char *g)
+{
+	/* the server always has the table; the client per group_env */
+	int r = td_server_start(&srv, "ddpt_server", t_addr4(), DDPT_CONF);
+
+	t_check(r == 0, "ddpt_server listening on %s port %u", t_addr4(),
+		srv.port);
+	if (r)
+		return;
+	if (!strcmp(g, "sizes")) {
+		r = td_server_start(&srv6, "ddpt_server", t_addr6(),
+				    DDPT_CONF);
+		t_check(r == 0, "ddpt_server listening on %s port %u",
+			t_addr6(), srv6.port);
+		if (!r)
+			group_sizes();
+	} else if (!strcmp(g, "misc")) {
+		group_misc();
+	} else if (!strcmp(g, "regmin")) {
+		group_regmin();
+	} else if (!strcmp(g, "noconf")) {
+		group_noconf();
+	}
+	if (srv6.pid > 0)
+		t_check(ts_server_stop(&srv6) == 0,
+			"ddpt_server (IPv6) exits 0 on SIGTERM");
+	t_check(ts_server_stop(&srv) == 0, "ddpt_server exits 0 on SIGTERM");
+}
+
+static bool known(const char *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strcmp(g, groups[i]))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = NULL;
+
+	if (argc == 3 && !strcmp(argv[1], "--only") && known(argv[2]))
+		only = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: t_ddp [--only sizes|misc|regmin|noconf]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (only)
+		group_env(argv, only);	/* may re-execute us */
+	if (!ts_have_rdma())
+		return 77;
+	if (!only) {
+		watchdog(4 * WATCHDOG_S);
+		return run_all(argv[0]);
+	}
+	watchdog(WATCHDOG_S);
+	printf("# t_ddp %s: RPCRDMA_ULB_CONF=%s\n", only,
+	       getenv("RPCRDMA_ULB_CONF"));
+	run_group(only);
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
+	       t_failures);
+	return t_failures ? 1 : 0;
+}
