@@ -57,6 +57,7 @@
 
 #define WATCHDOG_S 110		/* the VM suite kills at 120 s */
 #define REGMIN 65536u		/* RPCRDMA_DDP_REG_MIN of group regmin */
+#define STATS_FILE "/tmp/t_ddp-regmin-stats.txt"	/* and RPCRDMA_STATS */
 /* The smallest ECHO whose Call cannot be Short with the default inline
  * thresholds (4096 both ways): RPC header, room, length and 4095 octets. */
 #define MUST_REDUCE 4095u
@@ -895,15 +896,56 @@ static void regmin_case(CLIENT *cl, uint32_t len, bool zero)
 	free(buf);
 }
 
+/* The value printed for counter name in text, or -1. */
+static long long printed(const char *text, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s ", name);
+	p = strstr(text, key);
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * RPCRDMA_STATS=1 (with RPCRDMA_STATS_FILE) prints a CLIENT's counters
+ * when it is destroyed: the two regmin calls, one zero copy and one copy.
+ */
+static void check_printed(void)
+{
+	char text[8192];
+	size_t n = 0;
+	FILE *f = fopen(STATS_FILE, "r");
+
+	if (f) {
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+	}
+	text[n] = '\0';
+	t_check(strstr(text, "rpcrdma: clnt ") &&
+		printed(text, "calls") >= 2 &&
+		printed(text, "ddp_zero_copies") == TD_ZERO_COPY &&
+		printed(text, "ddp_copies") == 2 - TD_ZERO_COPY &&
+		printed(text, "write_bytes") == 2 * REGMIN - 1,
+		"RPCRDMA_STATS=1: clnt_destroy printed the counters to "
+		"RPCRDMA_STATS_FILE (calls %lld, zero copies %lld, copies "
+		"%lld, write_bytes %lld)", printed(text, "calls"),
+		printed(text, "ddp_zero_copies"), printed(text, "ddp_copies"),
+		printed(text, "write_bytes"));
+}
+
 static void group_regmin(void)
 {
-	CLIENT *cl = client(&srv, RPCRDMA_REG_AUTO);
+	CLIENT *cl;
 
+	unlink(STATS_FILE);
+	cl = client(&srv, RPCRDMA_REG_AUTO);
 	if (!cl)
 		return;
 	regmin_case(cl, REGMIN - 1, false);
 	regmin_case(cl, REGMIN, true);
 	clnt_destroy(cl);
+	check_printed();
 }
 
 /* ---- The client without the table ----------------------------------------------- */
@@ -989,18 +1031,23 @@ static int run_all(const char *self)
 /* The environment of a group (see td_env_ensure). */
 static void group_env(char **argv, const char *g)
 {
-	struct td_env env[2] = {
+	struct td_env env[4] = {
 		{ "RPCRDMA_ULB_CONF", DDPT_CONF },
 		{ "RPCRDMA_DDP_REG_MIN", NULL },
+		{ "RPCRDMA_STATS", NULL },
+		{ "RPCRDMA_STATS_FILE", NULL },
 	};
 	char regmin[16];
 
 	snprintf(regmin, sizeof(regmin), "%u", REGMIN);
 	if (!strcmp(g, "noconf"))
 		env[0].value = "/dev/null";	/* built-in entries only */
-	if (!strcmp(g, "regmin"))
+	if (!strcmp(g, "regmin")) {
 		env[1].value = regmin;
-	td_env_ensure(argv, env, 2);
+		env[2].value = "1";
+		env[3].value = STATS_FILE;
+	}
+	td_env_ensure(argv, env, 4);
 }
 
 static void run_group(const char *g)
