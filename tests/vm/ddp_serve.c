@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
 #include "tests/vm/ddp_serve.h"
+#include "tests/vm/t_sig_xprt.h"
 
 void ddp_pattern(void *buf, size_t len, unsigned int seed)
 {
@@ -28,76 +28,6 @@ void ddp_pattern(void *buf, size_t len, unsigned int seed)
 
 	for (i = 0; i < len; i++)
 		p[i] = (uint8_t)((seed + i * 131u) & 0xff);
-}
-
-/* ---- Shutdown: a signalfd polled by svc_run ------------------------------- */
-
-static bool_t sig_recv(SVCXPRT *x, struct rpc_msg *msg)
-{
-	struct signalfd_siginfo si;
-
-	if (read(x->xp_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		svc_exit();	/* svc_run returns after this poll round */
-	return FALSE;
-}
-
-static enum xprt_stat sig_stat(SVCXPRT *x)
-{
-	return XPRT_IDLE;
-}
-
-static bool_t sig_refuse(SVCXPRT *x, xdrproc_t p, void *w)
-{
-	return FALSE;
-}
-
-static bool_t sig_reply(SVCXPRT *x, struct rpc_msg *m)
-{
-	return FALSE;
-}
-
-static void sig_destroy(SVCXPRT *x)
-{
-	xprt_unregister(x);
-	close(x->xp_fd);
-	free(x);
-}
-
-static const struct xp_ops sig_ops = {
-	.xp_recv = sig_recv,
-	.xp_stat = sig_stat,
-	.xp_getargs = sig_refuse,
-	.xp_reply = sig_reply,
-	.xp_freeargs = sig_refuse,
-	.xp_destroy = sig_destroy,
-};
-
-static SVCXPRT *sig_xprt(void)
-{
-	SVCXPRT *x;
-	sigset_t set;
-	int fd;
-
-	/* started in the background, we may have SIGINT ignored: an
-	 * ignored signal never reaches a signalfd */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return NULL;
-	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	x = fd < 0 ? NULL : calloc(1, sizeof(*x));
-	if (!x) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	x->xp_fd = fd;
-	x->xp_ops = &sig_ops;
-	xprt_register(x);
-	return x;
 }
 
 /* ---- Options -------------------------------------------------------------- */
@@ -195,7 +125,7 @@ int ddp_serve(int argc, char **argv, const char *name, rpcprog_t prog,
 		fprintf(stderr, "%s: bad address '%s'\n", name, o.addr);
 		return 2;
 	}
-	sx = sig_xprt();
+	sx = t_sig_xprt();
 	/* never outlive the test that started us (one that crashed, say):
 	 * SIGTERM, taken by sig_xprt's signalfd, is a clean exit */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
