@@ -17,6 +17,7 @@
 
 #include "wire/rw_xdr.h"
 #include "red_msg.h"
+#include "red_fixture.h"
 #include "check_util.h"
 
 #define PR_MAX 16
@@ -28,23 +29,6 @@ static const struct rw_ddp_policy pr_none = { .mode = RW_DDP_NONE };
 /* ---------------------------------------------------------------------- */
 /* helpers                                                                 */
 
-static void pr_fill(void *p, size_t n, unsigned seed)
-{
-	unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		c[i] = (unsigned char)(i * 13u + seed * 29u + 3u);
-}
-
-static void *pr_malloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
-
 /* What an item is expected to be: ordinal, the caller's pointer, length. */
 struct pr_exp {
 	uint32_t ordinal;
@@ -52,74 +36,8 @@ struct pr_exp {
 	const void *data;
 };
 
-/*
- * A red_mixed with distinguishable items: blob n, name nl ('b' x nl, capped
- * at RED_NAME_MAX), tag 6, opt body n+1, list n+2..n+4, last n+5.
- */
-struct pr_mixed {
-	red_mixed m;
-	red_opt opt;
-	red_blob list[3];
-	char *bufs[6];
-	size_t blen[6];
-	char name[RED_NAME_MAX + 1];
-};
-
-static void pr_mixed_make(struct pr_mixed *s, size_t n)
-{
-	size_t nl = n > RED_NAME_MAX ? RED_NAME_MAX : n;
-	unsigned i;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < 6; i++) {
-		s->blen[i] = n + i;
-		s->bufs[i] = pr_malloc(n + i);
-		pr_fill(s->bufs[i], n + i, i + 1);
-	}
-	s->m.before = 11;
-	s->m.h = -0x1122334455LL;
-	s->m.blob.red_blob_len = (u_int)n;
-	s->m.blob.red_blob_val = s->bufs[0];
-	memset(s->name, 'b', nl);
-	s->name[nl] = 0;
-	s->m.name = s->name;
-	memcpy(s->m.tag, "probe!", 6);
-	s->m.attr.type = 2;
-	s->m.attr.mode = 0600;
-	s->m.attr.nlink = 1;
-	s->m.attr.uid = 7;
-	s->m.attr.gid = 8;
-	s->m.attr.size = n;
-	s->opt.flags = 0xbeef;
-	s->opt.body.red_blob_len = (u_int)n + 1;
-	s->opt.body.red_blob_val = s->bufs[1];
-	s->m.opt = &s->opt;
-	for (i = 0; i < 3; i++) {
-		s->list[i].red_blob_len = (u_int)n + 2 + i;
-		s->list[i].red_blob_val = s->bufs[2 + i];
-	}
-	s->m.list.list_len = 3;
-	s->m.list.list_val = s->list;
-	s->m.after = 0x0102030405060708ULL;
-	s->m.last.red_blob_len = (u_int)n + 5;
-	s->m.last.red_blob_val = s->bufs[5];
-}
-
-static void pr_mixed_free(struct pr_mixed *s)
-{
-	unsigned i;
-
-	for (i = 0; i < 6; i++)
-		free(s->bufs[i]);
-}
-
-static size_t pr_mixed_cap(size_t n)
-{
-	return 6 * (n + 16) + 1024;
-}
-
 /* The body items of a full red_mixed (every item non-empty), in order. */
-static void pr_mixed_expect(const struct pr_mixed *s, struct pr_exp *e)
+static void pr_mixed_expect(const struct red_mixed_store *s, struct pr_exp *e)
 {
 	unsigned i;
 
@@ -155,7 +73,7 @@ static unsigned pr_rxdr_items(xdrproc_t proc, void *obj,
 			      const struct rw_ddp_policy *pol, size_t cap,
 			      struct rw_ddp_item *items)
 {
-	unsigned char *buf = pr_malloc(cap);
+	unsigned char *buf = red_xmalloc(cap);
 	struct rw_rxdr r;
 	unsigned n;
 
@@ -204,21 +122,31 @@ static void pr_check_found(const struct rw_probe_item *found, unsigned nfound,
 	}
 }
 
-/* Probe and reduce a red_mixed with pol; compare with the expected items. */
-static void pr_mixed_check(struct pr_mixed *s, size_t n,
-			   const struct rw_ddp_policy *pol)
+/* Probe and reduce obj with pol (cap for the encoding): exp[0..n) found. */
+static void pr_check_proc(xdrproc_t proc, void *obj,
+			  const struct rw_ddp_policy *pol, size_t cap,
+			  const struct pr_exp *exp, unsigned n)
 {
 	struct rw_probe_item found[PR_MAX];
 	struct rw_ddp_item ritems[PR_MAX];
+	unsigned nf, nr;
+
+	nf = pr_probe(proc, obj, pol, found);
+	nr = pr_rxdr_items(proc, obj, pol, cap, ritems);
+	pr_check_found(found, nf, exp, n, ritems, nr);
+}
+
+/* Probe and reduce a red_mixed with pol; compare with the expected items. */
+static void pr_mixed_check(struct red_mixed_store *s, size_t n,
+			   const struct rw_ddp_policy *pol)
+{
 	struct pr_exp all[MIXED_ITEMS], exp[MIXED_ITEMS];
-	unsigned nf, nr, ne;
+	unsigned ne;
 
 	pr_mixed_expect(s, all);
 	ne = pr_filter(all, MIXED_ITEMS, pol, exp);
-	nf = pr_probe((xdrproc_t)xdr_red_mixed, &s->m, pol, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_mixed, &s->m, pol,
-			   pr_mixed_cap(n), ritems);
-	pr_check_found(found, nf, exp, ne, ritems, nr);
+	pr_check_proc((xdrproc_t)xdr_red_mixed, &s->m, pol, red_mixed_cap(n),
+		      exp, ne);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -236,11 +164,11 @@ static const size_t pr_sizes[] = { 1, 3, 4, 5, 100, 4096 };
 START_TEST(test_v1_wc_3_probe_all_items_in_body_order)
 {
 	size_t n = pr_sizes[_i];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 
-	pr_mixed_make(&s, n);
+	red_mixed_make(&s, n);
 	pr_mixed_check(&s, n, &pr_all);
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -259,11 +187,11 @@ START_TEST(test_v1_wc_3_probe_item_masks)
 		RW_DDP_ITEM(6) | RW_DDP_ITEM(8) | RW_DDP_ITEM(63),
 		0,
 	};
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	unsigned i, j;
 
 	for (j = 0; j < PR_NSIZES; j++) {
-		pr_mixed_make(&s, pr_sizes[j]);
+		red_mixed_make(&s, pr_sizes[j]);
 		for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
 			struct rw_ddp_policy pol = {
 				.mode = RW_DDP_ITEMS, .mask = masks[i],
@@ -271,7 +199,7 @@ START_TEST(test_v1_wc_3_probe_item_masks)
 
 			pr_mixed_check(&s, pr_sizes[j], &pol);
 		}
-		pr_mixed_free(&s);
+		red_mixed_free(&s);
 	}
 }
 END_TEST
@@ -296,10 +224,8 @@ START_TEST(test_v1_wc_3_probe_read_res_two_args_write_args)
 	char data[6001], a[5], b[10], fh[32];
 	unsigned nf, nr, pass;
 
-	pr_fill(data, sizeof(data), 1);
-	pr_fill(a, sizeof(a), 2);
-	pr_fill(b, sizeof(b), 3);
-	pr_fill(fh, sizeof(fh), 4);
+	red_fill(data, sizeof(data), 1);
+	red_fill(fh, sizeof(fh), 4);
 
 	for (pass = 0; pass < 2; pass++) {
 		memset(&rr, 0, sizeof(rr));
@@ -317,40 +243,18 @@ START_TEST(test_v1_wc_3_probe_read_res_two_args_write_args)
 		ck_assert_uint_eq(ritems[0].position, pass ? 4 + 28 + 12 : 4 + 12);
 	}
 
-	memset(&t, 0, sizeof(t));
-	t.a.a_len = 5;
-	t.a.a_val = a;
-	t.mid = 9;
-	t.b.b_len = 10;
-	t.b.b_val = b;
+	red_two_make(&t, a, b);
 	exp[0] = (struct pr_exp){ 0, 5, a };
 	exp[1] = (struct pr_exp){ 1, 10, b };
-	nf = pr_probe((xdrproc_t)xdr_red_two_args, &t, &pr_all, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_two_args, &t, &pr_all, 512,
-			   ritems);
-	pr_check_found(found, nf, exp, 2, ritems, nr);
-	nf = pr_probe((xdrproc_t)xdr_red_two_args, &t, &only1, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_two_args, &t, &only1, 512,
-			   ritems);
-	pr_check_found(found, nf, exp + 1, 1, ritems, nr);
+	pr_check_proc((xdrproc_t)xdr_red_two_args, &t, &pr_all, 512, exp, 2);
+	pr_check_proc((xdrproc_t)xdr_red_two_args, &t, &only1, 512, exp + 1, 1);
 
-	memset(&w, 0, sizeof(w));
-	w.file.red_fh_len = 32;
-	w.file.red_fh_val = fh;
-	w.count = 6001;
-	w.stable = RED_FILE_SYNC;
-	w.data.data_len = 6001;
-	w.data.data_val = data;
+	red_write_make(&w, fh, data, 6001);
 	exp[0] = (struct pr_exp){ 0, 32, fh };
 	exp[1] = (struct pr_exp){ 1, 6001, data };
-	nf = pr_probe((xdrproc_t)xdr_red_write_args, &w, &pr_all, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_write_args, &w, &pr_all, 256,
-			   ritems);
-	pr_check_found(found, nf, exp, 2, ritems, nr);
-	nf = pr_probe((xdrproc_t)xdr_red_write_args, &w, &only1, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_write_args, &w, &only1, 256,
-			   ritems);
-	pr_check_found(found, nf, exp + 1, 1, ritems, nr);
+	pr_check_proc((xdrproc_t)xdr_red_write_args, &w, &pr_all, 256, exp, 2);
+	pr_check_proc((xdrproc_t)xdr_red_write_args, &w, &only1, 256, exp + 1,
+		      1);
 }
 END_TEST
 
@@ -364,16 +268,16 @@ START_TEST(test_probe_string_target)
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
 	};
 	struct rw_probe_item found[PR_MAX];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 
-	pr_mixed_make(&s, 300);		/* name capped at 255 */
+	red_mixed_make(&s, 300);		/* name capped at 255 */
 	ck_assert_uint_eq(pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &name_only,
 				   found), 1);
 	ck_assert_uint_eq(found[0].ordinal, 1);
 	ck_assert_uint_eq(found[0].len, RED_NAME_MAX);
 	ck_assert_ptr_eq(found[0].data, s.name);
 	pr_mixed_check(&s, 300, &name_only);
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -385,13 +289,10 @@ END_TEST
  */
 START_TEST(test_v1_wc_3_probe_empty_items_not_counted)
 {
-	struct rw_probe_item found[PR_MAX];
-	struct rw_ddp_item ritems[PR_MAX];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	struct pr_exp exp[MIXED_ITEMS];
-	unsigned nf, nr;
 
-	pr_mixed_make(&s, 20);
+	red_mixed_make(&s, 20);
 	s.m.blob.red_blob_len = 0;		/* empty, NULL buffer */
 	s.m.blob.red_blob_val = NULL;
 	s.opt.body.red_blob_len = 0;		/* empty, real buffer */
@@ -403,23 +304,19 @@ START_TEST(test_v1_wc_3_probe_empty_items_not_counted)
 	exp[2] = (struct pr_exp){ 2, 22, s.bufs[2] };
 	exp[3] = (struct pr_exp){ 3, 24, s.bufs[4] };
 	exp[4] = (struct pr_exp){ 4, 25, s.bufs[5] };
-	nf = pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &pr_all, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_mixed, &s.m, &pr_all,
-			   pr_mixed_cap(20), ritems);
-	pr_check_found(found, nf, exp, 5, ritems, nr);
+	pr_check_proc((xdrproc_t)xdr_red_mixed, &s.m, &pr_all,
+		      red_mixed_cap(20), exp, 5);
 
 	/* no optional body, empty name: tag 0, list[0] 1, list[2] 2, last 3 */
 	s.m.opt = NULL;
 	s.name[0] = 0;
-	nf = pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &pr_all, found);
-	nr = pr_rxdr_items((xdrproc_t)xdr_red_mixed, &s.m, &pr_all,
-			   pr_mixed_cap(20), ritems);
 	exp[0] = (struct pr_exp){ 0, 6, s.m.tag };
 	exp[1] = (struct pr_exp){ 1, 22, s.bufs[2] };
 	exp[2] = (struct pr_exp){ 2, 24, s.bufs[4] };
 	exp[3] = (struct pr_exp){ 3, 25, s.bufs[5] };
-	pr_check_found(found, nf, exp, 4, ritems, nr);
-	pr_mixed_free(&s);
+	pr_check_proc((xdrproc_t)xdr_red_mixed, &s.m, &pr_all,
+		      red_mixed_cap(20), exp, 4);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -435,10 +332,10 @@ START_TEST(test_v1_wc_3_probe_null_target_not_recorded)
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
 	};
 	struct rw_probe_item found[PR_MAX];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	unsigned nf;
 
-	pr_mixed_make(&s, 64);
+	red_mixed_make(&s, 64);
 	s.m.blob.red_blob_val = NULL;		/* length 64 kept */
 	nf = pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &blob_last, found);
 	ck_assert_uint_ge(nf, 1);
@@ -449,7 +346,7 @@ START_TEST(test_v1_wc_3_probe_null_target_not_recorded)
 	ck_assert_uint_eq(found[0].len, 69);
 	/* the NULL item still takes Write chunk 0: this one gets chunk 1 */
 	ck_assert_uint_eq(found[0].index, 1);
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -466,14 +363,14 @@ START_TEST(test_probe_stops_at_max)
 	struct rw_probe_item found[PR_MAX], sentinel;
 	struct rw_ddp_item ritems[PR_MAX];
 	struct pr_exp all[MIXED_ITEMS];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	struct rw_pxdr p;
 	unsigned max, i, nr;
 
-	pr_mixed_make(&s, 37);
+	red_mixed_make(&s, 37);
 	pr_mixed_expect(&s, all);
 	nr = pr_rxdr_items((xdrproc_t)xdr_red_mixed, &s.m, &pr_all,
-			   pr_mixed_cap(37), ritems);
+			   red_mixed_cap(37), ritems);
 	ck_assert_uint_eq(nr, MIXED_ITEMS);
 	memset(&sentinel, 0xa5, sizeof(sentinel));
 
@@ -519,7 +416,7 @@ START_TEST(test_probe_stops_at_max)
 	rw_pxdr_create(&p, &pr_all, found, MIXED_ITEMS + 1);
 	ck_assert(xdr_red_mixed(&p.xdr, &s.m));
 	ck_assert_uint_eq(rw_pxdr_found(&p), MIXED_ITEMS);
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -530,11 +427,11 @@ END_TEST
 START_TEST(test_probe_none_records_nothing)
 {
 	struct rw_probe_item found[PR_MAX];
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	struct rw_pxdr p;
 	unsigned pass;
 
-	pr_mixed_make(&s, 4096);
+	red_mixed_make(&s, 4096);
 	for (pass = 0; pass < 2; pass++) {
 		memset(found, 0x5a, sizeof(found));
 		rw_pxdr_create(&p, pass ? NULL : &pr_none, found, PR_MAX);
@@ -546,7 +443,7 @@ START_TEST(test_probe_none_records_nothing)
 		ck_assert_uint_eq(((unsigned char *)found)[sizeof(found) - 1],
 				  0x5a);
 	}
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -559,14 +456,14 @@ START_TEST(test_probe_never_writes)
 		{ .mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1) | RW_DDP_ITEM(3) },
 	};
 	struct rw_probe_item found[PR_MAX];
-	struct pr_mixed s, before;
+	struct red_mixed_store s, before;
 	unsigned char *copy[6];
 	struct rw_pxdr p;
 	unsigned i, k, max;
 
-	pr_mixed_make(&s, 101);
+	red_mixed_make(&s, 101);
 	for (i = 0; i < 6; i++) {
-		copy[i] = pr_malloc(s.blen[i]);
+		copy[i] = red_xmalloc(s.blen[i]);
 		memcpy(copy[i], s.bufs[i], s.blen[i]);
 	}
 	memcpy(&before, &s, sizeof(s));
@@ -582,7 +479,7 @@ START_TEST(test_probe_never_writes)
 	}
 	for (i = 0; i < 6; i++)
 		free(copy[i]);
-	pr_mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -598,7 +495,7 @@ struct pr_msg {
 static struct pr_msg pr_ref(AUTH *auth, uint32_t proc_nr, xdrproc_t proc,
 			    void *obj, size_t cap)
 {
-	struct pr_msg m = { pr_malloc(cap), 0 };
+	struct pr_msg m = { red_xmalloc(cap), 0 };
 	XDR x;
 
 	xdrmem_create(&x, (char *)m.buf, (u_int)cap, XDR_ENCODE);
@@ -687,18 +584,13 @@ START_TEST(test_peek_word_write_args_moved_data)
 	unsigned i;
 
 	ck_assert_uint_eq(pr_hdr_len(auth), 40);
-	pr_fill(fh, sizeof(fh), 9);
+	red_fill(fh, sizeof(fh), 9);
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		data = pr_malloc(lens[i]);
-		pr_fill(data, lens[i], 10 + i);
-		memset(&w, 0, sizeof(w));
-		w.file.red_fh_len = 32;
-		w.file.red_fh_val = (char *)fh;
+		data = red_xmalloc(lens[i]);
+		red_fill(data, lens[i], 10 + i);
+		red_write_make(&w, (char *)fh, data, lens[i]);
 		w.offset = 0x1122334455667788ULL;
-		w.count = lens[i];
 		w.stable = RED_DATA_SYNC;
-		w.data.data_len = lens[i];
-		w.data.data_val = data;
 		ref = pr_ref(auth, RED_WRITE, (xdrproc_t)xdr_red_write_args,
 			     &w, lens[i] + 256);
 		pr_red(&r, buf, sizeof(buf), items, &data_only, auth, RED_WRITE,
@@ -741,21 +633,21 @@ START_TEST(test_peek_word_several_items)
 	static const size_t ns[] = { 1, 2, 3, 4, 7, 64 };
 	struct rw_ddp_item items[PR_MAX];
 	AUTH *auth = authnone_create();
-	struct pr_mixed s;
+	struct red_mixed_store s;
 	struct rw_rxdr r;
 	struct pr_msg ref;
 	unsigned char *buf;
 	unsigned i, k, call;
 
 	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
-		pr_mixed_make(&s, ns[i]);
-		buf = pr_malloc(pr_mixed_cap(ns[i]));
+		red_mixed_make(&s, ns[i]);
+		buf = red_xmalloc(red_mixed_cap(ns[i]));
 		for (call = 0; call < 2; call++) {
 			ref = pr_ref(call ? auth : NULL, RED_MIXED,
 				     (xdrproc_t)xdr_red_mixed, &s.m,
-				     pr_mixed_cap(ns[i]));
+				     red_mixed_cap(ns[i]));
 			for (k = 0; k < sizeof(pols) / sizeof(pols[0]); k++) {
-				pr_red(&r, buf, pr_mixed_cap(ns[i]), items,
+				pr_red(&r, buf, red_mixed_cap(ns[i]), items,
 				       &pols[k], call ? auth : NULL, RED_MIXED,
 				       (xdrproc_t)xdr_red_mixed, &s.m);
 				ck_assert_uint_eq(rw_rxdr_body_pos(&r),
@@ -768,7 +660,7 @@ START_TEST(test_peek_word_several_items)
 			free(ref.buf);
 		}
 		free(buf);
-		pr_mixed_free(&s);
+		red_mixed_free(&s);
 	}
 	AUTH_DESTROY(auth);
 }
@@ -790,19 +682,9 @@ START_TEST(test_peek_word_two_items_auth_sys)
 	struct rw_rxdr r;
 	struct pr_msg ref;
 	uint32_t hl, w;
-	unsigned i;
 
 	ck_assert_ptr_nonnull(sys);
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < 15; i++)
-		t.prefix[i] = 0x100 + i;
-	pr_fill(a, sizeof(a), 5);
-	pr_fill(b, sizeof(b), 6);
-	t.a.a_len = 5;
-	t.a.a_val = a;
-	t.mid = 0xabcdef01;
-	t.b.b_len = 10;
-	t.b.b_val = b;
+	red_two_make(&t, a, b);
 
 	ref = pr_ref(none, RED_TWO, (xdrproc_t)xdr_red_two_args, &t, 512);
 	pr_red(&r, buf, sizeof(buf), items, &pr_all, none, RED_TWO,
@@ -847,7 +729,7 @@ START_TEST(test_body_pos_where_begun)
 	uint32_t w;
 	long v = 0x7777;
 
-	pr_fill(data, sizeof(data), 3);
+	red_fill(data, sizeof(data), 3);
 	memset(&rr, 0, sizeof(rr));
 	rr.count = 9;
 	rr.data.data_len = 9;
@@ -907,14 +789,9 @@ static void pr_call_make(struct pr_call *k)
 	struct rw_rxdr r;
 
 	memset(k, 0, sizeof(*k));
-	pr_fill(k->data, sizeof(k->data), 12);
-	pr_fill(k->fh, sizeof(k->fh), 13);
-	k->w.file.red_fh_len = 32;
-	k->w.file.red_fh_val = (char *)k->fh;
-	k->w.count = 6001;
-	k->w.stable = RED_FILE_SYNC;
-	k->w.data.data_len = 6001;
-	k->w.data.data_val = k->data;
+	red_fill(k->data, sizeof(k->data), 12);
+	red_fill(k->fh, sizeof(k->fh), 13);
+	red_write_make(&k->w, (char *)k->fh, k->data, 6001);
 	pr_red(&r, k->buf, sizeof(k->buf), items, &data_only, auth, RED_WRITE,
 	       (xdrproc_t)xdr_red_write_args, &k->w);
 	AUTH_DESTROY(auth);
@@ -936,6 +813,13 @@ enum pr_when {
 };
 
 #define PR_REFUSED RW_XERR_NR	/* xdrproc failed, stream had no complaint */
+
+static const struct rw_ddp_policy pr_item0 = {
+	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
+};
+static const struct rw_ddp_policy pr_item1 = {
+	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+};
 
 /*
  * Decode the Call as a responder does (svc: header, then the body), created
@@ -998,49 +882,41 @@ static enum rw_xdr_err pr_decode(struct pr_call *k,
  */
 START_TEST(test_v1_ddp_1_set_policy_before_body)
 {
-	static const struct rw_ddp_policy item1 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
-	};
-	static const struct rw_ddp_policy item0 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
-	};
-	static const struct rw_ddp_policy all = { .mode = RW_DDP_ALL };
-	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
-	struct pr_call *k = pr_malloc(sizeof(*k));
+	struct pr_call *k = red_xmalloc(sizeof(*k));
 	enum pr_when when;
 	bool set;
 
 	pr_call_make(k);
 	/* the baselines, no change */
-	ck_assert_int_eq(pr_decode(k, &item1, &item1, PR_AT_CREATE, &set),
+	ck_assert_int_eq(pr_decode(k, &pr_item1, &pr_item1, PR_AT_CREATE, &set),
 			 RW_XERR_OK);
 	ck_assert(set);
-	ck_assert_int_eq(pr_decode(k, &item0, &item0, PR_AT_CREATE, &set),
+	ck_assert_int_eq(pr_decode(k, &pr_item0, &pr_item0, PR_AT_CREATE, &set),
 			 RW_XERR_NOT_ELIGIBLE);
 	ck_assert(set);
 	for (when = PR_AT_CREATE; when <= PR_AFTER_HDR; when++) {
 		set = false;
-		ck_assert_int_eq(pr_decode(k, &item0, &item1, when, &set),
+		ck_assert_int_eq(pr_decode(k, &pr_item0, &pr_item1, when, &set),
 				 RW_XERR_OK);
 		ck_assert(set);
 		set = false;
-		ck_assert_int_eq(pr_decode(k, &none, &all, when, &set),
+		ck_assert_int_eq(pr_decode(k, &pr_none, &pr_all, when, &set),
 				 RW_XERR_OK);
 		ck_assert(set);
 		set = false;
-		ck_assert_int_eq(pr_decode(k, NULL, &item1, when, &set),
+		ck_assert_int_eq(pr_decode(k, NULL, &pr_item1, when, &set),
 				 RW_XERR_OK);
 		ck_assert(set);
 		set = false;
-		ck_assert_int_eq(pr_decode(k, &item1, &item0, when, &set),
+		ck_assert_int_eq(pr_decode(k, &pr_item1, &pr_item0, when, &set),
 				 RW_XERR_NOT_ELIGIBLE);
 		ck_assert(set);
 		set = false;
-		ck_assert_int_eq(pr_decode(k, &all, &none, when, &set),
+		ck_assert_int_eq(pr_decode(k, &pr_all, &pr_none, when, &set),
 				 RW_XERR_NOT_ELIGIBLE);
 		ck_assert(set);
 		set = false;
-		ck_assert_int_eq(pr_decode(k, NULL, &item0, when, &set),
+		ck_assert_int_eq(pr_decode(k, NULL, &pr_item0, when, &set),
 				 RW_XERR_NOT_ELIGIBLE);
 		ck_assert(set);
 	}
@@ -1054,36 +930,28 @@ END_TEST
  */
 START_TEST(test_v1_ddp_1_set_policy_refused_after_body)
 {
-	static const struct rw_ddp_policy item1 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
-	};
-	static const struct rw_ddp_policy item0 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
-	};
-	static const struct rw_ddp_policy all = { .mode = RW_DDP_ALL };
-	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
-	struct pr_call *k = pr_malloc(sizeof(*k));
+	struct pr_call *k = red_xmalloc(sizeof(*k));
 	bool set;
 
 	pr_call_make(k);
 	set = true;
-	ck_assert_int_eq(pr_decode(k, &item1, &item0, PR_AFTER_BODY, &set),
+	ck_assert_int_eq(pr_decode(k, &pr_item1, &pr_item0, PR_AFTER_BODY,
+				   &set), RW_XERR_OK);
+	ck_assert(!set);
+	set = true;
+	ck_assert_int_eq(pr_decode(k, &pr_all, &pr_none, PR_AFTER_BODY, &set),
 			 RW_XERR_OK);
 	ck_assert(!set);
 	set = true;
-	ck_assert_int_eq(pr_decode(k, &all, &none, PR_AFTER_BODY, &set),
+	ck_assert_int_eq(pr_decode(k, NULL, &pr_item0, PR_AFTER_BODY, &set),
 			 RW_XERR_OK);
 	ck_assert(!set);
 	set = true;
-	ck_assert_int_eq(pr_decode(k, NULL, &item0, PR_AFTER_BODY, &set),
-			 RW_XERR_OK);
+	ck_assert_int_eq(pr_decode(k, &pr_item0, &pr_item1, PR_AFTER_BODY,
+				   &set), RW_XERR_NOT_ELIGIBLE);
 	ck_assert(!set);
 	set = true;
-	ck_assert_int_eq(pr_decode(k, &item0, &item1, PR_AFTER_BODY, &set),
-			 RW_XERR_NOT_ELIGIBLE);
-	ck_assert(!set);
-	set = true;
-	ck_assert_int_eq(pr_decode(k, &none, &all, PR_AFTER_BODY, &set),
+	ck_assert_int_eq(pr_decode(k, &pr_none, &pr_all, PR_AFTER_BODY, &set),
 			 RW_XERR_NOT_ELIGIBLE);
 	ck_assert(!set);
 	free(k);

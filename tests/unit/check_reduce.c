@@ -16,6 +16,7 @@
 
 #include "wire/rw_xdr.h"
 #include "red_msg.h"
+#include "red_fixture.h"
 #include "check_util.h"
 
 #define MAX_ITEMS 16
@@ -25,23 +26,6 @@ static const struct rw_ddp_policy pol_none = { .mode = RW_DDP_NONE };
 
 /* ---------------------------------------------------------------------- */
 /* helpers                                                                 */
-
-static void fill(void *p, size_t n, unsigned seed)
-{
-	unsigned char *c = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		c[i] = (unsigned char)(i * 31u + seed * 7u + 1u);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	ck_assert_ptr_nonnull(p);
-	return p;
-}
 
 static size_t hex2bin(const char *hex, unsigned char *out, size_t cap)
 {
@@ -97,7 +81,7 @@ static void ref_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
 
 	memset(e, 0, sizeof(*e));
 	e->cap = cap;
-	e->buf = xmalloc(cap);
+	e->buf = red_xmalloc(cap);
 	xdrmem_create(&x, (char *)e->buf, (u_int)cap, XDR_ENCODE);
 	ck_assert(put(&x, obj, proc, nr));
 	e->len = e->ulen = XDR_GETPOS(&x);
@@ -112,7 +96,7 @@ static void red_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
 
 	memset(e, 0, sizeof(*e));
 	e->cap = cap;
-	e->buf = xmalloc(cap);
+	e->buf = red_xmalloc(cap);
 	ck_assert(rw_rxdr_create(&r, e->buf, cap, pol, e->items, MAX_ITEMS));
 	ck_assert_msg(put(&r.xdr, obj, proc, nr), "encode: %s",
 		      rw_xdr_err_str(rw_rxdr_error(&r)));
@@ -130,7 +114,7 @@ static void red_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
  */
 static void check_items_against(const struct enc *red, const struct enc *ref)
 {
-	unsigned char *u = xmalloc(ref->len);
+	unsigned char *u = red_xmalloc(ref->len);
 	enum rw_xdr_err err;
 	uint32_t n;
 	unsigned i;
@@ -180,7 +164,7 @@ static void rchunks_make(struct rchunks *rc, const struct enc *red, bool split,
 		if (with_pad) {
 			uint32_t pad = (4 - len % 4) % 4;
 
-			rc->copy[i] = xmalloc(len + pad);
+			rc->copy[i] = red_xmalloc(len + pad);
 			memcpy(rc->copy[i], data, len);
 			memset(rc->copy[i] + len, 0, pad);
 			data = rc->copy[i];
@@ -256,14 +240,7 @@ static void tv8_args(red_write_args *w, char *data)
 
 	for (i = 0; i < 32; i++)
 		tv8_fh[i] = (unsigned char)(i + 1);
-	memset(w, 0, sizeof(*w));
-	w->file.red_fh_len = 32;
-	w->file.red_fh_val = (char *)tv8_fh;
-	w->offset = 0;
-	w->count = 6001;
-	w->stable = RED_FILE_SYNC;
-	w->data.data_len = 6001;
-	w->data.data_val = data;
+	red_write_make(w, (char *)tv8_fh, data, 6001);
 }
 
 static const char tv8_payload_hex[] =
@@ -273,67 +250,6 @@ static const char tv8_payload_hex[] =
 
 static const size_t sizes[] = { 0, 1, 3, 4, 4095, 4096, 1u << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-/* An red_mixed whose opaque items all have size n (name capped at 255). */
-struct mixed_store {
-	red_mixed m;
-	red_opt opt;
-	red_blob list[3];
-	char *bufs[6];
-	char name[RED_NAME_MAX + 1];
-};
-
-static void mixed_make(struct mixed_store *s, size_t n)
-{
-	size_t nl = n > RED_NAME_MAX ? RED_NAME_MAX : n;
-	unsigned i;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < 6; i++) {
-		s->bufs[i] = xmalloc(n + i);
-		fill(s->bufs[i], n + i, i + 1);
-	}
-	s->m.before = -7;
-	s->m.h = -0x123456789LL;
-	s->m.blob.red_blob_len = (u_int)n;
-	s->m.blob.red_blob_val = s->bufs[0];
-	memset(s->name, 'a', nl);
-	s->name[nl] = 0;
-	s->m.name = s->name;
-	memcpy(s->m.tag, "tagtag", 6);
-	s->m.attr.type = 1;
-	s->m.attr.mode = 0644;
-	s->m.attr.nlink = 2;
-	s->m.attr.uid = 1000;
-	s->m.attr.gid = 100;
-	s->m.attr.size = n;
-	s->opt.flags = 0xf00d;
-	s->opt.body.red_blob_len = (u_int)n + 1;
-	s->opt.body.red_blob_val = s->bufs[1];
-	s->m.opt = &s->opt;
-	for (i = 0; i < 3; i++) {
-		s->list[i].red_blob_len = (u_int)n + 2 + i;
-		s->list[i].red_blob_val = s->bufs[2 + i];
-	}
-	s->m.list.list_len = 3;
-	s->m.list.list_val = s->list;
-	s->m.after = 0xfedcba9876543210ULL;
-	s->m.last.red_blob_len = (u_int)n + 5;
-	s->m.last.red_blob_val = s->bufs[5];
-}
-
-static void mixed_free(struct mixed_store *s)
-{
-	unsigned i;
-
-	for (i = 0; i < 6; i++)
-		free(s->bufs[i]);
-}
-
-static size_t mixed_cap(size_t n)
-{
-	return 6 * (n + 16) + 1024;
-}
 
 /* ---------------------------------------------------------------------- */
 /* reducing encoder                                                        */
@@ -350,11 +266,11 @@ START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1), .min_len = 1024,
 	};
 	unsigned char expect[96];
-	char *data = xmalloc(6001);
+	char *data = red_xmalloc(6001);
 	red_write_args w;
 	struct enc red, ref;
 
-	fill(data, 6001, 8);
+	red_fill(data, 6001, 8);
 	tv8_args(&w, data);
 	ck_assert_uint_eq(hex2bin(tv8_payload_hex, expect, sizeof(expect)), 96);
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_write_args, &w, RED_WRITE,
@@ -402,8 +318,8 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 	static const struct rw_ddp_policy pol = {
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
 	};
-	unsigned char expect[96], *rebuilt = xmalloc(6100);
-	char *data = xmalloc(6004);
+	unsigned char expect[96], *rebuilt = red_xmalloc(6100);
+	char *data = red_xmalloc(6004);
 	struct rw_ddp_seg segs[2];
 	struct rw_ddp_chunk c = { .position = 96, .nsegs = 2, .segs = segs };
 	red_write_args w, out;
@@ -411,7 +327,7 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 	enum rw_xdr_err err;
 	unsigned pass;
 
-	fill(data, 6001, 8);
+	red_fill(data, 6001, 8);
 	memset(data + 6001, 0xee, 3);	/* a sender's pad need not be zero */
 	tv8_args(&w, data);
 	hex2bin(tv8_payload_hex, expect, sizeof(expect));
@@ -457,18 +373,8 @@ START_TEST(test_example2_amb_v1_5_unreduced_positions)
 	char a[5], b[10];
 	struct enc red, ref;
 	struct rchunks rc;
-	unsigned i;
 
-	memset(&t, 0, sizeof(t));
-	for (i = 0; i < 15; i++)
-		t.prefix[i] = i;
-	fill(a, sizeof(a), 1);
-	fill(b, sizeof(b), 2);
-	t.a.a_len = 5;
-	t.a.a_val = a;
-	t.mid = 0xabcdef01;
-	t.b.b_len = 10;
-	t.b.b_val = b;
+	red_two_make(&t, a, b);
 
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_two_args, &t, RED_TWO,
 		   512, &pol_all);
@@ -513,7 +419,7 @@ END_TEST
 START_TEST(test_gss_2_header_never_reduced)
 {
 	AUTH *auth = authunix_create("reduce-test-host", 1000, 100, 0, NULL);
-	char *data = xmalloc(6001);
+	char *data = red_xmalloc(6001);
 	static const struct rw_ddp_policy pol0 = { .mode = RW_DDP_ALL };
 	struct rw_ddp_item items[MAX_ITEMS];
 	struct rw_rxdr r;
@@ -521,7 +427,7 @@ START_TEST(test_gss_2_header_never_reduced)
 	unsigned char buf[512];
 
 	ck_assert_ptr_nonnull(auth);
-	fill(data, 6001, 3);
+	red_fill(data, 6001, 3);
 	tv8_args(&w, data);
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol0, items, MAX_ITEMS));
 	ck_assert(red_put_call(&r.xdr, RED_XID, RED_WRITE, auth,
@@ -543,14 +449,14 @@ END_TEST
  */
 START_TEST(test_gss_3_no_reduction_mode)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 
-	mixed_make(&s, 4096);
+	red_mixed_make(&s, 4096);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4096));
+		   red_mixed_cap(4096));
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4096), &pol_none);
+		   red_mixed_cap(4096), &pol_none);
 	ck_assert_uint_eq(red.nitems, 0);
 	ck_assert_uint_eq(red.len, ref.len);
 	ck_assert_uint_eq(red.ulen, ref.len);
@@ -559,11 +465,11 @@ START_TEST(test_gss_3_no_reduction_mode)
 
 	/* a NULL policy is the same */
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4096), NULL);
+		   red_mixed_cap(4096), NULL);
 	ck_assert(!memcmp(red.buf, ref.buf, ref.len));
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -574,15 +480,15 @@ START_TEST(test_min_len_keeps_small_items_inline)
 	static const struct rw_ddp_policy pol = {
 		.mode = RW_DDP_ALL, .min_len = 4096,
 	};
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	unsigned i;
 
-	mixed_make(&s, 4095);	/* items of 4095..4100 octets, name 255 */
+	red_mixed_make(&s, 4095);	/* items of 4095..4100 octets, name 255 */
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4095), &pol);
+		   red_mixed_cap(4095), &pol);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4095));
+		   red_mixed_cap(4095));
 	/* opt body (4096), list 4097..4099, last 4100: blob 4095 stays */
 	ck_assert_uint_eq(red.nitems, 5);
 	for (i = 0; i < red.nitems; i++)
@@ -590,7 +496,7 @@ START_TEST(test_min_len_keeps_small_items_inline)
 	check_items_against(&red, &ref);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -606,14 +512,14 @@ START_TEST(test_ch_2_item_mask_several)
 		.mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(3) | RW_DDP_ITEM(5) |
 			RW_DDP_ITEM(7),
 	};
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 
-	mixed_make(&s, 4);
+	red_mixed_make(&s, 4);
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4), &pol);
+		   red_mixed_cap(4), &pol);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(4));
+		   red_mixed_cap(4));
 	ck_assert_uint_eq(red.nitems, 4);
 	ck_assert_uint_eq(red.items[0].ordinal, 0);
 	ck_assert_ptr_eq(red.items[0].data, s.m.blob.red_blob_val);
@@ -626,7 +532,7 @@ START_TEST(test_ch_2_item_mask_several)
 	check_items_against(&red, &ref);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -640,15 +546,15 @@ START_TEST(test_ch_5_7_optional_and_fixed)
 	static const struct rw_ddp_policy pol = {
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(3),
 	};
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	uint32_t w;
 
-	mixed_make(&s, 8);
+	red_mixed_make(&s, 8);
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(8), &pol);
+		   red_mixed_cap(8), &pol);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(8));
+		   red_mixed_cap(8));
 	ck_assert_uint_eq(red.nitems, 2);
 	ck_assert_uint_eq(red.items[0].len, 6);		/* tag */
 	ck_assert_uint_eq(red.items[1].len, 9);		/* opt body */
@@ -663,7 +569,7 @@ START_TEST(test_ch_5_7_optional_and_fixed)
 	check_items_against(&red, &ref);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -673,37 +579,37 @@ START_TEST(test_wc_3_max_chunks_rest_inline)
 	static const struct rw_ddp_policy pol = {
 		.mode = RW_DDP_ALL, .max_chunks = 2,
 	};
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 
-	mixed_make(&s, 100);
+	red_mixed_make(&s, 100);
 	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(100), &pol);
+		   red_mixed_cap(100), &pol);
 	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(100));
+		   red_mixed_cap(100));
 	ck_assert_uint_eq(red.nitems, 2);
 	ck_assert_uint_eq(red.items[0].ordinal, 0);
 	ck_assert_uint_eq(red.items[1].ordinal, 1);
 	check_items_against(&red, &ref);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
 /* A buffer too small fails cleanly at every size, never writing past cap. */
 START_TEST(test_encode_buffer_full_every_cap)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red;
 	struct rw_ddp_item items[MAX_ITEMS];
 	unsigned char *buf;
 	uint32_t cap;
 
-	mixed_make(&s, 37);
+	red_mixed_make(&s, 37);
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(37), &pol_all);
-	buf = xmalloc(red.len + 64);
+		   red_mixed_cap(37), &pol_all);
+	buf = red_xmalloc(red.len + 64);
 	for (cap = 0; cap < red.len; cap++) {
 		struct rw_rxdr r;
 		uint32_t i;
@@ -724,32 +630,32 @@ START_TEST(test_encode_buffer_full_every_cap)
 	}
 	free(buf);
 	enc_free(&red);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
 /* More designated items than the item array holds: a clean failure. */
 START_TEST(test_encode_too_many_items)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct rw_ddp_item items[3];
 	struct rw_rxdr r;
-	unsigned char *buf = xmalloc(mixed_cap(64));
+	unsigned char *buf = red_xmalloc(red_mixed_cap(64));
 
-	mixed_make(&s, 64);
-	ck_assert(rw_rxdr_create(&r, buf, mixed_cap(64), &pol_all, items, 3));
+	red_mixed_make(&s, 64);
+	ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, items, 3));
 	ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED, authnone_create(),
 			       (xdrproc_t)xdr_red_mixed, &s.m));
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_TOO_MANY);
 	ck_assert_int_eq(rw_xdr_err_class(rw_rxdr_error(&r)), RW_XC_LOCAL);
 	ck_assert_uint_eq(rw_rxdr_nitems(&r), 3);
 	/* no item array at all */
-	ck_assert(rw_rxdr_create(&r, buf, mixed_cap(64), &pol_all, NULL, 8));
+	ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, NULL, 8));
 	ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED, authnone_create(),
 			       (xdrproc_t)xdr_red_mixed, &s.m));
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_TOO_MANY);
 	free(buf);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -798,20 +704,20 @@ END_TEST
  */
 START_TEST(test_encode_inline_aligned_and_not)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc ref;
 	struct rw_ddp_item items[MAX_ITEMS];
-	unsigned char *mem = xmalloc(mixed_cap(16) + 4);
+	unsigned char *mem = red_xmalloc(red_mixed_cap(16) + 4);
 	unsigned off;
 
-	mixed_make(&s, 16);
+	red_mixed_make(&s, 16);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(16));
+		   red_mixed_cap(16));
 	for (off = 0; off < 4; off++) {
 		struct rw_rxdr r;
 		int32_t *p;
 
-		ck_assert(rw_rxdr_create(&r, mem + off, mixed_cap(16),
+		ck_assert(rw_rxdr_create(&r, mem + off, red_mixed_cap(16),
 					 &pol_none, items, MAX_ITEMS));
 		ck_assert(red_put_call(&r.xdr, RED_XID, RED_MIXED,
 				      authnone_create(),
@@ -824,11 +730,11 @@ START_TEST(test_encode_inline_aligned_and_not)
 		else
 			ck_assert_ptr_eq(p, (void *)(mem + ref.len));
 		/* never beyond cap */
-		ck_assert_ptr_null(XDR_INLINE(&r.xdr, (u_int)mixed_cap(16)));
+		ck_assert_ptr_null(XDR_INLINE(&r.xdr, (u_int)red_mixed_cap(16)));
 	}
 	free(mem);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -936,25 +842,25 @@ END_TEST
  */
 static void call_roundtrip(size_t n, bool split, bool with_pad)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	struct rchunks rc;
 	red_mixed out;
 	unsigned char *flat;
 	enum rw_xdr_err err;
 
-	mixed_make(&s, n);
+	red_mixed_make(&s, n);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(n));
+		   red_mixed_cap(n));
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(n), &pol_all);
+		   red_mixed_cap(n), &pol_all);
 	/* blob, name, tag, opt body, 3 list items, last; blob and name are
 	 * empty for n = 0 and never reach the stream */
 	ck_assert_uint_eq(red.nitems, n ? 8 : 6);
 	check_items_against(&red, &ref);
 
 	rchunks_make(&rc, &red, split, with_pad);
-	flat = xmalloc(ref.len);
+	flat = red_xmalloc(ref.len);
 	ck_assert_uint_eq(rw_ddp_flatten(red.buf, red.len, rc.c, rc.n, NULL, 0,
 					 &err), ref.len);
 	ck_assert_int_eq(err, RW_XERR_OK);
@@ -981,7 +887,7 @@ static void call_roundtrip(size_t n, bool split, bool with_pad)
 	rchunks_free(&rc);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 
 START_TEST(test_rc_call_roundtrip_sizes)
@@ -1012,7 +918,7 @@ static void wchunks_make(struct wchunks *wc, const struct enc *red,
 
 	memset(wc, 0, sizeof(*wc));
 	for (i = 0; i < red->nitems; i++) {
-		wc->mem[i] = xmalloc(red->items[i].len);
+		wc->mem[i] = red_xmalloc(red->items[i].len);
 		memcpy(wc->mem[i], red->items[i].data, red->items[i].len);
 		wc->s[i].data = wc->mem[i];
 		wc->s[i].len = red->items[i].len;
@@ -1055,17 +961,17 @@ START_TEST(test_wc_11_reply_roundtrip_sizes)
 {
 	size_t n = sizes[_i];
 	static const struct rw_ddp_policy pol = { .mode = RW_DDP_ALL };
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	struct wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
-	mixed_make(&s, n);
+	red_mixed_make(&s, n);
 	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(n));
+		   red_mixed_cap(n));
 	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(n), &pol);
+		   red_mixed_cap(n), &pol);
 	check_items_against(&red, &ref);
 	wchunks_make(&wc, &red, 2);
 
@@ -1081,7 +987,7 @@ START_TEST(test_wc_11_reply_roundtrip_sizes)
 	wchunks_free(&wc);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -1092,14 +998,14 @@ END_TEST
 START_TEST(test_wc_reply_zero_copy)
 {
 	static const struct rw_ddp_policy pol = { .mode = RW_DDP_ALL };
-	char *src = xmalloc(1u << 20);
+	char *src = red_xmalloc(1u << 20);
 	red_read_res res, out;
 	red_attr attr = { 1, 2, 3, 4, 5, 6 };
 	struct enc red, ref;
 	struct wchunks wc;
 	struct rw_axdr a;
 
-	fill(src, 1u << 20, 9);
+	red_fill(src, 1u << 20, 9);
 	memset(&res, 0, sizeof(res));
 	res.attr = &attr;
 	res.count = 1u << 20;
@@ -1137,20 +1043,20 @@ END_TEST
  * rpcgen fallbacks decode the same values. */
 START_TEST(test_decode_unaligned_payload)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	struct rchunks rc;
 	red_mixed out;
 	unsigned char *mem;
 	unsigned off;
 
-	mixed_make(&s, 33);
+	red_mixed_make(&s, 33);
 	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(33));
+		   red_mixed_cap(33));
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(33), &pol_all);
+		   red_mixed_cap(33), &pol_all);
 	rchunks_make(&rc, &red, false, false);
-	mem = xmalloc(red.len + 4);
+	mem = red_xmalloc(red.len + 4);
 	for (off = 0; off < 4; off++) {
 		memcpy(mem + off, red.buf, red.len);
 		memset(&out, 0, sizeof(out));
@@ -1165,7 +1071,7 @@ START_TEST(test_decode_unaligned_payload)
 	rchunks_free(&rc);
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -1185,7 +1091,7 @@ static void tv8_fixture(struct tv8_fixture *f)
 {
 	memset(f, 0, sizeof(*f));
 	hex2bin(tv8_payload_hex, f->pay, sizeof(f->pay));
-	fill(f->data, 6001, 8);
+	red_fill(f->data, 6001, 8);
 	f->seg.data = f->data;
 	f->seg.len = 6001;
 	f->c.position = 96;
@@ -1370,7 +1276,7 @@ START_TEST(test_unused_chunk_and_trailing)
 	ck_assert(XDR_GETLONG(&a.xdr, &l));
 	ck_assert(rw_xdr_begin_body(&a.xdr));
 	{
-		char *buf = xmalloc(6001);
+		char *buf = red_xmalloc(6001);
 
 		ck_assert(XDR_GETBYTES(&a.xdr, buf, 6001));
 		ck_assert_uint_eq(XDR_GETPOS(&a.xdr), 96 + 6001);
@@ -1384,17 +1290,17 @@ END_TEST
 /* A truncated payload at every length: clean FALSE, never a crash. */
 START_TEST(test_payload_truncated_every_length)
 {
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red;
 	struct rchunks rc;
 	uint32_t len;
 
-	mixed_make(&s, 21);
+	red_mixed_make(&s, 21);
 	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   mixed_cap(21), &pol_all);
+		   red_mixed_cap(21), &pol_all);
 	rchunks_make(&rc, &red, true, false);
 	for (len = 0; len < red.len; len++) {
-		unsigned char *cut = xmalloc(len);
+		unsigned char *cut = red_xmalloc(len);
 		red_mixed out;
 		unsigned n = rc.n;
 		enum rw_xdr_err e;
@@ -1414,7 +1320,7 @@ START_TEST(test_payload_truncated_every_length)
 	}
 	rchunks_free(&rc);
 	enc_free(&red);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
@@ -1436,7 +1342,7 @@ static void tv10_fixture(struct tv10_fixture *f)
 	static const struct rw_ddp_policy pol = { .mode = RW_DDP_ALL };
 
 	memset(f, 0, sizeof(*f));
-	fill(f->src, sizeof(f->src), 10);
+	red_fill(f->src, sizeof(f->src), 10);
 	f->res.count = 6001;
 	f->res.eof = TRUE;
 	f->res.data.data_len = 6001;
@@ -1479,7 +1385,7 @@ static enum rw_xdr_err tv10_decode(struct tv10_fixture *f, uint32_t len2)
 /* V1-TV10a / V1-WC-10: 4096 + 1905 = 6001 accepted. */
 START_TEST(test_tv10a_wc_10_returned_len_exact)
 {
-	struct tv10_fixture *f = xmalloc(sizeof(*f));
+	struct tv10_fixture *f = red_xmalloc(sizeof(*f));
 
 	tv10_fixture(f);
 	ck_assert_int_eq(tv10_decode(f, 1905), RW_XERR_OK);
@@ -1492,7 +1398,7 @@ END_TEST
  * and still only 6001 octets used. */
 START_TEST(test_tv10b_amb_v1_12_returned_len_rounded)
 {
-	struct tv10_fixture *f = xmalloc(sizeof(*f));
+	struct tv10_fixture *f = red_xmalloc(sizeof(*f));
 
 	tv10_fixture(f);
 	ck_assert_int_eq(tv10_decode(f, 1908), RW_XERR_OK);
@@ -1506,7 +1412,7 @@ END_TEST
  * (DDP violation: fail the RPC). */
 START_TEST(test_n16_returned_len_refused)
 {
-	struct tv10_fixture *f = xmalloc(sizeof(*f));
+	struct tv10_fixture *f = red_xmalloc(sizeof(*f));
 
 	tv10_fixture(f);
 	ck_assert_int_eq(tv10_decode(f, 1920), RW_XERR_CHUNK_LEN);
@@ -1531,17 +1437,17 @@ START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 		.mode = RW_DDP_ALL, .max_chunks = 2,
 	};
 	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
-	struct mixed_store s;
+	struct red_mixed_store s;
 	struct enc red, ref;
 	struct wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
-	mixed_make(&s, 40);
+	red_mixed_make(&s, 40);
 	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(40));
+		   red_mixed_cap(40));
 	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(40), &pol2);
+		   red_mixed_cap(40), &pol2);
 	ck_assert_uint_eq(red.nitems, 2);
 	wchunks_make(&wc, &red, 0);
 	memset(&out, 0, sizeof(out));
@@ -1555,7 +1461,7 @@ START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 
 	/* nothing reduced, chunks returned with data anyway */
 	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   mixed_cap(40), &none);
+		   red_mixed_cap(40), &none);
 	{
 		char junk[8] = "junkjunk";
 		struct rw_ddp_seg sg[2] = { { NULL, 0 }, { junk, 8 } };
@@ -1574,7 +1480,7 @@ START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 	}
 	enc_free(&red);
 	enc_free(&ref);
-	mixed_free(&s);
+	red_mixed_free(&s);
 }
 END_TEST
 
