@@ -761,10 +761,14 @@ static AUTH *fake_gss_create(void)
 	return a;
 }
 
-/* ECHO of len octets with the CLIENT's current AUTH; deltas in a, b. */
-static enum clnt_stat gss_echo(CLIENT *cl, uint32_t len, struct snap *a,
-			       struct snap *b)
+/*
+ * ECHO of len octets with auth (NULL: the CLIENT's own); deltas in a, b.
+ * The snapshots are calls too: they keep the CLIENT's own AUTH.
+ */
+static enum clnt_stat gss_echo(CLIENT *cl, AUTH *auth, uint32_t len,
+			       struct snap *a, struct snap *b)
 {
+	AUTH *own = cl->cl_auth;
 	ddpt_echo_args arg;
 	ddpt_echo_res res;
 	enum clnt_stat st;
@@ -775,7 +779,9 @@ static enum clnt_stat gss_echo(CLIENT *cl, uint32_t len, struct snap *a,
 	arg.data.data_val = malloc(len);
 	t_fill(arg.data.data_val, len, 91);
 	snap_before(cl, a);
+	cl->cl_auth = auth ? auth : own;
 	st = ddpt_echo_1(&arg, &res, cl);
+	cl->cl_auth = own;
 	snap_after(cl, b);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&res);
@@ -794,10 +800,10 @@ static void gss_case(CLIENT *cl)
 {
 	struct snap sa, sb, *a = &sa, *b = &sb;
 	const uint32_t len = 65536;
-	AUTH *sys = cl->cl_auth, *gss = fake_gss_create();
+	AUTH *gss = fake_gss_create();
 	enum clnt_stat st;
 
-	st = gss_echo(cl, len, a, b);
+	st = gss_echo(cl, NULL, len, a, b);
 	t_check(st == RPC_SUCCESS && CD(read_chunks) == 1 &&
 		CD(write_chunks) == 1 && SD(read_chunks) == 1,
 		"RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
@@ -807,23 +813,7 @@ static void gss_case(CLIENT *cl)
 		t_check(false, "fake RPCSEC_GSS AUTH");
 		return;
 	}
-	/* the snapshots are calls too: take them with AUTH_NONE */
-	snap_before(cl, a);
-	cl->cl_auth = gss;
-	{
-		ddpt_echo_args arg;
-		ddpt_echo_res res;
-
-		memset(&res, 0, sizeof(res));
-		arg.room = len;
-		arg.data.data_len = len;
-		arg.data.data_val = malloc(len);
-		t_fill(arg.data.data_val, len, 92);
-		st = ddpt_echo_1(&arg, &res, cl);
-		free(arg.data.data_val);
-	}
-	cl->cl_auth = sys;
-	snap_after(cl, b);
+	st = gss_echo(cl, gss, len, a, b);
 	auth_destroy(gss);
 	t_check(CD(calls) == 1 && CD(read_chunks) == 0 &&
 		CD(write_chunks) == 0 && CD(long_calls) == 1 &&
