@@ -1,0 +1,570 @@
+#!/bin/bash
+# rbench.sh - driver of the RDMA benchmark (rpcrdma-bench(1)), run inside
+# the Soft-RoCE VM by "make bench-rdma" (tests/bench/rbench.am):
+#
+#   tests/vm/run --workdir BUILD -- /bin/bash tests/bench/rbench.sh BUILD [short|full]
+#
+# In one boot, on one rxe device, it measures
+#   1. NULL RPC round trip over netid rdma, event and busy-poll completion
+#      modes, against 2 x t_typical of perftest's ib_send_lat -e / ib_send_lat
+#   2. 64-octet ECHO rate with 1, 8, 32 calls outstanding: threads sharing
+#      one CLIENT, and one CLIENT per thread
+#   3. 1 MiB goodput of a READ-shaped call (result in a Write chunk) and a
+#      WRITE-shaped call (argument in a Read chunk) against ib_write_bw and
+#      ib_read_bw at 1 MiB, and the CLIENT's DDP copy counters
+#   4. the same program over libtirpc's "tcp" and over "tcp" with rsockets
+#      preloaded (librspreload.so, server and client)
+#   5. CPU time per call on both sides; memory per idle connection
+# and prints one table, then one "BENCH name=..." line per figure.
+#
+# Soft-RoCE under TCG follows the host's load, which can move figures by
+# 10x within a minute.  So what is compared is measured in interleaved
+# rounds (raw verbs, rdma, tcp, rsockets, then again), and each figure is
+# the median of its rounds: drift hits all of them alike.
+#
+# Exit status: 0 when every figure was measured (missing a target is a
+# finding, not a failure), 1 when a figure of librpcrdma, perftest or tcp
+# could not be measured (its line says why), 2 when the benchmark itself
+# cannot run.  The rsockets figures may be missing with the reason: they do
+# not change the exit status.  Every step runs under a deadline.
+#
+# Environment (all optional; tests/vm/run passes TIRPC_RDMA_* into the VM):
+# TIRPC_RDMA_BENCH_THREADS (calls outstanding in the goodput runs, default
+# 1), TIRPC_RDMA_BENCH_RSPRELOAD (path of librspreload.so),
+# TIRPC_RDMA_BENCH_DEV (default rxe0), TIRPC_RDMA_BENCH_PORT (first of the
+# ports used, default 20100).
+set -u
+
+usage() {
+	echo "usage: rbench.sh BUILDDIR [short|full]" >&2
+	exit 2
+}
+(($# >= 1 && $# <= 2)) || usage
+B=$1
+MODE=${2:-short}
+RB=$B/tests/bench/rbench
+CONF=$B/tests/bench/rbench.conf
+DEV=${TIRPC_RDMA_BENCH_DEV:-rxe0}
+A=${RDMA_ADDR4:-192.0.2.1}
+PORT=${TIRPC_RDMA_BENCH_PORT:-20100}
+BULK_T=${TIRPC_RDMA_BENCH_THREADS:-1}
+SIZE=1048576
+
+# per round: calls of a latency run (at most LAT_SECS seconds of them),
+# seconds of a rate or goodput run, iterations of perftest
+case $MODE in
+short)
+	ROUNDS=3 LAT_N=1000 LAT_SECS=1 PT_LAT_N=500 SECS=1 BULK_SECS=1 PT_BW_N=10 IDLE=8
+	;;
+full)
+	ROUNDS=5 LAT_N=10000 LAT_SECS=8 PT_LAT_N=4000 SECS=10 BULK_SECS=6 PT_BW_N=60 IDLE=32
+	;;
+*) usage ;;
+esac
+
+[[ -x $RB ]] || { echo "rbench.sh: no $RB (make tests/bench/rbench)" >&2; exit 2; }
+[[ -r $CONF ]] || { echo "rbench.sh: no $CONF (make tests/bench/rbench.conf)" >&2; exit 2; }
+[[ -e /sys/class/infiniband/$DEV ]] || { echo "rbench.sh: no RDMA device $DEV" >&2; exit 2; }
+# Both sides load the Upper-Layer Binding table generated from rbench.x.
+export RPCRDMA_ULB_CONF=$CONF
+unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rbench.XXXXXX") || exit 2
+declare -A SRV RES ERR PTV
+cleanup() {
+	local k
+	for k in "${!SRV[@]}"; do
+		[[ -n ${SRV[$k]} ]] && kill -9 "${SRV[$k]}" 2>/dev/null
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+RSPRELOAD=${TIRPC_RDMA_BENCH_RSPRELOAD:-}
+if [[ -z $RSPRELOAD ]]; then
+	for f in /usr/lib/*/rsocket/librspreload.so /usr/lib64/rsocket/librspreload.so \
+		/usr/lib/rsocket/librspreload.so; do
+		[[ -e $f ]] && { RSPRELOAD=$f; break; }
+	done
+fi
+
+# The GID index rdma_cm picks for the IPv4 address (informational: perftest
+# runs with -R, i.e. rdma_cm resolves it, as librpcrdma does).
+gid_index() {
+	local g want
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${A//./ })
+	for g in /sys/class/infiniband/"$DEV"/ports/1/gids/*; do
+		[[ $(cat "$g" 2>/dev/null) == "$want" ]] && { echo "${g##*/}"; return; }
+	done
+	echo "?"
+}
+
+T0=$SECONDS
+say() {
+	printf '# %4ds %s\n' $((SECONDS - T0)) "$*"
+}
+
+ERRORS=0
+
+# field KEY NAME: the value of NAME= in the RESULT line stored under KEY.
+field() {
+	local line=" ${RES[$1]:-} " v
+	v=${line#* "$2"=}
+	[[ $v == "$line" ]] && return 1
+	printf '%s' "${v%% *}"
+}
+
+# ---- Servers ---------------------------------------------------------------
+
+# alive SRVKEY: the server runs; if it died, ERR[SRVKEY] says how.
+alive() {
+	local pid=${SRV[$1]:-} rc
+	[[ -n $pid ]] || return 1
+	kill -0 "$pid" 2>/dev/null && return 0
+	wait "$pid" 2>/dev/null
+	rc=$?
+	if ((rc > 128)); then
+		ERR[$1]="the server was killed by SIG$(kill -l $((rc - 128)))"
+	else
+		ERR[$1]="the server exited with status $rc: $(tail -n 1 "$WORK/$1.srv" | tr -d '"')"
+	fi
+	SRV[$1]=
+	return 1
+}
+
+# stop_server SRVKEY: SIGTERM, then SIGKILL after 5 s.
+stop_server() {
+	local pid=${SRV[$1]:-} i
+	[[ -n $pid ]] || return 0
+	kill "$pid" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	SRV[$1]=
+}
+
+# start_server SRVKEY NETID PORT [VAR=VALUE...]: start rbench server and
+# wait (30 s at most) for its "listening" line; ERR[SRVKEY] on failure.
+start_server() {
+	local key=$1 netid=$2 port=$3 log=$WORK/$1.srv i
+	shift 3
+	say "$key: rbench server -n $netid -p $port $*"
+	env "$@" "$RB" server -n "$netid" -a "$A" -p "$port" --lifetime 3600 \
+		>"$log" 2>&1 &
+	SRV[$key]=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^rbench: listening' "$log" && return 0
+		alive "$key" || break
+		sleep 0.1
+	done
+	if [[ -n ${SRV[$key]} ]]; then
+		ERR[$key]="the server did not start within 30 s"
+		stop_server "$key"
+	fi
+	ERR[$key]="cannot start: ${ERR[$key]}"
+	say "$key: ERROR: ${ERR[$key]}"
+	return 1
+}
+
+# ---- Runs ------------------------------------------------------------------
+
+# client KEY SRVKEY SECONDS "VAR=VALUE ..." ARGS...: one rbench client run
+# under a deadline, if the server still runs; its RESULT line goes to
+# RES[KEY], or the reason to ERR[KEY].
+client() {
+	local key=$1 srv=$2 limit=$3 envs=$4 out rc line
+	shift 4
+	if ! alive "$srv"; then
+		ERR[$key]=${ERR[$srv]:-no server}
+		return 1
+	fi
+	say "$key: rbench client $*"
+	# shellcheck disable=SC2086 # envs is a list of assignments
+	out=$(env $envs timeout -k 5 "$limit" "$RB" client -a "$A" "$@" 2>"$WORK/$key.err")
+	rc=$?
+	line=$(grep -m1 '^RESULT ' <<<"$out")
+	if ((rc == 0)) && [[ -n $line ]]; then
+		RES[$key]=${line#RESULT }
+		return 0
+	fi
+	line=$(grep -m1 '^ERROR ' <<<"$out")
+	if [[ -n $line ]]; then
+		line=${line#*reason=\"}
+		ERR[$key]=${line%\"}
+	elif ((rc == 124 || rc == 137)); then
+		ERR[$key]="timed out after $limit s"
+	elif ((rc > 128)); then
+		ERR[$key]="client killed by SIG$(kill -l $((rc - 128)))"
+	else
+		ERR[$key]="exit status $rc: $(grep -v '^$' "$WORK/$key.err" | tail -n 1 | tr -d '"')"
+	fi
+	alive "$srv" || ERR[$key]+=" (${ERR[$srv]})"
+	say "$key: ERROR: ${ERR[$key]}"
+	return 1
+}
+
+# perftest KEY COLUMN CMD ARGS...: server in the background, client against
+# it (retried while the server starts), both with -d DEV -R and a port of
+# their own.  PTV[KEY] = column COLUMN of the client's result line.
+PT_PORT=$((PORT + 10))
+perftest() {
+	local key=$1 column=$2 port=$((PT_PORT++)) slog clog spid try ok=0 line limit=120
+	shift 2
+	slog=$WORK/$key.srv clog=$WORK/$key.cli
+	if ! command -v "$1" >/dev/null; then
+		ERR[$key]="$1 not installed (package perftest)"
+		return 1
+	fi
+	say "$key: $* -d $DEV -R -p $port"
+	timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" >"$slog" 2>&1 &
+	spid=$!
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.5
+		if timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" >"$clog" 2>&1; then
+			ok=1
+			break
+		fi
+		kill -0 "$spid" 2>/dev/null || break
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	# the line after the column headers
+	line=$(awk '/t_typical|BW average/ { getline; print; exit }' "$clog")
+	if ((ok)) && [[ -n $line ]]; then
+		PTV[$key]=$(awk -v n="$column" '{ print $n }' <<<"$line")
+		return 0
+	fi
+	ERR[$key]="$1 failed: $(grep -v '^[ -]*$' "$clog" | tail -n 1 | tr -d '"')"
+	say "$key: ERROR: ${ERR[$key]}"
+	return 1
+}
+
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR) printf "%s\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# combine KEY "MEDIAN-FIELDS" "SUM-FIELDS": RES[KEY] from the rounds
+# RES[KEY.1..ROUNDS], medians of some fields and sums of the others, plus
+# rounds=N; or ERR[KEY] = the first round's error when no round succeeded.
+combine() {
+	local key=$1 f r n=0 out="" v
+	for ((r = 1; r <= ROUNDS; r++)); do
+		[[ -n ${RES[$key.$r]:-} ]] && n=$((n + 1))
+	done
+	if ((n == 0)); then
+		for ((r = 1; r <= ROUNDS; r++)); do
+			[[ -n ${ERR[$key.$r]:-} ]] && { ERR[$key]=${ERR[$key.$r]}; return 1; }
+		done
+		ERR[$key]="not measured"
+		return 1
+	fi
+	for f in $2; do
+		v=$(for ((r = 1; r <= ROUNDS; r++)); do field "$key.$r" "$f" && echo; done | median)
+		out+=" $f=$v"
+	done
+	for f in $3; do
+		v=0
+		for ((r = 1; r <= ROUNDS; r++)); do
+			[[ -n ${RES[$key.$r]:-} ]] && v=$((v + $(field "$key.$r" "$f")))
+		done
+		out+=" $f=$v"
+	done
+	RES[$key]="${out# } rounds=$n"
+}
+
+# pcombine KEY: PTV[KEY] = median of PTV[KEY.1..ROUNDS], PTR[KEY] = rounds.
+declare -A PTR
+pcombine() {
+	local key=$1 r n=0
+	for ((r = 1; r <= ROUNDS; r++)); do
+		[[ -n ${PTV[$key.$r]:-} ]] && n=$((n + 1))
+	done
+	if ((n == 0)); then
+		for ((r = 1; r <= ROUNDS; r++)); do
+			[[ -n ${ERR[$key.$r]:-} ]] && { ERR[$key]=${ERR[$key.$r]}; return 1; }
+		done
+		ERR[$key]="not measured"
+		return 1
+	fi
+	PTV[$key]=$(for ((r = 1; r <= ROUNDS; r++)); do
+		[[ -n ${PTV[$key.$r]:-} ]] && echo "${PTV[$key.$r]}"; done | median)
+	PTR[$key]=$n
+}
+
+# ---- Measurements ----------------------------------------------------------
+
+say "rbench $MODE mode: device $DEV, $A (GID index $(gid_index)), $ROUNDS rounds, ULB table $CONF"
+
+BULK_LIMIT=$((BULK_SECS + 120))
+RATE_LIMIT=$((SECS + 120))
+LAT_LIMIT=$((LAT_SECS + 120))
+RS_ENV=
+[[ -n $RSPRELOAD ]] && RS_ENV="LD_PRELOAD=$RSPRELOAD"
+
+# rdma: librpcrdma on both sides; tcp: libtirpc's own netid, kernel TCP
+# over the veth address; rs: tcp with librspreload.so in server and client.
+start_server srv_rdma rdma $PORT
+start_server srv_tcp tcp $((PORT + 1))
+if [[ -z $RSPRELOAD ]]; then
+	ERR[srv_rs]="librspreload.so not found (package librdmacm1)"
+elif [[ ! -r $RSPRELOAD ]]; then
+	ERR[srv_rs]="cannot read $RSPRELOAD"
+elif start_server srv_rs tcp $((PORT + 2)) "$RS_ENV" &&
+	! grep -qF "$(realpath "$RSPRELOAD")" "/proc/${SRV[srv_rs]}/maps" 2>/dev/null; then
+	# the dynamic linker only warns about a preload it cannot load
+	stop_server srv_rs
+	ERR[srv_rs]="$RSPRELOAD was not loaded into the server"
+fi
+[[ -n ${ERR[srv_rs]:-} ]] && say "srv_rs: ERROR: ${ERR[srv_rs]}"
+
+# 1, 4, 5: round trips and CPU per call, in rounds.  ib_send_lat reports
+# one-way latency: an RPC round trip compares with 2 x t_typical.
+for ((r = 1; r <= ROUNDS; r++)); do
+	say "round $r/$ROUNDS: round trips"
+	perftest pt_lat_poll.$r 5 ib_send_lat -n "$PT_LAT_N"
+	perftest pt_lat_event.$r 5 ib_send_lat -e -n "$PT_LAT_N"
+	client lat_rdma_event.$r srv_rdma $LAT_LIMIT "" -n rdma -p $PORT --comp event lat -N $LAT_N -s $LAT_SECS
+	client lat_rdma_poll.$r srv_rdma $LAT_LIMIT "" -n rdma -p $PORT --comp poll lat -N $LAT_N -s $LAT_SECS
+	client lat_tcp.$r srv_tcp $LAT_LIMIT "" -n tcp -p $((PORT + 1)) lat -N $LAT_N -s $LAT_SECS
+	client lat_rs.$r srv_rs $LAT_LIMIT "$RS_ENV" -n tcp -p $((PORT + 2)) lat -N $LAT_N -s $LAT_SECS
+done
+
+# 3, 4: 1 MiB goodput, in rounds
+for ((r = 1; r <= ROUNDS; r++)); do
+	say "round $r/$ROUNDS: 1 MiB goodput"
+	perftest pt_write_bw.$r 4 ib_write_bw -s $SIZE -n "$PT_BW_N"
+	for k in rdma:srv_rdma:$PORT: tcp:srv_tcp:$((PORT + 1)): rs:srv_rs:$((PORT + 2)):"$RS_ENV"; do
+		IFS=: read -r n s p e <<<"$k"
+		client read_$n.$r $s $BULK_LIMIT "$e" -n "${n/rs/tcp}" -p "$p" read \
+			-t "$BULK_T" -s $BULK_SECS --size $SIZE
+	done
+	perftest pt_read_bw.$r 4 ib_read_bw -s $SIZE -n "$PT_BW_N"
+	for k in rdma:srv_rdma:$PORT: tcp:srv_tcp:$((PORT + 1)): rs:srv_rs:$((PORT + 2)):"$RS_ENV"; do
+		IFS=: read -r n s p e <<<"$k"
+		client write_$n.$r $s $BULK_LIMIT "$e" -n "${n/rs/tcp}" -p "$p" write \
+			-t "$BULK_T" -s $BULK_SECS --size $SIZE
+	done
+done
+stop_server srv_tcp
+stop_server srv_rs
+
+# 2: ECHO rate
+for t in 1 8 32; do
+	client rate_shared_$t srv_rdma $RATE_LIMIT "" -n rdma -p $PORT rate -t $t -s $SECS --size 64
+	client rate_perclient_$t srv_rdma $RATE_LIMIT "" -n rdma -p $PORT rate -t $t --per-thread \
+		-s $SECS --size 64
+done
+stop_server srv_rdma
+
+# 5: memory per idle connection, on a fresh server, so that memory freed
+# by the runs above cannot be reused by the new connections unseen
+if start_server srv_idle rdma $((PORT + 3)); then
+	client idle_rdma srv_idle $((IDLE * 5 + 120)) "" -n rdma -p $((PORT + 3)) idle --conns $IDLE
+	stop_server srv_idle
+fi
+ELAPSED=$((SECONDS - T0))
+
+for k in pt_lat_poll pt_lat_event pt_write_bw pt_read_bw; do
+	pcombine $k
+done
+LAT_F="median_us p99_us cli_cpu_us srv_cpu_us"
+BULK_F="write_chunks read_chunks reply_chunks long_calls ddp_copies ddp_zero_copies srv_ddp_copies foreign_results"
+for n in rdma_event rdma_poll tcp rs; do
+	combine lat_$n "$LAT_F" "calls reply_chunks registrations"
+done
+for n in rdma tcp rs; do
+	combine read_$n MiBps "$BULK_F"
+	combine write_$n MiBps "$BULK_F"
+done
+
+# ---- Report ----------------------------------------------------------------
+
+TABLE=$WORK/table
+LINES=$WORK/lines
+: >"$TABLE"
+: >"$LINES"
+
+# row NAME MEASURED REFERENCE RATIO TARGET MET
+row() {
+	printf '%-30s %-40s %-34s %6s %7s %s\n' "$@" >>"$TABLE"
+}
+
+# bench NAME KEY=VALUE...
+bench() {
+	local name=$1
+	shift
+	printf 'BENCH name=%s %s\n' "$name" "$*" >>"$LINES"
+}
+
+# fig_error NAME WHY [COUNTS]: a figure that could not be measured.
+fig_error() {
+	row "$1" "ERROR: $2" "" "" "" ""
+	bench "$1" "error=\"$2\""
+	[[ ${3:-1} == 1 ]] && ERRORS=$((ERRORS + 1))
+}
+
+# met OP VALUE TARGET: yes or no.
+met() {
+	awk -v op="$1" -v v="$2" -v t="$3" 'BEGIN {
+		ok = op == "le" ? v <= t : op == "ge" ? v >= t : op == "lt" ? v < t : v > t
+		print ok ? "yes" : "no" }'
+}
+
+opsym() {
+	case $1 in le) echo "<=" ;; ge) echo ">=" ;; lt) echo "<" ;; gt) echo ">" ;; esac
+}
+
+calc() {
+	awk "BEGIN { printf \"%.${2:-2}f\", $1 }"
+}
+
+# the reason a figure is missing: the first error among KEYs
+why() {
+	local k
+	for k in "$@"; do
+		[[ -n ${ERR[$k]:-} ]] && { printf '%s' "${ERR[$k]}"; return; }
+	done
+	printf 'not measured'
+}
+
+# 1. NULL round trip against 2 x ib_send_lat t_typical
+for m in event poll; do
+	name=null_rtt_$m pt=pt_lat_$m key=lat_rdma_$m
+	ref="ib_send_lat"
+	[[ $m == event ]] && ref="ib_send_lat -e"
+	if [[ -n ${RES[$key]:-} && -n ${PTV[$pt]:-} ]]; then
+		med=$(field $key median_us) p99=$(field $key p99_us)
+		raw=$(calc "2 * ${PTV[$pt]}" 1)
+		ratio=$(calc "$med / $raw")
+		ok=$(met le "$ratio" 1.3)
+		row $name "median $med us, p99 $p99 us" "2x $ref: $raw us" "$ratio" "<=1.3" "$ok"
+		bench $name "median_us=$med p99_us=$p99 raw_us=$raw ratio=$ratio target=1.3 op=le met=$ok rounds=$(field $key rounds) calls=$(field $key calls) reply_chunks=$(field $key reply_chunks) registrations=$(field $key registrations)"
+	else
+		fig_error $name "$(why $key $pt srv_rdma)"
+	fi
+done
+
+# 2. ECHO rate
+for mode in shared perclient; do
+	for t in 1 8 32; do
+		name=echo_rate_${mode}_$t key=rate_${mode}_$t
+		if [[ -n ${RES[$key]:-} ]]; then
+			r=$(field $key calls_per_s) nc=$(field $key clients)
+			row $name "$r calls/s" "$t thread(s), $nc CLIENT(s), 64 B" "" "" ""
+			bench $name "calls_per_s=$r threads=$t clients=$nc size=64"
+		else
+			fig_error $name "$(why $key srv_rdma)"
+		fi
+	done
+done
+
+# 3. 1 MiB goodput against ib_write_bw / ib_read_bw
+# goodput NAME KEY PT REFNAME TARGET
+goodput() {
+	local name=$1 key=$2 pt=$3 refname=$4 target=$5 g raw ratio ok
+	if [[ -n ${RES[$key]:-} && -n ${PTV[$pt]:-} ]]; then
+		g=$(field $key MiBps) raw=${PTV[$pt]}
+		ratio=$(calc "$g / $raw")
+		ok=$(met ge "$ratio" "$target")
+		row $name "$g MiB/s" "$refname 1 MiB: $raw MiB/s" "$ratio" ">=$target" "$ok"
+		bench $name "MiBps=$g raw_MiBps=$raw ratio=$ratio target=$target op=ge met=$ok threads=$BULK_T rounds=$(field $key rounds) write_chunks=$(field $key write_chunks) read_chunks=$(field $key read_chunks) reply_chunks=$(field $key reply_chunks) long_calls=$(field $key long_calls) ddp_copies=$(field $key ddp_copies) ddp_zero_copies=$(field $key ddp_zero_copies) srv_ddp_copies=$(field $key srv_ddp_copies)"
+	else
+		fig_error $name "$(why $key $pt srv_rdma)"
+	fi
+}
+goodput goodput_write_chunk read_rdma pt_write_bw "ib_write_bw" 0.95
+goodput goodput_read_chunk write_rdma pt_read_bw "ib_read_bw" 0.9
+
+# DDP copies: none wanted, and the DDP paths must have been taken
+if [[ -n ${RES[read_rdma]:-} || -n ${RES[write_rdma]:-} ]]; then
+	cp=0 zc=0 scp=0 wch=0 rch=0 fr=0
+	for k in read_rdma write_rdma; do
+		[[ -n ${RES[$k]:-} ]] || continue
+		cp=$((cp + $(field $k ddp_copies))) zc=$((zc + $(field $k ddp_zero_copies)))
+		scp=$((scp + $(field $k srv_ddp_copies))) fr=$((fr + $(field $k foreign_results)))
+		wch=$((wch + $(field $k write_chunks))) rch=$((rch + $(field $k read_chunks)))
+	done
+	ok=no
+	((cp == 0 && fr == 0 && zc > 0 && rch > 0)) && ok=yes
+	ref="server: $scp copied; ${wch}W ${rch}R chunks"
+	((wch && rch)) || ref="DDP not used: ${wch}W ${rch}R chunks"
+	row ddp_copies "client: $cp copied, $zc zero-copy" "$ref" "" "0" "$ok"
+	bench ddp_copies "copies=$cp zero_copies=$zc srv_copies=$scp write_chunks=$wch read_chunks=$rch foreign_results=$fr target=0 op=le met=$ok"
+else
+	fig_error ddp_copies "$(why read_rdma write_rdma srv_rdma)"
+fi
+
+# 4. tcp and tcp over rsockets, against rdma (event mode: every side sleeps)
+# versus NAME KEY RDMAKEY FIELD UNIT OP TARGET COUNTS DESC SRVKEY
+versus() {
+	local name=$1 key=$2 rkey=$3 f=$4 unit=$5 op=$6 target=$7 counts=$8 desc=$9 srv=${10}
+	local v rv ratio ok=- tshow=- extra=""
+	if [[ -z ${RES[$key]:-} ]]; then
+		fig_error $name "$(why $key $srv)" "$counts"
+		return
+	fi
+	v=$(field $key "$f")
+	[[ $f == median_us ]] && extra=", p99 $(field $key p99_us) us"
+	[[ $op != - ]] && tshow="$(opsym "$op")$target"
+	if [[ -z ${RES[$rkey]:-} ]]; then
+		# measured, but nothing to compare with (counted with rdma's figure)
+		row $name "$v $unit$extra" "rdma $desc: n/a (see its line)" "-" "$tshow" "-"
+		bench $name "$f=$v rdma_$f=n/a ratio=n/a target=$target op=$op met=n/a rounds=$(field $key rounds)"
+		return
+	fi
+	rv=$(field $rkey "$f")
+	ratio=$(calc "$rv / $v")
+	[[ $op != - ]] && ok=$(met "$op" "$ratio" "$target")
+	row $name "$v $unit$extra" "rdma $desc: $rv $unit" "$ratio" "$tshow" "$ok"
+	bench $name "$f=$v rdma_$f=$rv ratio=$ratio target=$target op=$op met=$ok rounds=$(field $key rounds)"
+}
+versus tcp_null_rtt lat_tcp lat_rdma_event median_us us - - 1 "event" srv_tcp
+versus tcp_goodput_read_shaped read_tcp read_rdma MiBps MiB/s - - 1 "READ" srv_tcp
+versus tcp_goodput_write_shaped write_tcp write_rdma MiBps MiB/s - - 1 "WRITE" srv_tcp
+versus rsockets_null_rtt lat_rs lat_rdma_event median_us us lt 1 0 "event" srv_rs
+versus rsockets_goodput_read_shaped read_rs read_rdma MiBps MiB/s gt 1 0 "READ" srv_rs
+versus rsockets_goodput_write_shaped write_rs write_rdma MiBps MiB/s gt 1 0 "WRITE" srv_rs
+
+# 5. CPU per NULL call, memory per idle connection
+for k in rdma_event rdma_poll tcp rs; do
+	name=cpu_per_call_$k srv=srv_${k%_*} counts=1
+	[[ $k == rs ]] && name=cpu_per_call_rsockets counts=0
+	if [[ -n ${RES[lat_$k]:-} ]]; then
+		c=$(field lat_$k cli_cpu_us) s=$(field lat_$k srv_cpu_us)
+		row $name "client $c us, server $s us" "user+system per NULL call" "" "" ""
+		bench $name "cli_us=$c srv_us=$s calls=$(field lat_$k calls) rounds=$(field lat_$k rounds)"
+	else
+		fig_error $name "$(why lat_$k $srv)" $counts
+	fi
+done
+regnote="registered bytes: rdma resource show mr"
+if [[ -n ${RES[idle_rdma]:-} ]]; then
+	sr=$(field idle_rdma srv_rss_kb_per_conn) sg=$(field idle_rdma srv_reg_bytes_per_conn)
+	cr=$(field idle_rdma cli_rss_kb_per_conn) cg=$(field idle_rdma cli_reg_bytes_per_conn)
+	[[ $sg == n/a ]] && regnote="registered bytes n/a: 'rdma resource show mr' unavailable"
+	row mem_idle_conn "server: $sr KiB RSS, $sg B reg." "client: $cr KiB RSS, $cg B reg." "" "" ""
+	bench mem_idle_conn "conns=$IDLE srv_rss_kb=$sr srv_reg_bytes=$sg cli_rss_kb=$cr cli_reg_bytes=$cg"
+else
+	fig_error mem_idle_conn "$(why idle_rdma srv_idle)"
+fi
+
+echo
+echo "RPC-over-RDMA benchmark, $MODE mode: $DEV on $A, perftest -R, $ROUNDS interleaved rounds, $ELAPSED s"
+printf '%-30s %-40s %-34s %6s %7s %s\n' figure measured reference ratio target met
+printf '%s\n' "$(printf '%.0s-' {1..128})"
+cat "$TABLE"
+echo "Each figure: the median of its rounds.  Ratios: rdma/raw verbs; rdma/tcp and rdma/rsockets"
+echo "(round-trip time, or MiB/s).  Goodput: $BULK_T call(s) outstanding on one CLIENT, MiB/s = 2^20 B/s"
+echo "as perftest.  Idle connections: $IDLE, $regnote."
+echo
+cat "$LINES"
+if ((ERRORS)); then
+	echo "rbench: $ERRORS figure(s) could not be measured"
+	exit 1
+fi
+exit 0
