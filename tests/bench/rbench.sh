@@ -207,7 +207,7 @@ client() {
 }
 
 # perftest KEY COLUMN CMD ARGS...: server in the background, client against
-# it (retried while the server starts), both with -d DEV -R and a port of
+# it (retried for 10 s while the server starts), both with -d DEV -R and a port of
 # their own.  PTV[KEY] = column COLUMN of the client's result line.
 PT_PORT=$((PORT + 10))
 perftest() {
@@ -221,7 +221,7 @@ perftest() {
 	say "$key: $* -d $DEV -R -p $port"
 	timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" >"$slog" 2>&1 &
 	spid=$!
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	for ((try = 0; try < 20; try++)); do
 		sleep 0.5
 		if timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" >"$clog" 2>&1; then
 			ok=1
