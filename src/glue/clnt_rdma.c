@@ -176,17 +176,23 @@ static int64_t tv_ms(const struct timeval *tv)
 static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 		       struct rr_req *req, xdrproc_t xres, void *resp)
 {
+	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry call;
 
 	req->ddp.mode = RW_DDP_NONE;
 	if (is_gss(cl))
 		return;
-	if (!rpcrdma_ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_CALL,
-				&call))
-		ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
-			       &req->ddp);
-	if (!rpcrdma_ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_REPLY,
-				&e->reply_ulb)) {
+	if (!ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_CALL, &call,
+			&walk)) {
+		if (walk)
+			ulb_walk_policy(walk, false, RPCRDMA_DEFAULT_DDP_MIN,
+					&req->ddp);
+		else
+			ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
+				       &req->ddp);
+	}
+	if (!ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_REPLY,
+			&e->reply_ulb, &req->reply_walk)) {
 		req->reply_ulb = &e->reply_ulb;
 		req->xres = xres;
 		req->resp = resp;

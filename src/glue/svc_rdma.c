@@ -368,11 +368,14 @@ static SVCAUTH *conn_auth(SVCXPRT *x)
 static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
+	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry e;
 
 	if (k->id.gss ||
-	    rpcrdma_ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e))
+	    ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e, &walk))
 		ulb_ddp_policy(NULL, true, 0, pol);
+	else if (walk)
+		ulb_walk_policy(walk, dir == RPCRDMA_ULB_REPLY, 0, pol);
 	else
 		ulb_ddp_policy(&e, true, 0, pol);
 }

@@ -506,6 +506,10 @@ static uint32_t writes_wanted(const struct rr_req *req)
 	const struct rpcrdma_ulb_entry *e = req->reply_ulb;
 	uint32_t n;
 
+	/* a walker knows only once the arguments are encoded: assume the
+	 * most, for the header's size estimate; reply_sizes() settles it */
+	if (req->reply_walk)
+		return RR_MAX_WRITES;
 	if (!e || !e->items || e->room.kind == RPCRDMA_ULB_SIZE_NONE)
 		return 0;
 	n = (uint32_t)__builtin_popcountll(e->items);
@@ -523,6 +527,54 @@ static bool args_word(const void *ctx, size_t off, uint32_t *w)
 	       rw_rxdr_peek_word(r, rw_rxdr_body_pos(r) + (uint32_t)off, w);
 }
 
+/* The same words through a view (a walker's plan). */
+static bool args_view_word(const struct rw_ddp_view *v, uint32_t off,
+			   uint32_t *w)
+{
+	return args_word(v->s, off, w);
+}
+
+/* The largest Reply: its header, the results besides the items placed,
+ * and the room of the items that come inline. */
+static void set_max_reply(struct rr_call *k, uint32_t max, uint64_t inl)
+{
+	uint64_t want = (uint64_t)RR_REPLY_HDR + max + inl;
+
+	k->max_reply = want < RR_MAX_REPLY ? (size_t)want : RR_MAX_REPLY;
+}
+
+/*
+ * A walker binding's plan (NFSv4 COMPOUND): one Write chunk per eligible
+ * result in slot order, each as large as that result can be.  A result
+ * whose room cannot be a chunk ends the list there, because the chunks
+ * map to results by rank (RFC 8267 6.4): it and the later ones come
+ * inline.
+ */
+static void walk_sizes(struct rr_call *k, const struct rr_req *req,
+		       const struct rw_rxdr *r)
+{
+	struct rw_ddp_view v = { .word = args_view_word, .s = r };
+	struct ulb_plan p;
+	uint64_t inl;
+	uint32_t i;
+
+	memset(&p, 0, sizeof(p));
+	if (req->reply_walk->plan(&v, rw_rxdr_unreduced_len(r) -
+				  rw_rxdr_body_pos(r), &p))
+		memset(&p, 0, sizeof(p));
+	k->nwrites = 0;
+	inl = p.inline_room;
+	for (i = 0; i < p.nslots && i < ULB_PLAN_MAX; i++) {
+		if (i == k->nwrites && i < RR_MAX_WRITES && p.room[i] &&
+		    p.room[i] <= RT_REG_MAX_SEG)
+			k->wroom[k->nwrites++] = p.room[i];
+		else
+			inl += p.room[i];
+	}
+	if (p.reply_max)
+		set_max_reply(k, p.reply_max, inl);
+}
+
 /*
  * The sizes of this call's Reply, from the entry and the encoded arguments
  * (an NFS READ's count): the room of each Write chunk and the largest Reply
@@ -533,10 +585,13 @@ static void reply_sizes(struct rr_clnt *rr, struct rr_call *k,
 			const struct rr_req *req, const struct rw_rxdr *r)
 {
 	const struct rpcrdma_ulb_entry *e = req->reply_ulb;
-	uint32_t room = 0, max = 0, inline_items;
-	uint64_t want;
+	uint32_t room = 0, max = 0, i, inline_items;
 
 	k->max_reply = rr->opts.max_reply;
+	if (req->reply_walk) {
+		walk_sizes(k, req, r);
+		return;
+	}
 	if (!e || ulb_sizes_at(e, args_word, r, rw_rxdr_unreduced_len(r) -
 			       rw_rxdr_body_pos(r), &room, &max)) {
 		k->nwrites = 0;
@@ -545,13 +600,15 @@ static void reply_sizes(struct rr_clnt *rr, struct rr_call *k,
 	/* min_len of a REPLY entry: the smallest room worth a Write chunk */
 	if (!room || room > RT_REG_MAX_SEG || room < e->min_len)
 		k->nwrites = 0;
-	k->wroom = room;
-	if (!max)
+	for (i = 0; i < k->nwrites; i++)
+		k->wroom[i] = room;
+	/* max=0 is a size: results that are empty (void) need no Reply
+	 * chunk; only an entry without max leaves the CLIENT's default */
+	if (e->reply_max.kind == RPCRDMA_ULB_SIZE_NONE)
 		return;
 	/* results not given a Write chunk come inline: count their room */
 	inline_items = (uint32_t)__builtin_popcountll(e->items) - k->nwrites;
-	want = (uint64_t)RR_REPLY_HDR + max + (uint64_t)inline_items * room;
-	k->max_reply = want < RR_MAX_REPLY ? (size_t)want : RR_MAX_REPLY;
+	set_max_reply(k, max, (uint64_t)inline_items * room);
 }
 
 /*
@@ -586,7 +643,7 @@ static bool write_buf(struct rr_clnt *rr, struct rr_call *k, uint32_t i,
 	return true;
 }
 
-/* The Write list: one chunk of the entry's room per result item. */
+/* The Write list: one chunk of its result's room per result item. */
 static bool build_writes(struct rr_clnt *rr, struct rr_call *k,
 			 const struct rr_req *req, struct rr_result *res)
 {
@@ -597,18 +654,24 @@ static bool build_writes(struct rr_clnt *rr, struct rr_call *k,
 	uint32_t i, room;
 	int n;
 
+	memset(&k->rpol, 0, sizeof(k->rpol));
+	k->rpol.mode = RW_DDP_NONE;
 	if (!k->nwrites)
 		return true;
-	room = k->wroom;
-	ulb_ddp_policy(req->reply_ulb, true, 0, &k->rpol);
+	if (req->reply_walk)
+		ulb_walk_policy(req->reply_walk, true, 0, &k->rpol);
+	else
+		ulb_ddp_policy(req->reply_ulb, true, 0, &k->rpol);
 	k->rpol.max_chunks = k->nwrites;
-	if (RR_PROBE && req->xres && req->resp) {
+	/* the probe sees no encoded results, so a walker finds nothing */
+	if (RR_PROBE && req->xres && req->resp && !req->reply_walk) {
 		rw_pxdr_create(&probe, &k->rpol, found, k->nwrites);
 		(void)(*req->xres)(&probe.xdr, req->resp);
 		nfound = rw_pxdr_found(&probe);
 	}
 	rw_write_builder_init(&b, k->wchunks, RR_MAX_WRITES);
 	for (i = 0; i < k->nwrites; i++) {
+		room = k->wroom[i];
 		if (!write_buf(rr, k, i, found, nfound, room, res))
 			return false;
 		n = expose(k, k->wbuf[i], room, RT_REMOTE_WRITE, &k->wsegs[i],

@@ -102,6 +102,8 @@ struct rr_result {
  * xdrs; call rw_xdr_begin_body(xdrs) right before the arguments. */
 typedef bool (*rr_encode_fn)(XDR *xdrs, void *arg);
 
+struct ulb_walker;
+
 struct rr_req {
 	uint32_t xid;		/* the XID the encoder writes */
 	rr_encode_fn encode;
@@ -116,6 +118,8 @@ struct rr_req {
 	 * RPCSEC_GSS integrity or privacy, V1-GSS-3), and the caller's
 	 * results, probed for buffers to place them in (rw_pxdr). */
 	const struct rpcrdma_ulb_entry *reply_ulb;
+	const struct ulb_walker *reply_walk;	/* a walker binding's
+						 * results (ulb.h) */
 	xdrproc_t xres;
 	void *resp;
 	int64_t deadline_ms;	/* CLOCK_MONOTONIC, see rr_now_ms() */

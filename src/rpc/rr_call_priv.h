@@ -97,7 +97,7 @@ struct rr_call {
 
 	/* result items: Write chunk memory, the caller's or a pool buffer */
 	uint32_t nwrites;
-	uint32_t wroom;			/* octets of each Write chunk */
+	uint32_t wroom[RR_MAX_WRITES];	/* octets of each Write chunk */
 	void *wbuf[RR_MAX_WRITES];
 	bool wpool[RR_MAX_WRITES];
 	uint32_t wlen[RR_MAX_WRITES];	/* lengths the Reply returned */

@@ -172,7 +172,7 @@ static void reply_policy(const struct rr_sreq *r,
 		n = RW_MAX_WRITE_CHUNKS;
 	*pol = enc->ddp;
 	pol->min_len = 0;
-	if (!n || (pol->mode != RW_DDP_ITEMS && pol->mode != RW_DDP_ALL)) {
+	if (!n || pol->mode == RW_DDP_NONE) {
 		memset(pol, 0, sizeof(*pol));
 		pol->mode = RW_DDP_NONE;
 		return;
@@ -274,9 +274,10 @@ static bool segs_sane(const struct rw_segment *g, uint32_t n)
 }
 
 /*
- * Where the items go: item k into Write chunk k (V1-WC-3), exactly its
- * length, no pad (V1-WC-9/10), the segments filled in order and never past
- * one's end (V1-WC-4); o's Write list gets the returned lengths, the chunks
+ * Where the items go: item k into the Write chunk of its slot (V1-WC-3:
+ * its rank, or the binding's mapping, RFC 8267 6.4), exactly its length,
+ * no pad (V1-WC-9/10), the segments filled in order and never past one's
+ * end (V1-WC-4); o's Write list gets the returned lengths, the chunks
  * left over keep 0 (V1-WC-6).  Nothing is written here.  Returns 0, or the
  * cause for refusing the reply: an item larger than its chunk, or a
  * segment it needs that wraps the address space (a malformed chunk).
@@ -285,21 +286,25 @@ static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
 		       struct reply_hdr *o, enum rr_srv_cause *cause)
 {
 	const struct rw_hdr *call = &r->rx.hdr;
-	uint32_t k;
+	uint32_t k, c;
 
-	/* reply_policy never lets the encoder move more than this */
-	if (re->nitems > call->nwrites) {
-		*cause = RR_CAUSE_BAD_MSG;
-		return -EINVAL;
-	}
 	for (k = 0; k < re->nitems; k++) {
-		const struct rw_chunk *wc = &call->writes[k];
+		const struct rw_chunk *wc;
 
-		if (rw_write_chunk_return(wc, re->items[k].len, o->wsegs[k])) {
+		/* reply_policy never lets the encoder go past the list, and
+		 * a slot is used once (slots ascend) */
+		c = re->items[k].slot;
+		if (c >= call->nwrites ||
+		    (k && c <= re->items[k - 1].slot)) {
+			*cause = RR_CAUSE_BAD_MSG;
+			return -EINVAL;
+		}
+		wc = &call->writes[c];
+		if (rw_write_chunk_return(wc, re->items[k].len, o->wsegs[c])) {
 			*cause = RR_CAUSE_WRITE_ROOM;
 			return -EMSGSIZE;
 		}
-		if (!segs_sane(o->wsegs[k], wc->nsegs)) {
+		if (!segs_sane(o->wsegs[c], wc->nsegs)) {
 			*cause = RR_CAUSE_BAD_MSG;
 			return -EINVAL;
 		}
@@ -349,7 +354,7 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 	struct rt_lmem *m;
 	struct rt_err err;
 	uint8_t *p;
-	uint32_t k;
+	uint32_t k, c;
 	int ret;
 
 	if (!re->nitems)
@@ -365,7 +370,8 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 	r->isrc = m;
 	p = rt_lmem_addr(m);
 	for (k = 0; k < re->nitems; k++) {
-		ret = post_segs(s, m, p, o->wsegs[k], call->writes[k].nsegs);
+		c = re->items[k].slot;
+		ret = post_segs(s, m, p, o->wsegs[c], call->writes[c].nsegs);
 		if (ret)
 			return ret;
 		p += re->items[k].len;

@@ -43,6 +43,57 @@ bool ulb_octets(const char *s, const char **end, uint32_t *out);
 void ulb_nfs_register(void);
 
 /*
+ * A binding that designates items by parsing the body (RW_DDP_PICK), for
+ * procedures whose eligible items have no fixed ordinal: NFSv4 COMPOUND
+ * (ulb_nfs4.c).  Registered for one (program, version, procedure) as a
+ * CALL and a REPLY entry whose public face has no items and no sizes; an
+ * application or configuration entry for the same key replaces it.
+ */
+#define ULB_PLAN_MAX 8u
+
+/*
+ * What a requester provides for the results of one call: one Write chunk
+ * of room[i] octets per eligible result, in slot order (slot i is the
+ * Write chunk the responder puts result i into), and the largest reply
+ * besides those results (status, attributes, length words; no RPC header).
+ */
+struct ulb_plan {
+	uint32_t nslots;		/* eligible results, at most
+					 * ULB_PLAN_MAX; later ones inline */
+	uint32_t room[ULB_PLAN_MAX];
+	uint32_t reply_max;		/* 0: unknown, the CLIENT default */
+	uint32_t inline_room;		/* most octets of the eligible
+					 * results past ULB_PLAN_MAX, which
+					 * come inline */
+};
+
+struct ulb_walker {
+	const char *name;
+	rw_ddp_pick_fn pick_call;	/* eligible argument items */
+	rw_ddp_pick_fn pick_reply;	/* eligible results and their slot */
+	/* The plan for arguments of len octets seen through args (body
+	 * offsets).  Returns 0, or EINVAL for arguments it cannot parse;
+	 * the plan is then empty (nothing placed, reply_max 0). */
+	int (*plan)(const struct rw_ddp_view *args, uint32_t len,
+		    struct ulb_plan *p);
+};
+
+/* Register w for (prog, vers, proc) in both directions (built-in). */
+int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			 const struct ulb_walker *w);
+
+/*
+ * The entry for (prog, vers, proc, dir) and, if it is a walker binding,
+ * its walker (else *walk = NULL); 0 or ENOENT.
+ */
+int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+	       enum rpcrdma_ulb_dir dir, struct rpcrdma_ulb_entry *e,
+	       const struct ulb_walker **walk);
+
+/* The NFSv4 COMPOUND walker (ulb_nfs4.c), registered by ulb_nfs_register. */
+extern const struct ulb_walker ulb_nfs4_walker;
+
+/*
  * Parse one configuration line (ulb_conf.c).  Returns 1 with *e filled for
  * an entry, 0 for a blank or comment line, -1 with why[] set for a bad one.
  */
@@ -76,5 +127,9 @@ int ulb_sizes_at(const struct rpcrdma_ulb_entry *e, ulb_word_fn word,
  */
 void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
 		    uint32_t dflt_min, struct rw_ddp_policy *pol);
+
+/* The same for a walker binding: RW_DDP_PICK with its pick function. */
+void ulb_walk_policy(const struct ulb_walker *w, bool reply,
+		     uint32_t dflt_min, struct rw_ddp_policy *pol);
 
 #endif /* RPCRDMA_ULB_H */

@@ -1,7 +1,8 @@
 /*
  * ulb_nfs.c - the built-in Upper-Layer Bindings: NFS versions 2 and 3 as
- * RFC 8267 section 4 defines them (prior-art 4).  The DDP-eligible items
- * are exactly
+ * RFC 8267 section 4 defines them (prior-art 4), and the registration of
+ * the NFSv4 walker.  For versions 2 and 3 the DDP-eligible items are
+ * exactly
  *
  *	WRITE    argument: the file data
  *	SYMLINK  argument: the link target path
@@ -15,13 +16,12 @@
  * ordinal that is not designated and simply stays inline, never the wrong
  * item moved.
  *
- * NFSv4 (program 100003 version 4) is deliberately NOT bound.  Its one
- * procedure, COMPOUND, carries any sequence of operations, so the ordinal of
+ * NFSv4 (program 100003 version 4) has no entry here.  Its one procedure,
+ * COMPOUND, carries any sequence of operations, so the ordinal of
  * WRITE4args.data depends on what precedes it (the tag, each PUTFH handle,
  * every stateid's fixed opaque "other"...): a positional item number cannot
- * name it safely, and neither can one argument offset give READ4's count.
- * Without an entry NFSv4 runs with no reduction (digest 1.11): Short and
- * Long messages, with the Reply chunk sized by the CLIENT's max_reply_size.
+ * name it, and neither can one argument offset give READ4's count.  It is
+ * bound by parsing instead: the walker of ulb_nfs4.c, registered below.
  *
  * reply_max is the largest result body besides the items placed in Write
  * chunks (status, attributes, counts, length words), rounded up.
@@ -86,4 +86,5 @@ void ulb_nfs_register(void)
 
 	for (i = 0; i < ARRAY_SIZE(ulb_nfs); i++)
 		(void)ulb_table_add(&ulb_nfs[i], ULB_SRC_BUILTIN);
+	(void)ulb_table_add_walker(NFS_PROGRAM, 4, 1, &ulb_nfs4_walker);
 }

@@ -26,6 +26,7 @@
 struct ulb_slot {
 	struct rpcrdma_ulb_entry e;
 	enum ulb_source src;
+	const struct ulb_walker *walk;	/* a walker binding, or NULL */
 };
 
 static pthread_rwlock_t ulb_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -152,34 +153,73 @@ const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e)
 	return NULL;
 }
 
-int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src)
+/* Add or replace one entry, the table's lock held. */
+static int ulb_put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
+		   const struct ulb_walker *walk)
 {
-	size_t i;
+	struct ulb_slot *sl;
 	bool found;
-	int err = 0;
+	size_t i;
+	int err;
 
-	if (!e || ulb_entry_check(e))
-		return EINVAL;
-	pthread_rwlock_wrlock(&ulb_lock);
 	i = ulb_find(e->prog, e->vers, e->proc, e->dir, &found);
 	if (found) {
-		if (src >= ulb_slots[i].src) {
-			ulb_slots[i].e = *e;
-			ulb_slots[i].src = src;
+		sl = &ulb_slots[i];
+		if (src >= sl->src) {
+			sl->e = *e;
+			sl->src = src;
+			sl->walk = walk;
 		}
-		goto out;
+		return 0;
 	}
 	if (ulb_nslots == ulb_cap) {
 		err = ulb_grow();
 		if (err)
-			goto out;
+			return err;
 	}
 	memmove(&ulb_slots[i + 1], &ulb_slots[i],
 		(ulb_nslots - i) * sizeof(*ulb_slots));
-	ulb_slots[i].e = *e;
-	ulb_slots[i].src = src;
+	sl = &ulb_slots[i];
+	sl->e = *e;
+	sl->src = src;
+	sl->walk = walk;
 	ulb_nslots++;
-out:
+	return 0;
+}
+
+int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src)
+{
+	int err;
+
+	if (!e || ulb_entry_check(e))
+		return EINVAL;
+	pthread_rwlock_wrlock(&ulb_lock);
+	err = ulb_put(e, src, NULL);
+	pthread_rwlock_unlock(&ulb_lock);
+	return err;
+}
+
+/*
+ * A walker binding's public face is an entry with no items and no sizes:
+ * rpcrdma_ulb_lookup() shows the procedure is bound, and any entry an
+ * application or the file registers for it replaces the walker.
+ */
+int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			 const struct ulb_walker *w)
+{
+	struct rpcrdma_ulb_entry e = {
+		.prog = prog, .vers = vers, .proc = proc,
+	};
+	int err;
+
+	if (!w || !w->pick_call || !w->pick_reply || !w->plan)
+		return EINVAL;
+	pthread_rwlock_wrlock(&ulb_lock);
+	e.dir = RPCRDMA_ULB_CALL;
+	err = ulb_put(&e, ULB_SRC_BUILTIN, w);
+	e.dir = RPCRDMA_ULB_REPLY;
+	if (!err)
+		err = ulb_put(&e, ULB_SRC_BUILTIN, w);
 	pthread_rwlock_unlock(&ulb_lock);
 	return err;
 }
@@ -212,9 +252,9 @@ RPCRDMA_EXPORT int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers,
 	return found ? 0 : ENOENT;
 }
 
-RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
-				      rpcproc_t proc, enum rpcrdma_ulb_dir dir,
-				      struct rpcrdma_ulb_entry *entry)
+int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+	       enum rpcrdma_ulb_dir dir, struct rpcrdma_ulb_entry *e,
+	       const struct ulb_walker **walk)
 {
 	size_t i;
 	bool found;
@@ -222,10 +262,19 @@ RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
 	ulb_ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
 	i = ulb_find(prog, vers, proc, dir, &found);
-	if (found && entry)
-		*entry = ulb_slots[i].e;
+	if (found && e)
+		*e = ulb_slots[i].e;
+	if (walk)
+		*walk = found ? ulb_slots[i].walk : NULL;
 	pthread_rwlock_unlock(&ulb_lock);
 	return found ? 0 : ENOENT;
+}
+
+RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
+				      rpcproc_t proc, enum rpcrdma_ulb_dir dir,
+				      struct rpcrdma_ulb_entry *entry)
+{
+	return ulb_lookup(prog, vers, proc, dir, entry, NULL);
 }
 
 RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
@@ -330,4 +379,17 @@ void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
 	pol->mask = e->items;
 	pol->max_chunks = e->max_chunks;
 	pol->min_len = reply ? 0 : (e->min_len ? e->min_len : dflt_min);
+}
+
+void ulb_walk_policy(const struct ulb_walker *w, bool reply,
+		     uint32_t dflt_min, struct rw_ddp_policy *pol)
+{
+	memset(pol, 0, sizeof(*pol));
+	if (!w) {
+		pol->mode = RW_DDP_NONE;
+		return;
+	}
+	pol->mode = RW_DDP_PICK;
+	pol->pick = reply ? w->pick_reply : w->pick_call;
+	pol->min_len = reply ? 0 : dflt_min;
 }

@@ -138,11 +138,64 @@ static bool_t rw_axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
 static void rw_axdr_insert(struct rw_axdr *a, const struct rw_ddp_chunk *c,
 			   uint32_t use, uint32_t pad)
 {
+	if (a->nins < RW_AXDR_MAX_INS) {
+		a->ins[a->nins].upos = a->upos;
+		a->ins[a->nins].len = use + pad;
+	}
+	a->nins++;
 	a->seg = c->segs;
 	a->seg_off = 0;
 	a->ins_left = use;
 	a->pad_left = pad;
 	a->next++;
+}
+
+/*
+ * The view of what is decoded so far, for an RW_DDP_PICK designator: body
+ * offset to payload offset, skipping the chunk data inserted before it
+ * (never read: aligned words cannot straddle an aligned insertion).
+ */
+static bool rw_axdr_view_word(const struct rw_ddp_view *v, uint32_t off,
+			      uint32_t *w)
+{
+	const struct rw_axdr *a = v->s;
+	uint64_t u = (uint64_t)a->body_upos + off, shift = 0;
+	uint32_t i;
+
+	if (u + 4 > a->upos || a->nins > RW_AXDR_MAX_INS)
+		return false;
+	for (i = 0; i < a->nins; i++) {
+		if (u < a->ins[i].upos)
+			break;
+		if (u < (uint64_t)a->ins[i].upos + a->ins[i].len)
+			return false;
+		shift += a->ins[i].len;
+	}
+	*w = rw_xdr_get32(a->pay + (u - shift));
+	return true;
+}
+
+/* RW_DDP_PICK: the designator's slot for the item at upos, < 0 if none. */
+static int rw_axdr_pick(const struct rw_axdr *a, u_int len)
+{
+	struct rw_ddp_view v = { .word = rw_axdr_view_word, .s = a };
+
+	if (!a->pol.pick)
+		return -1;
+	return a->pol.pick(&v, a->upos - a->body_upos, len);
+}
+
+/* Is the item starting here designated, and in which slot? */
+static bool rw_axdr_designated(struct rw_axdr *a, u_int len, int *slot)
+{
+	uint32_t k = a->ordinal++;
+
+	if (a->pol.mode == RW_DDP_PICK) {
+		*slot = rw_axdr_pick(a, len);
+		return *slot >= 0;
+	}
+	*slot = (int)a->next;
+	return rw_ddp_designated(&a->pol, k);
 }
 
 /*
@@ -154,10 +207,11 @@ static bool_t rw_axdr_read_chunk(struct rw_axdr *a, char *addr, u_int len)
 {
 	const struct rw_ddp_chunk *c = &a->chunks[a->next];
 	uint32_t clen = rw_chunk_len(c);
+	int slot;
 
 	if (!a->body)
 		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
-	if (!rw_ddp_designated(&a->pol, a->ordinal++))
+	if (!rw_axdr_designated(a, len, &slot))
 		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
 	if (clen != len && clen != rw_xdr_round(len))
 		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
@@ -177,12 +231,28 @@ static bool_t rw_axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
 	const struct rw_ddp_chunk *c = &a->chunks[a->next];
 	uint32_t lret = rw_chunk_len(c);
 
+
 	if (lret < len || lret > rw_xdr_round(len))
 		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
 	if (rw_xdr_round(len) > UINT32_MAX - a->upos)
 		return rw_axdr_fail(a, RW_XERR_RANGE);
 	rw_axdr_insert(a, c, len, rw_xdr_pad(len));
 	return rw_axdr_from_chunk(a, addr, len, true);
+}
+
+/*
+ * WRITE: move on to the result's Write chunk.  The ones skipped belong to
+ * results that did not come (a failed NFSv4 READ, RFC 8267 6.4) and must
+ * come back empty (V1-WC-6); going backwards would reuse a chunk.
+ */
+static bool rw_axdr_skip_to(struct rw_axdr *a, uint32_t slot)
+{
+	if (slot < a->next)
+		return rw_axdr_fail(a, RW_XERR_SLOT_ORDER);
+	for (; a->next < slot; a->next++)
+		if (rw_chunk_len(&a->chunks[a->next]))
+			return rw_axdr_fail(a, RW_XERR_UNUSED_CHUNK);
+	return true;
 }
 
 /* Only reads that start aligned in the body are items (rw_xdr.h). */
@@ -204,11 +274,20 @@ static bool_t rw_axdr_getbytes(XDR *xdrs, char *addr, u_int len)
 	if (rw_axdr_at_chunk(a))
 		return rw_axdr_read_chunk(a, addr, len);
 	if (rw_axdr_item_start(a)) {
-		uint32_t k = a->ordinal++;
+		int slot;
 
-		if (a->mode == RW_AXDR_WRITE && a->next < a->nchunks &&
-		    rw_ddp_designated(&a->pol, k))
+		/* READ mode: only a chunk position can hold an item.  A
+		 * picked result still needs its slot once the chunks are
+		 * used up: one below them is out of order, not inline. */
+		if (a->mode != RW_AXDR_WRITE || !a->nchunks ||
+		    (a->pol.mode != RW_DDP_PICK && a->next >= a->nchunks))
+			a->ordinal++;
+		else if (rw_axdr_designated(a, len, &slot) &&
+			 (uint32_t)slot < a->nchunks) {
+			if (!rw_axdr_skip_to(a, (uint32_t)slot))
+				return FALSE;
 			return rw_axdr_write_chunk(a, addr, len);
+		}
 	}
 	return rw_axdr_from_payload(a, addr, len);
 }
@@ -378,9 +457,13 @@ bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
 
 bool rw_axdr_begin_body(XDR *xdrs)
 {
+	struct rw_axdr *a;
+
 	if (xdrs->x_ops != &rw_axdr_ops)
 		return false;
-	rw_axdr_of(xdrs)->body = true;
+	a = rw_axdr_of(xdrs);
+	a->body = true;
+	a->body_upos = a->upos;
 	return true;
 }
 

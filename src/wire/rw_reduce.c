@@ -85,25 +85,81 @@ static bool_t rw_rxdr_putlong(XDR *xdrs, const long *lp)
 }
 
 /*
- * Should the item starting here be moved?  Only items that start aligned in
- * the unreduced stream are items at all; the rest are pads or oddly split
- * puts, which stay inline and are not counted.
+ * The view of what is encoded so far, for an RW_DDP_PICK designator.  The
+ * data of a moved item is refused, as the decoders refuse chunk data, so a
+ * designator sees the same words on both sides.
  */
-static bool rw_rxdr_take(struct rw_rxdr *r, u_int len)
+static bool rw_rxdr_view_word(const struct rw_ddp_view *v, uint32_t off,
+			      uint32_t *w)
+{
+	const struct rw_rxdr *r = v->s;
+	uint64_t upos = (uint64_t)r->body_upos + off, ipos;
+	uint32_t i;
+
+	if (upos + 4 > (uint64_t)r->pos + r->moved)
+		return false;
+	for (i = 0; i < r->nitems; i++) {
+		ipos = r->items[i].position;
+		if (upos + 4 > ipos &&
+		    upos < ipos + rw_xdr_round(r->items[i].len))
+			return false;
+	}
+	return rw_rxdr_peek_word(r, (uint32_t)upos, w);
+}
+
+/*
+ * RW_DDP_PICK: the designator's slot for the item here, < 0 if none.  A
+ * slot past the Write chunks offered stays inline (RFC 8267 6.4); one that
+ * does not ascend would put two results in a chunk, or reorder them, and
+ * fails the stream (-2).
+ */
+static int rw_rxdr_pick(struct rw_rxdr *r, u_int len)
+{
+	struct rw_ddp_view v = { .word = rw_rxdr_view_word, .s = r };
+	uint32_t off = r->pos + r->moved - r->body_upos;
+	int slot;
+
+	if (!r->pol.pick)
+		return -1;
+	slot = r->pol.pick(&v, off, len);
+	if (slot < 0 || (r->pol.max_chunks &&
+			 (uint32_t)slot >= r->pol.max_chunks))
+		return -1;
+	if (r->nitems && (uint32_t)slot <= r->items[r->nitems - 1].slot) {
+		rw_rxdr_fail(r, RW_XERR_SLOT_ORDER);
+		return -2;
+	}
+	return slot;
+}
+
+/*
+ * Should the item starting here be moved, and into which slot?  Only items
+ * that start aligned in the unreduced stream are items at all; the rest
+ * are pads or oddly split puts, which stay inline and are not counted.
+ */
+static bool rw_rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
 {
 	uint32_t k;
+	int s;
 
 	if (!r->body || ((r->pos + r->moved) & 3u))
 		return false;
 	k = r->ordinal++;
 	if (r->pol.mode == RW_DDP_NONE || len < r->pol.min_len)
 		return false;
+	if (r->pol.mode == RW_DDP_PICK) {
+		s = rw_rxdr_pick(r, len);
+		*slot = (uint32_t)s;
+		return s >= 0;
+	}
 	if (r->pol.max_chunks && r->nitems >= r->pol.max_chunks)
 		return false;		/* no Write chunk left: inline */
+	*slot = r->nitems;
 	return rw_ddp_designated(&r->pol, k);
 }
 
-static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len)
+static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len,
+			   uint32_t slot)
 {
 	struct rw_ddp_item *it;
 	uint64_t upos = (uint64_t)r->pos + r->moved;
@@ -118,6 +174,7 @@ static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len)
 	it->position = (uint32_t)upos;
 	it->len = len;
 	it->ordinal = r->ordinal - 1;
+	it->slot = slot;
 	it->cut = r->pos;
 	it->data = addr;
 	r->moved += len;
@@ -129,6 +186,7 @@ static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len)
 static bool_t rw_rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
 	struct rw_rxdr *r = rw_rxdr_of(xdrs);
+	uint32_t slot;
 
 	if (r->err != RW_XERR_OK)
 		return FALSE;
@@ -143,9 +201,9 @@ static bool_t rw_rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 		r->pad = 0;
 		return TRUE;
 	}
-	if (rw_rxdr_take(r, len))
-		return rw_rxdr_move(r, addr, len);
-	if (!rw_rxdr_room(r, len))
+	if (rw_rxdr_take(r, len, &slot))
+		return rw_rxdr_move(r, addr, len, slot);
+	if (!rw_rxdr_room(r, len))	/* also fails a stream take failed */
 		return FALSE;
 	memmove(r->buf + r->pos, addr, len);
 	rw_rxdr_advance(r, len);

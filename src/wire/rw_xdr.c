@@ -39,6 +39,7 @@ static const char *const rw_xdr_err_names[RW_XERR_NR] = {
 	[RW_XERR_SHORT] = "payload ends before the message",
 	[RW_XERR_UNUSED_CHUNK] = "chunk with data never consumed",
 	[RW_XERR_TRAILING] = "payload octets after the message",
+	[RW_XERR_SLOT_ORDER] = "result placed in a Write chunk out of order",
 	[RW_XERR_BAD_ARG] = "bad argument or wrong stream",
 };
 

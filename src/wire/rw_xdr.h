@@ -50,20 +50,50 @@ enum rw_ddp_mode {
 				 * integrity/privacy (V1-GSS-3) */
 	RW_DDP_ITEMS,		/* the body items whose bits are set in mask */
 	RW_DDP_ALL,		/* every body item (tests, single-item ULBs) */
+	RW_DDP_PICK,		/* the items pick() designates, by position */
 };
 
 /* Ordinals 0..63 can be designated in RW_DDP_ITEMS mode. */
 #define RW_DDP_MAX_ORDINAL 64u
 #define RW_DDP_ITEM(k) ((uint64_t)1 << (k))
 
+/*
+ * The body as far as a stream has encoded or decoded it, for a designator
+ * that must parse what precedes an item (an NFSv4 COMPOUND, where the
+ * place of WRITE4args.data depends on every operation before it).
+ * word(v, off, &w) reads the big-endian word at body offset off of the
+ * unreduced stream (off 0 = the first octet after rw_xdr_begin_body()).
+ * It fails beyond what the stream has seen and inside chunk data, which a
+ * parser never needs: it skips opaque data by its length word.
+ */
+struct rw_ddp_view {
+	bool (*word)(const struct rw_ddp_view *v, uint32_t off, uint32_t *w);
+	const void *s;
+};
+
+/*
+ * RW_DDP_PICK: is the item whose data starts at body offset off (len
+ * octets) DDP-eligible, and which chunk slot does it take?  >= 0: its
+ * slot, the Write chunk a result goes into (the ULB's mapping, V1-WC-3,
+ * RFC 8267 section 6.4; ignored for arguments, whose Read chunks carry
+ * their position); < 0: not eligible.  Slots ascend with the items (the
+ * encoder fails a message whose slots do not: RW_XERR_SLOT_ORDER).
+ * Called with the view of everything before the item; it must not assume
+ * it is called for every item.
+ */
+typedef int (*rw_ddp_pick_fn)(const struct rw_ddp_view *v, uint32_t off,
+			      uint32_t len);
+
 struct rw_ddp_policy {
 	enum rw_ddp_mode mode;
+	rw_ddp_pick_fn pick;	/* RW_DDP_PICK */
 	uint64_t mask;		/* RW_DDP_ITEMS: bit k designates item k */
 	uint32_t min_len;	/* encode only: shorter items stay inline.  A
 				 * responder filling Write chunks uses 0: it
 				 * must place every eligible result (V1-WC-2,
 				 * V1-DDP-3) */
-	uint32_t max_chunks;	/* encode only: move at most this many, the
+	uint32_t max_chunks;	/* encode only: move at most this many
+				 * (RW_DDP_PICK: only slots below it), the
 				 * rest stay inline (Write chunks offered,
 				 * V1-WC-3); 0 = no limit */
 };
@@ -104,6 +134,8 @@ enum rw_xdr_err {
 	RW_XERR_UNUSED_CHUNK,	/* finish: a chunk carrying data was never
 				 * consumed (V1-DDP-1/2) */
 	RW_XERR_TRAILING,	/* finish: payload octets after the message */
+	RW_XERR_SLOT_ORDER,	/* a result designated for a Write chunk
+				 * before one already used (RW_DDP_PICK) */
 	RW_XERR_BAD_ARG,	/* bad create argument or wrong stream */
 	RW_XERR_NR
 };
@@ -143,6 +175,9 @@ struct rw_ddp_item {
 	uint32_t len;		/* data octets, no XDR pad (V1-RC-5/7,
 				 * V1-WC-9/10) */
 	uint32_t ordinal;	/* body item number */
+	uint32_t slot;		/* the Write chunk a result goes into: its
+				 * rank among the moved items, or what the
+				 * policy's pick() said (RW_DDP_PICK) */
 	uint32_t cut;		/* offset in the reduced payload where it was
 				 * cut out (informational) */
 	const void *data;	/* the caller's memory, not copied */
@@ -283,6 +318,10 @@ enum rw_axdr_mode {
 	RW_AXDR_WRITE,
 };
 
+/* Insertions an RW_DDP_PICK view can see past: every Read or Write chunk
+ * a header can carry (rw_hdr.h), with room to spare. */
+#define RW_AXDR_MAX_INS 16u
+
 /* Private state; read it through the accessors below. */
 struct rw_axdr {
 	XDR xdr;		/* pass &a->xdr to xdrprocs */
@@ -303,6 +342,10 @@ struct rw_axdr {
 	uint32_t ordinal;
 	struct rw_ddp_policy pol;
 	bool body;
+	uint32_t body_upos;	/* unreduced offset of the body */
+	/* where chunk data was inserted, for the RW_DDP_PICK view */
+	uint32_t nins;
+	struct { uint32_t upos, len; } ins[RW_AXDR_MAX_INS];
 	enum rw_xdr_err err;
 	/* counters */
 	uint32_t copies;	/* item reads served by memcpy */

@@ -616,11 +616,78 @@ START_TEST(test_nfs_entries)
 		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_REPLY, &e) == 0)
 			ck_assert_uint_eq(e.items, 0);
 	}
-	/* NFSv4 COMPOUND is not positional: deliberately unbound */
-	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_CALL,
+	/* NFSv4 NULL has nothing; COMPOUND is a walker binding (below) */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 0, RPCRDMA_ULB_CALL,
 					    NULL), ENOENT);
-	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY,
-					    NULL), ENOENT);
+}
+END_TEST
+
+/*
+ * NFSv4 COMPOUND is bound by position (RFC 8267 6.4, V1-WC-3): a walker
+ * entry whose public face has no items and no sizes, in both directions;
+ * an application entry replaces it, as it would any built-in binding.
+ */
+START_TEST(test_nfs4_walker_entry)
+{
+	const struct ulb_walker *w = NULL;
+	struct rpcrdma_ulb_entry e, app;
+	struct rw_ddp_policy pol;
+	int dir;
+
+	for (dir = RPCRDMA_ULB_CALL; dir <= RPCRDMA_ULB_REPLY; dir++) {
+		ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, dir, &e, &w), 0);
+		ck_assert_ptr_eq(w, &ulb_nfs4_walker);
+		ck_assert_uint_eq(e.items, 0);
+		ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_NONE);
+		ck_assert_int_eq(e.reply_max.kind, RPCRDMA_ULB_SIZE_NONE);
+		ck_assert_ptr_null(ulb_entry_check(&e));
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 1, dir, &app),
+				 0);
+		ck_assert_mem_eq(&app, &e, sizeof(e));
+	}
+	ulb_walk_policy(w, false, 1024, &pol);
+	ck_assert_int_eq(pol.mode, RW_DDP_PICK);
+	ck_assert_ptr_eq((void *)pol.pick, (void *)w->pick_call);
+	ck_assert_uint_eq(pol.min_len, 1024);
+	ulb_walk_policy(w, true, 1024, &pol);
+	ck_assert_ptr_eq((void *)pol.pick, (void *)w->pick_reply);
+	ck_assert_uint_eq(pol.min_len, 0);	/* V1-WC-2 */
+	ulb_walk_policy(NULL, true, 0, &pol);
+	ck_assert_int_eq(pol.mode, RW_DDP_NONE);
+	/* incomplete walkers are refused */
+	ck_assert_int_eq(ulb_table_add_walker(400009, 4, 1, NULL), EINVAL);
+
+	/* the application's entry wins, and is an ordinary one */
+	memset(&app, 0, sizeof(app));
+	app.prog = NFS_PROG;
+	app.vers = 4;
+	app.proc = 1;
+	app.dir = RPCRDMA_ULB_REPLY;
+	app.reply_max.kind = RPCRDMA_ULB_SIZE_FIXED;
+	app.reply_max.value = 512;
+	ck_assert_int_eq(rpcrdma_ulb_register(&app), 0);
+	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY, &e, &w),
+			 0);
+	ck_assert_ptr_null(w);
+	ck_assert_uint_eq(e.reply_max.value, 512);
+	/* a built-in never comes back over it */
+	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1,
+					      &ulb_nfs4_walker), 0);
+	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY, &e, &w),
+			 0);
+	ck_assert_ptr_null(w);
+	/* the call direction kept its walker */
+	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_CALL, &e, &w),
+			 0);
+	ck_assert_ptr_eq(w, &ulb_nfs4_walker);
+	/* restore the built-in for the other tests */
+	ck_assert_int_eq(rpcrdma_ulb_unregister(NFS_PROG, 4, 1,
+						RPCRDMA_ULB_REPLY), 0);
+	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1,
+					      &ulb_nfs4_walker), 0);
+	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY, &e, &w),
+			 0);
+	ck_assert_ptr_eq(w, &ulb_nfs4_walker);
 }
 END_TEST
 
@@ -910,6 +977,7 @@ Suite *ulb_suite(void)
 
 	tc = tcase_create("nfs");
 	tcase_add_test(tc, test_nfs_entries);
+	tcase_add_test(tc, test_nfs4_walker_entry);
 	tcase_add_test(tc, test_nfs3_write_ordinal);
 	tcase_add_test(tc, test_nfs3_read);
 	tcase_add_test(tc, test_nfs3_rfc1813_write);
