@@ -564,6 +564,17 @@ static void walk_sizes(struct rr_call *k, const struct rr_req *req,
 		memset(&p, 0, sizeof(p));
 	k->nwrites = 0;
 	inl = p.inline_room;
+	for (i = 0; i < p.nslots && i < ULB_PLAN_MAX; i++)
+		inl += p.room[i];
+	/* A bounded reply that fits inline with every result in it needs
+	 * no chunk at all: an empty Write list asks for exactly that
+	 * (RFC 8267 6.4), and saves a registration per result. */
+	if (p.reply_max && RR_REPLY_HDR + p.reply_max + inl <=
+			   rt_conn_inline(k->conn->rt)->recv) {
+		set_max_reply(k, p.reply_max, inl);
+		return;
+	}
+	inl = p.inline_room;
 	for (i = 0; i < p.nslots && i < ULB_PLAN_MAX; i++) {
 		if (i == k->nwrites && i < RR_MAX_WRITES && p.room[i] &&
 		    p.room[i] <= RT_REG_MAX_SEG)
