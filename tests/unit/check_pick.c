@@ -30,14 +30,8 @@
 #include "wire/rw_xdr.h"
 #include "red_msg.h"
 #include "red_fixture.h"
+#include "red_codec.h"
 #include "check_util.h"
-
-#define MAX_ITEMS 16
-
-static uint32_t round4(uint32_t n)
-{
-	return (n + 3u) & ~3u;
-}
 
 /* ---------------------------------------------------------------------- */
 /* The designator: a red_mixed parser over the view                        */
@@ -145,9 +139,9 @@ static int pk_opaque(struct pk_walk *w, bool counted, uint32_t fixed)
 	/* an empty opaque is never an item: the next field starts here */
 	if (w->off == w->p && n)
 		return PK_HIT;
-	if (w->off < w->p + round4(n) || n > RED_DATA_MAX)
+	if (w->off < w->p + rc_round4(n) || n > RED_DATA_MAX)
 		return PK_MISS;
-	w->p += round4(n);
+	w->p += rc_round4(n);
 	return PK_GO;
 }
 
@@ -170,7 +164,7 @@ static int pk_locate(struct pk_walk *w)
 
 	w->p = 4 + 8;				/* int before, hyper h */
 	PK_STEP(w, PK_BLOB, true, 0);
-	w->blob_off = w->p - round4(w->len);
+	w->blob_off = w->p - rc_round4(w->len);
 	w->blob_len = w->len;
 	PK_STEP(w, PK_NAME, true, 0);		/* its length word follows
 						 * blob, whether or not blob
@@ -199,8 +193,8 @@ static bool pk_ahead_seen(const struct rw_ddp_view *v, uint32_t off,
 			  uint32_t len)
 {
 	const uint32_t probe[] = {
-		off, off + 4, off + len, off + round4(len), off + round4(len) + 4,
-		0xfffffffcu, 0xffffffffu,
+		off, off + 4, off + len, off + rc_round4(len),
+		off + rc_round4(len) + 4, 0xfffffffcu, 0xffffffffu,
 	};
 	uint32_t w;
 	unsigned i;
@@ -239,7 +233,7 @@ static int pk_pick(const struct rw_ddp_view *v, uint32_t off, uint32_t len)
 		/* first and last word of blob's data (+ pad) */
 		c->moved_probe =
 			v->word(v, w.blob_off, &lw) ||
-			v->word(v, w.blob_off + round4(w.blob_len) - 4, &lw);
+			v->word(v, w.blob_off + rc_round4(w.blob_len) - 4, &lw);
 	}
 	return slot;
 }
@@ -253,133 +247,27 @@ static const struct rw_ddp_policy pol_pick1 = {
 };
 
 /* ---------------------------------------------------------------------- */
-/* helpers (after check_reduce.c)                                          */
-
-struct enc {
-	unsigned char *buf;
-	size_t cap;
-	uint32_t len;			/* reduced (or plain) length */
-	uint32_t ulen;			/* unreduced length */
-	uint32_t body;			/* unreduced offset of the body */
-	struct rw_ddp_item items[MAX_ITEMS];
-	unsigned nitems;
-};
-
-static void enc_free(struct enc *e)
-{
-	free(e->buf);
-	e->buf = NULL;
-}
-
-typedef bool (*put_fn)(XDR *x, void *obj, xdrproc_t proc, uint32_t nr);
-
-static bool put_call(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
-{
-	return red_put_call(x, RED_XID, nr, authnone_create(), proc, obj);
-}
-
-static bool put_reply(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
-{
-	(void)nr;
-	return red_put_reply(x, RED_XID, proc, obj);
-}
-
-/* Plain xdrmem encoding: the oracle. */
-static void ref_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
-		       uint32_t nr, size_t cap)
-{
-	XDR x;
-
-	memset(e, 0, sizeof(*e));
-	e->cap = cap;
-	e->buf = red_xmalloc(cap);
-	xdrmem_create(&x, (char *)e->buf, (u_int)cap, XDR_ENCODE);
-	ck_assert(put(&x, obj, proc, nr));
-	e->len = e->ulen = XDR_GETPOS(&x);
-	XDR_DESTROY(&x);
-}
+/* helpers (the shared ones are in red_codec.c)                           */
 
 /* Where the body starts: the length of the message with no body. */
-static uint32_t header_len(put_fn put, uint32_t nr)
+static uint32_t header_len(rc_put_fn put, uint32_t nr)
 {
-	struct enc h;
+	struct rc_enc h;
 	uint32_t n;
 
-	ref_encode(&h, put, RED_XDR_VOID, NULL, nr, 256);
+	rc_ref_encode(&h, put, RED_XDR_VOID, NULL, nr, 256);
 	n = h.len;
-	enc_free(&h);
+	rc_enc_free(&h);
 	return n;
 }
 
-static void red_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
-		       uint32_t nr, size_t cap, const struct rw_ddp_policy *pol)
-{
-	struct rw_rxdr r;
-
-	memset(e, 0, sizeof(*e));
-	e->cap = cap;
-	e->buf = red_xmalloc(cap);
-	ck_assert(rw_rxdr_create(&r, e->buf, cap, pol, e->items, MAX_ITEMS));
-	ck_assert_msg(put(&r.xdr, obj, proc, nr), "encode: %s",
-		      rw_xdr_err_str(rw_rxdr_error(&r)));
-	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
-	e->len = rw_rxdr_reduced_len(&r);
-	e->ulen = rw_rxdr_unreduced_len(&r);
-	e->body = rw_rxdr_body_pos(&r);
-	e->nitems = rw_rxdr_nitems(&r);
-	ck_assert_uint_eq(XDR_GETPOS(&r.xdr), e->len);
-}
-
-static uint32_t ref_word(const struct enc *ref, uint32_t at)
+static uint32_t ref_word(const struct rc_enc *ref, uint32_t at)
 {
 	uint32_t w;
 
 	ck_assert_uint_le((uint64_t)at + 4, ref->len);
 	memcpy(&w, ref->buf + at, 4);
 	return ntohl(w);
-}
-
-/* Moved items are where the oracle has them, and unreduce == oracle. */
-static void check_items_against(const struct enc *red, const struct enc *ref)
-{
-	unsigned char *u = red_xmalloc(ref->len);
-	enum rw_xdr_err err;
-	uint32_t n, cut = 0;
-	unsigned i;
-
-	ck_assert_uint_eq(red->ulen, ref->len);
-	for (i = 0; i < red->nitems; i++) {
-		const struct rw_ddp_item *it = &red->items[i];
-		uint32_t p;
-
-		ck_assert_uint_eq(it->position % 4, 0);
-		ck_assert_uint_le((uint64_t)it->position + it->len, ref->len);
-		ck_assert(!memcmp(ref->buf + it->position, it->data, it->len));
-		for (p = it->position + it->len; p % 4; p++)
-			ck_assert_uint_eq(ref->buf[p], 0);
-		/* cut out of the reduced payload where the oracle had it */
-		ck_assert_uint_eq(it->cut, it->position - cut);
-		cut += round4(it->len);
-	}
-	ck_assert_uint_eq(red->len, ref->len - cut);
-	n = rw_ddp_unreduce(red->buf, red->len, red->items, red->nitems, u,
-			    ref->len, &err);
-	ck_assert_int_eq(err, RW_XERR_OK);
-	ck_assert_uint_eq(n, ref->len);
-	ck_assert(!memcmp(u, ref->buf, n));
-	free(u);
-}
-
-static void check_reencodes(put_fn put, void *obj, uint32_t nr,
-			    const struct enc *ref)
-{
-	struct enc again;
-
-	ref_encode(&again, put, (xdrproc_t)xdr_red_mixed, obj, nr,
-		   ref->len + 64);
-	ck_assert_uint_eq(again.len, ref->len);
-	ck_assert(!memcmp(again.buf, ref->buf, ref->len));
-	enc_free(&again);
 }
 
 /* The decoded red_mixed holds the original's values. */
@@ -411,129 +299,26 @@ static void check_mixed_eq(const red_mixed *out, const struct red_mixed_store *s
 	ck_assert(!memcmp(out->last.red_blob_val, s->bufs[5], n + 5));
 }
 
-/* Read chunks from the moved items (optionally padded, split in two). */
-struct rchunks {
-	struct rw_ddp_chunk c[MAX_ITEMS];
-	struct rw_ddp_seg s[MAX_ITEMS][2];
-	unsigned char *copy[MAX_ITEMS];
-	unsigned n;
-};
-
-static void rchunks_make(struct rchunks *rc, const struct enc *red,
-			 bool split_padded)
-{
-	unsigned i;
-
-	memset(rc, 0, sizeof(*rc));
-	for (i = 0; i < red->nitems; i++) {
-		const struct rw_ddp_item *it = &red->items[i];
-		uint32_t len = split_padded ? round4(it->len) : it->len;
-
-		rc->copy[i] = red_xmalloc(round4(it->len));
-		memset(rc->copy[i], 0, round4(it->len));
-		memcpy(rc->copy[i], it->data, it->len);
-		rc->c[i].position = it->position;
-		rc->c[i].segs = rc->s[i];
-		if (split_padded && len > 1) {
-			rc->s[i][0].data = rc->copy[i];
-			rc->s[i][0].len = len / 2;
-			rc->s[i][1].data = rc->copy[i] + len / 2;
-			rc->s[i][1].len = len - len / 2;
-			rc->c[i].nsegs = 2;
-		} else {
-			rc->s[i][0].data = rc->copy[i];
-			rc->s[i][0].len = len;
-			rc->c[i].nsegs = 1;
-		}
-	}
-	rc->n = red->nitems;
-}
-
-static void rchunks_free(struct rchunks *rc)
-{
-	unsigned i;
-
-	for (i = 0; i < rc->n; i++)
-		free(rc->copy[i]);
-}
-
-/*
- * Write chunks as the requester has them after the responder's RDMA
- * Writes: nchunks offered, chunk k holding the moved item whose slot is k,
- * every other chunk returned empty (V1-WC-6, RFC 8267 6.4).
- */
-struct wchunks {
-	struct rw_ddp_chunk c[MAX_ITEMS];
-	struct rw_ddp_seg s[MAX_ITEMS];
-	char *mem[MAX_ITEMS];
-	unsigned n;
-};
-
-static void wchunks_by_slot(struct wchunks *wc, const struct enc *red,
-			    unsigned nchunks)
-{
-	unsigned i;
-
-	memset(wc, 0, sizeof(*wc));
-	ck_assert_uint_le(nchunks, MAX_ITEMS);
-	for (i = 0; i < nchunks; i++) {
-		wc->c[i].nsegs = 1;
-		wc->c[i].segs = &wc->s[i];
-	}
-	for (i = 0; i < red->nitems; i++) {
-		const struct rw_ddp_item *it = &red->items[i];
-
-		ck_assert_uint_lt(it->slot, nchunks);
-		ck_assert_ptr_null(wc->mem[it->slot]);
-		wc->mem[it->slot] = red_xmalloc(it->len);
-		memcpy(wc->mem[it->slot], it->data, it->len);
-		wc->s[it->slot].data = wc->mem[it->slot];
-		wc->s[it->slot].len = it->len;
-	}
-	wc->n = nchunks;
-}
-
-static void wchunks_free(struct wchunks *wc)
-{
-	unsigned i;
-
-	for (i = 0; i < MAX_ITEMS; i++)
-		free(wc->mem[i]);
-}
-
-#define DEC_REFUSED RW_XERR_NR
-
-/* Responder: a reduced Call with its Read chunks. */
-static enum rw_xdr_err decode_call(const struct enc *red,
-				   const struct rw_ddp_chunk *c, unsigned n,
-				   const struct rw_ddp_policy *pol,
-				   red_mixed *out)
-{
-	struct rw_axdr a;
-	struct rpc_msg m;
-	struct red_cred_area ca;
-
-	memset(out, 0, sizeof(*out));
-	if (!rw_axdr_create(&a, red->buf, red->len, RW_AXDR_READ, c, n, pol))
-		return rw_axdr_error(&a);
-	if (!red_get_call(&a.xdr, &m, &ca, (xdrproc_t)xdr_red_mixed, out))
-		return rw_axdr_error(&a) ? rw_axdr_error(&a) : DEC_REFUSED;
-	ck_assert_uint_eq(m.rm_xid, RED_XID);
-	return rw_axdr_finish(&a);
-}
-
-/* Requester: a reduced Reply with its Write chunks. */
-static enum rw_xdr_err decode_reply(const struct enc *red,
-				    const struct rw_ddp_chunk *c, unsigned n,
-				    const struct rw_ddp_policy *pol,
-				    red_mixed *out, struct rw_axdr *a)
+/* The red_mixed in a reduced Call / Reply; out is cleared first, so it can
+ * be freed whatever the outcome. */
+static enum rw_xdr_err pk_decode_call(const struct rc_enc *red,
+				      const struct rw_ddp_chunk *c, unsigned n,
+				      const struct rw_ddp_policy *pol,
+				      red_mixed *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!rw_axdr_create(a, red->buf, red->len, RW_AXDR_WRITE, c, n, pol))
-		return rw_axdr_error(a);
-	if (!red_get_reply(&a->xdr, (xdrproc_t)xdr_red_mixed, out))
-		return rw_axdr_error(a) ? rw_axdr_error(a) : DEC_REFUSED;
-	return rw_axdr_finish(a);
+	return rc_decode_call(red->buf, red->len, c, n, pol,
+			      (xdrproc_t)xdr_red_mixed, out);
+}
+
+static enum rw_xdr_err pk_decode_reply(const struct rc_enc *red,
+				       const struct rw_ddp_chunk *c, unsigned n,
+				       const struct rw_ddp_policy *pol,
+				       red_mixed *out, struct rw_axdr *a)
+{
+	memset(out, 0, sizeof(*out));
+	return rc_decode_reply(red->buf, red->len, c, n, pol,
+			       (xdrproc_t)xdr_red_mixed, out, a);
 }
 
 static void out_free(red_mixed *out)
@@ -542,12 +327,30 @@ static void out_free(red_mixed *out)
 }
 
 /*
+ * A Reply decoded through a: the original's values, the oracle when
+ * re-encoded, and the decoder's own account of the Write chunks (used,
+ * copies, octets copied).
+ */
+static void check_reply_decoded(const struct rw_axdr *a, red_mixed *out,
+				const struct red_mixed_store *s,
+				const struct rc_enc *ref, unsigned used,
+				unsigned copies, unsigned copied)
+{
+	check_mixed_eq(out, s);
+	ck_assert_uint_eq(rw_axdr_chunks_used(a), used);
+	ck_assert_uint_eq(rw_axdr_copies(a), copies);
+	ck_assert_uint_eq(rw_axdr_bytes_copied(a), copied);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, out, 0,
+			   ref);
+}
+
+/*
  * The pick was called for exactly these fields, in order, at offsets where
  * the oracle has each item's data (its length word right before, for
  * counted items), parsed the length the stream gave, and never had a word
  * it needed refused.
  */
-static void check_log(const int *fields, unsigned n, const struct enc *ref,
+static void check_log(const int *fields, unsigned n, const struct rc_enc *ref,
 		      uint32_t body)
 {
 	unsigned i;
@@ -590,23 +393,19 @@ static const size_t sizes[] = { 0, 1, 3, 4, 4096 };
 /* ---------------------------------------------------------------------- */
 /* 1, 2: the reducing encoder                                              */
 
-static void rx_blob_last(size_t n, put_fn put, uint32_t nr)
+static void rx_blob_last(size_t n, rc_put_fn put, uint32_t nr)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 	uint32_t hdr = header_len(put, nr), lp;
 
 	pk_set_blob_last();
-	red_mixed_make(&s, n);
-	ref_encode(&ref, put, (xdrproc_t)xdr_red_mixed, &s.m, nr,
-		   red_mixed_cap(n));
 	pk_log_reset();
-	red_encode(&red, put, (xdrproc_t)xdr_red_mixed, &s.m, nr,
-		   red_mixed_cap(n), &pol_pick);
+	rc_mixed_encode(&s, n, put, nr, &pol_pick, &ref, &red);
 	ck_assert_uint_eq(red.body, hdr);
 
 	/* last is the final field: its data ends the unreduced stream */
-	lp = ref.len - round4((uint32_t)n + 5);
+	lp = ref.len - rc_round4((uint32_t)n + 5);
 	ck_assert_uint_eq(ref_word(&ref, lp - 4), n + 5);
 	if (n) {
 		ck_assert_uint_eq(red.nitems, 2);
@@ -622,12 +421,12 @@ static void rx_blob_last(size_t n, put_fn put, uint32_t nr)
 		ck_assert_uint_eq(red.items[1].ordinal, 7);
 		ck_assert_uint_eq(red.items[1].slot, 1);
 		ck_assert_ptr_eq(red.items[1].data, s.bufs[5]);
-		ck_assert_uint_eq(red.len, ref.len - round4((uint32_t)n) -
-				  round4((uint32_t)n + 5));
+		ck_assert_uint_eq(red.len, ref.len - rc_round4((uint32_t)n) -
+				  rc_round4((uint32_t)n + 5));
 		check_log(fields_all, 8, &ref, hdr);
 		/* the name length word, read after blob was cut out */
 		ck_assert_uint_eq(pk_log.c[1].off,
-				  16 + round4((uint32_t)n) + 4);
+				  16 + rc_round4((uint32_t)n) + 4);
 	} else {
 		/* blob empty is no item; last keeps its slot 1, not 0:
 		 * the slot is the ULB's (V1-WC-3, RFC 8267 6.4), not a
@@ -642,10 +441,8 @@ static void rx_blob_last(size_t n, put_fn put, uint32_t nr)
 		check_log(fields_n0, 6, &ref, hdr);
 	}
 	ck_assert_uint_eq(pk_log.c[pk_log.n - 1].off, lp - hdr);
-	check_items_against(&red, &ref);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_check_items(&red, &ref, RC_ITEMS_CUTS);
+	rc_mixed_free(&s, &ref, &red);
 }
 
 /*
@@ -655,8 +452,8 @@ static void rx_blob_last(size_t n, put_fn put, uint32_t nr)
  */
 START_TEST(test_wc_3_rxdr_moves_blob_and_last_with_slots)
 {
-	rx_blob_last(sizes[_i], put_call, RED_MIXED);
-	rx_blob_last(sizes[_i], put_reply, 0);
+	rx_blob_last(sizes[_i], rc_put_call, RED_MIXED);
+	rx_blob_last(sizes[_i], rc_put_reply, 0);
 }
 END_TEST
 
@@ -668,19 +465,15 @@ END_TEST
 START_TEST(test_wc_3_rxdr_max_chunks_1_last_inline)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	uint32_t hdr = header_len(put_reply, 0), lp;
+	struct rc_enc red, ref;
+	uint32_t hdr = header_len(rc_put_reply, 0), lp;
 	size_t n;
 
 	pk_set_blob_last();
 	for (n = 0; n <= 4096; n += 4096) {
-		red_mixed_make(&s, n);
-		ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-			   red_mixed_cap(n));
 		pk_log_reset();
-		red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-			   red_mixed_cap(n), &pol_pick1);
-		lp = ref.len - round4((uint32_t)n + 5);
+		rc_mixed_encode(&s, n, rc_put_reply, 0, &pol_pick1, &ref, &red);
+		lp = ref.len - rc_round4((uint32_t)n + 5);
 		if (n) {
 			ck_assert_uint_eq(red.nitems, 1);
 			ck_assert_uint_eq(red.items[0].position, hdr + 16);
@@ -700,10 +493,8 @@ START_TEST(test_wc_3_rxdr_max_chunks_1_last_inline)
 		}
 		/* the pick still said 1 for last; the stream kept it */
 		ck_assert_int_eq(pk_log.c[pk_log.n - 1].slot, 1);
-		check_items_against(&red, &ref);
-		enc_free(&red);
-		enc_free(&ref);
-		red_mixed_free(&s);
+		rc_check_items(&red, &ref, RC_ITEMS_CUTS);
+		rc_mixed_free(&s, &ref, &red);
 	}
 }
 END_TEST
@@ -711,29 +502,26 @@ END_TEST
 /* ---------------------------------------------------------------------- */
 /* 3: the reassembling decoder, Read chunks                                */
 
-static void rd_roundtrip(size_t n, bool split_padded)
+static void rd_roundtrip(size_t n, unsigned how)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct rchunks rc;
+	struct rc_enc red, ref;
+	struct rc_rchunks rc;
 	red_mixed out;
-	uint32_t hdr = header_len(put_call, RED_MIXED);
+	uint32_t hdr = header_len(rc_put_call, RED_MIXED);
 	unsigned i;
 
 	pk_set_blob_last();
-	red_mixed_make(&s, n);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(n));
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(n), &pol_pick);
+	rc_mixed_encode(&s, n, rc_put_call, RED_MIXED, &pol_pick, &ref, &red);
 	ck_assert_uint_eq(red.nitems, n ? 2 : 1);
-	rchunks_make(&rc, &red, split_padded);
+	rc_rchunks_make(&rc, &red, how);
 
 	pk_log_reset();
-	ck_assert_int_eq(decode_call(&red, rc.c, rc.n, &pol_pick, &out),
+	ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick, &out),
 			 RW_XERR_OK);
 	check_mixed_eq(&out, &s);
-	check_reencodes(put_call, &out, RED_MIXED, &ref);
+	rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_mixed, &out,
+			   RED_MIXED, &ref);
 	out_free(&out);
 
 	/* asked at the chunk positions only, and found blob and last
@@ -744,10 +532,8 @@ static void rd_roundtrip(size_t n, bool split_padded)
 		check_log((const int[]){ PK_LAST }, 1, &ref, hdr);
 	for (i = 0; i < pk_log.n; i++)
 		ck_assert_uint_eq(pk_log.c[i].off + hdr, red.items[i].position);
-	rchunks_free(&rc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_rchunks_free(&rc);
+	rc_mixed_free(&s, &ref, &red);
 }
 
 /*
@@ -757,8 +543,8 @@ static void rd_roundtrip(size_t n, bool split_padded)
  */
 START_TEST(test_ddp_1_axdr_read_roundtrip)
 {
-	rd_roundtrip(sizes[_i], false);
-	rd_roundtrip(sizes[_i], true);
+	rd_roundtrip(sizes[_i], RC_RCH_COPY);
+	rd_roundtrip(sizes[_i], RC_RCH_SPLIT | RC_RCH_PAD);
 }
 END_TEST
 
@@ -771,8 +557,8 @@ END_TEST
 START_TEST(test_ddp_1_axdr_read_refuses_name_and_list)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct rchunks rc;
+	struct rc_enc red;
+	struct rc_rchunks rc;
 	red_mixed out;
 	unsigned pass;
 
@@ -783,24 +569,24 @@ START_TEST(test_ddp_1_axdr_read_refuses_name_and_list)
 		/* the sender's designator: blob, name or list[1], last
 		 * (slots ascend, as the encoder requires) */
 		pk_set(0, pass ? -1 : 1, pass ? 1 : -1, 2);
-		red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m,
-			   RED_MIXED, red_mixed_cap(12), &pol_pick);
+		rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+			      RED_MIXED, red_mixed_cap(12), &pol_pick);
 		ck_assert_uint_eq(red.nitems, 3);
 		ck_assert_uint_eq(red.items[1].ordinal, pass ? 5 : 1);
 		ck_assert_uint_eq(red.items[1].len, pass ? 15 : 12);
-		rchunks_make(&rc, &red, false);
+		rc_rchunks_make(&rc, &red, RC_RCH_COPY);
 
 		pk_log_reset();
-		ck_assert_int_eq(decode_call(&red, rc.c, rc.n, &pol_pick, &out),
-				 RW_XERR_OK);
+		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
+						&out), RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 
 		/* the receiver's ULB: blob and last only */
 		pk_set_blob_last();
 		pk_log_reset();
-		ck_assert_int_eq(decode_call(&red, rc.c, rc.n, &pol_pick, &out),
-				 RW_XERR_NOT_ELIGIBLE);
+		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
+						&out), RW_XERR_NOT_ELIGIBLE);
 		out_free(&out);
 		/* refused at the second chunk, which the parse identified */
 		ck_assert_uint_eq(pk_log.n, 2);
@@ -808,8 +594,8 @@ START_TEST(test_ddp_1_axdr_read_refuses_name_and_list)
 		ck_assert_int_eq(pk_log.c[1].slot, -1);
 		ck_assert_uint_eq(pk_log.c[1].off + red.body,
 				  red.items[1].position);
-		rchunks_free(&rc);
-		enc_free(&red);
+		rc_rchunks_free(&rc);
+		rc_enc_free(&red);
 	}
 	red_mixed_free(&s);
 }
@@ -826,36 +612,28 @@ END_TEST
 START_TEST(test_wc_6_axdr_write_skips_empty_chunk)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 	char junk[8] = "junkjunk";
-	uint32_t hdr = header_len(put_reply, 0);
+	uint32_t hdr = header_len(rc_put_reply, 0);
 
 	pk_set_blob_last();
-	red_mixed_make(&s, 0);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(0));
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(0), &pol_pick);
+	rc_mixed_encode(&s, 0, rc_put_reply, 0, &pol_pick, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 1);
 	ck_assert_uint_eq(red.items[0].slot, 1);
-	wchunks_by_slot(&wc, &red, 2);
+	rc_wchunks_make(&wc, &red, 2);
 	ck_assert_uint_eq(wc.s[0].len, 0);
 	ck_assert_uint_eq(wc.s[1].len, 5);
 
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_OK);
-	check_mixed_eq(&out, &s);
+	check_reply_decoded(&a, &out, &s, &ref, 2, 1, 5);
 	ck_assert_uint_eq(out.last.red_blob_len, 5);
 	ck_assert(!memcmp(out.last.red_blob_val, s.bufs[5], 5));
-	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
-	ck_assert_uint_eq(rw_axdr_copies(&a), 1);
-	ck_assert_uint_eq(rw_axdr_bytes_copied(&a), 5);
 	ck_assert_uint_eq(XDR_GETPOS(&a.xdr), ref.len);
-	check_reencodes(put_reply, &out, 0, &ref);
 	out_free(&out);
 	/* every item asked while chunks remained: the whole parse */
 	check_log(fields_n0, 6, &ref, hdr);
@@ -863,18 +641,16 @@ START_TEST(test_wc_6_axdr_write_skips_empty_chunk)
 	/* chunk 0 filled although no result claims it */
 	wc.s[0].data = junk;
 	wc.s[0].len = sizeof(junk);
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_UNUSED_CHUNK);
 	out_free(&out);
 	/* ... even with 1 octet */
 	wc.s[0].len = 1;
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_UNUSED_CHUNK);
 	out_free(&out);
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_wchunks_free(&wc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -892,11 +668,11 @@ END_TEST
  * is encoded with ascending slots and relabelled, the payload being the
  * same; the decoder then runs the reversed designator.
  */
-static void encode_reversed(struct enc *red, struct red_mixed_store *s)
+static void encode_reversed(struct rc_enc *red, struct red_mixed_store *s)
 {
 	pk_set(0, -1, -1, 1);
-	red_encode(red, put_reply, (xdrproc_t)xdr_red_mixed, &s->m, 0,
-		   red_mixed_cap(5), &pol_pick);
+	rc_red_encode(red, rc_put_reply, (xdrproc_t)xdr_red_mixed, &s->m, 0,
+		      red_mixed_cap(5), &pol_pick);
 	ck_assert_uint_eq(red->nitems, 2);
 	red->items[0].slot = 1;
 	red->items[1].slot = 0;
@@ -908,7 +684,7 @@ static void encode_reversed(struct enc *red, struct red_mixed_store *s)
 START_TEST(test_wc_3_rxdr_refuses_slot_order)
 {
 	static const int last_slot[] = { 0, 1 };	/* below, equal */
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	struct red_mixed_store s;
 	struct rw_rxdr r;
 	unsigned char *buf;
@@ -919,8 +695,8 @@ START_TEST(test_wc_3_rxdr_refuses_slot_order)
 	for (i = 0; i < 2; i++) {
 		pk_set(1, -1, -1, last_slot[i]);
 		ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(5), &pol_pick,
-					 items, MAX_ITEMS));
-		ck_assert(!put_reply(&r.xdr, &s.m, (xdrproc_t)xdr_red_mixed,
+					 items, RC_MAX_ITEMS));
+		ck_assert(!rc_put_reply(&r.xdr, &s.m, (xdrproc_t)xdr_red_mixed,
 				     0));
 		ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_SLOT_ORDER);
 		ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
@@ -934,39 +710,40 @@ END_TEST
 START_TEST(test_wc_3_axdr_write_slot_order)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct wchunks wc;
+	struct rc_enc red;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
 	red_mixed_make(&s, 5);
 	encode_reversed(&red, &s);
-	wchunks_by_slot(&wc, &red, 3);	/* chunk 0: last, 1: blob, 2: empty */
+	/* chunk 0: last, 1: blob, 2: empty */
+	rc_wchunks_make(&wc, &red, 3);
 	ck_assert_uint_eq(wc.s[0].len, 10);
 	ck_assert_uint_eq(wc.s[1].len, 5);
 	ck_assert_uint_eq(wc.s[2].len, 0);
 
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_UNUSED_CHUNK);
 	out_free(&out);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].field, PK_BLOB);
 
 	wc.s[0].len = 0;			/* last's chunk came back empty */
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_SLOT_ORDER);
 	out_free(&out);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].field, PK_LAST);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].slot, 0);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
-	wchunks_free(&wc);
-	enc_free(&red);
+	rc_wchunks_free(&wc);
+	rc_enc_free(&red);
 
 	/* blob and last both slot 0, two chunks offered */
 	pk_set(0, -1, -1, 1);
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(5), &pol_pick);
+	rc_red_encode(&red, rc_put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
+		      red_mixed_cap(5), &pol_pick);
 	ck_assert_uint_eq(red.nitems, 2);
 	pk_set(0, -1, -1, 0);
 	memset(&wc, 0, sizeof(wc));
@@ -975,11 +752,11 @@ START_TEST(test_wc_3_axdr_write_slot_order)
 	wc.c[0] = (struct rw_ddp_chunk){ 0, 1, &wc.s[0] };
 	wc.c[1] = (struct rw_ddp_chunk){ 0, 1, &wc.s[1] };
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, 2, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, 2, &pol_pick, &out, &a),
 			 RW_XERR_SLOT_ORDER);
 	out_free(&out);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].field, PK_LAST);
-	enc_free(&red);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -996,22 +773,22 @@ END_TEST
 START_TEST(test_wc_3_axdr_write_slot_order_after_last_chunk)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct wchunks wc;
+	struct rc_enc red;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 	enum rw_xdr_err e;
 
 	red_mixed_make(&s, 5);
 	encode_reversed(&red, &s);
-	wchunks_by_slot(&wc, &red, 2);		/* chunk 0: last, 1: blob */
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	rc_wchunks_make(&wc, &red, 2);	/* chunk 0: last, 1: blob */
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_UNUSED_CHUNK);
 	out_free(&out);
 
 	wc.s[0].len = 0;			/* last's chunk came back empty */
 	pk_log_reset();
-	e = decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a);
+	e = pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a);
 	out_free(&out);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
 	ck_assert_msg(e == RW_XERR_SLOT_ORDER,
@@ -1019,8 +796,8 @@ START_TEST(test_wc_3_axdr_write_slot_order_after_last_chunk)
 		      "pick() last asked about %s", rw_xdr_err_str(e), (int)e,
 		      pk_log.n && pk_log.c[pk_log.n - 1].field >= 0 ?
 		      pk_names[pk_log.c[pk_log.n - 1].field] : "nothing");
-	wchunks_free(&wc);
-	enc_free(&red);
+	rc_wchunks_free(&wc);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -1037,39 +814,34 @@ START_TEST(test_wc_3_slot_past_offered_chunks_inline)
 		.mode = RW_DDP_PICK, .pick = pk_pick, .max_chunks = 2,
 	};
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
-	red_mixed_make(&s, 9);
 	pk_set(0, -1, -1, 5);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(9));
 	pk_log_reset();
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(9), &pol2);
+	rc_mixed_encode(&s, 9, rc_put_reply, 0, &pol2, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 1);
 	ck_assert_uint_eq(red.items[0].slot, 0);
 	ck_assert_uint_eq(red.len, ref.len - 12);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].slot, 5);
-	check_items_against(&red, &ref);
-	wchunks_by_slot(&wc, &red, 2);
+	rc_check_items(&red, &ref, RC_ITEMS_CUTS);
+	rc_wchunks_make(&wc, &red, 2);
 	ck_assert_uint_eq(wc.s[1].len, 0);
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol2, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol2, &out, &a),
 			 RW_XERR_OK);
 	check_mixed_eq(&out, &s);
-	check_reencodes(put_reply, &out, 0, &ref);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, &out, 0,
+			   &ref);
 	out_free(&out);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 1);
 	ck_assert_uint_eq(rw_axdr_copies(&a), 1);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].field, PK_LAST);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].slot, 5);
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_wchunks_free(&wc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -1077,45 +849,37 @@ END_TEST
 START_TEST(test_wc_3_axdr_write_both_items)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
-	uint32_t hdr = header_len(put_reply, 0);
+	uint32_t hdr = header_len(rc_put_reply, 0);
 
 	pk_set_blob_last();
-	red_mixed_make(&s, 5);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(5));
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(5), &pol_pick);
+	rc_mixed_encode(&s, 5, rc_put_reply, 0, &pol_pick, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 2);
-	wchunks_by_slot(&wc, &red, 2);
+	rc_wchunks_make(&wc, &red, 2);
 	ck_assert_uint_eq(wc.s[0].len, 5);
 	ck_assert_uint_eq(wc.s[1].len, 10);
 
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_OK);
-	check_mixed_eq(&out, &s);
-	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
-	ck_assert_uint_eq(rw_axdr_copies(&a), 2);
-	ck_assert_uint_eq(rw_axdr_bytes_copied(&a), 15);
+	check_reply_decoded(&a, &out, &s, &ref, 2, 2, 15);
 	ck_assert_uint_eq(XDR_GETPOS(&a.xdr), ref.len);
-	check_reencodes(put_reply, &out, 0, &ref);
 	out_free(&out);
 	check_log(fields_all, 8, &ref, hdr);
-	wchunks_free(&wc);
+	rc_wchunks_free(&wc);
 
 	/* a third chunk offered and returned empty (V1-WC-6) */
-	wchunks_by_slot(&wc, &red, 3);
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	rc_wchunks_make(&wc, &red, 3);
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_OK);
 	check_mixed_eq(&out, &s);
 	out_free(&out);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
-	wchunks_free(&wc);
-	wchunks_by_slot(&wc, &red, 2);
+	rc_wchunks_free(&wc);
+	rc_wchunks_make(&wc, &red, 2);
 
 	/* a 5-octet chunk 0 extended to 8 is the RFC 5666 rounding
 	 * (AMB-V1-12); to 9 is too long */
@@ -1126,19 +890,17 @@ START_TEST(test_wc_3_axdr_write_both_items)
 		memset(b8 + 5, 0, 4);
 		wc.s[0].data = b8;
 		wc.s[0].len = 8;
-		ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick,
-					      &out, &a), RW_XERR_OK);
+		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
+						 &out, &a), RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 		wc.s[0].len = 9;
-		ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick,
-					      &out, &a), RW_XERR_CHUNK_LEN);
+		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
+						 &out, &a), RW_XERR_CHUNK_LEN);
 		out_free(&out);
 	}
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_wchunks_free(&wc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -1149,29 +911,21 @@ END_TEST
 START_TEST(test_wc_3_axdr_write_one_chunk_last_inline)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
 	pk_set_blob_last();
-	red_mixed_make(&s, 5);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(5));
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(5), &pol_pick1);
+	rc_mixed_encode(&s, 5, rc_put_reply, 0, &pol_pick1, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 1);
 	ck_assert_uint_eq(red.len, ref.len - 8);
-	wchunks_by_slot(&wc, &red, 1);
+	rc_wchunks_make(&wc, &red, 1);
 
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_OK);
-	check_mixed_eq(&out, &s);
-	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 1);
-	ck_assert_uint_eq(rw_axdr_copies(&a), 1);
-	ck_assert_uint_eq(rw_axdr_bytes_copied(&a), 5);
-	check_reencodes(put_reply, &out, 0, &ref);
+	check_reply_decoded(&a, &out, &s, &ref, 1, 1, 5);
 	out_free(&out);
 	/* past the last chunk the decoder still asks, since a slot below
 	 * it would be out of order: last has slot 1, no chunk, inline */
@@ -1182,21 +936,19 @@ START_TEST(test_wc_3_axdr_write_one_chunk_last_inline)
 	/* the same inline reply with no chunk offered at all */
 	pk_log_reset();
 	{
-		struct enc plain;
+		struct rc_enc plain;
 
-		red_encode(&plain, put_reply, (xdrproc_t)xdr_red_mixed, &s.m,
-			   0, red_mixed_cap(5), NULL);
-		ck_assert_int_eq(decode_reply(&plain, NULL, 0, &pol_pick, &out,
-					      &a), RW_XERR_OK);
+		rc_red_encode(&plain, rc_put_reply, (xdrproc_t)xdr_red_mixed,
+			      &s.m, 0, red_mixed_cap(5), NULL);
+		ck_assert_int_eq(pk_decode_reply(&plain, NULL, 0, &pol_pick,
+						 &out, &a), RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 		ck_assert_uint_eq(pk_log.n, 0);
-		enc_free(&plain);
+		rc_enc_free(&plain);
 	}
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_wchunks_free(&wc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -1232,9 +984,9 @@ static void check_view_bounds(const char *what)
 START_TEST(test_view_refuses_item_and_beyond)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct rchunks rc;
-	struct wchunks wc;
+	struct rc_enc red;
+	struct rc_rchunks rc;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
@@ -1242,31 +994,31 @@ START_TEST(test_view_refuses_item_and_beyond)
 	red_mixed_make(&s, 7);
 
 	pk_log_reset();
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(7), &pol_pick);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+		      RED_MIXED, red_mixed_cap(7), &pol_pick);
 	ck_assert_uint_eq(pk_log.n, 8);
 	check_view_bounds("rxdr");
-	rchunks_make(&rc, &red, false);
+	rc_rchunks_make(&rc, &red, RC_RCH_COPY);
 	pk_log_reset();
-	ck_assert_int_eq(decode_call(&red, rc.c, rc.n, &pol_pick, &out),
+	ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick, &out),
 			 RW_XERR_OK);
 	out_free(&out);
 	ck_assert_uint_eq(pk_log.n, 2);
 	check_view_bounds("axdr READ");
-	rchunks_free(&rc);
-	enc_free(&red);
+	rc_rchunks_free(&rc);
+	rc_enc_free(&red);
 
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(7), &pol_pick);
-	wchunks_by_slot(&wc, &red, 2);
+	rc_red_encode(&red, rc_put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
+		      red_mixed_cap(7), &pol_pick);
+	rc_wchunks_make(&wc, &red, 2);
 	pk_log_reset();
-	ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
+	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_OK);
 	out_free(&out);
 	ck_assert_uint_eq(pk_log.n, 8);
 	check_view_bounds("axdr WRITE");
-	wchunks_free(&wc);
-	enc_free(&red);
+	rc_wchunks_free(&wc);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -1285,33 +1037,33 @@ START_TEST(test_view_refuses_moved_data)
 {
 	static const char *const what[] = { "rxdr", "axdr READ", "axdr WRITE" };
 	struct red_mixed_store s;
-	struct enc red;
-	struct rchunks rc;
-	struct wchunks wc;
+	struct rc_enc red;
+	struct rc_rchunks rc;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 	size_t n = 7;
 
 	pk_set_blob_last();
 	red_mixed_make(&s, n);
-	red_encode(&red, _i == 2 ? put_reply : put_call,
-		   (xdrproc_t)xdr_red_mixed, &s.m, _i == 2 ? 0 : RED_MIXED,
-		   red_mixed_cap(n), &pol_pick);
+	rc_red_encode(&red, _i == 2 ? rc_put_reply : rc_put_call,
+		      (xdrproc_t)xdr_red_mixed, &s.m, _i == 2 ? 0 : RED_MIXED,
+		      red_mixed_cap(n), &pol_pick);
 	ck_assert_uint_eq(red.nitems, 2);
 	if (_i == 1) {
-		rchunks_make(&rc, &red, false);
+		rc_rchunks_make(&rc, &red, RC_RCH_COPY);
 		pk_log_reset();
-		ck_assert_int_eq(decode_call(&red, rc.c, rc.n, &pol_pick, &out),
-				 RW_XERR_OK);
+		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
+						&out), RW_XERR_OK);
 		out_free(&out);
-		rchunks_free(&rc);
+		rc_rchunks_free(&rc);
 	} else if (_i == 2) {
-		wchunks_by_slot(&wc, &red, 2);
+		rc_wchunks_make(&wc, &red, 2);
 		pk_log_reset();
-		ck_assert_int_eq(decode_reply(&red, wc.c, wc.n, &pol_pick,
-					      &out, &a), RW_XERR_OK);
+		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
+						 &out, &a), RW_XERR_OK);
 		out_free(&out);
-		wchunks_free(&wc);
+		rc_wchunks_free(&wc);
 	} else {
 		/* pk_log from red_encode */
 	}
@@ -1319,7 +1071,7 @@ START_TEST(test_view_refuses_moved_data)
 	ck_assert_msg(pk_log.c[pk_log.n - 1].moved_probe == 0,
 		      "%s: the view gave a word inside blob's moved data",
 		      what[_i]);
-	enc_free(&red);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -1338,7 +1090,7 @@ START_TEST(test_wc_3_probe_finds_nothing)
 	static const struct rw_ddp_policy by_ordinal = {
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
 	};
-	struct rw_probe_item found[MAX_ITEMS];
+	struct rw_probe_item found[RC_MAX_ITEMS];
 	struct red_mixed_store s;
 	struct rw_pxdr p;
 
@@ -1346,13 +1098,13 @@ START_TEST(test_wc_3_probe_finds_nothing)
 	red_mixed_make(&s, 64);
 	memset(found, 0xa5, sizeof(found));
 	pk_log_reset();
-	rw_pxdr_create(&p, &pol_pick, found, MAX_ITEMS);
+	rw_pxdr_create(&p, &pol_pick, found, RC_MAX_ITEMS);
 	ck_assert(xdr_red_mixed(&p.xdr, &s.m));
 	ck_assert_uint_eq(rw_pxdr_found(&p), 0);
 	ck_assert_uint_eq(pk_log.n, 0);
 	ck_assert_uint_eq(found[0].ordinal, 0xa5a5a5a5u);
 
-	rw_pxdr_create(&p, &by_ordinal, found, MAX_ITEMS);
+	rw_pxdr_create(&p, &by_ordinal, found, RC_MAX_ITEMS);
 	ck_assert(xdr_red_mixed(&p.xdr, &s.m));
 	ck_assert_uint_eq(rw_pxdr_found(&p), 2);
 	ck_assert_ptr_eq(found[0].data, s.bufs[0]);

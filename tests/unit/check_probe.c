@@ -18,6 +18,7 @@
 #include "wire/rw_xdr.h"
 #include "red_msg.h"
 #include "red_fixture.h"
+#include "red_codec.h"
 #include "check_util.h"
 
 #define PR_MAX 16
@@ -812,8 +813,6 @@ enum pr_when {
 	PR_AFTER_BODY,		/* after rw_xdr_begin_body: refused */
 };
 
-#define PR_REFUSED RW_XERR_NR	/* xdrproc failed, stream had no complaint */
-
 static const struct rw_ddp_policy pr_item0 = {
 	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
 };
@@ -868,7 +867,7 @@ static enum rw_xdr_err pr_decode(struct pr_call *k,
 			ck_assert_uint_eq(rw_axdr_chunks_used(&a), 1);
 		}
 	} else {
-		e = rw_axdr_error(&a) ? rw_axdr_error(&a) : PR_REFUSED;
+		e = rw_axdr_error(&a) ? rw_axdr_error(&a) : RC_DEC_REFUSED;
 	}
 	xdr_free((xdrproc_t)xdr_red_write_args, (char *)&out);
 	return e;

@@ -17,9 +17,8 @@
 #include "wire/rw_xdr.h"
 #include "red_msg.h"
 #include "red_fixture.h"
+#include "red_codec.h"
 #include "check_util.h"
-
-#define MAX_ITEMS 16
 
 static const struct rw_ddp_policy pol_all = { .mode = RW_DDP_ALL, .min_len = 1 };
 static const struct rw_ddp_policy pol_none = { .mode = RW_DDP_NONE };
@@ -43,189 +42,6 @@ static size_t hex2bin(const char *hex, unsigned char *out, size_t cap)
 		hex += 2;
 	}
 	return n;
-}
-
-/* An encoded message: bytes plus, for reduced ones, the moved items. */
-struct enc {
-	unsigned char *buf;
-	size_t cap;
-	uint32_t len;			/* reduced (or plain) length */
-	uint32_t ulen;			/* unreduced length */
-	struct rw_ddp_item items[MAX_ITEMS];
-	unsigned nitems;
-};
-
-static void enc_free(struct enc *e)
-{
-	free(e->buf);
-	e->buf = NULL;
-}
-
-typedef bool (*put_fn)(XDR *x, void *obj, xdrproc_t proc, uint32_t nr);
-
-static bool put_call(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
-{
-	return red_put_call(x, RED_XID, nr, authnone_create(), proc, obj);
-}
-
-static bool put_reply(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
-{
-	return red_put_reply(x, RED_XID, proc, obj);
-}
-
-/* Plain xdrmem encoding: the oracle. */
-static void ref_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
-		       uint32_t nr, size_t cap)
-{
-	XDR x;
-
-	memset(e, 0, sizeof(*e));
-	e->cap = cap;
-	e->buf = red_xmalloc(cap);
-	xdrmem_create(&x, (char *)e->buf, (u_int)cap, XDR_ENCODE);
-	ck_assert(put(&x, obj, proc, nr));
-	e->len = e->ulen = XDR_GETPOS(&x);
-	XDR_DESTROY(&x);
-}
-
-/* Reducing encoding with pol; asserts success. */
-static void red_encode(struct enc *e, put_fn put, xdrproc_t proc, void *obj,
-		       uint32_t nr, size_t cap, const struct rw_ddp_policy *pol)
-{
-	struct rw_rxdr r;
-
-	memset(e, 0, sizeof(*e));
-	e->cap = cap;
-	e->buf = red_xmalloc(cap);
-	ck_assert(rw_rxdr_create(&r, e->buf, cap, pol, e->items, MAX_ITEMS));
-	ck_assert_msg(put(&r.xdr, obj, proc, nr), "encode: %s",
-		      rw_xdr_err_str(rw_rxdr_error(&r)));
-	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
-	e->len = rw_rxdr_reduced_len(&r);
-	e->ulen = rw_rxdr_unreduced_len(&r);
-	e->nitems = rw_rxdr_nitems(&r);
-	ck_assert_uint_eq(XDR_GETPOS(&r.xdr), e->len);
-}
-
-/*
- * Every moved item is where the oracle has it: 4-aligned unreduced
- * position (V1-RC-1/2), its bytes there, zero pad after (V1-CH-7), and the
- * rebuilt stream is the oracle.
- */
-static void check_items_against(const struct enc *red, const struct enc *ref)
-{
-	unsigned char *u = red_xmalloc(ref->len);
-	enum rw_xdr_err err;
-	uint32_t n;
-	unsigned i;
-
-	ck_assert_uint_eq(red->ulen, ref->len);
-	for (i = 0; i < red->nitems; i++) {
-		const struct rw_ddp_item *it = &red->items[i];
-		uint32_t p;
-
-		ck_assert_uint_eq(it->position % 4, 0);
-		ck_assert_uint_le((uint64_t)it->position + it->len, ref->len);
-		ck_assert(!memcmp(ref->buf + it->position, it->data, it->len));
-		for (p = it->position + it->len; p % 4; p++)
-			ck_assert_uint_eq(ref->buf[p], 0);
-		if (i)
-			ck_assert_uint_gt(it->position, red->items[i - 1].position);
-	}
-	n = rw_ddp_unreduce(red->buf, red->len, red->items, red->nitems, u,
-			    ref->len, &err);
-	ck_assert_int_eq(err, RW_XERR_OK);
-	ck_assert_uint_eq(n, ref->len);
-	ck_assert(!memcmp(u, ref->buf, n));
-	free(u);
-}
-
-/* Read chunks built from moved items, as a responder has them after its
- * RDMA Reads.  Optionally split into two segments (V1-CH-8) and/or with the
- * pad included (V1-RC-6). */
-struct rchunks {
-	struct rw_ddp_chunk c[MAX_ITEMS];
-	struct rw_ddp_seg s[MAX_ITEMS][2];
-	unsigned char *copy[MAX_ITEMS];
-	unsigned n;
-};
-
-static void rchunks_make(struct rchunks *rc, const struct enc *red, bool split,
-			 bool with_pad)
-{
-	unsigned i;
-
-	memset(rc, 0, sizeof(*rc));
-	for (i = 0; i < red->nitems; i++) {
-		const struct rw_ddp_item *it = &red->items[i];
-		uint32_t len = it->len;
-		const unsigned char *data = it->data;
-
-		if (with_pad) {
-			uint32_t pad = (4 - len % 4) % 4;
-
-			rc->copy[i] = red_xmalloc(len + pad);
-			memcpy(rc->copy[i], data, len);
-			memset(rc->copy[i] + len, 0, pad);
-			data = rc->copy[i];
-			len += pad;
-		}
-		rc->c[i].position = it->position;
-		rc->c[i].segs = rc->s[i];
-		if (split && len > 1) {
-			rc->s[i][0].data = data;
-			rc->s[i][0].len = len / 2;
-			rc->s[i][1].data = data + len / 2;
-			rc->s[i][1].len = len - len / 2;
-			rc->c[i].nsegs = 2;
-		} else {
-			rc->s[i][0].data = data;
-			rc->s[i][0].len = len;
-			rc->c[i].nsegs = 1;
-		}
-	}
-	rc->n = red->nitems;
-}
-
-static void rchunks_free(struct rchunks *rc)
-{
-	unsigned i;
-
-	for (i = 0; i < rc->n; i++)
-		free(rc->copy[i]);
-}
-
-/* Decoded value re-encodes to the oracle: the values survived. */
-static void check_reencodes(put_fn put, xdrproc_t proc, void *obj, uint32_t nr,
-			    const struct enc *ref)
-{
-	struct enc again;
-
-	ref_encode(&again, put, proc, obj, nr, ref->len + 64);
-	ck_assert_uint_eq(again.len, ref->len);
-	ck_assert(!memcmp(again.buf, ref->buf, ref->len));
-	enc_free(&again);
-}
-
-/* An xdrproc said no although the stream had no complaint. */
-#define DEC_REFUSED RW_XERR_NR
-
-/* Responder side: decode a reduced Call with its Read chunks. */
-static enum rw_xdr_err decode_call(const void *pay, uint32_t len,
-				   const struct rw_ddp_chunk *c, unsigned n,
-				   const struct rw_ddp_policy *pol,
-				   xdrproc_t proc, void *obj)
-{
-	struct rw_axdr a;
-	struct rpc_msg m;
-	struct red_cred_area ca;
-
-	if (!rw_axdr_create(&a, pay, len, RW_AXDR_READ, c, n, pol))
-		return rw_axdr_error(&a);
-	if (!red_get_call(&a.xdr, &m, &ca, proc, obj))
-		return rw_axdr_error(&a) ? rw_axdr_error(&a) : DEC_REFUSED;
-	ck_assert_uint_eq(m.rm_xid, RED_XID);
-	return rw_axdr_finish(&a);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -268,13 +84,13 @@ START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 	unsigned char expect[96];
 	char *data = red_xmalloc(6001);
 	red_write_args w;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 
 	red_fill(data, 6001, 8);
 	tv8_args(&w, data);
 	ck_assert_uint_eq(hex2bin(tv8_payload_hex, expect, sizeof(expect)), 96);
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_write_args, &w, RED_WRITE,
-		   256, &pol);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_write_args, &w,
+		      RED_WRITE, 256, &pol);
 	ck_assert_uint_eq(red.len, 96);
 	ck_assert(!memcmp(red.buf, expect, 96));
 	ck_assert_uint_eq(red.nitems, 1);
@@ -284,25 +100,25 @@ START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 	ck_assert_ptr_eq(red.items[0].data, data);	/* zero copy */
 	ck_assert_uint_eq(red.ulen, 6100);
 
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_write_args, &w, RED_WRITE,
-		   8192);
+	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_write_args, &w,
+		      RED_WRITE, 8192);
 	ck_assert_uint_eq(ref.len, 6100);
-	check_items_against(&red, &ref);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
 
 	/* "every opaque >= 1024" picks the same single item */
-	enc_free(&red);
+	rc_enc_free(&red);
 	{
 		static const struct rw_ddp_policy all1k = {
 			.mode = RW_DDP_ALL, .min_len = 1024,
 		};
 
-		red_encode(&red, put_call, (xdrproc_t)xdr_red_write_args, &w,
-			   RED_WRITE, 256, &all1k);
+		rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_write_args,
+			      &w, RED_WRITE, 256, &all1k);
 		ck_assert_uint_eq(red.len, 96);
 		ck_assert(!memcmp(red.buf, expect, 96));
 	}
-	enc_free(&red);
-	enc_free(&ref);
+	rc_enc_free(&red);
+	rc_enc_free(&ref);
 	free(data);
 }
 END_TEST
@@ -323,7 +139,7 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 	struct rw_ddp_seg segs[2];
 	struct rw_ddp_chunk c = { .position = 96, .nsegs = 2, .segs = segs };
 	red_write_args w, out;
-	struct enc ref;
+	struct rc_enc ref;
 	enum rw_xdr_err err;
 	unsigned pass;
 
@@ -331,8 +147,8 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 	memset(data + 6001, 0xee, 3);	/* a sender's pad need not be zero */
 	tv8_args(&w, data);
 	hex2bin(tv8_payload_hex, expect, sizeof(expect));
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_write_args, &w, RED_WRITE,
-		   8192);
+	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_write_args, &w,
+		      RED_WRITE, 8192);
 	for (pass = 0; pass < 2; pass++) {
 		segs[0].data = data;
 		segs[0].len = 4096;
@@ -347,17 +163,17 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 			ck_assert(!memcmp(rebuilt, ref.buf, 6100));
 		}
 		memset(&out, 0, sizeof(out));
-		ck_assert_int_eq(decode_call(expect, 96, &c, 1, &pol,
-					     (xdrproc_t)xdr_red_write_args, &out),
-				 RW_XERR_OK);
+		ck_assert_int_eq(rc_decode_call(expect, 96, &c, 1, &pol,
+						(xdrproc_t)xdr_red_write_args,
+						&out), RW_XERR_OK);
 		ck_assert_uint_eq(out.data.data_len, 6001);
 		ck_assert(!memcmp(out.data.data_val, data, 6001));
 		ck_assert_uint_eq(out.count, 6001);
-		check_reencodes(put_call, (xdrproc_t)xdr_red_write_args, &out,
-				RED_WRITE, &ref);
+		rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_write_args,
+				   &out, RED_WRITE, &ref);
 		xdr_free((xdrproc_t)xdr_red_write_args, (char *)&out);
 	}
-	enc_free(&ref);
+	rc_enc_free(&ref);
 	free(rebuilt);
 	free(data);
 }
@@ -371,13 +187,13 @@ START_TEST(test_example2_amb_v1_5_unreduced_positions)
 {
 	red_two_args t, out;
 	char a[5], b[10];
-	struct enc red, ref;
-	struct rchunks rc;
+	struct rc_enc red, ref;
+	struct rc_rchunks rc;
 
 	red_two_make(&t, a, b);
 
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_two_args, &t, RED_TWO,
-		   512, &pol_all);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_two_args, &t,
+		      RED_TWO, 512, &pol_all);
 	ck_assert_uint_eq(red.nitems, 2);
 	ck_assert_uint_eq(red.items[0].position, 104);
 	ck_assert_uint_eq(red.items[0].len, 5);
@@ -386,29 +202,30 @@ START_TEST(test_example2_amb_v1_5_unreduced_positions)
 	ck_assert_uint_eq(red.items[1].cut, 112);
 	ck_assert_uint_eq(red.len, 112);
 	ck_assert_uint_eq(red.ulen, 132);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_two_args, &t, RED_TWO, 512);
-	check_items_against(&red, &ref);
+	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_two_args, &t,
+		      RED_TWO, 512);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
 
-	rchunks_make(&rc, &red, false, false);
+	rc_rchunks_make(&rc, &red, 0);
 	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(decode_call(red.buf, red.len, rc.c, rc.n, NULL,
-				     (xdrproc_t)xdr_red_two_args, &out),
+	ck_assert_int_eq(rc_decode_call(red.buf, red.len, rc.c, rc.n, NULL,
+					(xdrproc_t)xdr_red_two_args, &out),
 			 RW_XERR_OK);
-	check_reencodes(put_call, (xdrproc_t)xdr_red_two_args, &out, RED_TWO,
-			&ref);
+	rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_two_args, &out,
+			   RED_TWO, &ref);
 	xdr_free((xdrproc_t)xdr_red_two_args, (char *)&out);
 
 	/* the classic bug: B placed at its reduced offset lands on the
 	 * uint32 between the items, which is refused (GARBAGE_ARGS) */
 	rc.c[1].position = 112;
 	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(decode_call(red.buf, red.len, rc.c, rc.n, NULL,
-				     (xdrproc_t)xdr_red_two_args, &out),
+	ck_assert_int_eq(rc_decode_call(red.buf, red.len, rc.c, rc.n, NULL,
+					(xdrproc_t)xdr_red_two_args, &out),
 			 RW_XERR_CHUNK_TYPE);
 	xdr_free((xdrproc_t)xdr_red_two_args, (char *)&out);
-	rchunks_free(&rc);
-	enc_free(&red);
-	enc_free(&ref);
+	rc_rchunks_free(&rc);
+	rc_enc_free(&red);
+	rc_enc_free(&ref);
 }
 END_TEST
 
@@ -421,7 +238,7 @@ START_TEST(test_gss_2_header_never_reduced)
 	AUTH *auth = authunix_create("reduce-test-host", 1000, 100, 0, NULL);
 	char *data = red_xmalloc(6001);
 	static const struct rw_ddp_policy pol0 = { .mode = RW_DDP_ALL };
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	struct rw_rxdr r;
 	red_write_args w;
 	unsigned char buf[512];
@@ -429,7 +246,8 @@ START_TEST(test_gss_2_header_never_reduced)
 	ck_assert_ptr_nonnull(auth);
 	red_fill(data, 6001, 3);
 	tv8_args(&w, data);
-	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol0, items, MAX_ITEMS));
+	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol0, items,
+				 RC_MAX_ITEMS));
 	ck_assert(red_put_call(&r.xdr, RED_XID, RED_WRITE, auth,
 			      (xdrproc_t)xdr_red_write_args, &w));
 	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
@@ -450,26 +268,21 @@ END_TEST
 START_TEST(test_gss_3_no_reduction_mode)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 
-	red_mixed_make(&s, 4096);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4096));
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4096), &pol_none);
+	rc_mixed_encode(&s, 4096, rc_put_call, RED_MIXED, &pol_none, &ref,
+			&red);
 	ck_assert_uint_eq(red.nitems, 0);
 	ck_assert_uint_eq(red.len, ref.len);
 	ck_assert_uint_eq(red.ulen, ref.len);
 	ck_assert(!memcmp(red.buf, ref.buf, ref.len));
-	enc_free(&red);
+	rc_enc_free(&red);
 
 	/* a NULL policy is the same */
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4096), NULL);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+		      RED_MIXED, red_mixed_cap(4096), NULL);
 	ck_assert(!memcmp(red.buf, ref.buf, ref.len));
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -481,22 +294,17 @@ START_TEST(test_min_len_keeps_small_items_inline)
 		.mode = RW_DDP_ALL, .min_len = 4096,
 	};
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 	unsigned i;
 
-	red_mixed_make(&s, 4095);	/* items of 4095..4100 octets, name 255 */
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4095), &pol);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4095));
+	/* items of 4095..4100 octets, name 255 */
+	rc_mixed_encode(&s, 4095, rc_put_call, RED_MIXED, &pol, &ref, &red);
 	/* opt body (4096), list 4097..4099, last 4100: blob 4095 stays */
 	ck_assert_uint_eq(red.nitems, 5);
 	for (i = 0; i < red.nitems; i++)
 		ck_assert_uint_ge(red.items[i].len, 4096);
-	check_items_against(&red, &ref);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -513,13 +321,9 @@ START_TEST(test_ch_2_item_mask_several)
 			RW_DDP_ITEM(7),
 	};
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 
-	red_mixed_make(&s, 4);
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4), &pol);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(4));
+	rc_mixed_encode(&s, 4, rc_put_call, RED_MIXED, &pol, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 4);
 	ck_assert_uint_eq(red.items[0].ordinal, 0);
 	ck_assert_ptr_eq(red.items[0].data, s.m.blob.red_blob_val);
@@ -529,10 +333,8 @@ START_TEST(test_ch_2_item_mask_several)
 	ck_assert_ptr_eq(red.items[2].data, s.list[1].red_blob_val);
 	ck_assert_uint_eq(red.items[3].ordinal, 7);
 	ck_assert_ptr_eq(red.items[3].data, s.m.last.red_blob_val);
-	check_items_against(&red, &ref);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -547,14 +349,10 @@ START_TEST(test_ch_5_7_optional_and_fixed)
 		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(3),
 	};
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 	uint32_t w;
 
-	red_mixed_make(&s, 8);
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(8), &pol);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(8));
+	rc_mixed_encode(&s, 8, rc_put_call, RED_MIXED, &pol, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 2);
 	ck_assert_uint_eq(red.items[0].len, 6);		/* tag */
 	ck_assert_uint_eq(red.items[1].len, 9);		/* opt body */
@@ -566,10 +364,8 @@ START_TEST(test_ch_5_7_optional_and_fixed)
 	ck_assert_uint_eq(ntohl(w), 1);
 	memcpy(&w, red.buf + red.items[1].cut - 4, 4);
 	ck_assert_uint_eq(ntohl(w), 9);
-	check_items_against(&red, &ref);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -580,20 +376,14 @@ START_TEST(test_wc_3_max_chunks_rest_inline)
 		.mode = RW_DDP_ALL, .max_chunks = 2,
 	};
 	struct red_mixed_store s;
-	struct enc red, ref;
+	struct rc_enc red, ref;
 
-	red_mixed_make(&s, 100);
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(100), &pol);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(100));
+	rc_mixed_encode(&s, 100, rc_put_reply, 0, &pol, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 2);
 	ck_assert_uint_eq(red.items[0].ordinal, 0);
 	ck_assert_uint_eq(red.items[1].ordinal, 1);
-	check_items_against(&red, &ref);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -601,14 +391,14 @@ END_TEST
 START_TEST(test_encode_buffer_full_every_cap)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rc_enc red;
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	unsigned char *buf;
 	uint32_t cap;
 
 	red_mixed_make(&s, 37);
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(37), &pol_all);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+		      RED_MIXED, red_mixed_cap(37), &pol_all);
 	buf = red_xmalloc(red.len + 64);
 	for (cap = 0; cap < red.len; cap++) {
 		struct rw_rxdr r;
@@ -616,7 +406,7 @@ START_TEST(test_encode_buffer_full_every_cap)
 
 		memset(buf, 0xa5, red.len + 64);
 		ck_assert(rw_rxdr_create(&r, buf, cap, &pol_all, items,
-					 MAX_ITEMS));
+					 RC_MAX_ITEMS));
 		ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED,
 				       authnone_create(),
 				       (xdrproc_t)xdr_red_mixed, &s.m));
@@ -629,7 +419,7 @@ START_TEST(test_encode_buffer_full_every_cap)
 		ck_assert(!XDR_SETPOS(&r.xdr, 0));
 	}
 	free(buf);
-	enc_free(&red);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -666,7 +456,7 @@ END_TEST
  */
 START_TEST(test_encode_position_range)
 {
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	static const struct rw_ddp_policy pol0 = { .mode = RW_DDP_ALL };
 	static char tiny[4];
 	uint32_t bufw[16];
@@ -674,7 +464,7 @@ START_TEST(test_encode_position_range)
 	long l = 1;
 
 	ck_assert(rw_rxdr_create(&r, bufw, sizeof(bufw), &pol0, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTLONG(&r.xdr, &l));
 	ck_assert(XDR_PUTBYTES(&r.xdr, tiny, 0xfffffff0u));
@@ -690,7 +480,7 @@ START_TEST(test_encode_position_range)
 	ck_assert_uint_eq(rw_rxdr_unreduced_len(&r), 0xfffffffcu);
 
 	ck_assert(rw_rxdr_create(&r, bufw, sizeof(bufw), &pol0, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTLONG(&r.xdr, &l));
 	ck_assert(!XDR_PUTBYTES(&r.xdr, tiny, 0xfffffffdu));
@@ -705,20 +495,20 @@ END_TEST
 START_TEST(test_encode_inline_aligned_and_not)
 {
 	struct red_mixed_store s;
-	struct enc ref;
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rc_enc ref;
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	unsigned char *mem = red_xmalloc(red_mixed_cap(16) + 4);
 	unsigned off;
 
 	red_mixed_make(&s, 16);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(16));
+	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+		      RED_MIXED, red_mixed_cap(16));
 	for (off = 0; off < 4; off++) {
 		struct rw_rxdr r;
 		int32_t *p;
 
 		ck_assert(rw_rxdr_create(&r, mem + off, red_mixed_cap(16),
-					 &pol_none, items, MAX_ITEMS));
+					 &pol_none, items, RC_MAX_ITEMS));
 		ck_assert(red_put_call(&r.xdr, RED_XID, RED_MIXED,
 				      authnone_create(),
 				      (xdrproc_t)xdr_red_mixed, &s.m));
@@ -733,7 +523,7 @@ START_TEST(test_encode_inline_aligned_and_not)
 		ck_assert_ptr_null(XDR_INLINE(&r.xdr, (u_int)red_mixed_cap(16)));
 	}
 	free(mem);
-	enc_free(&ref);
+	rc_enc_free(&ref);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -746,7 +536,7 @@ END_TEST
 START_TEST(test_encode_getpos_setpos)
 {
 	static char data[10] = "0123456789";
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	uint32_t bufw[16];
 	unsigned char *buf = (unsigned char *)bufw;
 	struct rw_rxdr r;
@@ -755,7 +545,7 @@ START_TEST(test_encode_getpos_setpos)
 	int32_t *ip;
 
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(bufw), &pol_all, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(xdr_u_int(&r.xdr, &len));
 	ck_assert(xdr_bytes(&r.xdr, &p, &len, 100));
@@ -794,14 +584,14 @@ END_TEST
  */
 START_TEST(test_encode_pad_rules)
 {
-	struct rw_ddp_item items[MAX_ITEMS];
+	struct rw_ddp_item items[RC_MAX_ITEMS];
 	unsigned char buf[64];
 	struct rw_rxdr r;
 	long l = 5;
 	char c[8];
 
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol_all, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTBYTES(&r.xdr, "abcde", 5));
 	ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
@@ -811,7 +601,7 @@ START_TEST(test_encode_pad_rules)
 	ck_assert(!XDR_PUTLONG(&r.xdr, &l));
 
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol_all, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTBYTES(&r.xdr, "abcde", 5));
 	ck_assert(!XDR_PUTBYTES(&r.xdr, "\0\0", 2));	/* wrong pad size */
@@ -819,7 +609,7 @@ START_TEST(test_encode_pad_rules)
 
 	/* unaligned puts are continuations, not items */
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol_none, items,
-				 MAX_ITEMS));
+				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTBYTES(&r.xdr, "abc", 3));
 	ck_assert(XDR_PUTBYTES(&r.xdr, "defgh", 5));
@@ -840,38 +630,34 @@ END_TEST
  * variants split chunks in two segments (V1-CH-8, V1-RC-4) and include the
  * pad in the chunk (V1-RC-6, AMB-V1-12).
  */
-static void call_roundtrip(size_t n, bool split, bool with_pad)
+static void call_roundtrip(size_t n, unsigned how)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct rchunks rc;
+	struct rc_enc red, ref;
+	struct rc_rchunks rc;
 	red_mixed out;
 	unsigned char *flat;
 	enum rw_xdr_err err;
 
-	red_mixed_make(&s, n);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(n));
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(n), &pol_all);
+	rc_mixed_encode(&s, n, rc_put_call, RED_MIXED, &pol_all, &ref, &red);
 	/* blob, name, tag, opt body, 3 list items, last; blob and name are
 	 * empty for n = 0 and never reach the stream */
 	ck_assert_uint_eq(red.nitems, n ? 8 : 6);
-	check_items_against(&red, &ref);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
 
-	rchunks_make(&rc, &red, split, with_pad);
+	rc_rchunks_make(&rc, &red, how);
 	flat = red_xmalloc(ref.len);
 	ck_assert_uint_eq(rw_ddp_flatten(red.buf, red.len, rc.c, rc.n, NULL, 0,
 					 &err), ref.len);
 	ck_assert_int_eq(err, RW_XERR_OK);
 	ck_assert_uint_eq(rw_ddp_flatten(red.buf, red.len, rc.c, rc.n, flat,
 					 ref.len, &err), ref.len);
-	if (!with_pad)
+	if (!(how & RC_RCH_PAD))
 		ck_assert(!memcmp(flat, ref.buf, ref.len));
 
 	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(decode_call(red.buf, red.len, rc.c, rc.n, &pol_all,
-				     (xdrproc_t)xdr_red_mixed, &out),
+	ck_assert_int_eq(rc_decode_call(red.buf, red.len, rc.c, rc.n, &pol_all,
+					(xdrproc_t)xdr_red_mixed, &out),
 			 RW_XERR_OK);
 	ck_assert_uint_eq(out.blob.red_blob_len, n);
 	ck_assert(!n || !memcmp(out.blob.red_blob_val, s.bufs[0], n));
@@ -880,81 +666,26 @@ static void call_roundtrip(size_t n, bool split, bool with_pad)
 	ck_assert(!memcmp(out.opt->body.red_blob_val, s.bufs[1], n + 1));
 	ck_assert_uint_eq(out.last.red_blob_len, n + 5);
 	ck_assert(!memcmp(out.last.red_blob_val, s.bufs[5], n + 5));
-	check_reencodes(put_call, (xdrproc_t)xdr_red_mixed, &out, RED_MIXED, &ref);
+	rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_mixed, &out,
+			   RED_MIXED, &ref);
 	xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 
 	free(flat);
-	rchunks_free(&rc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_rchunks_free(&rc);
+	rc_mixed_free(&s, &ref, &red);
 }
 
 START_TEST(test_rc_call_roundtrip_sizes)
 {
-	call_roundtrip(sizes[_i], false, false);
+	call_roundtrip(sizes[_i], 0);
 }
 END_TEST
 
 START_TEST(test_rc_4_6_call_roundtrip_split_padded)
 {
-	call_roundtrip(sizes[_i], true, true);
+	call_roundtrip(sizes[_i], RC_RCH_SPLIT | RC_RCH_PAD);
 }
 END_TEST
-
-/* Write chunks as the requester holds them after the responder's RDMA
- * Writes: its own buffers, returned lengths = item lengths (V1-WC-10). */
-struct wchunks {
-	struct rw_ddp_chunk c[MAX_ITEMS];
-	struct rw_ddp_seg s[MAX_ITEMS];
-	char *mem[MAX_ITEMS];
-	unsigned n;
-};
-
-static void wchunks_make(struct wchunks *wc, const struct enc *red,
-			 unsigned extra_unused)
-{
-	unsigned i;
-
-	memset(wc, 0, sizeof(*wc));
-	for (i = 0; i < red->nitems; i++) {
-		wc->mem[i] = red_xmalloc(red->items[i].len);
-		memcpy(wc->mem[i], red->items[i].data, red->items[i].len);
-		wc->s[i].data = wc->mem[i];
-		wc->s[i].len = red->items[i].len;
-		wc->c[i].nsegs = 1;
-		wc->c[i].segs = &wc->s[i];
-	}
-	for (; i < red->nitems + extra_unused; i++) {
-		wc->s[i].data = NULL;
-		wc->s[i].len = 0;		/* unused: V1-WC-6 */
-		wc->c[i].nsegs = 1;
-		wc->c[i].segs = &wc->s[i];
-	}
-	wc->n = i;
-}
-
-static void wchunks_free(struct wchunks *wc)
-{
-	unsigned i;
-
-	for (i = 0; i < wc->n; i++)
-		free(wc->mem[i]);
-}
-
-/* Requester side: decode a reduced Reply with its Write chunks. */
-static enum rw_xdr_err decode_reply(const void *pay, uint32_t len,
-				    const struct rw_ddp_chunk *c, unsigned n,
-				    const struct rw_ddp_policy *pol,
-				    xdrproc_t proc, void *obj,
-				    struct rw_axdr *a)
-{
-	if (!rw_axdr_create(a, pay, len, RW_AXDR_WRITE, c, n, pol))
-		return rw_axdr_error(a);
-	if (!red_get_reply(&a->xdr, proc, obj))
-		return rw_axdr_error(a) ? rw_axdr_error(a) : DEC_REFUSED;
-	return rw_axdr_finish(a);
-}
 
 /* Reply round trip through Write chunks for every item size (V1-WC-9/11). */
 START_TEST(test_wc_11_reply_roundtrip_sizes)
@@ -962,32 +693,27 @@ START_TEST(test_wc_11_reply_roundtrip_sizes)
 	size_t n = sizes[_i];
 	static const struct rw_ddp_policy pol = { .mode = RW_DDP_ALL };
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
-	red_mixed_make(&s, n);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(n));
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(n), &pol);
-	check_items_against(&red, &ref);
-	wchunks_make(&wc, &red, 2);
+	rc_mixed_encode(&s, n, rc_put_reply, 0, &pol, &ref, &red);
+	rc_check_items(&red, &ref, RC_ITEMS_ASCEND);
+	rc_wchunks_make(&wc, &red, red.nitems + 2);
 
 	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(decode_reply(red.buf, red.len, wc.c, wc.n, &pol,
-				      (xdrproc_t)xdr_red_mixed, &out, &a),
+	ck_assert_int_eq(rc_decode_reply(red.buf, red.len, wc.c, wc.n, &pol,
+					 (xdrproc_t)xdr_red_mixed, &out, &a),
 			 RW_XERR_OK);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), red.nitems);
 	ck_assert_uint_eq(rw_axdr_copies(&a), red.nitems);
 	ck_assert_uint_eq(XDR_GETPOS(&a.xdr), ref.len);
-	check_reencodes(put_reply, (xdrproc_t)xdr_red_mixed, &out, 0, &ref);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, &out, 0,
+			   &ref);
 	xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_wchunks_free(&wc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -1001,8 +727,8 @@ START_TEST(test_wc_reply_zero_copy)
 	char *src = red_xmalloc(1u << 20);
 	red_read_res res, out;
 	red_attr attr = { 1, 2, 3, 4, 5, 6 };
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 
 	red_fill(src, 1u << 20, 9);
@@ -1012,29 +738,30 @@ START_TEST(test_wc_reply_zero_copy)
 	res.eof = TRUE;
 	res.data.data_len = 1u << 20;
 	res.data.data_val = src;
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_read_res, &res, 0, 256,
-		   &pol);
+	rc_red_encode(&red, rc_put_reply, (xdrproc_t)xdr_red_read_res, &res, 0,
+		      256, &pol);
 	ck_assert_uint_eq(red.nitems, 1);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_read_res, &res, 0,
-		   (1u << 20) + 256);
-	wchunks_make(&wc, &red, 0);
+	rc_ref_encode(&ref, rc_put_reply, (xdrproc_t)xdr_red_read_res, &res, 0,
+		      (1u << 20) + 256);
+	rc_wchunks_make(&wc, &red, red.nitems);
 
 	memset(&out, 0, sizeof(out));
 	out.data.data_val = wc.mem[0];	/* "read into this buffer" */
-	ck_assert_int_eq(decode_reply(red.buf, red.len, wc.c, wc.n, &pol,
-				      (xdrproc_t)xdr_red_read_res, &out, &a),
+	ck_assert_int_eq(rc_decode_reply(red.buf, red.len, wc.c, wc.n, &pol,
+					 (xdrproc_t)xdr_red_read_res, &out, &a),
 			 RW_XERR_OK);
 	ck_assert_ptr_eq(out.data.data_val, wc.mem[0]);
 	ck_assert_uint_eq(rw_axdr_zero_copies(&a), 1);
 	ck_assert_uint_eq(rw_axdr_copies(&a), 0);
 	ck_assert_uint_eq(rw_axdr_bytes_copied(&a), 0);
 	ck_assert(!memcmp(out.data.data_val, src, 1u << 20));
-	check_reencodes(put_reply, (xdrproc_t)xdr_red_read_res, &out, 0, &ref);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_read_res, &out, 0,
+			   &ref);
 	out.data.data_val = NULL;	/* owned by wc */
 	xdr_free((xdrproc_t)xdr_red_read_res, (char *)&out);
-	wchunks_free(&wc);
-	enc_free(&red);
-	enc_free(&ref);
+	rc_wchunks_free(&wc);
+	rc_enc_free(&red);
+	rc_enc_free(&ref);
 	free(src);
 }
 END_TEST
@@ -1044,34 +771,28 @@ END_TEST
 START_TEST(test_decode_unaligned_payload)
 {
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct rchunks rc;
+	struct rc_enc red, ref;
+	struct rc_rchunks rc;
 	red_mixed out;
 	unsigned char *mem;
 	unsigned off;
 
-	red_mixed_make(&s, 33);
-	ref_encode(&ref, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(33));
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(33), &pol_all);
-	rchunks_make(&rc, &red, false, false);
+	rc_mixed_encode(&s, 33, rc_put_call, RED_MIXED, &pol_all, &ref, &red);
+	rc_rchunks_make(&rc, &red, 0);
 	mem = red_xmalloc(red.len + 4);
 	for (off = 0; off < 4; off++) {
 		memcpy(mem + off, red.buf, red.len);
 		memset(&out, 0, sizeof(out));
-		ck_assert_int_eq(decode_call(mem + off, red.len, rc.c, rc.n,
-					     NULL, (xdrproc_t)xdr_red_mixed,
-					     &out), RW_XERR_OK);
-		check_reencodes(put_call, (xdrproc_t)xdr_red_mixed, &out,
-				RED_MIXED, &ref);
+		ck_assert_int_eq(rc_decode_call(mem + off, red.len, rc.c, rc.n,
+						NULL, (xdrproc_t)xdr_red_mixed,
+						&out), RW_XERR_OK);
+		rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_mixed, &out,
+				   RED_MIXED, &ref);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 	}
 	free(mem);
-	rchunks_free(&rc);
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_rchunks_free(&rc);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 
@@ -1105,8 +826,8 @@ static enum rw_xdr_err tv8_decode(struct tv8_fixture *f,
 	enum rw_xdr_err e;
 
 	memset(&f->out, 0, sizeof(f->out));
-	e = decode_call(f->pay, 96, c, n, NULL, (xdrproc_t)xdr_red_write_args,
-			&f->out);
+	e = rc_decode_call(f->pay, 96, c, n, NULL,
+			   (xdrproc_t)xdr_red_write_args, &f->out);
 	xdr_free((xdrproc_t)xdr_red_write_args, (char *)&f->out);
 	return e;
 }
@@ -1213,8 +934,8 @@ START_TEST(test_ddp_1_chunk_at_wrong_item)
 	/* position 92 is the data<> length word: read as a word */
 	f.c.position = 92;
 	memset(&f.out, 0, sizeof(f.out));
-	ck_assert_int_eq(decode_call(f.pay, 92, &f.c, 1, NULL,
-				     (xdrproc_t)xdr_red_write_args, &f.out),
+	ck_assert_int_eq(rc_decode_call(f.pay, 92, &f.c, 1, NULL,
+					(xdrproc_t)xdr_red_write_args, &f.out),
 			 RW_XERR_CHUNK_TYPE);
 	xdr_free((xdrproc_t)xdr_red_write_args, (char *)&f.out);
 
@@ -1225,8 +946,8 @@ START_TEST(test_ddp_1_chunk_at_wrong_item)
 	/* the data item where the ULB only allows the file handle */
 	f.c.position = 96;
 	memset(&f.out, 0, sizeof(f.out));
-	ck_assert_int_eq(decode_call(f.pay, 96, &f.c, 1, &fh_only,
-				     (xdrproc_t)xdr_red_write_args, &f.out),
+	ck_assert_int_eq(rc_decode_call(f.pay, 96, &f.c, 1, &fh_only,
+					(xdrproc_t)xdr_red_write_args, &f.out),
 			 RW_XERR_NOT_ELIGIBLE);
 	xdr_free((xdrproc_t)xdr_red_write_args, (char *)&f.out);
 
@@ -1238,9 +959,9 @@ START_TEST(test_ddp_1_chunk_at_wrong_item)
 	{
 		struct rw_ddp_chunk two[2] = { c, f.c };
 
-		ck_assert_int_eq(decode_call(pay, 64, two, 2, NULL,
-					     (xdrproc_t)xdr_red_write_args,
-					     &f.out), RW_XERR_OK);
+		ck_assert_int_eq(rc_decode_call(pay, 64, two, 2, NULL,
+						(xdrproc_t)xdr_red_write_args,
+						&f.out), RW_XERR_OK);
 		ck_assert(!memcmp(f.out.file.red_fh_val, fh, 32));
 		xdr_free((xdrproc_t)xdr_red_write_args, (char *)&f.out);
 	}
@@ -1291,14 +1012,14 @@ END_TEST
 START_TEST(test_payload_truncated_every_length)
 {
 	struct red_mixed_store s;
-	struct enc red;
-	struct rchunks rc;
+	struct rc_enc red;
+	struct rc_rchunks rc;
 	uint32_t len;
 
 	red_mixed_make(&s, 21);
-	red_encode(&red, put_call, (xdrproc_t)xdr_red_mixed, &s.m, RED_MIXED,
-		   red_mixed_cap(21), &pol_all);
-	rchunks_make(&rc, &red, true, false);
+	rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_mixed, &s.m,
+		      RED_MIXED, red_mixed_cap(21), &pol_all);
+	rc_rchunks_make(&rc, &red, RC_RCH_SPLIT);
 	for (len = 0; len < red.len; len++) {
 		unsigned char *cut = red_xmalloc(len);
 		red_mixed out;
@@ -1311,15 +1032,15 @@ START_TEST(test_payload_truncated_every_length)
 			     e != RW_XERR_OK))
 			n--;
 		memset(&out, 0, sizeof(out));
-		e = decode_call(cut, len, rc.c, n, NULL,
-				(xdrproc_t)xdr_red_mixed, &out);
+		e = rc_decode_call(cut, len, rc.c, n, NULL,
+				   (xdrproc_t)xdr_red_mixed, &out);
 		if (n == rc.n)
 			ck_assert_int_ne(e, RW_XERR_OK);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 		free(cut);
 	}
-	rchunks_free(&rc);
-	enc_free(&red);
+	rc_rchunks_free(&rc);
+	rc_enc_free(&red);
 	red_mixed_free(&s);
 }
 END_TEST
@@ -1332,7 +1053,7 @@ struct tv10_fixture {
 	char src[6001];
 	char wmem[8192];		/* the requester's registered buffer */
 	red_read_res res;
-	struct enc red;
+	struct rc_enc red;
 	struct rw_ddp_seg seg[2];
 	struct rw_ddp_chunk c;
 };
@@ -1347,8 +1068,8 @@ static void tv10_fixture(struct tv10_fixture *f)
 	f->res.eof = TRUE;
 	f->res.data.data_len = 6001;
 	f->res.data.data_val = f->src;
-	red_encode(&f->red, put_reply, (xdrproc_t)xdr_red_read_res, &f->res, 0,
-		   256, &pol);
+	rc_red_encode(&f->red, rc_put_reply, (xdrproc_t)xdr_red_read_res,
+		      &f->res, 0, 256, &pol);
 	ck_assert_uint_eq(f->red.nitems, 1);
 	/* reply header 24 + attr/count/eof/len 16; no data, no pad */
 	ck_assert_uint_eq(f->red.len, 40);
@@ -1370,8 +1091,8 @@ static enum rw_xdr_err tv10_decode(struct tv10_fixture *f, uint32_t len2)
 
 	f->seg[1].len = len2;
 	memset(&out, 0, sizeof(out));
-	e = decode_reply(f->red.buf, f->red.len, &f->c, 1, NULL,
-			 (xdrproc_t)xdr_red_read_res, &out, &a);
+	e = rc_decode_reply(f->red.buf, f->red.len, &f->c, 1, NULL,
+			    (xdrproc_t)xdr_red_read_res, &out, &a);
 	if (e == RW_XERR_OK) {
 		/* exactly L octets used, pad not taken from the payload */
 		ck_assert_uint_eq(out.data.data_len, 6001);
@@ -1389,7 +1110,7 @@ START_TEST(test_tv10a_wc_10_returned_len_exact)
 
 	tv10_fixture(f);
 	ck_assert_int_eq(tv10_decode(f, 1905), RW_XERR_OK);
-	enc_free(&f->red);
+	rc_enc_free(&f->red);
 	free(f);
 }
 END_TEST
@@ -1403,7 +1124,7 @@ START_TEST(test_tv10b_amb_v1_12_returned_len_rounded)
 	tv10_fixture(f);
 	ck_assert_int_eq(tv10_decode(f, 1908), RW_XERR_OK);
 	ck_assert_int_eq(tv10_decode(f, 1906), RW_XERR_OK);
-	enc_free(&f->red);
+	rc_enc_free(&f->red);
 	free(f);
 }
 END_TEST
@@ -1421,7 +1142,7 @@ START_TEST(test_n16_returned_len_refused)
 	ck_assert_int_eq(tv10_decode(f, 0), RW_XERR_CHUNK_LEN);
 	f->seg[0].len = 0;	/* whole chunk returned unused: V1-DDP-3 */
 	ck_assert_int_eq(tv10_decode(f, 0), RW_XERR_CHUNK_LEN);
-	enc_free(&f->red);
+	rc_enc_free(&f->red);
 	free(f);
 }
 END_TEST
@@ -1438,49 +1159,44 @@ START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 	};
 	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
 	struct red_mixed_store s;
-	struct enc red, ref;
-	struct wchunks wc;
+	struct rc_enc red, ref;
+	struct rc_wchunks wc;
 	struct rw_axdr a;
 	red_mixed out;
 
-	red_mixed_make(&s, 40);
-	ref_encode(&ref, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(40));
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(40), &pol2);
+	rc_mixed_encode(&s, 40, rc_put_reply, 0, &pol2, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 2);
-	wchunks_make(&wc, &red, 0);
+	rc_wchunks_make(&wc, &red, red.nitems);
 	memset(&out, 0, sizeof(out));
-	ck_assert_int_eq(decode_reply(red.buf, red.len, wc.c, wc.n, NULL,
-				      (xdrproc_t)xdr_red_mixed, &out, &a),
+	ck_assert_int_eq(rc_decode_reply(red.buf, red.len, wc.c, wc.n, NULL,
+					 (xdrproc_t)xdr_red_mixed, &out, &a),
 			 RW_XERR_OK);
-	check_reencodes(put_reply, (xdrproc_t)xdr_red_mixed, &out, 0, &ref);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, &out, 0,
+			   &ref);
 	xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
-	wchunks_free(&wc);
-	enc_free(&red);
+	rc_wchunks_free(&wc);
+	rc_enc_free(&red);
 
 	/* nothing reduced, chunks returned with data anyway */
-	red_encode(&red, put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
-		   red_mixed_cap(40), &none);
+	rc_red_encode(&red, rc_put_reply, (xdrproc_t)xdr_red_mixed, &s.m, 0,
+		      red_mixed_cap(40), &none);
 	{
 		char junk[8] = "junkjunk";
 		struct rw_ddp_seg sg[2] = { { NULL, 0 }, { junk, 8 } };
 		struct rw_ddp_chunk c[2] = { { 0, 1, &sg[0] }, { 0, 1, &sg[1] } };
 
 		memset(&out, 0, sizeof(out));
-		ck_assert_int_eq(decode_reply(red.buf, red.len, c, 1, &none,
-					      (xdrproc_t)xdr_red_mixed, &out,
-					      &a), RW_XERR_OK);
+		ck_assert_int_eq(rc_decode_reply(red.buf, red.len, c, 1, &none,
+						 (xdrproc_t)xdr_red_mixed, &out,
+						 &a), RW_XERR_OK);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 		memset(&out, 0, sizeof(out));
-		ck_assert_int_eq(decode_reply(red.buf, red.len, c, 2, &none,
-					      (xdrproc_t)xdr_red_mixed, &out,
-					      &a), RW_XERR_UNUSED_CHUNK);
+		ck_assert_int_eq(rc_decode_reply(red.buf, red.len, c, 2, &none,
+						 (xdrproc_t)xdr_red_mixed, &out,
+						 &a), RW_XERR_UNUSED_CHUNK);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 	}
-	enc_free(&red);
-	enc_free(&ref);
-	red_mixed_free(&s);
+	rc_mixed_free(&s, &ref, &red);
 }
 END_TEST
 

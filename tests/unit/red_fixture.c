@@ -1,6 +1,6 @@
 /*
  * red_fixture.c - test fixtures over the red_prog.x program (see
- * red_fixture.h): the values check_reduce.c and check_probe.c build.
+ * red_fixture.h): the values the red_prog.x suites build.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,10 @@
 /*
  * red_fixture.h - test fixtures over the red_prog.x program, shared by
- * check_reduce.c and check_probe.c: filled buffers, a checked malloc, and
- * the red_mixed, red_two_args and red_write_args values the tests encode,
- * probe and decode.  The values are arbitrary but fixed; the tests assert
- * on lengths, positions and pointers, never on the bytes filled in.
+ * check_reduce.c, check_probe.c, check_pick.c and red_codec.c: filled
+ * buffers, a checked malloc, and the red_mixed, red_two_args and
+ * red_write_args values the tests encode, probe and decode.  The values are
+ * arbitrary but fixed; the tests assert on lengths, positions and pointers,
+ * never on the bytes filled in.
  */
 #ifndef TESTS_RED_FIXTURE_H
 #define TESTS_RED_FIXTURE_H
