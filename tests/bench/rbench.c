@@ -57,6 +57,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "rbench.h"
+#include "tests/vm/t_opt.h"
 
 /* The dispatch function of rbench_svc.c (rpcgen declares it nowhere). */
 void rbench_prog_1(struct svc_req *rq, SVCXPRT *x);
@@ -149,23 +150,11 @@ static bool is_rdma(void)
 	return !strcmp(o.netid, "rdma");
 }
 
-static int make_addr(const char *a, unsigned int port,
-		     struct sockaddr_storage *ss, socklen_t *len)
+/* o.addr (IPv4 or IPv6) and o.port: the length of ss, or 0. */
+static socklen_t make_addr(struct sockaddr_storage *ss)
 {
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (strchr(a, ':')) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		*len = sizeof(*s6);
-		return inet_pton(AF_INET6, a, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons((uint16_t)port);
-	*len = sizeof(*s4);
-	return inet_pton(AF_INET, a, &s4->sin_addr) == 1 ? 0 : -1;
+	return t_opt_sockaddr(ss, t_opt_family(o.addr, AF_INET), o.addr,
+			      o.port);
 }
 
 /*
@@ -309,7 +298,8 @@ static int server_main(void)
 	socklen_t len;
 	SVCXPRT *x;
 
-	if (make_addr(o.addr, o.port, &ss, &len)) {
+	len = make_addr(&ss);
+	if (!len) {
 		fprintf(stderr, "rbench: bad address %s\n", o.addr);
 		return 2;
 	}
@@ -385,7 +375,8 @@ static CLIENT *connect_clnt(void)
 	CLIENT *cl = NULL;
 	double t0 = now_us();
 
-	if (make_addr(o.addr, o.port, &ss, &len))
+	len = make_addr(&ss);
+	if (!len)
 		fail("bad address %s", o.addr);
 	for (;;) {
 		if (is_rdma()) {
@@ -842,16 +833,10 @@ static int client_main(void)
 	return 2;
 }
 
+/* A whole number, or usage(). */
 static unsigned long number(const char *s)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		usage();
-	return v;
+	return t_opt_number(s, usage);
 }
 
 int main(int argc, char **argv)

@@ -5,7 +5,6 @@
  * from svc_run's own thread, never from a signal handler).
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
@@ -19,6 +18,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "tests/vm/ddp_serve.h"
+#include "tests/vm/t_opt.h"
 #include "tests/vm/t_sig_xprt.h"
 
 void ddp_pattern(void *buf, size_t len, unsigned int seed)
@@ -39,29 +39,20 @@ struct opts {
 	struct rpcrdma_attr attr;
 };
 
-static void usage(const char *name)
+static const char *prog_name;
+
+static void usage(void)
 {
 	fprintf(stderr, "usage: %s [-4|-6] [-a ADDR] [-p PORT] [-c CREDITS]\n",
-		name);
+		prog_name);
 	exit(2);
-}
-
-static unsigned long number(const char *name, const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		usage(name);
-	return v;
 }
 
 static void parse(int argc, char **argv, const char *name, struct opts *o)
 {
 	int c;
 
+	prog_name = name;
 	memset(o, 0, sizeof(*o));
 	o->family = AF_INET;
 	rpcrdma_attr_init(&o->attr);
@@ -70,35 +61,17 @@ static void parse(int argc, char **argv, const char *name, struct opts *o)
 		case '4': o->family = AF_INET; break;
 		case '6': o->family = AF_INET6; break;
 		case 'a': o->addr = optarg; break;
-		case 'p': o->port = number(name, optarg); break;
+		case 'p': o->port = t_opt_number(optarg, usage); break;
 		case 'c':
-			o->attr.credits = (unsigned int)number(name, optarg);
+			o->attr.credits =
+				(unsigned int)t_opt_number(optarg, usage);
 			break;
-		default: usage(name);
+		default: usage();
 		}
 	}
 	if (optind != argc || o->port > 65535)
-		usage(name);
-	if (o->addr && strchr(o->addr, ':'))
-		o->family = AF_INET6;
-}
-
-static int make_addr(const struct opts *o, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	const char *a = o->addr ? o->addr :
-			o->family == AF_INET6 ? "::" : "0.0.0.0";
-
-	memset(ss, 0, sizeof(*ss));
-	if (o->family == AF_INET6) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)o->port);
-		return inet_pton(AF_INET6, a, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons((uint16_t)o->port);
-	return inet_pton(AF_INET, a, &s4->sin_addr) == 1 ? 0 : -1;
+		usage();
+	o->family = t_opt_family(o->addr, o->family);
 }
 
 static void banner(const struct sockaddr_storage *ss, unsigned int port)
@@ -121,7 +94,7 @@ int ddp_serve(int argc, char **argv, const char *name, rpcprog_t prog,
 	struct opts o;
 
 	parse(argc, argv, name, &o);
-	if (make_addr(&o, &ss)) {
+	if (!t_opt_sockaddr(&ss, o.family, o.addr, (unsigned int)o.port)) {
 		fprintf(stderr, "%s: bad address '%s'\n", name, o.addr);
 		return 2;
 	}

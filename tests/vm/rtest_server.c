@@ -40,6 +40,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "rtest.h"
+#include "tests/vm/t_opt.h"
 #include "tests/vm/t_sig_xprt.h"
 
 #define MAX_SLEEP_MS 60000
@@ -170,16 +171,10 @@ static void usage(void)
 	exit(2);
 }
 
+/* A whole number, or usage(). */
 static unsigned long number(const char *s)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		usage();
-	return v;
+	return t_opt_number(s, usage);
 }
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -220,26 +215,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc || o->port > 65535)
 		usage();
-	if (o->addr && strchr(o->addr, ':'))
-		o->family = AF_INET6;
-}
-
-static int make_addr(const struct opts *o, struct sockaddr_storage *ss)
-{
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	const char *a = o->addr ? o->addr :
-			o->family == AF_INET6 ? "::" : "0.0.0.0";
-
-	memset(ss, 0, sizeof(*ss));
-	if (o->family == AF_INET6) {
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)o->port);
-		return inet_pton(AF_INET6, a, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons((uint16_t)o->port);
-	return inet_pton(AF_INET, a, &s4->sin_addr) == 1 ? 0 : -1;
+	o->family = t_opt_family(o->addr, o->family);
 }
 
 /* Raise the fd limit and open n fds (kept until exit). */
@@ -277,7 +253,7 @@ int main(int argc, char **argv)
 	struct opts o;
 
 	parse(argc, argv, &o);
-	if (make_addr(&o, &ss)) {
+	if (!t_opt_sockaddr(&ss, o.family, o.addr, o.port)) {
 		fprintf(stderr, "rtest_server: bad address '%s'\n", o.addr);
 		return 2;
 	}

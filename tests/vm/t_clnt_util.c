@@ -6,13 +6,11 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <rpc/rpc.h>
@@ -22,45 +20,6 @@
 #include "tests/vm/t_clnt_util.h"
 
 int t_failures;
-
-void t_check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		t_failures++;
-}
-
-void t_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-int64_t t_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t t_ms(void)
-{
-	return t_us() / 1000;
-}
 
 static void watchdog_fired(int sig)
 {
@@ -75,26 +34,6 @@ void t_watchdog(unsigned int seconds)
 {
 	signal(SIGALRM, watchdog_fired);
 	alarm(seconds);
-}
-
-void t_fill(void *buf, size_t len, uint32_t seed)
-{
-	uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(seed + i * 131);
-}
-
-long t_fill_check(const void *buf, size_t len, uint32_t seed)
-{
-	const uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != (uint8_t)(seed + i * 131))
-			return (long)i;
-	return -1;
 }
 
 const char *t_addr4(void)

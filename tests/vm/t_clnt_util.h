@@ -13,6 +13,8 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "tests/vm/t_util.h"
+
 #define T_PORT 21049			/* the test server's port */
 
 /* Extra procedures of the fake responder (t_clnt_srv.c), test hooks
@@ -30,18 +32,17 @@ enum t_hook_proc {
 
 extern int t_failures;
 
-void t_check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int64_t t_ms(void);
-int64_t t_us(void);
+/* One line per check: "ok: ..." or "FAIL: ..." (t_util.h). */
+#define t_check(ok, ...) tu_check(&t_failures, ": ", (ok), __VA_ARGS__)
+#define t_note(...) tu_note(__VA_ARGS__)
+#define t_ms() tu_now_ms()
+#define t_us() tu_now_us()
 /* Exit with a FAIL line if the program runs longer than seconds. */
 void t_watchdog(unsigned int seconds);
 
-/* rtest's FILL pattern: byte i = (seed + i * 131) & 0xff. */
-void t_fill(void *buf, size_t len, uint32_t seed);
-/* Index of the first byte that differs from the pattern, or -1. */
-long t_fill_check(const void *buf, size_t len, uint32_t seed);
+/* rtest's FILL pattern (t_util.h). */
+#define t_fill(buf, len, seed) tu_fill((buf), (len), (seed))
+#define t_fill_check(buf, len, seed) tu_fill_check((buf), (len), (seed))
 
 const char *t_addr4(void);
 const char *t_addr6(void);

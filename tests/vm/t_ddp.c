@@ -558,25 +558,52 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 	clnt_destroy(cl);
 }
 
-/* ---- The control: no entry ------------------------------------------------------ */
+/* ---- Nothing by chunks: the control (no entry), the client without the table -- */
 
-static void plain_case(CLIENT *cl, uint32_t len, bool long_msgs)
+/*
+ * A call that moves nothing by Read or Write chunks, as a Long call and a
+ * Long reply if long_msgs: with plain, PLAIN, whose items have no entry in
+ * the table (the control of group misc), its result in a buffer the
+ * library allocates; else ECHO from the client without the table (group
+ * noconf), its result in a buffer of ours.
+ */
+static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
+			   bool plain)
 {
-	ddpt_plain_args arg = { .room = len };
+	const char *name = plain ? "PLAIN" : "no table: ECHO";
+	uint32_t seed = plain ? 61 : 91;
 	struct snap sa, sb, *a = &sa, *b = &sb;
-	ddpt_plain_res res;
+	ddpt_plain_args pa = { .room = len };
+	ddpt_echo_args ea = { .room = len };
+	ddpt_plain_res pr;
+	ddpt_echo_res er;
 	enum clnt_stat st;
+	char *data = malloc(len ? len : 1);
+	char *buf = plain ? NULL : malloc(len ? len : 1);
+	const char *got;
+	u_int got_len;
 
-	arg.data.data_len = len;
-	arg.data.data_val = malloc(len ? len : 1);
-	t_fill(arg.data.data_val, len, 61);
-	memset(&res, 0, sizeof(res));
+	t_fill(data, len, seed);
+	pa.data.data_len = ea.data.data_len = len;
+	pa.data.data_val = ea.data.data_val = data;
+	memset(&pr, 0, sizeof(pr));
+	er.data.data_val = buf;
+	er.data.data_len = len;
 	snap_before(cl, a);
-	st = ddpt_plain_1(&arg, &res, cl);
+	if (plain) {
+		st = ddpt_plain_1(&pa, &pr, cl);
+		got = pr.data.data_val;
+		got_len = pr.data.data_len;
+	} else {
+		st = ddpt_echo_1(&ea, &er, cl);
+		got = er.data.data_val;
+		got_len = er.data.data_len;
+	}
 	snap_after(cl, b);
-	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
-		t_fill_check(res.data.data_val, len, 61) < 0,
-		"PLAIN (no entry) %u octets: intact [%s]", len,
+	t_check(st == RPC_SUCCESS && got_len == len &&
+		t_fill_check(got, len, seed) < 0,
+		"%s%s %u%s intact [%s]", name, plain ? " (no entry)" : "", len,
+		plain ? " octets:" : "",
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
 		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
@@ -584,14 +611,16 @@ static void plain_case(CLIENT *cl, uint32_t len, bool long_msgs)
 		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
 		CD(long_calls) == (long_msgs ? 1 : 0) &&
 		CD(long_replies) == (long_msgs ? 1 : 0),
-		"PLAIN %u: nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
-		"server wrote %llu), Long call %llu, Long reply %llu "
-		"(V1-CH-2, V1-RP-4)", len, CD(read_chunks), CD(read_bytes),
+		"%s %u%s nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
+		"server wrote %llu), Long call %llu, Long reply %llu%s", name,
+		len, plain ? ":" : " moves", CD(read_chunks), CD(read_bytes),
 		CD(write_chunks), CD(write_bytes), SD(write_bytes),
-		CD(long_calls), CD(long_replies));
-	free(arg.data.data_val);
-	if (st == RPC_SUCCESS)
-		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&res);
+		CD(long_calls), CD(long_replies),
+		plain ? " (V1-CH-2, V1-RP-4)" : "");
+	free(data);
+	free(buf);
+	if (plain && st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&pr);
 }
 
 /* ---- The server refuses Read chunks at items it does not designate ------------- */
@@ -844,8 +873,8 @@ static void group_misc(void)
 	long_case(cl, MiB, 65536 + 1, true);
 	long_case(cl, 100000, 100, false);
 	group_read(cl);
-	plain_case(cl, 8 * MiB, true);
-	plain_case(cl, 3, false);
+	unchunked_case(cl, 8 * MiB, true, true);
+	unchunked_case(cl, 3, false, true);
 	gss_case(cl);
 	clnt_destroy(cl);
 	stats_8m(RPCRDMA_REG_MW);
@@ -940,41 +969,6 @@ static void group_regmin(void)
 
 /* ---- The client without the table ----------------------------------------------- */
 
-static void noconf_case(CLIENT *cl, uint32_t len, bool long_msgs)
-{
-	struct snap sa, sb, *a = &sa, *b = &sb;
-	ddpt_echo_args arg = { .room = len };
-	ddpt_echo_res res;
-	enum clnt_stat st;
-	char *buf = malloc(len);
-
-	arg.data.data_len = len;
-	arg.data.data_val = malloc(len);
-	t_fill(arg.data.data_val, len, 91);
-	res.data.data_val = buf;
-	res.data.data_len = len;
-	snap_before(cl, a);
-	st = ddpt_echo_1(&arg, &res, cl);
-	snap_after(cl, b);
-	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
-		t_fill_check(res.data.data_val, len, 91) < 0,
-		"no table: ECHO %u intact [%s]", len,
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
-	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
-		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
-		CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
-		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
-		CD(long_calls) == (long_msgs ? 1 : 0) &&
-		CD(long_replies) == (long_msgs ? 1 : 0),
-		"no table: ECHO %u moves nothing by Read/Write chunks "
-		"(%llu/%llu, %llu/%llu; server wrote %llu), Long call %llu, "
-		"Long reply %llu", len, CD(read_chunks), CD(read_bytes),
-		CD(write_chunks), CD(write_bytes), SD(write_bytes),
-		CD(long_calls), CD(long_replies));
-	free(arg.data.data_val);
-	free(buf);
-}
-
 static void group_noconf(void)
 {
 	CLIENT *cl;
@@ -983,8 +977,8 @@ static void group_noconf(void)
 	cl = client(&srv, RPCRDMA_REG_AUTO);
 	if (!cl)
 		return;
-	noconf_case(cl, 8 * MiB, true);
-	noconf_case(cl, 3, false);
+	unchunked_case(cl, 8 * MiB, true, false);
+	unchunked_case(cl, 3, false, false);
 	clnt_destroy(cl);
 }
 

@@ -2,8 +2,6 @@
  * t_netid_util.c - helpers of the netid tests (t_netid_util.h).
  */
 #include <fcntl.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,32 +12,6 @@
 
 int tn_failures;
 static struct stat fd0;
-
-void tn_check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tn_failures++;
-}
-
-void tn_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 int tn_done(const char *who)
 {
@@ -182,22 +154,4 @@ void tn_check_createerr(CLIENT *cl, const char *what, const char *want)
 		 want, cl ? "a CLIENT was made" : got);
 	if (cl)
 		clnt_destroy(cl);
-}
-
-/* ---- Watchdog -------------------------------------------------------------------- */
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "FAIL - watchdog: the test took too long\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(1);
-	_exit(1);
-}
-
-void tn_watchdog(unsigned int seconds)
-{
-	signal(SIGALRM, on_alarm);
-	alarm(seconds);
 }

@@ -15,6 +15,8 @@
 
 #include <rpc/rpc.h>
 
+#include "t_util.h"
+
 #define TNETID_PROG	0x20005151u	/* the test server's program */
 #define TNETID_PROG2	0x20005152u	/* single-transport servers */
 #define TNETID_UNREG	0x20005153u	/* never registered */
@@ -25,10 +27,9 @@
 
 extern int tn_failures;
 
-/* One line per check: "ok - ..." or "FAIL - ...". */
-void tn_check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void tn_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
+#define tn_check(ok, ...) tu_check(&tn_failures, " - ", (ok), __VA_ARGS__)
+#define tn_note(...) tu_note(__VA_ARGS__)
 /* Final line, and the exit status. */
 int tn_done(const char *who);
 
@@ -54,6 +55,7 @@ void tn_check_client(CLIENT *cl, const char *what, const char *want);
 void tn_check_createerr(CLIENT *cl, const char *what, const char *want);
 
 /* Exit 1 with a FAIL line if the program runs longer than seconds. */
-void tn_watchdog(unsigned int seconds);
+#define tn_watchdog(seconds) \
+	tu_watchdog((seconds), "FAIL - watchdog: the test took too long\n", 1)
 
 #endif

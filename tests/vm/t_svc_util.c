@@ -17,75 +17,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tests/vm/t_svc_util.h"
 #include "wire/rw_xdr.h"
 
-int ts_failures;
-
 /* ---- Checks ------------------------------------------------------------ */
 
-void ts_check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		ts_failures++;
-}
-
-void ts_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-int64_t ts_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t ts_now_ms(void)
-{
-	return ts_now_us() / 1000;
-}
-
-static void on_alarm(int sig)
-{
-	static const char msg[] = "FAIL - watchdog: test ran too long\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(1);
-	_exit(1);
-}
-
-void ts_watchdog(unsigned int seconds)
-{
-	signal(SIGALRM, on_alarm);
-	alarm(seconds);
-}
+int ts_failures;
 
 bool ts_have_rdma(void)
 {
@@ -112,26 +55,6 @@ const char *ts_addr6(void)
 	const char *a = getenv("RDMA_ADDR6");
 
 	return a ? a : "2001:db8::1";
-}
-
-void ts_fill(void *buf, size_t len, uint32_t seed)
-{
-	uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)((seed + i * 131u) & 0xff);
-}
-
-long ts_check_fill(const void *buf, size_t len, uint32_t seed)
-{
-	const uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != (uint8_t)((seed + i * 131u) & 0xff))
-			return (long)i;
-	return -1;
 }
 
 uint32_t tc_be(uint32_t v)

@@ -17,6 +17,7 @@
 
 #include <rpc/rpc.h>
 
+#include "tests/vm/t_util.h"
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_reg.h"
@@ -28,21 +29,22 @@
 
 extern int ts_failures;
 
-/* One line per check: "ok - ..." or "FAIL - ...". */
-void ts_check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void ts_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int64_t ts_now_ms(void);
-int64_t ts_now_us(void);
-/* Exit with a FAIL line if the program runs longer than seconds. */
-void ts_watchdog(unsigned int seconds);
+/* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
+#define ts_check(ok, ...) tu_check(&ts_failures, " - ", (ok), __VA_ARGS__)
+#define ts_note(...) tu_note(__VA_ARGS__)
+#define ts_now_ms() tu_now_ms()
+#define ts_now_us() tu_now_us()
+/* Exit 1 with a FAIL line if the program runs longer than seconds. */
+#define ts_watchdog(seconds) \
+	tu_watchdog((seconds), "FAIL - watchdog: test ran too long\n", 1)
 /* Device present?  Prints the skip line and returns false if not. */
 bool ts_have_rdma(void);
 const char *ts_addr4(void);
 const char *ts_addr6(void);
 
-void ts_fill(void *buf, size_t len, uint32_t seed);	/* rtest pattern */
-long ts_check_fill(const void *buf, size_t len, uint32_t seed);
+/* The rtest pattern (t_util.h). */
+#define ts_fill(buf, len, seed) tu_fill((buf), (len), (seed))
+#define ts_check_fill(buf, len, seed) tu_fill_check((buf), (len), (seed))
 
 /* ---- The server process ------------------------------------------------- */
 
