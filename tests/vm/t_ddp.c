@@ -858,6 +858,41 @@ static void gss_case(CLIENT *cl)
 		SD(read_bytes), SD(write_chunks));
 }
 
+/*
+ * Reply size (V1-RP-1/2, V1-ULB-4): NULL's entry says max=0, empty results,
+ * so no Reply chunk is offered and nothing is registered for it; STATS has
+ * no entry, so the client offers a Reply chunk of its max_reply_size.
+ */
+static void void_case(CLIENT *cl)
+{
+	struct rpcrdma_clnt_stats a, b;
+	struct timeval tv = { 30, 0 };
+	enum clnt_stat st;
+	ddpt_stats s;
+
+	td_stats(cl, &a);
+	st = clnt_call(cl, DDPT_NULL, (xdrproc_t)xdr_void, NULL,
+		       (xdrproc_t)xdr_void, NULL, tv);
+	td_stats(cl, &b);
+	t_check(st == RPC_SUCCESS && b.calls == a.calls + 1 &&
+		b.reply_chunks == a.reply_chunks &&
+		b.registrations == a.registrations,
+		"NULL, entry max=0: no Reply chunk (%llu), no registration "
+		"(%llu) [%s]",
+		(unsigned long long)(b.reply_chunks - a.reply_chunks),
+		(unsigned long long)(b.registrations - a.registrations),
+		clnt_sperrno(st));
+	memset(&s, 0, sizeof(s));
+	td_stats(cl, &a);
+	st = ddpt_stats_1(NULL, &s, cl);
+	td_stats(cl, &b);
+	t_check(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks + 1,
+		"STATS, no entry: a Reply chunk of max_reply_size (%llu) [%s]",
+		(unsigned long long)(b.reply_chunks - a.reply_chunks),
+		clnt_sperrno(st));
+	xdr_free((xdrproc_t)xdr_ddpt_stats, (char *)&s);
+}
+
 static void group_misc(void)
 {
 	CLIENT *cl;
@@ -875,6 +910,7 @@ static void group_misc(void)
 	group_read(cl);
 	unchunked_case(cl, 8 * MiB, true, true);
 	unchunked_case(cl, 3, false, true);
+	void_case(cl);
 	gss_case(cl);
 	clnt_destroy(cl);
 	stats_8m(RPCRDMA_REG_MW);
