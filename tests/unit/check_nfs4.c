@@ -99,30 +99,28 @@ static int plan(const uint8_t *buf, uint32_t len, struct ulb_plan *p)
 	return W->plan(&f.v, len, p);
 }
 
-static uint32_t enc_args(COMPOUND4args *a, uint8_t *buf)
+/* *p through the rpcgen routine fn into buf (BUF_MAX, zeroed first). */
+static uint32_t encode(xdrproc_t fn, void *p, uint8_t *buf)
 {
 	XDR x;
 	uint32_t n;
 
 	memset(buf, 0, BUF_MAX);
 	xdrmem_create(&x, (char *)buf, BUF_MAX, XDR_ENCODE);
-	ck_assert(xdr_COMPOUND4args(&x, a));
+	ck_assert(fn(&x, p));
 	n = xdr_getpos(&x);
 	xdr_destroy(&x);
 	return n;
 }
 
+static uint32_t enc_args(COMPOUND4args *a, uint8_t *buf)
+{
+	return encode((xdrproc_t)xdr_COMPOUND4args, a, buf);
+}
+
 static uint32_t enc_res(COMPOUND4res *r, uint8_t *buf)
 {
-	XDR x;
-	uint32_t n;
-
-	memset(buf, 0, BUF_MAX);
-	xdrmem_create(&x, (char *)buf, BUF_MAX, XDR_ENCODE);
-	ck_assert(xdr_COMPOUND4res(&x, r));
-	n = xdr_getpos(&x);
-	xdr_destroy(&x);
-	return n;
+	return encode((xdrproc_t)xdr_COMPOUND4res, r, buf);
 }
 
 /* The body offset of the one occurrence of s in buf: an item's data. */
@@ -184,6 +182,31 @@ static void sweep(rw_ddp_pick_fn fn, const uint8_t *buf, uint32_t len,
 				      "offset %u length %u", off, lens[k]);
 		}
 	}
+}
+
+/* An eligible item as a test names it: its data, which find() locates
+ * (its length is the data's), and the slot the walker must give it. */
+struct item {
+	const char *data;
+	int slot;
+};
+
+#define ITEMS_MAX 4
+
+/* sweep() with the items it[0..n) of buf. */
+static void sweep_items(rw_ddp_pick_fn fn, const uint8_t *buf, uint32_t len,
+			const struct item *it, unsigned n)
+{
+	struct want w[ITEMS_MAX];
+	unsigned i;
+
+	ck_assert_uint_le(n, ITEMS_MAX);
+	for (i = 0; i < n; i++) {
+		w[i].off = find(buf, len, it[i].data);
+		w[i].len = (uint32_t)strlen(it[i].data);
+		w[i].slot = it[i].slot;
+	}
+	sweep(fn, buf, len, w, n);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -364,36 +387,64 @@ static void res_getfh(struct cres *c, const char *fh)
 	f->nfs_fh4_val = (char *)fh;
 }
 
+/* Encode c into buf and sweep pick_call with the items; the length. */
+static uint32_t sweep_call(struct cargs *c, uint8_t *buf,
+			   const struct item *it, unsigned n)
+{
+	uint32_t len = enc_args(&c->a, buf);
+
+	sweep_items(W->pick_call, buf, len, it, n);
+	return len;
+}
+
+/* Encode c into buf and sweep pick_reply with the items; the length. */
+static uint32_t sweep_reply(struct cres *c, uint8_t *buf,
+			    const struct item *it, unsigned n)
+{
+	uint32_t len = enc_res(&c->r, buf);
+
+	sweep_items(W->pick_reply, buf, len, it, n);
+	return len;
+}
+
+/* plan() of the call c succeeds, with nslots slots. */
+static void plan_call(struct cargs *c, struct ulb_plan *p, unsigned nslots)
+{
+	static uint8_t buf[BUF_MAX];
+	uint32_t len = enc_args(&c->a, buf);
+
+	ck_assert_int_eq(plan(buf, len, p), 0);
+	ck_assert_uint_eq(p->nslots, nslots);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Calls: WRITE data and CREATE NF4LNK linkdata (RFC 8267 section 6.1)     */
 
 START_TEST(test_call_sequence_putfh_write)
 {
+	static const struct item it = { "WRITE-DATA-0123456789", 0 };
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
-	struct want w;
 	uint32_t len;
 
 	cargs_init(&c, "write-tag", 1);
 	arg_sequence(&c);
 	arg_putfh(&c, "filehandle-of-the-file");
 	arg_write(&c, "WRITE-DATA-0123456789");
-	len = enc_args(&c.a, buf);
-	w.off = find(buf, len, "WRITE-DATA-0123456789");
-	w.len = 21;
-	w.slot = 0;
-	sweep(W->pick_call, buf, len, &w, 1);
+	len = sweep_call(&c, buf, &it, 1);
 	/* a call is never a reply: no READ data in it */
-	ck_assert_int_eq(pick(W->pick_reply, buf, len, w.off, w.len), -1);
+	ck_assert_int_eq(pick(W->pick_reply, buf, len, find(buf, len, it.data),
+			      21), -1);
 }
 END_TEST
 
 START_TEST(test_call_putfh_write_getattr)
 {
+	static const struct item it[] = {
+		{ "first-write", 0 }, { "second-write-payload", 1 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
-	struct want w[2];
-	uint32_t len;
 
 	cargs_init(&c, "", 0);
 	arg_putfh(&c, "fh-1");
@@ -401,19 +452,18 @@ START_TEST(test_call_putfh_write_getattr)
 	arg_getattr(&c);
 	arg_write(&c, "second-write-payload");
 	arg_getattr(&c);
-	len = enc_args(&c.a, buf);
-	w[0] = (struct want){ find(buf, len, "first-write"), 11, 0 };
-	w[1] = (struct want){ find(buf, len, "second-write-payload"), 20, 1 };
-	sweep(W->pick_call, buf, len, w, 2);
+	sweep_call(&c, buf, it, ARRAY_SIZE(it));
 }
 END_TEST
 
 START_TEST(test_call_create_symlink)
 {
+	static const struct item it[] = {
+		{ "write-before-link", 0 }, { "../the/link/target", 1 },
+		{ "write-after-link", 2 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
-	struct want w[3];
-	uint32_t len;
 
 	/* the other createtype4 arms carry nothing eligible */
 	cargs_init(&c, "create", 0);
@@ -426,11 +476,7 @@ START_TEST(test_call_create_symlink)
 	add_arg(&c, OP_GETFH);
 	arg_create(&c, NF4SOCK, NULL, "a-socket");
 	arg_write(&c, "write-after-link");
-	len = enc_args(&c.a, buf);
-	w[0] = (struct want){ find(buf, len, "write-before-link"), 17, 0 };
-	w[1] = (struct want){ find(buf, len, "../the/link/target"), 18, 1 };
-	w[2] = (struct want){ find(buf, len, "write-after-link"), 16, 2 };
-	sweep(W->pick_call, buf, len, w, 3);
+	sweep_call(&c, buf, it, ARRAY_SIZE(it));
 }
 END_TEST
 
@@ -438,21 +484,16 @@ END_TEST
 START_TEST(test_call_odd_tag)
 {
 	static const char *tags[] = { "a", "ab", "abc", "abcde", "" };
+	static const struct item it = { "data-after-odd-tag", 0 };
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
-	struct want w;
-	uint32_t len;
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(tags); i++) {
 		cargs_init(&c, tags[i], 2);
 		arg_putfh(&c, "fh5!!");		/* odd too */
 		arg_write(&c, "data-after-odd-tag");
-		len = enc_args(&c.a, buf);
-		w.off = find(buf, len, "data-after-odd-tag");
-		w.len = 18;
-		w.slot = 0;
-		sweep(W->pick_call, buf, len, &w, 1);
+		sweep_call(&c, buf, &it, 1);
 	}
 }
 END_TEST
@@ -564,10 +605,12 @@ static void arg_opens(struct cargs *c)
 
 START_TEST(test_call_every_op)
 {
+	static const struct item it[] = {
+		{ "every-op-link-target", 0 }, { "every-op-write-data", 1 },
+		{ "last-write", 2 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
-	struct want w[3];
-	uint32_t len;
 
 	cargs_init(&c, "every-op", 2);
 	arg_every_op(&c);
@@ -576,11 +619,7 @@ START_TEST(test_call_every_op)
 	arg_write(&c, "every-op-write-data");
 	arg_create(&c, NF4CHR, NULL, "chr");
 	arg_write(&c, "last-write");
-	len = enc_args(&c.a, buf);
-	w[0] = (struct want){ find(buf, len, "every-op-link-target"), 20, 0 };
-	w[1] = (struct want){ find(buf, len, "every-op-write-data"), 19, 1 };
-	w[2] = (struct want){ find(buf, len, "last-write"), 10, 2 };
-	sweep(W->pick_call, buf, len, w, 3);
+	sweep_call(&c, buf, it, ARRAY_SIZE(it));
 }
 END_TEST
 
@@ -624,9 +663,11 @@ END_TEST
 
 START_TEST(test_reply_two_reads)
 {
+	static const struct item it[] = {
+		{ "first-read-data", 0 }, { "second-read-data!", 1 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
-	struct want w[2];
 	uint32_t len;
 
 	cres_init(&c, "two-reads", NFS4_OK);
@@ -635,22 +676,21 @@ START_TEST(test_reply_two_reads)
 	res_read(&c, NFS4_OK, "first-read-data");
 	res_getattr(&c, "attrs-between");
 	res_read(&c, NFS4_OK, "second-read-data!");
-	len = enc_res(&c.r, buf);
-	w[0] = (struct want){ find(buf, len, "first-read-data"), 15, 0 };
-	w[1] = (struct want){ find(buf, len, "second-read-data!"), 17, 1 };
-	sweep(W->pick_reply, buf, len, w, 2);
+	len = sweep_reply(&c, buf, it, ARRAY_SIZE(it));
 	/* a reply is never a call */
-	ck_assert_int_eq(pick(W->pick_call, buf, len, w[0].off, 15), -1);
+	ck_assert_int_eq(pick(W->pick_call, buf, len,
+			      find(buf, len, it[0].data), 15), -1);
 }
 END_TEST
 
 /* A READ that fails still takes its Write chunk (RFC 8267 section 6.4). */
 START_TEST(test_reply_failed_read)
 {
+	static const struct item it[] = {
+		{ "ok-read-after-failed", 1 }, { "/link/after/failed", 3 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
-	struct want w[2];
-	uint32_t len;
 
 	cres_init(&c, "t", NFS4ERR_IO);
 	add_res(&c, OP_PUTFH);
@@ -658,27 +698,21 @@ START_TEST(test_reply_failed_read)
 	res_read(&c, NFS4_OK, "ok-read-after-failed");
 	res_readlink(&c, NFS4ERR_INVAL, NULL);
 	res_readlink(&c, NFS4_OK, "/link/after/failed");
-	len = enc_res(&c.r, buf);
-	w[0] = (struct want){ find(buf, len, "ok-read-after-failed"), 20, 1 };
-	w[1] = (struct want){ find(buf, len, "/link/after/failed"), 18, 3 };
-	sweep(W->pick_reply, buf, len, w, 2);
+	sweep_reply(&c, buf, it, ARRAY_SIZE(it));
 }
 END_TEST
 
 START_TEST(test_reply_readlink)
 {
+	static const struct item it = { "some/where/else", 0 };
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
-	struct want w;
-	uint32_t len;
 
 	cres_init(&c, "readlink", NFS4_OK);
 	res_sequence(&c);
 	add_res(&c, OP_PUTFH);
 	res_readlink(&c, NFS4_OK, "some/where/else");
-	len = enc_res(&c.r, buf);
-	w = (struct want){ find(buf, len, "some/where/else"), 15, 0 };
-	sweep(W->pick_reply, buf, len, &w, 1);
+	sweep_reply(&c, buf, &it, 1);
 }
 END_TEST
 
@@ -742,10 +776,12 @@ static void res_every_op(struct cres *c)
 
 START_TEST(test_reply_every_op)
 {
+	static const struct item it[] = {
+		{ "read-before-all", 0 }, { "readlink-after-all", 2 },
+		{ "read-after-all", 3 },
+	};
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
-	struct want w[3];
-	uint32_t len;
 
 	cres_init(&c, "every-result", NFS4_OK);
 	res_read(&c, NFS4_OK, "read-before-all");
@@ -754,11 +790,7 @@ START_TEST(test_reply_every_op)
 	res_readlink(&c, NFS4_OK, "readlink-after-all");
 	res_every_op(&c);
 	res_read(&c, NFS4_OK, "read-after-all");
-	len = enc_res(&c.r, buf);
-	w[0] = (struct want){ find(buf, len, "read-before-all"), 15, 0 };
-	w[1] = (struct want){ find(buf, len, "readlink-after-all"), 18, 2 };
-	w[2] = (struct want){ find(buf, len, "read-after-all"), 14, 3 };
-	sweep(W->pick_reply, buf, len, w, 3);
+	sweep_reply(&c, buf, it, ARRAY_SIZE(it));
 }
 END_TEST
 
@@ -808,10 +840,8 @@ END_TEST
 
 START_TEST(test_plan_rooms)
 {
-	static uint8_t buf[BUF_MAX];
 	struct cargs c;
 	struct ulb_plan p;
-	uint32_t len;
 
 	cargs_init(&c, "plan", 1);
 	arg_sequence(&c);
@@ -821,9 +851,7 @@ START_TEST(test_plan_rooms)
 	arg_write(&c, "not-a-result");
 	arg_read(&c, 0);		/* room 0, the slot is kept */
 	arg_read(&c, 17);
-	len = enc_args(&c.a, buf);
-	ck_assert_int_eq(plan(buf, len, &p), 0);
-	ck_assert_uint_eq(p.nslots, 4);
+	plan_call(&c, &p, 4);
 	ck_assert_uint_eq(p.room[0], 65536);
 	ck_assert_uint_eq(p.room[1], 4096);	/* Linux NFS4_MAXPATHLEN */
 	ck_assert_uint_eq(p.room[2], 0);
@@ -833,9 +861,7 @@ START_TEST(test_plan_rooms)
 
 	/* an unbounded result: GETATTR */
 	arg_getattr(&c);
-	len = enc_args(&c.a, buf);
-	ck_assert_int_eq(plan(buf, len, &p), 0);
-	ck_assert_uint_eq(p.nslots, 4);
+	plan_call(&c, &p, 4);
 	ck_assert_uint_eq(p.reply_max, 0);
 }
 END_TEST
@@ -843,19 +869,16 @@ END_TEST
 /* Past ULB_PLAN_MAX, READ/READLINK results come inline. */
 START_TEST(test_plan_spill)
 {
-	static uint8_t buf[BUF_MAX];
 	struct cargs c;
 	struct ulb_plan p;
-	uint32_t len, i;
+	uint32_t i;
 
 	cargs_init(&c, "many", 0);
 	arg_putfh(&c, "fh");
 	for (i = 0; i < ULB_PLAN_MAX + 2; i++)
 		arg_read(&c, 1000 + i);
 	add_arg(&c, OP_READLINK);
-	len = enc_args(&c.a, buf);
-	ck_assert_int_eq(plan(buf, len, &p), 0);
-	ck_assert_uint_eq(p.nslots, ULB_PLAN_MAX);
+	plan_call(&c, &p, ULB_PLAN_MAX);
 	for (i = 0; i < ULB_PLAN_MAX; i++)
 		ck_assert_uint_eq(p.room[i], 1000 + i);
 	ck_assert_uint_eq(p.inline_room, 1000 + ULB_PLAN_MAX +
@@ -870,10 +893,8 @@ START_TEST(test_plan_unbounded)
 	static const nfs_opnum4 unb[] = {
 		OP_GETATTR, OP_SETATTR, OP_CREATE, OP_TEST_STATEID,
 	};
-	static uint8_t buf[BUF_MAX];
 	struct cargs c;
 	struct ulb_plan p;
-	uint32_t len;
 	unsigned i;
 
 	for (i = 0; i < ARRAY_SIZE(unb); i++) {
@@ -881,9 +902,7 @@ START_TEST(test_plan_unbounded)
 		arg_read(&c, 10);
 		add_arg(&c, unb[i]);
 		arg_read(&c, 20);
-		len = enc_args(&c.a, buf);
-		ck_assert_int_eq(plan(buf, len, &p), 0);
-		ck_assert_uint_eq(p.nslots, 2);
+		plan_call(&c, &p, 2);
 		ck_assert_uint_eq(p.reply_max, 0);
 	}
 	/* OPEN's result is unknown: pick_reply stops there, so no slot
@@ -892,17 +911,13 @@ START_TEST(test_plan_unbounded)
 	arg_read(&c, 10);
 	arg_opens(&c);
 	arg_read(&c, 20);
-	len = enc_args(&c.a, buf);
-	ck_assert_int_eq(plan(buf, len, &p), 0);
-	ck_assert_uint_eq(p.nslots, 1);
+	plan_call(&c, &p, 1);
 	ck_assert_uint_eq(p.room[0], 10);
 	ck_assert_uint_eq(p.reply_max, 0);
 	/* a minor version past 2 is not parsed at all */
 	cargs_init(&c, "", 3);
 	arg_read(&c, 10);
-	len = enc_args(&c.a, buf);
-	ck_assert_int_eq(plan(buf, len, &p), 0);
-	ck_assert_uint_eq(p.nslots, 0);
+	plan_call(&c, &p, 0);
 	ck_assert_uint_eq(p.reply_max, 0);
 }
 END_TEST

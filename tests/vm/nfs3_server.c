@@ -25,9 +25,9 @@
 
 #include "nfs3.h"
 #include "tests/vm/ddp_serve.h"
+#include "tests/vm/nfs_store.h"
 
-#define NFS3_MAX_FILES 32
-#define NFS3_MAX_SIZE (16u << 20)	/* octets per file */
+#define NFS3_MAX_FILES 32		/* of NS_MAX_SIZE octets each */
 
 /* The dispatch function of nfs3_svc.c (rpcgen declares it nowhere). */
 void nfs_program_3(struct svc_req *rq, SVCXPRT *x);
@@ -35,8 +35,7 @@ void nfs_program_3(struct svc_req *rq, SVCXPRT *x);
 struct file {
 	char fh[NFS3_FHSIZE];
 	u_int fhlen;			/* 0: slot free */
-	uint8_t *data;
-	uint64_t size;
+	struct ns_data d;
 };
 
 /* One thread (svc_run's) only: no lock. */
@@ -71,8 +70,8 @@ static void attrs(const struct file *f, fattr3 *a)
 	a->type = NF3REG;
 	a->mode = 0644;
 	a->nlink = 1;
-	a->size = f->size;
-	a->used = f->size;
+	a->size = f->d.size;
+	a->used = f->d.size;
 	a->fileid = (fileid3)(f - files) + 1;
 }
 
@@ -96,47 +95,25 @@ bool_t nfsproc3_read_3_svc(READ3args *arg, READ3res *res, struct svc_req *rq)
 {
 	READ3resok *ok = &res->READ3res_u.resok;
 	struct file *f = lookup(&arg->file, false);
-	uint64_t n;
+	uint32_t n;
+	bool eof;
 
 	memset(res, 0, sizeof(*res));
 	if (!f) {
 		res->status = NFS3ERR_NOENT;
 		return TRUE;
 	}
-	n = arg->offset >= f->size ? 0 : f->size - arg->offset;
-	if (n > arg->count)
-		n = arg->count;
-	ok->data.data_val = malloc(n ? n : 1);
+	ok->data.data_val = ns_read(&f->d, arg->offset, arg->count, &n, &eof);
 	if (!ok->data.data_val) {
 		res->status = NFS3ERR_SERVERFAULT;
 		return TRUE;
 	}
-	if (n)
-		memcpy(ok->data.data_val, f->data + arg->offset, n);
-	ok->data.data_len = (u_int)n;
-	ok->count = (count3)n;
-	ok->eof = arg->offset + n >= f->size;
+	ok->data.data_len = n;
+	ok->count = n;
+	ok->eof = eof;
 	post_attrs(f, &ok->file_attributes);
 	res->status = NFS3_OK;
 	return TRUE;
-}
-
-/* Grow f to hold end octets; false if it may not. */
-static bool grow(struct file *f, uint64_t end)
-{
-	uint8_t *p;
-
-	if (end <= f->size)
-		return true;
-	if (end > NFS3_MAX_SIZE)
-		return false;
-	p = realloc(f->data, end);
-	if (!p)
-		return false;
-	memset(p + f->size, 0, end - f->size);
-	f->data = p;
-	f->size = end;
-	return true;
 }
 
 bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
@@ -145,7 +122,6 @@ bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
 	static const char verf[NFS3_WRITEVERFSIZE] = "ddp-nfs3";
 	WRITE3resok *ok = &res->WRITE3res_u.resok;
 	struct file *f;
-	uint64_t end = arg->offset + arg->data.data_len;
 
 	memset(res, 0, sizeof(*res));
 	if (arg->count != arg->data.data_len) {
@@ -157,13 +133,11 @@ bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
 		res->status = NFS3ERR_BADHANDLE;
 		return TRUE;
 	}
-	if (end < arg->offset || !grow(f, end)) {
+	if (!ns_write(&f->d, arg->offset, arg->data.data_val,
+		      arg->data.data_len)) {
 		res->status = NFS3ERR_FBIG;
 		return TRUE;
 	}
-	if (arg->data.data_len)
-		memcpy(f->data + arg->offset, arg->data.data_val,
-		       arg->data.data_len);
 	post_attrs(f, &ok->file_wcc.after);
 	ok->count = arg->count;
 	ok->committed = FILE_SYNC;
@@ -199,7 +173,7 @@ static void free_files(void)
 	unsigned int i;
 
 	for (i = 0; i < NFS3_MAX_FILES; i++)
-		free(files[i].data);
+		ns_free(&files[i].d);
 }
 
 int main(int argc, char **argv)

@@ -34,9 +34,9 @@
 
 #include "nfs4.h"
 #include "tests/vm/ddp_serve.h"
+#include "tests/vm/nfs_store.h"
 
-#define NFS4_MAX_OBJS 64
-#define NFS4_MAX_SIZE (16u << 20)	/* octets per file or link */
+#define NFS4_MAX_OBJS 64		/* of NS_MAX_SIZE octets each */
 #define NFS4_NAME_MAX 64		/* octets of a name CREATE takes */
 #define NFS4_PRE_FILES 16
 #define NFS4_PRESET_LINK "nfs4/preset/target"
@@ -58,8 +58,7 @@ struct obj {
 	u_int fhlen;			/* 0: slot free */
 	nfs_ftype4 type;
 	char name[NFS4_NAME_MAX + 1];	/* in the root; "" for the root */
-	uint8_t *data;			/* file contents or link text */
-	uint64_t size;
+	struct ns_data d;		/* file contents or link text */
 };
 
 /* One thread (svc_run's) only: no lock.  objs[0] is the root. */
@@ -113,24 +112,6 @@ static bool name_taken(const char *name)
 	return false;
 }
 
-/* Make f hold end octets; false if it may not. */
-static bool obj_grow(struct obj *f, uint64_t end)
-{
-	uint8_t *p;
-
-	if (end <= f->size)
-		return true;
-	if (end > NFS4_MAX_SIZE)
-		return false;
-	p = realloc(f->data, end);
-	if (!p)
-		return false;
-	memset(p + f->size, 0, end - f->size);
-	f->data = p;
-	f->size = end;
-	return true;
-}
-
 static bool objs_init(void)
 {
 	struct obj *l;
@@ -146,10 +127,8 @@ static bool objs_init(void)
 			return false;
 	}
 	l = obj_new("nfs4-symlink", NF4LNK, "symlink");
-	if (!l || !obj_grow(l, strlen(NFS4_PRESET_LINK)))
-		return false;
-	memcpy(l->data, NFS4_PRESET_LINK, l->size);
-	return true;
+	return l && ns_write(&l->d, 0, NFS4_PRESET_LINK,
+			     strlen(NFS4_PRESET_LINK));
 }
 
 static void objs_free(void)
@@ -157,17 +136,7 @@ static void objs_free(void)
 	unsigned int i;
 
 	for (i = 0; i < NFS4_MAX_OBJS; i++)
-		free(objs[i].data);
-}
-
-/* A malloc'd copy of len octets (at least one octet allocated). */
-static char *dup_octets(const void *p, size_t len)
-{
-	char *d = malloc(len ? len : 1);
-
-	if (d && len)
-		memcpy(d, p, len);
-	return d;
+		ns_free(&objs[i].d);
 }
 
 /* ---- Checks shared by READ, WRITE, COMMIT ------------------------------------ */
@@ -243,7 +212,7 @@ static nfsstat4 op_getfh(struct cstate *cs, GETFH4res *r)
 
 	if (!cs->cur)
 		return r->status = NFS4ERR_NOFILEHANDLE;
-	fh->nfs_fh4_val = dup_octets(cs->cur->fh, cs->cur->fhlen);
+	fh->nfs_fh4_val = ns_dup(cs->cur->fh, cs->cur->fhlen);
 	if (!fh->nfs_fh4_val)
 		return r->status = NFS4ERR_SERVERFAULT;
 	fh->nfs_fh4_len = cs->cur->fhlen;
@@ -254,7 +223,7 @@ static nfsstat4 op_getfh(struct cstate *cs, GETFH4res *r)
 static bool encode_attrs(const struct obj *o, uint32_t want, fattr4 *f)
 {
 	nfs_ftype4 type = o->type;
-	nfs4_uint64 size = o->size, fileid = (nfs4_uint64)(o - objs) + 1;
+	nfs4_uint64 size = o->d.size, fileid = (nfs4_uint64)(o - objs) + 1;
 	bool ok = true;
 	XDR x;
 
@@ -294,19 +263,17 @@ static nfsstat4 op_read(struct cstate *cs, const READ4args *a, READ4res *r)
 {
 	READ4resok *ok = &r->READ4res_u.resok4;
 	const struct obj *f = cs->cur;
-	uint64_t n;
+	uint32_t n;
+	bool eof;
 
 	r->status = file_check(f, &a->stateid);
 	if (r->status != NFS4_OK)
 		return r->status;
-	n = a->offset >= f->size ? 0 : f->size - a->offset;
-	if (n > a->count)
-		n = a->count;
-	ok->data.data_val = dup_octets(n ? f->data + a->offset : NULL, n);
+	ok->data.data_val = ns_read(&f->d, a->offset, a->count, &n, &eof);
 	if (!ok->data.data_val)
 		return r->status = NFS4ERR_SERVERFAULT;
-	ok->data.data_len = (u_int)n;
-	ok->eof = a->offset + n >= f->size;
+	ok->data.data_len = n;
+	ok->eof = eof;
 	return r->status = NFS4_OK;
 }
 
@@ -315,16 +282,12 @@ static nfsstat4 op_write(struct cstate *cs, const WRITE4args *a,
 {
 	WRITE4resok *ok = &r->WRITE4res_u.resok4;
 	struct obj *f = cs->cur;
-	uint64_t end = a->offset + a->data.data_len;
 
 	r->status = file_check(f, &a->stateid);
 	if (r->status != NFS4_OK)
 		return r->status;
-	if (end < a->offset || !obj_grow(f, end))
+	if (!ns_write(&f->d, a->offset, a->data.data_val, a->data.data_len))
 		return r->status = NFS4ERR_FBIG;
-	if (a->data.data_len)
-		memcpy(f->data + a->offset, a->data.data_val,
-		       a->data.data_len);
 	ok->count = a->data.data_len;
 	ok->committed = FILE_SYNC4;
 	memcpy(ok->writeverf, write_verf, sizeof(write_verf));
@@ -349,10 +312,10 @@ static nfsstat4 op_readlink(struct cstate *cs, READLINK4res *r)
 		return r->status = NFS4ERR_NOFILEHANDLE;
 	if (o->type != NF4LNK)
 		return r->status = NFS4ERR_INVAL;
-	l->utf8string_val = dup_octets(o->data, o->size);
+	l->utf8string_val = ns_dup(o->d.data, o->d.size);
 	if (!l->utf8string_val)
 		return r->status = NFS4ERR_SERVERFAULT;
-	l->utf8string_len = (u_int)o->size;
+	l->utf8string_len = (u_int)o->d.size;
 	return r->status = NFS4_OK;
 }
 
@@ -377,7 +340,7 @@ static nfsstat4 create_check(const struct obj *dir, const CREATE4args *a,
 	name[n->utf8string_len] = 0;
 	if (name_taken(name))
 		return NFS4ERR_EXIST;
-	if (a->objtype.createtype4_u.linkdata.utf8string_len > NFS4_MAX_SIZE)
+	if (a->objtype.createtype4_u.linkdata.utf8string_len > NS_MAX_SIZE)
 		return NFS4ERR_NAMETOOLONG;
 	return NFS4_OK;
 }
@@ -398,11 +361,10 @@ static nfsstat4 op_create(struct cstate *cs, const CREATE4args *a,
 	l = obj_new(fh, NF4LNK, name);
 	if (!l)
 		return r->status = NFS4ERR_NOSPC;
-	if (!obj_grow(l, text->utf8string_len)) {
+	if (!ns_write(&l->d, 0, text->utf8string_val, text->utf8string_len)) {
 		l->fhlen = 0;
 		return r->status = NFS4ERR_NOSPC;
 	}
-	memcpy(l->data, text->utf8string_val, text->utf8string_len);
 	ok->cinfo.atomic = TRUE;
 	ok->cinfo.before = root_change++;
 	ok->cinfo.after = root_change;
@@ -486,7 +448,7 @@ bool_t nfsproc4_compound_4_svc(COMPOUND4args *arg, COMPOUND4res *res,
 	nfsstat4 st = NFS4_OK;
 
 	memset(res, 0, sizeof(*res));
-	res->tag.utf8string_val = dup_octets(arg->tag.utf8string_val,
+	res->tag.utf8string_val = ns_dup(arg->tag.utf8string_val,
 					     arg->tag.utf8string_len);
 	res->resarray.resarray_val = calloc(n ? n : 1, sizeof(nfs_resop4));
 	if (!res->tag.utf8string_val || !res->resarray.resarray_val)

@@ -1,11 +1,13 @@
 /*
  * t_ddp_util.c - helpers of the direct data placement VM tests
- * (t_ddp_util.h): process environment, the server process, CLIENTs and
- * their counters.
+ * (t_ddp_util.h): process environment, the server process and the
+ * watchdog, CLIENTs and their counters, buffers, and the frame of the NFS
+ * tests.
  */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
+#include "glue/rpcrdma_attr.h"	/* RPCRDMA_DEFAULT_DDP_MIN */
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
@@ -100,6 +103,42 @@ int td_server_start(struct ts_server *s, const char *name, const char *host,
 	return ret;
 }
 
+/* ---- Watchdog: also kills the servers ---------------------------------------- */
+
+static struct ts_server *wd_srv[TD_WATCHDOG_MAX];
+static unsigned int wd_n;
+
+static void watchdog_fired(int sig)
+{
+	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
+	unsigned int i;
+
+	(void)sig;
+	for (i = 0; i < wd_n; i++)
+		if (wd_srv[i]->pid > 0)
+			kill(wd_srv[i]->pid, SIGKILL);
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
+		 unsigned int n)
+{
+	unsigned int i;
+
+	if (n > TD_WATCHDOG_MAX) {
+		fprintf(stderr, "td_watchdog: more than %u servers\n",
+			TD_WATCHDOG_MAX);
+		exit(1);
+	}
+	for (i = 0; i < n; i++)
+		wd_srv[i] = srv[i];
+	wd_n = n;
+	signal(SIGALRM, watchdog_fired);
+	alarm(seconds);
+}
+
 /* ---- CLIENTs --------------------------------------------------------------- */
 
 CLIENT *td_client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
@@ -168,4 +207,89 @@ bool td_guard_ok(const uint8_t *p, size_t len)
 		if (p[len + i] != 0xa5)
 			return false;
 	return true;
+}
+
+uint8_t *td_filled(size_t len, uint32_t seed)
+{
+	uint8_t *p = malloc(len ? len : 1);
+
+	if (!p) {
+		fprintf(stderr, "out of memory (%zu octets)\n", len);
+		exit(1);
+	}
+	t_fill(p, len, seed);
+	return p;
+}
+
+/* ---- Tests of a built-in NFS binding ---------------------------------------- */
+
+bool td_read_chunk_ok(unsigned long long n, uint32_t len)
+{
+	if (len < RPCRDMA_DEFAULT_DDP_MIN)
+		return n == 0;
+	if (len >= TD_MUST_REDUCE)
+		return n == 1;
+	return n <= 1;
+}
+
+/* static: the watchdog reads its pid */
+static struct ts_server nfs_srv;
+
+static void nfs_run(const struct td_nfs *t)
+{
+	const struct td_files *f = &t->files;
+	unsigned int i;
+	CLIENT *cl;
+
+	cl = td_client(&nfs_srv, t->prog, t->vers, RPCRDMA_REG_AUTO);
+	t_check(cl != NULL, "CLIENT for NFS v%u", (unsigned int)t->vers);
+	if (!cl)
+		return;
+	t_check(t->null(NULL, NULL, cl) == RPC_SUCCESS, "NFSPROC%u_NULL",
+		(unsigned int)t->vers);
+	for (i = 0; i < f->n; i++) {
+		f->image[i] = td_filled(f->sizes[i], i + 1);
+		f->write(cl, i, 0, f->image[i], f->sizes[i]);
+	}
+	t->run(cl);
+	clnt_destroy(cl);
+	for (i = 0; i < f->n; i++)
+		free(f->image[i]);
+}
+
+int td_nfs_main(int argc, char **argv, const struct td_nfs *t)
+{
+	static const struct td_env env[] = {
+		{ "RPCRDMA_ULB_CONF", "/dev/null" },	/* built-in only */
+		{ "RPCRDMA_DDP_REG_MIN", NULL },
+	};
+	struct ts_server *const srv[] = { &nfs_srv };
+	struct rpcrdma_ulb_entry e;
+	int r;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s\n", t->name);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	td_env_ensure(argv, env, 2);	/* may re-execute us */
+	if (!ts_have_rdma())
+		return 77;
+	td_watchdog(TD_WATCHDOG_S, srv, 1);
+	t_check(!rpcrdma_ulb_lookup(t->prog, t->vers, t->call_proc,
+				    RPCRDMA_ULB_CALL, &e) &&
+		!rpcrdma_ulb_lookup(t->prog, t->vers, t->reply_proc,
+				    RPCRDMA_ULB_REPLY, &e),
+		"%s", t->entries);
+	r = td_server_start(&nfs_srv, t->server, t_addr4(), "/dev/null");
+	t_check(r == 0, "%s listening on %s port %u", t->server, t_addr4(),
+		nfs_srv.port);
+	if (!r) {
+		nfs_run(t);
+		t_check(ts_server_stop(&nfs_srv) == 0,
+			"%s exits 0 on SIGTERM", t->server);
+	}
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
+	       t_failures);
+	return t_failures ? 1 : 0;
 }

@@ -17,12 +17,9 @@
  *
  * One line per check; exit 0 only when all passed, 77 without a device.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
@@ -32,15 +29,9 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
-#define WATCHDOG_S 110		/* the VM suite kills at 120 s */
 /* Rooms from here on surely get a Write chunk (smaller READs fit inline
  * anyway, and the client may keep them there). */
 #define WRITE_CHUNK_SURE 4096u
-/* Eligible arguments from here on make a Call too large to be Short with
- * the default inline threshold (4096): one Read chunk is certain. */
-#define MUST_REDUCE 4096u
-
-static struct ts_server srv;
 
 static const uint32_t sizes[] = {
 	1, 3, 1000, 1025, 4097, 100001, MiB, MiB + 3,
@@ -49,19 +40,6 @@ static const uint32_t sizes[] = {
 
 /* What each file should hold now. */
 static uint8_t *image[NFILES];
-
-/* ---- Watchdog: also kills the server ---------------------------------------- */
-
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
-
-	if (srv.pid > 0)
-		kill(srv.pid, SIGKILL);
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
@@ -79,21 +57,6 @@ static const char *status(enum clnt_stat st, CLIENT *cl)
 }
 
 /* ---- WRITE -------------------------------------------------------------------- */
-
-/*
- * Read chunks of an eligible argument item of len octets: none below the
- * transport's default minimum (the built-in entries say min=0); exactly
- * one once the Call cannot be Short; in between the Call fits inline and
- * may stay Short (digest 1.6), so zero or one.
- */
-static bool read_chunk_ok(unsigned long long n, uint32_t len)
-{
-	if (len < RPCRDMA_DEFAULT_DDP_MIN)
-		return n == 0;
-	if (len >= MUST_REDUCE)
-		return n == 1;
-	return n <= 1;
-}
 
 static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 		       const uint8_t *data, uint32_t len)
@@ -124,7 +87,7 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 		st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
 		status(st, cl));
 	rc = TD_D(&b, &a, read_chunks);
-	t_check(read_chunk_ok(rc, len) &&
+	t_check(td_read_chunk_ok(rc, len) &&
 		TD_D(&b, &a, read_bytes) == (rc ? len : 0) &&
 		TD_D(&b, &a, write_chunks) == 0 &&
 		TD_D(&b, &a, long_replies) == 0 &&
@@ -132,7 +95,7 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 		"WRITE %u: %s (%llu, %llu octets), no Write chunk (%llu), "
 		"reply inline (%llu Long), no Long call (%llu)", len,
 		len < RPCRDMA_DEFAULT_DDP_MIN ? "below the minimum: no Read chunk" :
-		len < MUST_REDUCE ? "the data in a Read chunk or inline (the Call fits)" :
+		len < TD_MUST_REDUCE ? "the data in a Read chunk or inline (the Call fits)" :
 		"the data, and only it, in a Read chunk",
 		rc, TD_D(&b, &a, read_bytes), TD_D(&b, &a, write_chunks),
 		TD_D(&b, &a, long_replies), TD_D(&b, &a, long_calls));
@@ -251,11 +214,11 @@ static void symlink_case(CLIENT *cl, uint32_t plen)
 	td_stats(cl, &b);
 	rc = TD_D(&b, &a, read_chunks);
 	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
-		read_chunk_ok(rc, plen) &&
+		td_read_chunk_ok(rc, plen) &&
 		TD_D(&b, &a, read_bytes) == (rc ? plen : 0),
 		"SYMLINK, path of %u: NFS3ERR_NOTSUPP; the path, item 2, %s "
 		"(%llu Read chunk, %llu octets) [%s]", plen,
-		plen >= MUST_REDUCE ? "in a Read chunk" : "inline", rc,
+		plen >= TD_MUST_REDUCE ? "in a Read chunk" : "inline", rc,
 		TD_D(&b, &a, read_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
@@ -286,17 +249,6 @@ static void readlink_case(CLIENT *cl)
 }
 
 /* ---- The test --------------------------------------------------------------------- */
-
-static void write_all(CLIENT *cl)
-{
-	unsigned int i;
-
-	for (i = 0; i < NFILES; i++) {
-		image[i] = malloc(sizes[i]);
-		t_fill(image[i], sizes[i], i + 1);
-		write_file(cl, i, 0, image[i], sizes[i]);
-	}
-}
 
 static void read_all(CLIENT *cl)
 {
@@ -334,18 +286,9 @@ static void short_reads(CLIENT *cl, unsigned int i)
 	free(buf);
 }
 
-static void run(void)
+/* The checks after td_nfs_main's NULL and WRITE of every file. */
+static void run(CLIENT *cl)
 {
-	CLIENT *cl;
-	unsigned int i;
-
-	cl = td_client(&srv, NFS_PROGRAM, NFS_V3, RPCRDMA_REG_AUTO);
-	t_check(cl != NULL, "CLIENT for NFS v3");
-	if (!cl)
-		return;
-	t_check(nfsproc3_null_3(NULL, NULL, cl) == RPC_SUCCESS,
-		"NFSPROC3_NULL");
-	write_all(cl);
 	read_all(cl);
 	overwrite(cl, 6);
 	short_reads(cl, 5);		/* the 100001-octet file */
@@ -353,44 +296,22 @@ static void run(void)
 	symlink_case(cl, 14);
 	symlink_case(cl, 5000);
 	readlink_case(cl);
-	clnt_destroy(cl);
-	for (i = 0; i < NFILES; i++)
-		free(image[i]);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct td_env env[] = {
-		{ "RPCRDMA_ULB_CONF", "/dev/null" },	/* built-in only */
-		{ "RPCRDMA_DDP_REG_MIN", NULL },
+	static const struct td_nfs t = {
+		.name = "t_nfs3",
+		.server = "nfs3_server",
+		.prog = NFS_PROGRAM,
+		.vers = NFS_V3,
+		.call_proc = NFSPROC3_WRITE,
+		.reply_proc = NFSPROC3_READ,
+		.entries = "the built-in NFSv3 WRITE and READ entries are there",
+		.null = nfsproc3_null_3,
+		.files = { sizes, NFILES, image, write_file },
+		.run = run,
 	};
-	struct rpcrdma_ulb_entry e;
-	int r;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: t_nfs3\n");
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	td_env_ensure(argv, env, 2);	/* may re-execute us */
-	if (!ts_have_rdma())
-		return 77;
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_S);
-	t_check(!rpcrdma_ulb_lookup(NFS_PROGRAM, NFS_V3, NFSPROC3_WRITE,
-				    RPCRDMA_ULB_CALL, &e) &&
-		!rpcrdma_ulb_lookup(NFS_PROGRAM, NFS_V3, NFSPROC3_READ,
-				    RPCRDMA_ULB_REPLY, &e),
-		"the built-in NFSv3 WRITE and READ entries are there");
-	r = td_server_start(&srv, "nfs3_server", t_addr4(), "/dev/null");
-	t_check(r == 0, "nfs3_server listening on %s port %u", t_addr4(),
-		srv.port);
-	if (!r) {
-		run();
-		t_check(ts_server_stop(&srv) == 0,
-			"nfs3_server exits 0 on SIGTERM");
-	}
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
-	return t_failures ? 1 : 0;
+	return td_nfs_main(argc, argv, &t);
 }

@@ -18,12 +18,9 @@
  *
  * One line per check; exit 0 only when all passed, 77 without a device.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
@@ -33,10 +30,6 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
-#define WATCHDOG_S 110		/* the VM suite kills at 120 s */
-/* Eligible arguments from here on make a Call too large to be Short with
- * the default inline threshold (4096): one Read chunk is certain. */
-#define MUST_REDUCE 4096u
 /* Write chunks one Call offers at most (RR_MAX_WRITES). */
 #define MAX_WRITES 4u
 /* The room the binding gives a READLINK (NFS4_PATH_ROOM of ulb_nfs4.c). */
@@ -53,8 +46,6 @@
 #define FATTR4_SIZE 4
 #define ATTR_BIT(a) (1u << (a))
 
-static struct ts_server srv;
-
 static const uint32_t sizes[] = {
 	1, 3, 1025, 4097, 100001, MiB, MiB + 3,
 };
@@ -67,19 +58,6 @@ static char last_verf[NFS4_VERIFIER_SIZE];
 
 static const stateid4 anon_sid;		/* all zeros: anonymous */
 static const stateid4 bad_sid = { 7, "bad-stateid!" };
-
-/* ---- Watchdog: also kills the server ---------------------------------------- */
-
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
-
-	if (srv.pid > 0)
-		kill(srv.pid, SIGKILL);
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
 
 /* ---- Building a COMPOUND ------------------------------------------------------ */
 
@@ -131,11 +109,17 @@ static void c_putfh(struct cmp *c, const char *fh)
 	o->nfs_fh4_val = (char *)fh;
 }
 
-static void c_read(struct cmp *c, uint64_t off, uint32_t count,
-		   const stateid4 *sid)
+/* Every READ here comes with its PUTFH (fh NULL: PUTROOTFH). */
+static void c_read(struct cmp *c, const char *fh, uint64_t off,
+		   uint32_t count, const stateid4 *sid)
 {
-	READ4args *r = &op_add(c, OP_READ)->nfs_argop4_u.opread;
+	READ4args *r;
 
+	if (fh)
+		c_putfh(c, fh);
+	else
+		op_add(c, OP_PUTROOTFH);
+	r = &op_add(c, OP_READ)->nfs_argop4_u.opread;
 	r->stateid = *sid;
 	r->offset = off;
 	r->count = count;
@@ -270,26 +254,11 @@ static bool stopped_at(struct outcome *o, const struct cmp *c, u_int stop,
 
 /* ---- WRITE -------------------------------------------------------------------- */
 
-/*
- * Read chunks of an eligible argument item of len octets: none below the
- * transport's default minimum (the walker's policy has no minimum of its
- * own); exactly one once the Call cannot be Short; in between the Call
- * fits inline and may stay Short (digest 1.6), so zero or one.
- */
-static bool read_chunk_ok(unsigned long long n, uint32_t len)
-{
-	if (len < RPCRDMA_DEFAULT_DDP_MIN)
-		return n == 0;
-	if (len >= MUST_REDUCE)
-		return n == 1;
-	return n <= 1;
-}
-
 static const char *read_chunk_what(uint32_t len)
 {
 	return len < RPCRDMA_DEFAULT_DDP_MIN ? "below the minimum: inline" :
-	       len < MUST_REDUCE ? "in a Read chunk or inline (the Call fits)" :
-	       "in a Read chunk";
+	       len < TD_MUST_REDUCE ?
+	       "in a Read chunk or inline (the Call fits)" : "in a Read chunk";
 }
 
 static bool write_result_ok(struct outcome *o, u_int i, uint32_t len)
@@ -310,7 +279,7 @@ static void check_read_chunk(struct outcome *o, const char *what,
 {
 	unsigned long long rc = D(o, read_chunks);
 
-	t_check(read_chunk_ok(rc, len) &&
+	t_check(td_read_chunk_ok(rc, len) &&
 		D(o, read_bytes) == (rc ? len : 0) &&
 		D(o, long_calls) == 0,
 		"%s %u: the data %s (%llu Read chunk, %llu octets), "
@@ -412,8 +381,8 @@ static void reads(CLIENT *cl, const char *what, const struct rd *rd,
 
 	c_init(&c, "t_nfs4 read");
 	for (i = 0; i < n; i++) {
-		c_putfh(&c, fh_of(rd[i].file));
-		c_read(&c, rd[i].off, rd[i].count, &anon_sid);
+		c_read(&c, fh_of(rd[i].file), rd[i].off, rd[i].count,
+		       &anon_sid);
 		counts += rd[i].count;
 		if (i < MAX_WRITES)
 			wb += rd_len(&rd[i]);
@@ -452,21 +421,6 @@ static void read_one(CLIENT *cl, const char *what, unsigned int file,
 }
 
 /* ---- 1. WRITE then READ back ------------------------------------------------------ */
-
-static void write_all(CLIENT *cl)
-{
-	unsigned int i;
-
-	for (i = 0; i < NFILES; i++) {
-		image[i] = malloc(sizes[i]);
-		if (!image[i]) {
-			fprintf(stderr, "t_nfs4: out of memory\n");
-			exit(1);
-		}
-		t_fill(image[i], sizes[i], i + 1);
-		write_file(cl, i, 0, image[i], sizes[i]);
-	}
-}
 
 static void read_all(CLIENT *cl)
 {
@@ -517,90 +471,86 @@ static void multi_reads(CLIENT *cl)
 
 /* ---- 3. READs that fail -------------------------------------------------------------- */
 
-/* The Write chunk counters of a COMPOUND that failed at a READ. */
-static void check_unused(struct outcome *o, const char *what,
-			 unsigned long long wc, unsigned long long wb)
-{
-	t_check(D(o, write_chunks) == wc && D(o, write_bytes) == wb &&
-		D(o, err_chunk) == 0,
-		"%s: %llu Write chunk(s) offered (%llu), %llu octets placed "
-		"(%llu), no RDMA_ERROR (%llu)", what, wc, D(o, write_chunks),
-		wb, D(o, write_bytes), D(o, err_chunk));
-}
+/* One PUTFH (or PUTROOTFH) and READ at offset 0 of such a COMPOUND. */
+struct fh_read {
+	const char *fh;			/* NULL: PUTROOTFH */
+	uint32_t count;
+	const stateid4 *sid;		/* NULL: not sent */
+};
 
-static void read_dir(CLIENT *cl)
+/*
+ * A COMPOUND of SEQUENCE and rd that must stop at operation at (an op)
+ * with status, said being the check line's account of it; the READ of
+ * first (NULL: none) is result 2 and intact.  Write chunks: wc offered,
+ * only first's data placed, no RDMA_ERROR.  what names the case.
+ */
+struct failing {
+	const char *what;
+	const char *tag;
+	struct fh_read rd[2];
+	u_int at;
+	nfs_opnum4 op;
+	nfsstat4 status;
+	const char *said;
+	const struct rd *first;
+	unsigned long long wc;
+};
+
+/* Handles as fh_of() makes them; file 4 is the 100001-octet one. */
+static const struct rd file4_all = { 4, 0, 100001 };
+
+static const struct failing failing[] = {
+	{ "READ of the root directory", "t_nfs4 read dir",
+	  { { NULL, 65536, &anon_sid } },
+	  2, OP_READ, NFS4ERR_ISDIR,
+	  "RPC_SUCCESS, NFS4ERR_ISDIR, 3 results", NULL, 1 },
+	{ "READ with a bad stateid, then PUTFH+READ", "t_nfs4 bad stateid",
+	  { { "nfs4-file-4", 100001, &bad_sid },
+	    { "nfs4-file-5", MiB, &anon_sid } },
+	  2, OP_READ, NFS4ERR_BAD_STATEID,
+	  "NFS4ERR_BAD_STATEID, the COMPOUND stops there (3 of 5 results)",
+	  NULL, 2 },
+	{ "PUTFH of an unknown handle, READ", "t_nfs4 bad handle",
+	  { { "nfs4-no-such-file", 65536, &anon_sid } },
+	  1, OP_PUTFH, NFS4ERR_BADHANDLE,
+	  "NFS4ERR_BADHANDLE at PUTFH, the READ not run (2 of 3 results)",
+	  NULL, 1 },
+	/* a good READ, then one of the symbolic link: chunk 1 used, 2 not */
+	{ "READ 100001, then READ of a symlink", "t_nfs4 read+symlink",
+	  { { "nfs4-file-4", 100001, &anon_sid },
+	    { "nfs4-symlink", 65536, &anon_sid } },
+	  4, OP_READ, NFS4ERR_SYMLINK,
+	  "the first READ's data intact, the second NFS4ERR_SYMLINK "
+	  "(5 results)", &file4_all, 2 },
+};
+
+static void failing_reads(CLIENT *cl)
 {
-	const char *what = "READ of the root directory";
+	const struct failing *f;
+	unsigned long long wb;
 	struct outcome o;
 	struct cmp c;
+	unsigned int i, k;
 
-	c_init(&c, "t_nfs4 read dir");
-	op_add(&c, OP_PUTROOTFH);
-	c_read(&c, 0, 65536, &anon_sid);
-	compound(cl, &c, &o);
-	t_check(stopped_at(&o, &c, 2, OP_READ, NFS4ERR_ISDIR),
-		"%s: RPC_SUCCESS, NFS4ERR_ISDIR, 3 results [%s]", what,
-		status(&o));
-	check_unused(&o, what, 1, 0);
-	done(&o);
-}
-
-static void read_bad_stateid(CLIENT *cl)
-{
-	const char *what = "READ with a bad stateid, then PUTFH+READ";
-	struct outcome o;
-	struct cmp c;
-
-	c_init(&c, "t_nfs4 bad stateid");
-	c_putfh(&c, fh_of(4));
-	c_read(&c, 0, 100001, &bad_sid);
-	c_putfh(&c, fh_of(5));
-	c_read(&c, 0, MiB, &anon_sid);
-	compound(cl, &c, &o);
-	t_check(stopped_at(&o, &c, 2, OP_READ, NFS4ERR_BAD_STATEID),
-		"%s: NFS4ERR_BAD_STATEID, the COMPOUND stops there (3 of 5 "
-		"results) [%s]", what, status(&o));
-	check_unused(&o, what, 2, 0);
-	done(&o);
-}
-
-static void read_bad_handle(CLIENT *cl)
-{
-	const char *what = "PUTFH of an unknown handle, READ";
-	struct outcome o;
-	struct cmp c;
-
-	c_init(&c, "t_nfs4 bad handle");
-	c_putfh(&c, "nfs4-no-such-file");
-	c_read(&c, 0, 65536, &anon_sid);
-	compound(cl, &c, &o);
-	t_check(stopped_at(&o, &c, 1, OP_PUTFH, NFS4ERR_BADHANDLE),
-		"%s: NFS4ERR_BADHANDLE at PUTFH, the READ not run (2 of 3 "
-		"results) [%s]", what, status(&o));
-	check_unused(&o, what, 1, 0);
-	done(&o);
-}
-
-/* A good READ, then one of the symbolic link: chunk 1 used, chunk 2 not. */
-static void read_then_link(CLIENT *cl)
-{
-	const char *what = "READ 100001, then READ of a symlink";
-	const struct rd r = { 4, 0, 100001 };
-	struct outcome o;
-	struct cmp c;
-
-	c_init(&c, "t_nfs4 read+symlink");
-	c_putfh(&c, fh_of(4));
-	c_read(&c, 0, r.count, &anon_sid);
-	c_putfh(&c, "nfs4-symlink");
-	c_read(&c, 0, 65536, &anon_sid);
-	compound(cl, &c, &o);
-	t_check(stopped_at(&o, &c, 4, OP_READ, NFS4ERR_SYMLINK) &&
-		read_ok(&o, 2, &r),
-		"%s: the first READ's data intact, the second "
-		"NFS4ERR_SYMLINK (5 results) [%s]", what, status(&o));
-	check_unused(&o, what, 2, r.count);
-	done(&o);
+	for (i = 0; i < sizeof(failing) / sizeof(failing[0]); i++) {
+		f = &failing[i];
+		c_init(&c, f->tag);
+		for (k = 0; k < 2 && f->rd[k].sid; k++)
+			c_read(&c, f->rd[k].fh, 0, f->rd[k].count,
+			       f->rd[k].sid);
+		compound(cl, &c, &o);
+		t_check(stopped_at(&o, &c, f->at, f->op, f->status) &&
+			(!f->first || read_ok(&o, 2, f->first)),
+			"%s: %s [%s]", f->what, f->said, status(&o));
+		wb = f->first ? f->first->count : 0;
+		t_check(D(&o, write_chunks) == f->wc &&
+			D(&o, write_bytes) == wb && D(&o, err_chunk) == 0,
+			"%s: %llu Write chunk(s) offered (%llu), %llu octets "
+			"placed (%llu), no RDMA_ERROR (%llu)", f->what, f->wc,
+			D(&o, write_chunks), wb, D(&o, write_bytes),
+			D(&o, err_chunk));
+		done(&o);
+	}
 }
 
 static bool attrs_ok(struct outcome *o, u_int i, nfs_ftype4 want,
@@ -644,6 +594,16 @@ static bool create_link(CLIENT *cl, const char *name, const char *text,
 	return ok;
 }
 
+/* SEQUENCE+PUTFH+READLINK of fh, as every READLINK case sends it. */
+static void readlink_call(CLIENT *cl, const char *fh, struct cmp *c,
+			  struct outcome *o)
+{
+	c_init(c, "t_nfs4 readlink");
+	c_putfh(c, fh);
+	op_add(c, OP_READLINK);
+	compound(cl, c, o);
+}
+
 /* READLINK of fh returns text (len octets) through its Write chunk. */
 static void readlink_ok(CLIENT *cl, const char *fh, const char *text,
 			uint32_t len)
@@ -653,10 +613,7 @@ static void readlink_ok(CLIENT *cl, const char *fh, const char *text,
 	struct outcome o;
 	struct cmp c;
 
-	c_init(&c, "t_nfs4 readlink");
-	c_putfh(&c, fh);
-	op_add(&c, OP_READLINK);
-	compound(cl, &c, &o);
+	readlink_call(cl, fh, &c, &o);
 	r = res_op(&o, 2, OP_READLINK);
 	if (r && all_ok(&o, &c))
 		ok = &r->nfs_resop4_u.opreadlink.READLINK4res_u.resok4;
@@ -685,10 +642,7 @@ static void readlink_too_long(CLIENT *cl, const char *fh, uint32_t len)
 	struct outcome o;
 	struct cmp c;
 
-	c_init(&c, "t_nfs4 readlink");
-	c_putfh(&c, fh);
-	op_add(&c, OP_READLINK);
-	compound(cl, &c, &o);
+	readlink_call(cl, fh, &c, &o);
 	t_check(o.st == RPC_SYSTEMERROR && D(&o, err_chunk) == 1 &&
 		D(&o, write_chunks) == 1 && D(&o, write_bytes) == 0,
 		"READLINK of %s, %u octets > the %u-octet room: RDMA_ERROR "
@@ -810,8 +764,7 @@ static void read_getattr(CLIENT *cl)
 	struct cmp c;
 
 	c_init(&c, "t_nfs4 read+getattr");
-	c_putfh(&c, fh_of(r.file));
-	c_read(&c, r.off, r.count, &anon_sid);
+	c_read(&c, fh_of(r.file), r.off, r.count, &anon_sid);
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
 	t_check(all_ok(&o, &c) && read_ok(&o, 2, &r) &&
@@ -854,67 +807,33 @@ static void commit(CLIENT *cl)
 
 /* ---- The test --------------------------------------------------------------------- */
 
-static void run(void)
+/* The checks after td_nfs_main's NULL and WRITE of every file. */
+static void run(CLIENT *cl)
 {
-	CLIENT *cl;
-	unsigned int i;
-
-	cl = td_client(&srv, NFS4_PROGRAM, NFS_V4, RPCRDMA_REG_AUTO);
-	t_check(cl != NULL, "CLIENT for NFS v4");
-	if (!cl)
-		return;
-	t_check(nfsproc4_null_4(NULL, NULL, cl) == RPC_SUCCESS,
-		"NFSPROC4_NULL");
-	write_all(cl);			/* 1 */
-	read_all(cl);
+	read_all(cl);			/* 1 */
 	overwrite(cl);
 	multi_reads(cl);		/* 2, 6 */
-	read_dir(cl);			/* 3 */
-	read_bad_stateid(cl);
-	read_bad_handle(cl);
-	read_then_link(cl);
+	failing_reads(cl);		/* 3 */
 	links(cl);			/* 4 */
 	write_getattr(cl);		/* 5 */
 	read_getattr(cl);
 	commit(cl);
-	clnt_destroy(cl);
-	for (i = 0; i < NFILES; i++)
-		free(image[i]);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct td_env env[] = {
-		{ "RPCRDMA_ULB_CONF", "/dev/null" },	/* built-in only */
-		{ "RPCRDMA_DDP_REG_MIN", NULL },
+	static const struct td_nfs t = {
+		.name = "t_nfs4",
+		.server = "nfs4_server",
+		.prog = NFS4_PROGRAM,
+		.vers = NFS_V4,
+		.call_proc = NFSPROC4_COMPOUND,
+		.reply_proc = NFSPROC4_COMPOUND,
+		.entries = "the built-in NFSv4 COMPOUND entries are there",
+		.null = nfsproc4_null_4,
+		.files = { sizes, NFILES, image, write_file },
+		.run = run,
 	};
-	struct rpcrdma_ulb_entry e;
-	int r;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: t_nfs4\n");
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	td_env_ensure(argv, env, 2);	/* may re-execute us */
-	if (!ts_have_rdma())
-		return 77;
-	signal(SIGALRM, watchdog_fired);
-	alarm(WATCHDOG_S);
-	t_check(!rpcrdma_ulb_lookup(NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND,
-				    RPCRDMA_ULB_CALL, &e) &&
-		!rpcrdma_ulb_lookup(NFS4_PROGRAM, NFS_V4, NFSPROC4_COMPOUND,
-				    RPCRDMA_ULB_REPLY, &e),
-		"the built-in NFSv4 COMPOUND entries are there");
-	r = td_server_start(&srv, "nfs4_server", t_addr4(), "/dev/null");
-	t_check(r == 0, "nfs4_server listening on %s port %u", t_addr4(),
-		srv.port);
-	if (!r) {
-		run();
-		t_check(ts_server_stop(&srv) == 0,
-			"nfs4_server exits 0 on SIGTERM");
-	}
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
-	return t_failures ? 1 : 0;
+	return td_nfs_main(argc, argv, &t);
 }
