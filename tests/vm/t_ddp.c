@@ -72,23 +72,11 @@ struct snap {
 
 /* ---- Watchdog: also kills the servers ------------------------------------- */
 
-static void watchdog_fired(int sig)
-{
-	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
-
-	if (srv.pid > 0)
-		kill(srv.pid, SIGKILL);
-	if (srv6.pid > 0)
-		kill(srv6.pid, SIGKILL);
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(3);
-	_exit(2);
-}
-
 static void watchdog(unsigned int seconds)
 {
-	signal(SIGALRM, watchdog_fired);
-	alarm(seconds);
+	static struct ts_server *const servers[] = { &srv, &srv6 };
+
+	td_watchdog(seconds, servers, 2);
 }
 
 /* ---- Counters ---------------------------------------------------------------- */
