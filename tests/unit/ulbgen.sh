@@ -123,5 +123,36 @@ refuse undefined "'N' is not a constant defined before this point" <<'X'
 struct a { opaque data<N>; };
 X
 
+# -s: a reply entry with max= for every bounded result, annotated or not
+# (void: max=0), none for an unbounded one; the rest as without -s
+cat > "$tmp/sizes.x" <<'X'
+struct big { opaque d<>; };
+struct small { int a; opaque b<8>; };
+program P { version V {
+	void N(void) = 0;
+	big U(void) = 1;
+	small S(int) = 2;
+} = 1; } = 7;
+X
+if ! python3 "$tool" -s -o "$tmp/sizes.conf" "$tmp/sizes.x"; then
+	echo "FAIL: -s: refused"
+	fail=1
+else
+	for want in '^7 1 0 reply max=0	# N$' '^7 1 2 reply max=16	# S$'; do
+		grep -q "$want" "$tmp/sizes.conf" ||
+			{ echo "FAIL: -s: no line '$want'"; fail=1; }
+	done
+	if grep -q '^7 1 1 ' "$tmp/sizes.conf"; then
+		echo "FAIL: -s: an entry for the unbounded U"
+		fail=1
+	fi
+fi
+if ! python3 "$tool" -s -o "$tmp/ann-s.conf" "$dir/annotated.x" ||
+   [ "$(grep -v ' reply max=[0-9]*	' "$tmp/ann-s.conf")" != \
+     "$(grep -v ' reply max=[0-9]*	' "$dir/annotated.conf")" ]; then
+	echo "FAIL: -s changes the annotated entries of annotated.x"
+	fail=1
+fi
+
 [ $fail -eq 0 ] && echo "PASS: rpcrdma-ulbgen"
 exit $fail
