@@ -148,6 +148,13 @@ static int query_device(struct rt_conn *c, struct ibv_device_attr *da,
 	 * userspace, meaningless on an RC queue pair) instead of
 	 * IBV_WC_WITH_INV. */
 	c->quirk_inv_flag = da->vendor_id == RT_RXE_VENDOR_ID;
+	/* Soft-RoCE (rxe_requester, Linux 6.1) rewinds its send queue to
+	 * the oldest unacknowledged Send when it retransmits and runs a
+	 * window bind behind it a second time, with the old rkey: the bind
+	 * fails (IBV_WC_MW_BIND_ERR) or the queue stalls.  A bind always
+	 * follows other calls' Sends, so windows are not chosen by default
+	 * there (rt_reg.c choose_mode). */
+	c->quirk_mw_rebind = da->vendor_id == RT_RXE_VENDOR_ID;
 	c->dev_mw = (da->device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
 		    (da->device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
 					     IBV_DEVICE_MEM_WINDOW_TYPE_2B));

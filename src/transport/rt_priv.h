@@ -164,6 +164,7 @@ struct rt_conn {
 	bool dev_mw;
 	bool iwarp;
 	bool quirk_inv_flag;	/* rxe: WITH_INV reported as kernel bit 2 */
+	bool quirk_mw_rebind;	/* rxe: a retransmission re-runs binds */
 
 	/* state */
 	bool up;

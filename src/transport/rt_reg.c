@@ -122,7 +122,8 @@ void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
 		mw->failed = true;
 		return;
 	}
-	if (kind == RT_K_LINV) {
+	/* only the invalidation of the binding it was posted for */
+	if (kind == RT_K_LINV && mw->state == RT_MW_INVALIDATING) {
 		mw->state = RT_MW_FREE;
 		c->st.invalidations++;
 	}
@@ -167,7 +168,8 @@ static int choose_mode(struct rt_conn *c, enum rt_reg_mode m,
 				  "memory windows (type 2) not supported by RDMA device %s; use RPCRDMA_REG_MODE=mr",
 				  c->devname);
 	if (m == RT_REG_AUTO)
-		m = mw_usable(c) ? RT_REG_MW : RT_REG_MR;
+		m = mw_usable(c) && !c->quirk_mw_rebind ? RT_REG_MW :
+							  RT_REG_MR;
 	c->reg_mode = m;
 	return 0;
 }
@@ -551,11 +553,17 @@ void rt_reg_peer_invalidated(struct rt_conn *c, uint32_t rkey)
 	struct rt_mw *m;
 
 	for (m = c->mw_all; m; m = m->anext) {
-		if (m->rkey == rkey && m->state != RT_MW_FREE) {
+		if (m->rkey != rkey || m->state == RT_MW_FREE)
+			continue;
+		/* Our own LOCAL_INV already posted owns the window until it
+		 * completes: freed now, the window could be bound again
+		 * before that completion, which would then mark the new
+		 * binding free and leave it remotely accessible. */
+		if (m->state == RT_MW_BOUND) {
 			m->state = RT_MW_FREE;
 			m->peer_inv = true;
-			return;
 		}
+		return;
 	}
 }
 
