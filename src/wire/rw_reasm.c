@@ -231,7 +231,6 @@ static bool_t rw_axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
 	const struct rw_ddp_chunk *c = &a->chunks[a->next];
 	uint32_t lret = rw_chunk_len(c);
 
-
 	if (lret < len || lret > rw_xdr_round(len))
 		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
 	if (rw_xdr_round(len) > UINT32_MAX - a->upos)
