@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <infiniband/verbs.h>
+
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
@@ -199,4 +201,18 @@ void t_server_kill(struct t_server *s, bool crash)
 {
 	stop_one(&s->pid, crash);
 	stop_one(&s->pid6, crash);
+}
+
+bool t_have_device(void)
+{
+	struct ibv_device **l;
+	int n = 0;
+
+	l = ibv_get_device_list(&n);
+	if (l)
+		ibv_free_device_list(l);
+	if (n > 0)
+		return true;
+	printf("SKIP: no RDMA device\n");
+	return false;
 }

@@ -40,6 +40,10 @@ extern int t_failures;
 /* Exit with a FAIL line if the program runs longer than seconds. */
 void t_watchdog(unsigned int seconds);
 
+/* An RDMA device to run on?  If not, "SKIP: no RDMA device" is printed
+ * and the test exits 77 (the VM suite's skip). */
+bool t_have_device(void);
+
 /* rtest's FILL pattern (t_util.h). */
 #define t_fill(buf, len, seed) tu_fill((buf), (len), (seed))
 #define t_fill_check(buf, len, seed) tu_fill_check((buf), (len), (seed))

@@ -546,17 +546,6 @@ out:
 	peer_close();
 }
 
-static bool have_device(void)
-{
-	struct ibv_device **l;
-	int n = 0;
-
-	l = ibv_get_device_list(&n);
-	if (l)
-		ibv_free_device_list(l);
-	return n > 0;
-}
-
 int main(void)
 {
 	static const struct {
@@ -566,10 +555,8 @@ int main(void)
 	unsigned int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!have_device()) {
-		printf("SKIP: no RDMA device\n");
+	if (!t_have_device())
 		return 77;
-	}
 	t_watchdog(300);
 	t_check(peer_listen() == 0, "raw verbs peer listening on %s port %u",
 		t_addr4(), F_PORT);

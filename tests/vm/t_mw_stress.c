@@ -586,17 +586,6 @@ static void part_grow(const char *mode)
 
 /* ---- Main ---------------------------------------------------------------- */
 
-static bool have_device(void)
-{
-	struct ibv_device **l;
-	int n = 0;
-
-	l = ibv_get_device_list(&n);
-	if (l)
-		ibv_free_device_list(l);
-	return n > 0;
-}
-
 static unsigned int env_uint(const char *name, unsigned int dflt)
 {
 	const char *v = getenv(name);
@@ -718,10 +707,8 @@ int main(int argc, char **argv)
 
 	parse(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!have_device()) {
-		printf("SKIP: no RDMA device\n");
+	if (!t_have_device())
 		return 77;
-	}
 	t_watchdog(o.watchdog);
 	default_server(argv[0]);
 	/* clnt_create() with the port given, no rpcbind */
