@@ -19,6 +19,15 @@ const struct rw_limits rw_default_limits = {
 	.max_props = RW_DEFAULT_MAX_PROPS,
 };
 
+const struct rw_limits rw_v2_limits = {
+	.vers_low = RW_VERS_1,
+	.vers_high = RW_VERS_2,
+	.max_read_chunks = RW_DEFAULT_MAX_READ_CHUNKS,
+	.max_write_chunks = RW_DEFAULT_MAX_WRITE_CHUNKS,
+	.max_chunk_segs = RW_DEFAULT_MAX_CHUNK_SEGS,
+	.max_props = RW_DEFAULT_MAX_PROPS,
+};
+
 static const char *const rw_reason_names[RW_R_NR_REASONS] = {
 	[RW_R_OK] = "ok",
 	[RW_R_RUNT] = "runt",
@@ -393,9 +402,10 @@ static bool rw_prop_valid(const struct rw_prop *p)
 	return p->id != RW2_PROP_BRS || rw_get32(p->data) <= RW2_BRS_GENL;
 }
 
-static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
+/* A propset into props[0..max), ids not interpreted. */
+static enum rw_reason rw_dec_propset_raw(struct rw_dec *d, struct rw_propset *ps,
+					 struct rw_prop *props, uint32_t max)
 {
-	struct rw_prop *props = d->sp->props;
 	uint32_t n;
 
 	if (rw_left(d) < 4)
@@ -404,7 +414,7 @@ static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
 	d->p += 4;
 	if (n > rw_left(d) / 8)
 		return RW_R_TRUNCATED;
-	if (n > d->sp->lim.max_props)
+	if (n > max)
 		return RW_R_TOO_MANY_PROPS;
 	ps->props = props;
 	ps->n = n;
@@ -418,10 +428,19 @@ static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
 		why = rw_dec_opaque(d, &props[i].len, &props[i].data);
 		if (why)
 			return why;
-		if (!rw_prop_valid(&props[i]))
-			return RW_R_BAD_PROP;
 	}
 	return RW_R_OK;
+}
+
+static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
+{
+	enum rw_reason why = rw_dec_propset_raw(d, ps, d->sp->props,
+						d->sp->lim.max_props);
+
+	for (uint32_t i = 0; !why && i < ps->n; i++)
+		if (!rw_prop_valid(&ps->props[i]))
+			why = RW_R_BAD_PROP;
+	return why;
 }
 
 static enum rw_reason rw_dec_subset(struct rw_dec *d, struct rw_subset *s)
@@ -1002,4 +1021,74 @@ bool rw_subset_set(struct rw_subset *s, uint32_t n)
 		s->words[s->nwords++] = 0;
 	s->words[w] |= 1u << (n % 32);
 	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Property bodies outside a header (xcharext-02 optinfo)              */
+/* ------------------------------------------------------------------ */
+
+enum rw_reason rw_body_get_propset(const void *buf, size_t len, size_t *off,
+				   struct rw_propset *ps, struct rw_prop *props,
+				   uint32_t max)
+{
+	struct rw_dec d = { .p = (const uint8_t *)buf + *off,
+			    .end = (const uint8_t *)buf + len };
+	enum rw_reason why;
+
+	if (*off > len)
+		return RW_R_TRUNCATED;
+	why = rw_dec_propset_raw(&d, ps, props, max);
+	if (!why)
+		*off = (size_t)(d.p - (const uint8_t *)buf);
+	return why;
+}
+
+enum rw_reason rw_body_get_subset(const void *buf, size_t len, size_t *off,
+				  struct rw_subset *s)
+{
+	struct rw_dec d = { .p = (const uint8_t *)buf + *off,
+			    .end = (const uint8_t *)buf + len };
+	enum rw_reason why;
+
+	if (*off > len)
+		return RW_R_TRUNCATED;
+	why = rw_dec_subset(&d, s);
+	if (!why)
+		*off = (size_t)(d.p - (const uint8_t *)buf);
+	return why;
+}
+
+enum rw_reason rw_body_get_u32(const void *buf, size_t len, size_t *off,
+			       uint32_t *v)
+{
+	if (*off > len || len - *off < 4)
+		return RW_R_TRUNCATED;
+	*v = rw_get32((const uint8_t *)buf + *off);
+	*off += 4;
+	return RW_R_OK;
+}
+
+size_t rw_body_put_subset(const struct rw_subset *s, void *buf, size_t cap)
+{
+	size_t n = (size_t)rw_enc_subset_len(s);
+
+	if (!n || n > cap)
+		return 0;
+	rw_enc_subset(buf, s);
+	return n;
+}
+
+enum rw_reason rw_body_get_opaque(const void *buf, size_t len, size_t *off,
+				  uint32_t *dlen, const uint8_t **data)
+{
+	struct rw_dec d = { .p = (const uint8_t *)buf + *off,
+			    .end = (const uint8_t *)buf + len };
+	enum rw_reason why;
+
+	if (*off > len)
+		return RW_R_TRUNCATED;
+	why = rw_dec_opaque(&d, dlen, data);
+	if (!why)
+		*off = (size_t)(d.p - (const uint8_t *)buf);
+	return why;
 }

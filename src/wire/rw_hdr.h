@@ -136,6 +136,8 @@ struct rw_limits {
 
 /* v1 only, the defaults above. */
 extern const struct rw_limits rw_default_limits;
+/* The same limits, versions 1 and 2. */
+extern const struct rw_limits rw_v2_limits;
 
 /* v2 transport property (propval): id and a view of its opaque data. */
 struct rw_prop {
@@ -346,5 +348,24 @@ const struct rw_prop *rw_prop_find(const struct rw_propset *ps, uint32_t id);
  * word are zero; rw_subset_set() returns false past RW_MAX_SUBSET_WORDS. */
 bool rw_subset_test(const struct rw_subset *s, uint32_t n);
 bool rw_subset_set(struct rw_subset *s, uint32_t n);
+
+/*
+ * The XDR of a propset, a propsubset or a word at buf[*off..len), outside a
+ * transport header (the optinfo of an xcharext-02 RDMA2_OPTIONAL, digest
+ * 3.2): *off advances past it on success.  A propset's entries land in
+ * props[0..max) with their data pointing into buf; ids are not
+ * interpreted (the caller's codec does that, digest 3.6).
+ */
+enum rw_reason rw_body_get_propset(const void *buf, size_t len, size_t *off,
+				   struct rw_propset *ps, struct rw_prop *props,
+				   uint32_t max);
+enum rw_reason rw_body_get_subset(const void *buf, size_t len, size_t *off,
+				  struct rw_subset *s);
+enum rw_reason rw_body_get_u32(const void *buf, size_t len, size_t *off,
+			       uint32_t *v);
+enum rw_reason rw_body_get_opaque(const void *buf, size_t len, size_t *off,
+				  uint32_t *dlen, const uint8_t **data);
+/* Encode s into buf; octets written, or 0 if cap is too small. */
+size_t rw_body_put_subset(const struct rw_subset *s, void *buf, size_t cap);
 
 #endif /* RW_HDR_H */

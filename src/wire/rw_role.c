@@ -328,3 +328,91 @@ size_t rw_encode_call(const struct rw_hdr *call, void *buf, size_t cap)
 		return 0;
 	return rw_hdr_encode(call, buf, cap);
 }
+
+/* ---- Resending after an RDMA_ERROR ------------------------------------- */
+
+static bool rw_call_has_item_reads(const struct rw_hdr *call)
+{
+	for (uint32_t i = 0; i < call->nreads; i++)
+		if (call->reads[i].position)
+			return true;
+	return false;
+}
+
+static uint32_t rw_call_write_len(const struct rw_hdr *call, uint32_t i)
+{
+	uint32_t len = 0;
+
+	if (i < call->nwrites)
+		rw_chunk_len(&call->writes[i], &len);
+	return len;
+}
+
+static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
+				     const struct rw_hdr *err)
+{
+	struct rw_resend r = { .what = RW_RESEND_NONE };
+	uint32_t have = 0;
+
+	switch (err->err.code) {
+	case RW2_ERR_READ_CHUNKS:
+		/* a Call that moved nothing but its PZRC cannot do with
+		 * fewer Read chunks (V2-ERR-8, AMB-V2-8) */
+		if (rw_call_has_item_reads(call))
+			r.what = RW_RESEND_NO_READS;
+		break;
+	case RW2_ERR_WRITE_CHUNKS:
+		if (err->err.max < call->nwrites) {
+			r.what = RW_RESEND_WRITES;
+			r.max = err->err.max;
+		}
+		break;
+	case RW2_ERR_WRITE_RESOURCE:
+		/* 1-based; 0 = the responder could not tell which */
+		if (err->err.chunk_index && err->err.chunk_index <= call->nwrites &&
+		    err->err.length_needed >
+			    rw_call_write_len(call, err->err.chunk_index - 1)) {
+			r.what = RW_RESEND_WRITE_ROOM;
+			r.index = err->err.chunk_index - 1;
+			r.length = err->err.length_needed;
+		}
+		break;
+	case RW2_ERR_REPLY_RESOURCE:
+		if (call->has_reply)
+			rw_chunk_len(&call->reply, &have);
+		if (err->err.length_needed > have) {
+			r.what = RW_RESEND_REPLY_ROOM;
+			r.length = err->err.length_needed;
+		}
+		break;
+	default:	/* BAD_XDR, INVAL_PROC, SEGMENTS, INVAL_OPTION, SYSTEM */
+		break;
+	}
+	return r;
+}
+
+struct rw_resend rw_resend_plan(const struct rw_hdr *call,
+				const struct rw_hdr *err, bool negotiating,
+				bool reply_unsized)
+{
+	struct rw_resend r = { .what = RW_RESEND_NONE };
+
+	if (err->proc != RW_ERROR || err->xid != call->xid)
+		return r;
+	if (err->err.code == RW_ERR_VERS) {
+		/* ERR_VERS ends an RPC, except the one that negotiates */
+		if (negotiating && call->vers == RW_VERS_2 &&
+		    err->err.low <= RW_VERS_1 && err->err.high >= RW_VERS_1) {
+			r.what = RW_RESEND_VERS;
+			r.vers = RW_VERS_1;
+		}
+		return r;
+	}
+	if (err->vers != call->vers)
+		return r;
+	if (call->vers == RW_VERS_2)
+		return rw_resend_v2(call, err);
+	if (err->err.code == RW_ERR_CHUNK && reply_unsized)
+		r.what = RW_RESEND_REPLY_ROOM;
+	return r;
+}

@@ -139,4 +139,44 @@ size_t rw_encode_reply(const struct rw_rx_call *rx, const struct rw_hdr *reply,
  */
 size_t rw_encode_call(const struct rw_hdr *call, void *buf, size_t cap);
 
+/*
+ * What a requester may do after an RDMA_ERROR answered its Call (digest
+ * 2.9, 2.11): resend the same RPC, with the same XID, changed as the error
+ * asks, or end it.  Each kind is tried once: a second identical error is
+ * final (AMB-V2-4), which the caller keeps track of.
+ */
+enum rw_resend_kind {
+	RW_RESEND_NONE = 0,	/* final: end the RPC (V1-ERR-9, V2-ERR-16) */
+	RW_RESEND_VERS,		/* ERR_VERS while negotiating: resend in
+				 * version vers (V2-NEG-5, AMB-V2-19) */
+	RW_RESEND_NO_READS,	/* READ_CHUNKS: arguments inline or in a
+				 * Position-Zero Read chunk (V2-ERR-8) */
+	RW_RESEND_WRITES,	/* WRITE_CHUNKS: at most max Write chunks
+				 * (V2-ERR-9/10) */
+	RW_RESEND_WRITE_ROOM,	/* WRITE_RESOURCE: Write chunk index
+				 * (0-based) of at least length octets */
+	RW_RESEND_REPLY_ROOM,	/* REPLY_RESOURCE: a Reply chunk of at least
+				 * length octets (V2-ERR-13); v1 ERR_CHUNK to
+				 * a Call whose Reply size was not known:
+				 * length 0, a larger Reply chunk */
+};
+
+struct rw_resend {
+	enum rw_resend_kind what;
+	uint32_t vers;
+	uint32_t max;
+	uint32_t index;
+	uint32_t length;
+};
+
+/*
+ * The resend err allows for call.  negotiating: call was the first Call of
+ * its connection in version 2 and no valid Reply has come yet;
+ * reply_unsized: call offered no Reply chunk, or one not sized from a known
+ * largest Reply (a v1 ERR_CHUNK may then mean "the Reply did not fit").
+ */
+struct rw_resend rw_resend_plan(const struct rw_hdr *call,
+				const struct rw_hdr *err, bool negotiating,
+				bool reply_unsized);
+
 #endif /* RW_ROLE_H */

@@ -3,6 +3,7 @@
  * policy test, error names and classes, the body marker, and the digest 1.7
  * reconstruction walk that validates Read-chunk positions.
  */
+#include "rw_tape.h"
 #include "rw_xdr_priv.h"
 
 bool rw_ddp_designated(const struct rw_ddp_policy *pol, uint32_t ordinal)
@@ -74,7 +75,8 @@ enum rw_xdr_class rw_xdr_err_class(enum rw_xdr_err e)
 
 bool rw_xdr_begin_body(XDR *xdrs)
 {
-	return rw_rxdr_begin_body(xdrs) || rw_axdr_begin_body(xdrs);
+	return rw_rxdr_begin_body(xdrs) || rw_axdr_begin_body(xdrs) ||
+	       rw_txdr_begin_body(xdrs);
 }
 
 enum rw_xdr_err rw_reasm_step(struct rw_reasm_walk *w, uint32_t pos,
