@@ -43,6 +43,22 @@ enum rpcrdma_comp_mode {
 };
 
 /*
+ * The RPC-over-RDMA version spoken (rpcrdma_version(7)).  AUTO: a CLIENT
+ * offers version 2 and goes on in version 1 on the same connection if the
+ * server answers ERR_VERS (a server found not to speak version 2 is spoken
+ * to in version 1 for a while); a server answers each client in the version
+ * it uses.  1 or 2 forces that version: a server then refuses the other
+ * with ERR_VERS, a CLIENT fails its calls with RPC_SYSTEMERROR /
+ * EPROTONOSUPPORT if the server does not speak it.  The environment
+ * variable RPCRDMA_VERSION=1|2|auto overrides AUTO.
+ */
+enum rpcrdma_version {
+	RPCRDMA_VERSION_AUTO = 0,
+	RPCRDMA_VERSION_1 = 1,
+	RPCRDMA_VERSION_2 = 2,
+};
+
+/*
  * Options of clnt_rdma_create() and svc_rdma_create().  Initialize with
  * rpcrdma_attr_init(), then change what you need; 0 keeps a default.
  */
@@ -56,15 +72,19 @@ struct rpcrdma_attr {
 	enum rpcrdma_reg_mode reg_mode;
 	enum rpcrdma_comp_mode comp_mode;
 	unsigned int connect_timeout_ms; /* address, route, connect (5000) */
-	size_t max_reply_size;		/* client: largest reply payload it is
-					 * prepared to receive; a Reply chunk
-					 * of this size is offered when a reply
-					 * may not fit inline (1 MiB) */
+	size_t max_reply_size;		/* client: largest reply it accepts
+					 * (256 MiB); a reply of unknown size
+					 * that does not fit inline is asked
+					 * for again with a Reply chunk */
 	size_t max_read_bytes;		/* server: most octets one request may
 					 * ask it to pull by RDMA Read (16 MiB) */
 	unsigned int max_conns;		/* server: connections at once (256) */
 	unsigned int max_conns_per_peer; /* server: per client address (64) */
-	unsigned long reserved[8];	/* must be zero */
+	enum rpcrdma_version version;	/* RPCRDMA_VERSION_AUTO */
+	unsigned int bc_credits;	/* backward-direction calls taken at
+					 * once on a connection (client: the
+					 * Receives kept for them; 4) */
+	unsigned long reserved[7];	/* must be zero */
 };
 
 void rpcrdma_attr_init(struct rpcrdma_attr *attr);
@@ -96,6 +116,24 @@ SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 #define CLGET_RDMA_COMP_MODE	0x52440003	/* enum rpcrdma_comp_mode * */
 #define CLSET_RDMA_COMP_MODE	0x52440004	/* enum rpcrdma_comp_mode * */
 #define CLGET_RDMA_CREDITS	0x52440005	/* unsigned int *: current grant */
+#define CLGET_RDMA_VERSION	0x52440008	/* unsigned int *: version of the
+						 * current connection, 1 or 2
+						 * (0: none yet) */
+#define CLGET_RDMA_PEER_PROPS	0x52440009	/* struct rpcrdma_props *: the
+						 * server's */
+
+/*
+ * Transport properties of the peer of a connection (RPC-over-RDMA version
+ * 2): what its CONNPROP/UPDPROP said, or the defaults (received 0).
+ */
+struct rpcrdma_props {
+	uint32_t version;	/* RPC-over-RDMA version of the connection */
+	uint32_t received;	/* 1 once the peer sent its properties */
+	uint32_t rbsiz;		/* Receive Buffer Size (4096) */
+	uint32_t brs;		/* Backward Request Support: 0 none,
+				 * 1 inline (default), 2 general */
+	uint32_t reserved[4];
+};
 
 /*
  * svc_control() request of RDMA SVCXPRTs (use the SVC_CONTROL() macro on
@@ -104,6 +142,11 @@ SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
  * listener accepted.
  */
 #define SVCGET_RDMA_STATS	0x52440101	/* struct rpcrdma_svc_stats * */
+/* On a connection SVCXPRT (e.g. a request's rq_xprt): */
+#define SVCGET_RDMA_VERSION	0x52440102	/* unsigned int *: the version
+						 * the client's calls use */
+#define SVCGET_RDMA_PEER_PROPS	0x52440103	/* struct rpcrdma_props *: the
+						 * client's */
 
 struct rpcrdma_svc_stats {
 	uint64_t requests;	/* calls handed to the RPC layer */
@@ -134,7 +177,15 @@ struct rpcrdma_svc_stats {
 	uint32_t conns_rejected;	/* over max_conns / max_conns_per_peer */
 	uint32_t conns_active;
 	uint32_t reserved32;
-	uint64_t reserved[8];
+	uint64_t v2_requests;	/* calls received in version 2 */
+	uint64_t replies_inv;	/* replies sent With Invalidate */
+	uint64_t err_resource;	/* REPLY_RESOURCE / WRITE_RESOURCE sent
+				 * (also in err_chunk) */
+	uint64_t replays_done;	/* resends answered from a kept reply: the
+				 * procedure did not run again */
+	uint64_t replays_missed; /* replies too large to keep: a resend runs
+				 * the procedure again */
+	uint64_t reserved[3];
 };
 #define CLGET_RDMA_ERRMSG	0x52440006	/* char[RPCRDMA_ERRMSG_LEN]: why the
 						 * last call failed, one line */
@@ -180,7 +231,13 @@ struct rpcrdma_clnt_stats {
 	uint32_t credits;	/* credit grant in force now */
 	uint32_t max_granted;	/* largest grant received */
 	uint32_t max_inflight;	/* credits used: most calls outstanding */
-	uint64_t reserved[8];
+	uint64_t v2_calls;	/* calls sent in version 2 */
+	uint64_t vers_fallbacks; /* connections that went on in version 1 */
+	uint64_t resends;	/* calls sent again (same XID) after an
+				 * RDMA_ERROR that asked for more room */
+	uint64_t inv_nominated;	/* version 2 calls asking the server to
+				 * invalidate a handle remotely */
+	uint64_t reserved[4];
 };
 
 /* ---------------------------------------------------------------------- */

@@ -41,6 +41,7 @@
 #include "glue/rpcrdma_stats.h"
 #include "rpc/rr_call.h"
 #include "ulb/ulb.h"
+#include "wire/rw_props.h"
 
 /* An RPC call header: xid, direction, rpcvers, prog, vers, proc, and the
  * credential and verifier of the largest size. */
@@ -401,6 +402,25 @@ static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
 	o->credits = rr_clnt_credits(ct->rr, &inflight);
 	o->max_granted = s.max_granted;
 	o->max_inflight = s.max_inflight;
+	o->v2_calls = s.v2_calls;
+	o->vers_fallbacks = s.vers_fallbacks;
+	o->resends = s.resends;
+	o->inv_nominated = s.inv_nominated;
+}
+
+/* The server's properties as <rpc/rpcrdma.h> publishes them. */
+static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
+{
+	struct rw_props p;
+
+	memset(o, 0, sizeof(*o));
+	if (!rr_clnt_peer_props(ct->rr, &p))
+		return false;
+	o->version = rr_clnt_version(ct->rr, NULL);
+	o->received = p.advertised != 0;
+	o->rbsiz = p.val[RW_SP_RBSIZ];
+	o->brs = p.val[RW_SP_BRS];
+	return true;
 }
 
 /* RPCRDMA_STATS: the counters on destroy or at exit (rpcrdma-environ(7)). */
@@ -462,6 +482,11 @@ static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
 	case CLGET_RDMA_STATS:
 		clnt_rdma_stats(ct, info);
 		return TRUE;
+	case CLGET_RDMA_VERSION:
+		*(unsigned int *)info = rr_clnt_version(ct->rr, NULL);
+		return TRUE;
+	case CLGET_RDMA_PEER_PROPS:
+		return clnt_rdma_peer_props(ct, info);
 	default:
 		return FALSE;
 	}
@@ -579,6 +604,9 @@ static uint32_t first_xid(void)
 
 static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 {
+	struct rpcrdma_env env;
+
+	rpcrdma_env_read(&env);
 	memset(o, 0, sizeof(*o));
 	rt_conn_attr_init(&o->conn);
 	o->conn.credits = a->credits;
@@ -587,7 +615,15 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 	o->conn.timeout_ms = a->connect_timeout_ms;
 	o->conn.busy_poll = a->comp_mode == RPCRDMA_COMP_POLL;
 	o->conn.reg_mode = reg_mode_rt(a->reg_mode);
+	o->conn.no_remote_inv = env.no_remote_inv;
+	/* Receives for backward Calls, and one for the server's CONNPROP
+	 * (AMB-V2-9) */
+	o->conn.recv_extra = a->bc_credits ? a->bc_credits + 1 : 0;
 	o->max_reply = a->max_reply_size;
+	o->vers = a->version == RPCRDMA_VERSION_1 ? RR_VERS_1 :
+		  a->version == RPCRDMA_VERSION_2 ? RR_VERS_2 : RR_VERS_AUTO;
+	o->v2_retry_s = env.v2_retry_s;
+	o->no_inv_nominate = env.no_remote_inv;
 	o->ddp_reg_min = rpcrdma_env_size("RPCRDMA_DDP_REG_MIN",
 					  RPCRDMA_DEFAULT_DDP_REG_MIN);
 }

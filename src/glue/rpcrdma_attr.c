@@ -7,7 +7,9 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <err.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,84 @@ static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 	return m;
 }
 
+static enum rpcrdma_version env_version(enum rpcrdma_version v)
+{
+	const char *e = getenv("RPCRDMA_VERSION");
+
+	if (v != RPCRDMA_VERSION_AUTO || !e)
+		return v;
+	if (!strcmp(e, "1"))
+		return RPCRDMA_VERSION_1;
+	if (!strcmp(e, "2"))
+		return RPCRDMA_VERSION_2;
+	return v;
+}
+
+/* A decimal count from the environment, dflt when unset or malformed. */
+static uint32_t env_u32(const char *name, uint32_t dflt)
+{
+	const char *e = getenv(name);
+	unsigned long v;
+	char *end;
+
+	if (!e || !*e)
+		return dflt;
+	v = strtoul(e, &end, 10);
+	if (*end || v > UINT32_MAX) {
+		warnx("%s=%s is not a number: using %u", name, e, dflt);
+		return dflt;
+	}
+	return (uint32_t)v;
+}
+
+void rpcrdma_env_read(struct rpcrdma_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->v2_retry_s = env_u32("RPCRDMA_V2_RETRY",
+				  RPCRDMA_DEFAULT_V2_RETRY_S);
+	env->no_remote_inv = !env_u32("RPCRDMA_REMOTE_INV", 1);
+	env->max_read_chunks = env_u32("RPCRDMA_MAX_READ_CHUNKS", 0);
+	env->max_write_chunks = env_u32("RPCRDMA_MAX_WRITE_CHUNKS", 0);
+	env->max_chunk_segs = env_u32("RPCRDMA_MAX_SEGMENTS", 0);
+	env->replay_bytes = rpcrdma_env_size("RPCRDMA_REPLAY_BYTES", 0);
+	env->xcharext = getenv("RPCRDMA_XCHAREXT");
+}
+
+/* The address of peer as text, without the port. */
+static const char *peer_text(const struct sockaddr *peer, char *buf,
+			     socklen_t len)
+{
+	const void *a = peer->sa_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)peer)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)peer)->sin_addr;
+
+	return inet_ntop(peer->sa_family, a, buf, len);
+}
+
+bool rpcrdma_env_xcharext(const struct rpcrdma_env *env,
+			  const struct sockaddr *peer)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const char *p, *end;
+	size_t n;
+
+	if (!env->xcharext || !*env->xcharext)
+		return false;
+	if (!strcmp(env->xcharext, "all"))
+		return true;
+	if (!peer_text(peer, addr, sizeof(addr)))
+		return false;
+	n = strlen(addr);
+	for (p = env->xcharext; *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		if ((size_t)(end - p) == n && !strncmp(p, addr, n))
+			return true;
+	}
+	return false;
+}
+
 void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 {
 	fill_u(&a->credits, RPCRDMA_DEFAULT_CREDITS);
@@ -90,8 +170,11 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	fill_sz(&a->max_read_bytes, RPCRDMA_DEFAULT_MAX_READ);
 	fill_u(&a->max_conns, RPCRDMA_DEFAULT_MAX_CONNS);
 	fill_u(&a->max_conns_per_peer, RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER);
+	fill_u(&a->bc_credits, env_u32("RPCRDMA_BC_CREDITS",
+				       RPCRDMA_DEFAULT_BC_CREDITS));
 	a->reg_mode = env_reg_mode(a->reg_mode);
 	a->comp_mode = env_comp_mode(a->comp_mode);
+	a->version = env_version(a->version);
 }
 
 int rpcrdma_attr_check(const struct rpcrdma_attr *a)
@@ -99,7 +182,8 @@ int rpcrdma_attr_check(const struct rpcrdma_attr *a)
 	for (size_t i = 0; i < ARRAY_SIZE(a->reserved); i++)
 		if (a->reserved[i])
 			return -1;
-	if (a->reg_mode > RPCRDMA_REG_MR || a->comp_mode > RPCRDMA_COMP_POLL)
+	if (a->reg_mode > RPCRDMA_REG_MR || a->comp_mode > RPCRDMA_COMP_POLL ||
+	    a->version > RPCRDMA_VERSION_2)
 		return -1;
 	return 0;
 }

@@ -5,12 +5,19 @@
 #ifndef RPCRDMA_GLUE_ATTR_H
 #define RPCRDMA_GLUE_ATTR_H
 
+#include <stdbool.h>
+#include <sys/socket.h>
+
 #include <rpc/rpcrdma.h>
 
 #define RPCRDMA_DEFAULT_CREDITS 32
 #define RPCRDMA_DEFAULT_INLINE 4096
 #define RPCRDMA_DEFAULT_CONNECT_MS 5000
-#define RPCRDMA_DEFAULT_MAX_REPLY (1u << 20)
+#define RPCRDMA_DEFAULT_MAX_REPLY ((size_t)256 << 20)
+#define RPCRDMA_DEFAULT_BC_CREDITS 4
+/* How long a server found not to speak RPC-over-RDMA v2 is spoken to in
+ * v1 (seconds). */
+#define RPCRDMA_DEFAULT_V2_RETRY_S 600
 #define RPCRDMA_DEFAULT_MAX_READ (16u << 20)
 /* Smallest caller result buffer a Write chunk points at directly instead
  * of pool memory and one copy (RPCRDMA_DDP_REG_MIN; measured on
@@ -22,8 +29,31 @@
 #define RPCRDMA_DEFAULT_MAX_CONNS 256
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
 
-/* Replace zeros by defaults and apply RPCRDMA_REG_MODE / RPCRDMA_COMP_MODE. */
+/* Replace zeros by defaults and apply RPCRDMA_REG_MODE / RPCRDMA_COMP_MODE /
+ * RPCRDMA_VERSION / RPCRDMA_BC_CREDITS. */
 void rpcrdma_attr_fill(struct rpcrdma_attr *a);
+
+/*
+ * Settings that only the environment gives (rpcrdma-environ(7)), read in
+ * this one place: RPCRDMA_V2_RETRY, RPCRDMA_REMOTE_INV, RPCRDMA_MAX_READ_CHUNKS,
+ * RPCRDMA_MAX_WRITE_CHUNKS, RPCRDMA_MAX_SEGMENTS, RPCRDMA_REPLAY_BYTES,
+ * RPCRDMA_XCHAREXT.
+ */
+struct rpcrdma_env {
+	uint32_t v2_retry_s;
+	bool no_remote_inv;
+	uint32_t max_read_chunks;	/* 0: the wire layer's default */
+	uint32_t max_write_chunks;
+	uint32_t max_chunk_segs;
+	size_t replay_bytes;
+	const char *xcharext;		/* "all", or addresses, or NULL */
+};
+
+void rpcrdma_env_read(struct rpcrdma_env *env);
+
+/* RPCRDMA_XCHAREXT names this peer (its address without the port). */
+bool rpcrdma_env_xcharext(const struct rpcrdma_env *env,
+			  const struct sockaddr *peer);
 
 /* The octet count in environment variable name (N, Nk, Nm), or dflt when
  * it is unset or malformed. */

@@ -157,7 +157,11 @@
 	X(conn, connects) \
 	X(conn, credits) \
 	X(conn, max_granted) \
-	X(conn, max_inflight)
+	X(conn, max_inflight) \
+	X(v2, v2_calls) \
+	X(v2, vers_fallbacks) \
+	X(v2, resends) \
+	X(v2, inv_nominated)
 
 #define RPCRDMA_SVC_STATS_FIELDS(X) \
 	X(requests, requests) \
@@ -183,7 +187,12 @@
 	X(conns, conns_rejected) \
 	X(conns, conns_active) \
 	X(conns, max_inflight) \
-	X(conns, max_granted)
+	X(conns, max_granted) \
+	X(v2, v2_requests) \
+	X(v2, replies_inv) \
+	X(v2, err_resource) \
+	X(v2, replays_done) \
+	X(v2, replays_missed)
 
 /* Number of members each printer prints (entries of the lists above). */
 #define RPCRDMA_STATS_COUNT_(g, m) + 1

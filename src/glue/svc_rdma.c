@@ -63,6 +63,7 @@
 #include "rpc/rr_serve.h"
 #include "transport/rt_conn.h"
 #include "ulb/ulb.h"
+#include "wire/rw_props.h"
 #include "wire/rw_xdr.h"
 
 #define LSN_BACKLOG 64
@@ -76,6 +77,7 @@ struct svr_conn;
 struct svr {
 	unsigned int refs;
 	struct rpcrdma_attr attr;
+	struct rpcrdma_env env;
 	struct rr_srv_opts opts;
 	struct rt_listener *l;
 	SVCXPRT *lx;			/* the listening SVCXPRT, or NULL */
@@ -262,6 +264,11 @@ static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
 	t->inline_bytes += s->inline_bytes;
 	t->ddp_copies += s->ddp_copies;
 	t->ddp_copy_bytes += s->ddp_copy_bytes;
+	t->v2_requests += s->v2_requests;
+	t->replies_inv += s->replies_inv;
+	t->err_resource += s->err_resource;
+	t->replays_done += s->replays_done;
+	t->replays_missed += s->replays_missed;
 	t->max_inflight = max_u32(t->max_inflight, s->max_inflight);
 	t->max_granted = max_u32(t->max_granted, s->max_granted);
 }
@@ -503,14 +510,37 @@ static void conn_destroy(SVCXPRT *x)
 	svr_put(sv);
 }
 
+static void conn_props(const struct svr_conn *k, struct rpcrdma_props *o)
+{
+	struct rw_props p;
+
+	rr_srv_peer_props(k->rr, &p);
+	memset(o, 0, sizeof(*o));
+	o->version = rr_srv_version(k->rr);
+	o->received = p.advertised != 0;
+	o->rbsiz = p.val[RW_SP_RBSIZ];
+	o->brs = p.val[RW_SP_BRS];
+}
+
 static bool_t conn_control(SVCXPRT *x, const u_int rq, void *in)
 {
 	struct svr_conn *k = x->xp_p1;
 
-	if (rq != SVCGET_RDMA_STATS || !in)
+	if (!in)
 		return FALSE;
-	svr_stats(k->sv, in);
-	return TRUE;
+	switch (rq) {
+	case SVCGET_RDMA_STATS:
+		svr_stats(k->sv, in);
+		return TRUE;
+	case SVCGET_RDMA_VERSION:
+		*(unsigned int *)in = rr_srv_version(k->rr);
+		return TRUE;
+	case SVCGET_RDMA_PEER_PROPS:
+		conn_props(k, in);
+		return TRUE;
+	default:
+		return FALSE;
+	}
 }
 
 static const struct xp_ops conn_ops = {
@@ -535,11 +565,13 @@ static const struct xp_ops2 conn_ops2 = {
 static const char *conn_new(struct svr *sv, struct rt_conn *c)
 {
 	struct svr_conn *k = calloc(1, sizeof(*k));
+	struct rr_srv_opts opts = sv->opts;
 	struct rt_err err;
 	int fd;
 
+	opts.xcharext = rpcrdma_env_xcharext(&sv->env, rt_conn_peer_addr(c));
 	if (k)
-		k->rr = rr_srv_create(c, &sv->opts, &err);
+		k->rr = rr_srv_create(c, &opts, &err);
 	if (!k || !k->rr) {
 		rt_conn_destroy(c);
 		free(k);
@@ -733,7 +765,15 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 		return NULL;
 	sv->refs = 1;
 	sv->attr = *a;
+	rpcrdma_env_read(&sv->env);
 	sv->opts.max_read_bytes = a->max_read_bytes;
+	sv->opts.vers_min = a->version == RPCRDMA_VERSION_2 ? 2 : 1;
+	sv->opts.vers_max = a->version == RPCRDMA_VERSION_1 ? 1 : 2;
+	sv->opts.max_read_chunks = sv->env.max_read_chunks;
+	sv->opts.max_write_chunks = sv->env.max_write_chunks;
+	sv->opts.max_chunk_segs = sv->env.max_chunk_segs;
+	sv->opts.no_remote_inv = sv->env.no_remote_inv;
+	sv->opts.replay_bytes = sv->env.replay_bytes;
 	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
 	return sv;
 }

@@ -179,8 +179,12 @@ static void free_bufs(struct rr_call *k)
 	k->sbuf = NULL;
 	rt_reg_buf_free(rt, k->long_buf);
 	k->long_buf = NULL;
-	rt_reg_buf_free(rt, k->reply_buf);
+	if (k->reply_heap)
+		free(k->reply_buf);
+	else
+		rt_reg_buf_free(rt, k->reply_buf);
 	k->reply_buf = NULL;
+	k->reply_heap = false;
 	for (unsigned int i = 0; i < k->nwrites; i++) {
 		if (k->wpool[i])
 			rt_reg_buf_free(rt, k->wbuf[i]);
@@ -276,13 +280,12 @@ void rr_call_fail(struct rr_clnt *rr, struct rr_call *k, enum rr_status st,
 static void plan_in(const struct rr_clnt *rr, const struct rr_call *k,
 		    const struct rw_rxdr *r, struct rw_call_in *in)
 {
-	const struct rw_cm_inline *inl = rt_conn_inline(k->conn->rt);
 	uint32_t i, reduced = r ? rw_rxdr_reduced_len(r) : 0;
 
 	memset(in, 0, sizeof(*in));
-	in->vers = RW_VERS_1;
-	in->call_inline = inl->send;
-	in->reply_inline = inl->recv;
+	in->vers = k->conn->vers;
+	in->call_inline = k->conn->call_inline;
+	in->reply_inline = k->conn->reply_inline;
 	in->payload_len = r ? rw_rxdr_unreduced_len(r) : 0;
 	in->reduced_len = reduced;
 	for (i = 0; r && i < rw_rxdr_nitems(r); i++)
@@ -309,11 +312,12 @@ static uint32_t short_hdr_len(const struct rr_clnt *rr, const struct rr_call *k)
 
 /* Run the encoder into buf; false with the stream's error if it failed. */
 static bool encode_into(struct rr_call *k, const struct rr_req *req,
-			void *buf, size_t cap, struct rw_rxdr *r)
+			const struct rw_ddp_policy *pol, void *buf, size_t cap,
+			struct rw_rxdr *r)
 {
 	bool ok;
 
-	rw_rxdr_create(r, buf, cap, &req->ddp, k->items, RR_MAX_ITEMS);
+	rw_rxdr_create(r, buf, cap, pol, k->items, RR_MAX_ITEMS);
 	ok = req->encode(&r->xdr, req->arg);
 	if (rw_rxdr_finish(r) != RW_XERR_OK)
 		return false;
@@ -362,16 +366,17 @@ static bool long_alloc(struct rr_clnt *rr, struct rr_call *k, size_t cap,
  * ever larger pool memory.  *inl tells where the message ended up.
  */
 static bool encode(struct rr_clnt *rr, struct rr_call *k,
-		   const struct rr_req *req, uint32_t hlen, struct rw_rxdr *r,
-		   bool *inl, struct rr_result *res)
+		   const struct rr_req *req, const struct rw_ddp_policy *pol,
+		   uint32_t hlen, struct rw_rxdr *r, bool *inl,
+		   struct rr_result *res)
 {
 	uint8_t *sb = rt_sbuf_data(k->sbuf);
-	uint32_t room = rt_conn_inline(k->conn->rt)->send;
+	uint32_t room = k->conn->call_inline;
 	size_t cap = 0;
 
 	room = room > hlen ? room - hlen : 0;
 	*inl = req->size_hint + RR_HDR_SLACK / 2 <= room;
-	if (*inl && encode_into(k, req, sb + hlen, room, r))
+	if (*inl && encode_into(k, req, pol, sb + hlen, room, r))
 		return true;
 	if (*inl && rw_rxdr_error(r) != RW_XERR_NOSPACE)
 		goto bad;
@@ -386,7 +391,7 @@ static bool encode(struct rr_clnt *rr, struct rr_call *k,
 		}
 		if (!long_alloc(rr, k, cap, res))
 			return false;
-		if (encode_into(k, req, k->long_buf, cap, r))
+		if (encode_into(k, req, pol, k->long_buf, cap, r))
 			return true;
 		if (rw_rxdr_error(r) != RW_XERR_NOSPACE)
 			goto bad;
@@ -421,13 +426,29 @@ static bool prepare(struct rr_clnt *rr, struct rr_call *k, int64_t deadline,
 	return true;
 }
 
+/*
+ * The Reply chunk's memory: pool memory, kept registered for the next
+ * call, up to RR_REPLY_FIRST; a larger one (a resend's, for a Reply the
+ * server said is large) is the call's own and freed with it, so that one
+ * large Reply does not pin its size for the connection's lifetime.
+ */
 static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
 			struct rr_result *res)
 {
 	struct rt_err err;
+	void *p = NULL;
 
 	k->reply_cap = k->max_reply;
-	k->reply_buf = rt_reg_buf_alloc(k->conn->rt, k->reply_cap, &err);
+	if (k->reply_cap > RR_REPLY_FIRST) {
+		if (posix_memalign(&p, 4096, k->reply_cap))
+			p = NULL;
+		k->reply_buf = p;
+		k->reply_heap = p != NULL;
+		rt_err_set(&err, ENOMEM, "out of memory");
+	} else {
+		k->reply_buf = rt_reg_buf_alloc(k->conn->rt, k->reply_cap,
+						&err);
+	}
 	if (!k->reply_buf)
 		rr_res_set(res, RR_CANTSEND, err.code,
 			   "no memory for a Reply chunk of %zu octets: %s",
@@ -541,6 +562,7 @@ static void set_max_reply(struct rr_call *k, uint32_t max, uint64_t inl)
 	uint64_t want = (uint64_t)RR_REPLY_HDR + max + inl;
 
 	k->max_reply = want < RR_MAX_REPLY ? (size_t)want : RR_MAX_REPLY;
+	k->reply_sized = true;
 }
 
 /*
@@ -551,7 +573,7 @@ static void set_max_reply(struct rr_call *k, uint32_t max, uint64_t inl)
  * inline.
  */
 static void walk_sizes(struct rr_call *k, const struct rr_req *req,
-		       const struct rw_rxdr *r)
+		       const struct rw_rxdr *r, uint32_t max_writes)
 {
 	struct rw_ddp_view v = { .word = args_view_word, .s = r };
 	struct ulb_plan p;
@@ -576,7 +598,7 @@ static void walk_sizes(struct rr_call *k, const struct rr_req *req,
 	}
 	inl = p.inline_room;
 	for (i = 0; i < p.nslots && i < ULB_PLAN_MAX; i++) {
-		if (i == k->nwrites && i < RR_MAX_WRITES && p.room[i] &&
+		if (i == k->nwrites && i < max_writes && p.room[i] &&
 		    p.room[i] <= RT_REG_MAX_SEG)
 			k->wroom[k->nwrites++] = p.room[i];
 		else
@@ -587,22 +609,23 @@ static void walk_sizes(struct rr_call *k, const struct rr_req *req,
 }
 
 /*
- * The sizes of this call's Reply, from the entry and the encoded arguments
- * (an NFS READ's count): the room of each Write chunk and the largest Reply
- * payload, which decides whether a Reply chunk is offered (V1-RP-1/2).
- * An entry whose sizes cannot be resolved gives no Write chunks.
+ * The sizes a binding gives this call's Reply, from the entry and the
+ * encoded arguments (an NFS READ's count): the room of each Write chunk
+ * (at most max_writes of them) and the largest Reply payload.  An entry
+ * whose sizes cannot be resolved gives no Write chunks.
  */
-static void reply_sizes(struct rr_clnt *rr, struct rr_call *k,
-			const struct rr_req *req, const struct rw_rxdr *r)
+static void ulb_reply_sizes(struct rr_call *k, const struct rr_req *req,
+			    const struct rw_rxdr *r, uint32_t max_writes)
 {
 	const struct rpcrdma_ulb_entry *e = req->reply_ulb;
 	uint32_t room = 0, max = 0, i, inline_items;
 
-	k->max_reply = rr->opts.max_reply;
 	if (req->reply_walk) {
-		walk_sizes(k, req, r);
+		walk_sizes(k, req, r, max_writes);
 		return;
 	}
+	if (k->nwrites > max_writes)
+		k->nwrites = max_writes;
 	if (!e || ulb_sizes_at(e, args_word, r, rw_rxdr_unreduced_len(r) -
 			       rw_rxdr_body_pos(r), &room, &max)) {
 		k->nwrites = 0;
@@ -614,12 +637,39 @@ static void reply_sizes(struct rr_clnt *rr, struct rr_call *k,
 	for (i = 0; i < k->nwrites; i++)
 		k->wroom[i] = room;
 	/* max=0 is a size: results that are empty (void) need no Reply
-	 * chunk; only an entry without max leaves the CLIENT's default */
+	 * chunk; only an entry without max leaves the size unknown */
 	if (e->reply_max.kind == RPCRDMA_ULB_SIZE_NONE)
 		return;
 	/* results not given a Write chunk come inline: count their room */
 	inline_items = (uint32_t)__builtin_popcountll(e->items) - k->nwrites;
 	set_max_reply(k, max, (uint64_t)inline_items * room);
+}
+
+/*
+ * The sizes of this call's Reply: what the binding says, then what earlier
+ * attempts of the RPC learnt from the server's errors.  The largest Reply
+ * decides whether a Reply chunk is offered (V1-RP-1/2).  Without a known
+ * largest Reply none is: a Reply that fits inline costs no registration,
+ * and one that does not is asked for again with the room the server names
+ * (V2-ERR-13), or in v1 with a Reply chunk of RR_REPLY_FIRST and then
+ * max_reply.
+ */
+static void reply_sizes(struct rr_call *k, const struct rr_req *req,
+			const struct rw_rxdr *r, const struct rr_try *tr)
+{
+	uint32_t i;
+
+	k->max_reply = 0;
+	k->reply_sized = false;
+	ulb_reply_sizes(k, req, r, tr->limit_writes ? tr->max_writes :
+						       RR_MAX_WRITES);
+	for (i = 0; i < k->nwrites; i++)
+		if (tr->wroom[i] > k->wroom[i])
+			k->wroom[i] = tr->wroom[i];
+	if (tr->reply_room > k->max_reply) {
+		k->max_reply = tr->reply_room;
+		k->reply_sized = !tr->reply_guess;
+	}
 }
 
 /*
@@ -654,6 +704,21 @@ static bool write_buf(struct rr_clnt *rr, struct rr_call *k, uint32_t i,
 	return true;
 }
 
+/* The room the caller's own result buffers have, per result item (0: none
+ * supplied): a resend must never ask for a result larger than that, since
+ * libtirpc decodes an opaque into a supplied buffer without asking its
+ * size. */
+static void caller_caps(struct rr_call *k, const struct rw_probe_item *found,
+			unsigned int nfound)
+{
+	unsigned int j;
+
+	memset(k->wcap, 0, sizeof(k->wcap));
+	for (j = 0; j < nfound; j++)
+		if (found[j].index < RR_MAX_WRITES)
+			k->wcap[found[j].index] = found[j].len;
+}
+
 /* The Write list: one chunk of its result's room per result item. */
 static bool build_writes(struct rr_clnt *rr, struct rr_call *k,
 			 const struct rr_req *req, struct rr_result *res)
@@ -675,11 +740,13 @@ static bool build_writes(struct rr_clnt *rr, struct rr_call *k,
 		ulb_ddp_policy(req->reply_ulb, true, 0, &k->rpol);
 	k->rpol.max_chunks = k->nwrites;
 	/* the probe sees no encoded results, so a walker finds nothing */
+	k->results_unknown = req->xres && req->resp && !RR_PROBE;
 	if (RR_PROBE && req->xres && req->resp && !req->reply_walk) {
 		rw_pxdr_create(&probe, &k->rpol, found, k->nwrites);
 		(void)(*req->xres)(&probe.xdr, req->resp);
 		nfound = rw_pxdr_found(&probe);
 	}
+	caller_caps(k, found, nfound);
 	rw_write_builder_init(&b, k->wchunks, RR_MAX_WRITES);
 	for (i = 0; i < k->nwrites; i++) {
 		room = k->wroom[i];
@@ -813,11 +880,38 @@ static void count_kind(struct rr_clnt *rr, const struct rw_rxdr *r,
 	}
 }
 
+/*
+ * The handle the Call asks the server to invalidate with Send With
+ * Invalidate: in v2 any one of its windows, named in rdma_inv_handle
+ * (V2-RI-1/2/6); in v1 the server may pick one itself (RFC 8797), which
+ * the call then accepts only if it has a single window.
+ */
+static uint32_t inv_handle(const struct rr_clnt *rr, const struct rr_call *k)
+{
+	if (k->conn->vers == RW_VERS_2)
+		return rr->opts.no_inv_nominate ? 0 :
+		       rt_regset_inv_any(k->regs);
+	return rt_regset_inv_handle(k->regs);
+}
+
+static void count_sent(struct rr_clnt *rr, struct rr_call *k)
+{
+	struct rr_conn *c = k->conn;
+
+	k->seq = ++c->seq;
+	k->negotiating = c->negotiating;
+	if (c->vers == RW_VERS_2)
+		rr->st.v2_calls++;
+	if (k->hdr.inv_handle)
+		rr->st.inv_nominated++;
+}
+
 /* Plan, expose, encode the transport header and post the Send (lock
  * held).  On success k is in the XID table, waiting. */
 static bool send_call(struct rr_clnt *rr, struct rr_call *k,
-		      const struct rr_req *req, const struct rw_rxdr *r,
-		      bool inl, uint32_t hlen, struct rr_result *res)
+		      const struct rr_req *req, const struct rr_try *tr,
+		      const struct rw_rxdr *r, bool inl, uint32_t hlen,
+		      struct rr_result *res)
 {
 	struct rt_conn *rt = k->conn->rt;
 	struct rw_call_plan p;
@@ -831,7 +925,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 			   rt_conn_error(rt)->msg);
 		return false;
 	}
-	reply_sizes(rr, k, req, r);
+	reply_sizes(k, req, r, tr);
 	plan_in(rr, k, r, &in);
 	rw_plan_call(&in, &p);
 	k->regs = rt_regset_create(rt, &err);
@@ -839,13 +933,17 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 		return false;
 	}
-	rw_hdr_init(&k->hdr, RW_VERS_1, p.kind == RW_LONG ? RW_NOMSG : RW_MSG,
-		    k->xid, credits(k)->requested);
+	rw_hdr_init(&k->hdr, k->conn->vers,
+		    p.kind == RW_LONG ? RW_NOMSG : RW_MSG, k->xid,
+		    credits(k)->requested);
+	k->hdr.direction = RW_DIR_CALL;		/* v2 only (V2-DIR-2) */
 	if (!need_long_buf(rr, k, r, inl, &p, res) ||
 	    !build_reads(rr, k, r, &p, res) || !build_writes(rr, k, req, res) ||
 	    !build_reply_chunk(rr, k, &p, res))
 		return false;
-	k->inv_handle = rt_regset_inv_handle(k->regs);
+	k->inv_handle = inv_handle(rr, k);
+	if (k->conn->vers == RW_VERS_2)
+		k->hdr.inv_handle = k->inv_handle;
 	if (!place_payload(k, r, inl, hlen, &p, res))
 		return false;
 	n = rw_encode_call(&k->hdr, rt_sbuf_data(k->sbuf), p.hdr_len);
@@ -867,6 +965,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 	}
 	k->sbuf = NULL;		/* the connection's again */
 	count_kind(rr, r, &p);
+	count_sent(rr, k);
 	return true;
 }
 
@@ -883,7 +982,8 @@ static bool check_long_payload(struct rr_call *k, struct rr_result *res)
 
 	if (k->payload != k->reply_buf)
 		return true;
-	rw_hdr_init(&h, RW_VERS_1, RW_NOMSG, k->xid, 1);
+	rw_hdr_init(&h, k->hdr.vers, RW_NOMSG, k->xid, 1);
+	h.direction = RW_DIR_REPLY;
 	if (rw_check_payload(&h, k->payload, k->plen) == RW_R_OK)
 		return true;
 	rr_res_set(res, RR_CANTDECODE, EBADMSG,
@@ -922,11 +1022,14 @@ static enum rr_status finish(struct rr_clnt *rr, struct rr_call *k,
 	return RR_OK;
 }
 
-/* Build and send k (lock held on entry and exit). */
+/* Build and send k (lock held on entry and exit), as tr says. */
 static bool start(struct rr_clnt *rr, struct rr_call *k,
-		  const struct rr_req *req, int64_t deadline,
-		  struct rr_result *res)
+		  const struct rr_req *req, const struct rr_try *tr,
+		  int64_t deadline, struct rr_result *res)
 {
+	static const struct rw_ddp_policy inline_args = { .mode = RW_DDP_NONE };
+	const struct rw_ddp_policy *pol = tr->no_reads ? &inline_args :
+							&req->ddp;
 	struct rw_rxdr r;
 	uint32_t hlen;
 	bool inl, ok;
@@ -935,12 +1038,116 @@ static bool start(struct rr_clnt *rr, struct rr_call *k,
 	    !prepare(rr, k, deadline, res))
 		return false;
 	k->nwrites = writes_wanted(req);
-	k->max_reply = rr->opts.max_reply;
+	if (tr->limit_writes && k->nwrites > tr->max_writes)
+		k->nwrites = tr->max_writes;
+	k->max_reply = tr->reply_room;
 	hlen = short_hdr_len(rr, k);
 	pthread_mutex_unlock(&rr->lock);
-	ok = encode(rr, k, req, hlen, &r, &inl, res);
+	ok = encode(rr, k, req, pol, hlen, &r, &inl, res);
 	pthread_mutex_lock(&rr->lock);
-	return ok && send_call(rr, k, req, &r, inl, hlen, res);
+	return ok && send_call(rr, k, req, tr, &r, inl, hlen, res);
+}
+
+/*
+ * The Reply chunk of a resend after a v1 ERR_CHUNK, which does not say
+ * what the Reply needs: RR_REPLY_FIRST, then max_reply; 0 when there is
+ * no larger step left.
+ */
+static size_t ladder_room(const struct rr_clnt *rr, const struct rr_call *k,
+			  struct rr_try *tr)
+{
+	size_t room;
+
+	while (tr->ladder < 2) {
+		room = tr->ladder++ ? rr->opts.max_reply : RR_REPLY_FIRST;
+		if (room > k->max_reply)
+			return room;
+	}
+	return 0;
+}
+
+/* What the error that ended k allows for the next attempt, in tr; false if
+ * it is final.  Each kind once (AMB-V2-4). */
+static bool resend_plan(struct rr_clnt *rr, struct rr_call *k,
+			struct rr_try *tr, struct rr_result *res)
+{
+	struct rw_resend rs;
+
+	if (k->errh.proc != RW_ERROR)
+		return false;
+	rs = rw_resend_plan(&k->hdr, &k->errh, k->negotiating,
+			    !k->reply_sized);
+	if (rs.what == RW_RESEND_NONE ||
+	    (rs.what != RW_RESEND_REPLY_ROOM && (tr->used & (1u << rs.what))))
+		return false;
+	switch (rs.what) {
+	case RW_RESEND_VERS:
+		rr_conn_fall_back(rr, k->conn);
+		break;
+	case RW_RESEND_NO_READS:
+		tr->no_reads = true;
+		break;
+	case RW_RESEND_WRITES:
+		tr->limit_writes = true;
+		tr->max_writes = rs.max;
+		break;
+	case RW_RESEND_WRITE_ROOM:
+		if (rs.length > RT_REG_MAX_SEG || rs.index >= RR_MAX_WRITES ||
+		    k->results_unknown)
+			return false;
+		if (k->wcap[rs.index] && rs.length > k->wcap[rs.index]) {
+			rr_res_set(res, RR_ERR_CHUNK, EREMOTEIO,
+				   "result %u of XID 0x%08x needs %u octets, more than the %u of the caller's buffer",
+				   rs.index + 1, k->xid, rs.length,
+				   k->wcap[rs.index]);
+			return false;
+		}
+		tr->wroom[rs.index] = rs.length;
+		break;
+	case RW_RESEND_REPLY_ROOM:
+		if ((tr->used & (1u << rs.what)) && rs.length)
+			return false;
+		tr->reply_guess = !rs.length;
+		tr->reply_room = rs.length ? rw_roundup4(rs.length) :
+				 ladder_room(rr, k, tr);
+		if (!tr->reply_room)
+			return false;
+		if (tr->reply_room > rr->opts.max_reply) {
+			rr_res_set(res, RR_ERR_CHUNK, EREMOTEIO,
+				   "the reply to XID 0x%08x needs %zu octets, more than the %zu accepted (max_reply_size)",
+				   k->xid, tr->reply_room, rr->opts.max_reply);
+			return false;
+		}
+		break;
+	default:
+		return false;
+	}
+	tr->used |= 1u << rs.what;
+	rr->st.resends++;
+	return true;
+}
+
+/* An RDMA_ERROR ended the RPC (one that asked for a resend is counted
+ * in resends instead). */
+static void count_final(struct rr_clnt *rr, const struct rr_call *k)
+{
+	if (k->errh.proc != RW_ERROR)
+		return;
+	rr->st.rdma_errors++;
+	if (k->errh.err.code == RW_ERR_VERS)
+		rr->st.err_vers++;
+	else
+		rr->st.err_chunk++;
+}
+
+/* The version probe went unanswered: the server may drop what it does not
+ * understand, so the next connection speaks v1 (V2-NEG-6). */
+static void probe_lost(struct rr_clnt *rr, struct rr_call *k)
+{
+	if (!k->negotiating)
+		return;
+	rr_vcache_note(rr_clnt_peer(rr), rr->opts.v2_retry_s);
+	k->conn->retire = true;
 }
 
 /* A slot on a connection, or NULL with res set (lock held). */
@@ -969,43 +1176,60 @@ static struct rr_call *call_slot(struct rr_clnt *rr, const struct rr_req *req,
 	return k;
 }
 
+/*
+ * One RPC: one attempt, or several with the same XID when the server's
+ * RDMA_ERROR asks for a resend (digest 2.9, 2.11); the deadline covers
+ * them all.
+ */
 enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
 		       struct rr_call **callp, struct rr_result *res)
 {
 	int64_t deadline = req->deadline_ms;
+	struct rr_try tr;
 	struct rr_call *k;
 
 	*callp = NULL;
 	memset(res, 0, sizeof(*res));
+	memset(&tr, 0, sizeof(tr));
 	if (req->send_only)
 		deadline = rr_now_ms() + rr->opts.conn.timeout_ms;
 	pthread_mutex_lock(&rr->lock);
-	k = call_slot(rr, req, deadline, res);
-	if (!k)
-		goto out;
-	if (!start(rr, k, req, deadline, res)) {
+	for (;;) {
+		k = call_slot(rr, req, deadline, res);
+		if (!k)
+			break;
+		if (!start(rr, k, req, &tr, deadline, res)) {
+			release(rr, k);
+			break;
+		}
+		if (req->send_only) {
+			orphan(rr, k);
+			rr_res_set(res, RR_SENT, 0,
+				   "sent without waiting for a reply");
+			break;
+		}
+		if (!rr_wait(rr, k->conn, call_done, k, deadline,
+			     &k->waiter)) {
+			rr->st.timeouts++;
+			probe_lost(rr, k);
+			orphan(rr, k);
+			rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,
+				   "no reply to XID 0x%08x before the deadline",
+				   req->xid);
+			break;
+		}
+		if (finish(rr, k, res) == RR_OK) {
+			*callp = k;
+			break;
+		}
+		if (!resend_plan(rr, k, &tr, res)) {
+			count_final(rr, k);
+			release(rr, k);
+			break;
+		}
 		release(rr, k);
-		goto out;
+		memset(res, 0, sizeof(*res));
 	}
-	if (req->send_only) {
-		orphan(rr, k);
-		rr_res_set(res, RR_SENT, 0, "sent without waiting for a reply");
-		goto out;
-	}
-	if (!rr_wait(rr, k->conn, call_done, k, deadline, &k->waiter)) {
-		rr->st.timeouts++;
-		orphan(rr, k);
-		rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,
-			   "no reply to XID 0x%08x before the deadline",
-			   req->xid);
-		goto out;
-	}
-	if (finish(rr, k, res) != RR_OK) {
-		release(rr, k);
-		goto out;
-	}
-	*callp = k;
-out:
 	pthread_mutex_unlock(&rr->lock);
 	return res->status;
 }

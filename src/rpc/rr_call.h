@@ -62,20 +62,41 @@
 struct rr_clnt;
 struct rr_call;
 
+/* Which RPC-over-RDMA version an rr_clnt speaks (digest 2.11). */
+enum rr_vers_mode {
+	RR_VERS_AUTO = 0,	/* v2 first, v1 if the server says ERR_VERS or
+				 * is remembered not to speak v2 */
+	RR_VERS_1 = 1,
+	RR_VERS_2 = 2,		/* v2 only: ERR_VERS fails the call */
+};
+
 /* How an rr_clnt connects, and the largest Reply it accepts. */
 struct rr_opts {
 	struct rt_conn_attr conn;	/* credits, inline sizes, busy_poll,
 					 * reg_mode, connect timeout */
-	size_t max_reply;		/* largest Reply payload (Reply chunk
-					 * size) without a ULB size, at most
-					 * RR_MAX_REPLY */
+	size_t max_reply;		/* largest Reply payload accepted, at
+					 * most RR_MAX_REPLY.  A Reply of
+					 * unknown size is first asked inline;
+					 * only when the server says it does
+					 * not fit is a Reply chunk offered
+					 * (RR_REPLY_FIRST, then this size in
+					 * v1; the size the server names in
+					 * v2) */
 	size_t ddp_reg_min;		/* smallest caller result buffer a
 					 * Write chunk points at directly
 					 * (registered); smaller ones get pool
 					 * memory and one copy */
+	enum rr_vers_mode vers;
+	uint32_t v2_retry_s;		/* how long a server found without v2
+					 * is spoken to in v1 (RR_VERS_AUTO) */
+	bool no_inv_nominate;		/* v2: never ask for remote
+					 * invalidation */
 };
 
 #define RR_MAX_REPLY ((size_t)1 << 30)
+/* The Reply chunk of the first resend in v1, where the error does not say
+ * how much is needed. */
+#define RR_REPLY_FIRST ((size_t)1 << 20)
 
 enum rr_status {
 	RR_OK = 0,		/* Reply ready: rr_call_xdr() */
@@ -86,7 +107,8 @@ enum rr_status {
 				 * failed */
 	RR_CANTRECV,		/* sent, then the connection was lost */
 	RR_ERR_VERS,		/* RDMA_ERROR / ERR_VERS (V1-ERR-9) */
-	RR_ERR_CHUNK,		/* RDMA_ERROR / ERR_CHUNK or another code */
+	RR_ERR_CHUNK,		/* RDMA_ERROR / ERR_CHUNK or another code,
+				 * after any resend it allowed */
 	RR_CANTDECODE,		/* Reply unusable once fenced */
 };
 
@@ -134,7 +156,7 @@ struct rr_stats {
 	uint64_t reply_chunks;	/* Reply chunks offered */
 	uint64_t long_replies;	/* Replies that came in the Reply chunk */
 	uint64_t replies;	/* Replies accepted */
-	uint64_t rdma_errors;	/* RDMA_ERRORs for a call of ours */
+	uint64_t rdma_errors;	/* RDMA_ERRORs that ended a call of ours */
 	uint64_t discarded;	/* Replies dropped (V1-ERR-4, V1-ERR-10) */
 	uint64_t unknown_xid;	/* Replies for no call of ours */
 	uint64_t orphans;	/* calls abandoned (timeout, send-only) */
@@ -154,8 +176,10 @@ struct rr_stats {
 	uint64_t ddp_copies;	/* result items copied from pool memory */
 	uint64_t ddp_copy_bytes;
 	uint64_t ddp_caller_regs; /* caller buffers exposed as Write chunks */
-	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS */
-	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK (or other codes) */
+	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS that ended a call */
+	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK (or another code)
+				 * that ended a call (not one a resend
+				 * cured: see resends) */
 	struct rt_stats conn;	/* transport counters of the connections
 				 * already gone (rr_clnt_stats adds the
 				 * current one) */
@@ -164,6 +188,17 @@ struct rr_stats {
 	uint32_t max_inflight;	/* most Calls outstanding at once */
 	uint32_t over_grant;	/* Calls sent beyond the grant (must be 0) */
 	uint32_t max_granted;	/* largest grant received */
+	/* RPC-over-RDMA v2 */
+	uint64_t v2_calls;	/* Calls sent in version 2 */
+	uint64_t vers_fallbacks; /* connections that went on in v1 after
+				 * ERR_VERS (or were known to need it) */
+	uint64_t resends;	/* Calls sent again after an RDMA_ERROR that
+				 * allowed it (same XID) */
+	uint64_t inv_nominated;	/* v2 Calls naming a handle to invalidate */
+	uint64_t connprops;	/* CONNPROP messages sent */
+	uint64_t peer_props;	/* CONNPROP/UPDPROP received and applied */
+	uint64_t bc_dropped;	/* backward-direction messages no backward
+				 * service was there to take */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */
@@ -220,6 +255,15 @@ void rr_clnt_set_busy_poll(struct rr_clnt *rr, bool busy);
 /* The grant in force on the current connection (1 until the first Reply,
  * V1-CR-6), and the number of calls outstanding. */
 uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight);
+
+/* The RPC-over-RDMA version of the current connection: 1 or 2, 0 with no
+ * connection; *known (if given): a valid Reply has settled it. */
+uint32_t rr_clnt_version(struct rr_clnt *rr, bool *known);
+
+/* The server's transport properties as received (defaults until its
+ * CONNPROP arrives), false with no connection. */
+struct rw_props;
+bool rr_clnt_peer_props(struct rr_clnt *rr, struct rw_props *out);
 
 /* The address the rr_clnt connects to. */
 const struct sockaddr *rr_clnt_peer(const struct rr_clnt *rr);

@@ -27,6 +27,7 @@
 #include "wire/rw_credit.h"
 #include "wire/rw_hdr.h"
 #include "wire/rw_plan.h"
+#include "wire/rw_props.h"
 #include "wire/rw_role.h"
 #include "wire/rw_xdr.h"
 
@@ -57,6 +58,24 @@ struct rr_waiter {
 /* One connection and the calls that still refer to it. */
 struct rr_conn {
 	struct rt_conn *rt;
+	/* RPC-over-RDMA version (digest 2.11): vers is what Calls carry;
+	 * negotiating while the first v2 Call waits for its Reply; known
+	 * once a valid Reply came in that version; fell_back after the
+	 * server's ERR_VERS. */
+	uint32_t vers;
+	bool negotiating;
+	bool known;
+	bool fell_back;
+	uint32_t call_inline;	/* largest Call sent inline now */
+	uint32_t reply_inline;	/* largest Reply we may receive inline */
+	/* v2 properties: our CONNPROP (sent once v2 is known, a one-way
+	 * message holding a credit until a Reply to a later Call comes,
+	 * AMB-V2-6) and the server's */
+	bool connprop_sent;
+	bool oneway_credit;
+	uint64_t oneway_seq;
+	uint64_t seq;		/* Calls sent on this connection */
+	struct rw_props peer;
 	unsigned int refs;	/* the rr_clnt's while current, calls (in
 				 * flight, orphaned or finishing), a polling
 				 * leader */
@@ -86,6 +105,12 @@ struct rr_call {
 	struct rr_waiter *waiter;	/* the caller, while it waits */
 	bool credit;			/* holds a credit of conn */
 	bool caller_mem;		/* exposes memory of the caller */
+	uint64_t seq;			/* its order among conn's Calls */
+	bool negotiating;		/* sent as conn's version probe */
+	bool reply_sized;		/* its Reply chunk (or none) follows a
+					 * known largest Reply */
+	struct rw_hdr errh;		/* RDMA_ERROR that ended it (proc
+					 * RW_ERROR), fixed words and err */
 
 	/* what the Call offered (rw_validate_reply compares with it) */
 	struct rw_hdr hdr;
@@ -101,6 +126,10 @@ struct rr_call {
 	void *wbuf[RR_MAX_WRITES];
 	bool wpool[RR_MAX_WRITES];
 	uint32_t wlen[RR_MAX_WRITES];	/* lengths the Reply returned */
+	uint32_t wcap[RR_MAX_WRITES];	/* room of the caller's own buffer
+					 * for each result (0: none) */
+	bool results_unknown;		/* the caller's results could not be
+					 * probed (ASan builds) */
 	struct rw_ddp_seg wdseg[RR_MAX_WRITES];
 	struct rw_ddp_chunk wdchunk[RR_MAX_WRITES];
 	struct rw_ddp_policy rpol;	/* result items designated */
@@ -113,6 +142,8 @@ struct rr_call {
 	size_t long_cap;
 	void *reply_buf;		/* Reply chunk */
 	size_t reply_cap;
+	bool reply_heap;		/* reply_buf is malloc'd, not pool
+					 * memory (a large resend's) */
 	struct rw_ddp_item items[RR_MAX_ITEMS];
 
 	/* completion */
@@ -122,6 +153,23 @@ struct rr_call {
 	const uint8_t *payload;		/* the RPC Reply message ... */
 	uint32_t plen;			/* ... and its length */
 	struct rw_axdr ax;		/* its decode stream */
+};
+
+/*
+ * What the RDMA_ERRORs of earlier attempts of one RPC changed (rr_call's
+ * resend loop, rw_resend_plan): each kind is used once (AMB-V2-4), the v1
+ * Reply-chunk ladder at most twice.
+ */
+struct rr_try {
+	unsigned int used;		/* bit per enum rw_resend_kind */
+	unsigned int ladder;		/* v1 ERR_CHUNK resends so far */
+	bool no_reads;			/* arguments inline or in a PZRC */
+	bool limit_writes;
+	uint32_t max_writes;
+	uint32_t wroom[RR_MAX_WRITES];	/* at least this room (0: as planned) */
+	size_t reply_room;		/* offer a Reply chunk this large */
+	bool reply_guess;		/* ... a v1 guess, not a size the
+					 * server named */
 };
 
 struct rr_clnt {
@@ -142,6 +190,7 @@ struct rr_clnt {
 	unsigned int busy_slots;	/* not free */
 
 	struct rw_hdr_space hsp;	/* decoding Replies */
+	uint32_t ctl_xid;		/* XIDs of our one-way messages */
 	struct rr_stats st;
 };
 
@@ -154,6 +203,16 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c);
 /* c ended: fail the calls still waiting on it, finish its orphans. */
 void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c);
+/* A valid Reply came on c: its version is settled (lock held). */
+void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *c);
+/* The server answered c's version probe with ERR_VERS: go on in v1. */
+void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c);
+/* A Reply to k was accepted: a one-way message's credit comes back if k
+ * was sent after it (AMB-V2-6). */
+void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k);
+/* The server's CONNPROP or UPDPROP arrived on c (lock held). */
+void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
+			const struct rw_hdr *h);
 
 void rr_res_set(struct rr_result *res, enum rr_status st, int err,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -185,5 +244,13 @@ void rr_slots_free(struct rr_clnt *rr);
 /* A Reply for k was accepted: note what it returned in the Write list. */
 void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *k,
 			 const struct rw_hdr *h);
+
+/* ---- rr_vcache.c --------------------------------------------------------- */
+
+/* Servers found not to speak v2, remembered for ttl_s seconds per address
+ * (AMB-V2-20): the next connection speaks v1, so negotiation cannot loop
+ * (V2-NEG-6). */
+bool rr_vcache_lacks_v2(const struct sockaddr *server);
+void rr_vcache_note(const struct sockaddr *server, uint32_t ttl_s);
 
 #endif /* RR_CALL_PRIV_H */

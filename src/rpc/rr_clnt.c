@@ -45,6 +45,145 @@ void rr_res_set(struct rr_result *res, enum rr_status st, int err,
 
 /* ---- Connections -------------------------------------------------------- */
 
+/* ---- Versions (digest 2.11) ---------------------------------------------- */
+
+/*
+ * The version a new connection speaks.  A v2 Call that probes the server
+ * (auto) or insists on v2 is at most 1024 octets until a Reply settles the
+ * version (V2-NEG-2); a v1 connection is plain RFC 8166, its thresholds
+ * those of its RFC 8797 private data.
+ */
+static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *c)
+{
+	const struct rw_cm_inline *inl = rt_conn_inline(c->rt);
+	bool v2 = rr->opts.vers == RR_VERS_2 ||
+		  (rr->opts.vers == RR_VERS_AUTO &&
+		   !rr_vcache_lacks_v2(rr_clnt_peer(rr)));
+
+	rw_props_init(&c->peer);
+	c->vers = v2 ? RW_VERS_2 : RW_VERS_1;
+	c->negotiating = v2 && rr->opts.vers == RR_VERS_AUTO;
+	c->call_inline = inl->send;
+	if (v2 && c->call_inline > RW_V1_INLINE_DEFAULT)
+		c->call_inline = RW_V1_INLINE_DEFAULT;
+	c->reply_inline = inl->recv;
+	if (!v2 && rr->opts.vers == RR_VERS_AUTO)
+		rr->st.vers_fallbacks++;	/* remembered: v1 at once */
+}
+
+/* What a v2 peer accepts inline: at least 4096 (V2-INL-2), its Receive
+ * Buffer Size once it says so (V2-PROP-8, AMB-V2-17), never more than
+ * RFC 8797 and our Send buffers allow. */
+static void conn_v2_limits(struct rr_clnt *rr, struct rr_conn *c)
+{
+	const struct rw_cm_private *pd = rt_conn_peer_private(c->rt);
+	uint32_t send = RW_V2_INLINE_DEFAULT;
+
+	if (pd->valid && pd->recv_size > send)
+		send = pd->recv_size;
+	if (c->peer.advertised & RW_SP_BIT(RW_SP_RBSIZ))
+		send = rw_props_send_limit(&c->peer, UINT32_MAX);
+	c->call_inline = rt_conn_set_inline_send(c->rt, send);
+	/* we post Receives of inline_recv, never below 4096 in v2 */
+	c->reply_inline = rr->opts.conn.inline_recv;
+}
+
+void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *c)
+{
+	if (c->known)
+		return;
+	c->known = true;
+	c->negotiating = false;
+	if (c->vers == RW_VERS_2)
+		conn_v2_limits(rr, c);
+	else
+		c->call_inline = rt_conn_inline(c->rt)->send;
+}
+
+void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c)
+{
+	if (!c->negotiating)
+		return;
+	c->negotiating = false;
+	c->fell_back = true;
+	c->vers = RW_VERS_1;
+	rr->st.vers_fallbacks++;
+}
+
+void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k)
+{
+	if (!c->oneway_credit || k->seq <= c->oneway_seq || c->lost)
+		return;
+	c->oneway_credit = false;
+	rw_credits_cancel(rt_conn_credits(c->rt));
+}
+
+/*
+ * Our properties, sent once v2 is settled (AMB-V2-9): the Receive Buffer
+ * Size we post and whether backward Calls may come (V2-OPS-4/5).  It is a
+ * one-way message, so it holds a credit until a Reply to a later Call
+ * arrives (AMB-V2-6); with fewer than two credits free it waits, since it
+ * must never take the credit the next Call needs.
+ */
+static void conn_send_connprop(struct rr_clnt *rr, struct rr_conn *c)
+{
+	struct rw_credits *cr = rt_conn_credits(c->rt);
+	struct rw_prop props[RW_SP_NR];
+	uint8_t data[4 * RW_SP_NR];
+	struct rw_props local;
+	struct rt_sbuf *b;
+	struct rt_err err;
+	struct rw_hdr h;
+	size_t n;
+
+	if (c->vers != RW_VERS_2 || !c->known || c->connprop_sent || c->lost ||
+	    rw_credits_window(cr) < 2)
+		return;
+	b = rt_sbuf_get(c->rt, &err);
+	if (!b)
+		return;
+	rw_props_init(&local);
+	local.val[RW_SP_RBSIZ] = rr->opts.conn.inline_recv;
+	local.val[RW_SP_BRS] = rr->opts.conn.recv_extra ? RW2_BRS_INLINE :
+							  RW2_BRS_NONE;
+	rw_hdr_init(&h, RW_VERS_2, RW2_CONNPROP, rr->ctl_xid++, cr->requested);
+	rw_props_start(&local, &h.props, &h.subset1, props, data);
+	n = rw_encode_call(&h, rt_sbuf_data(b), rt_sbuf_size(b));
+	rw_credits_take(cr);
+	if (!n || rt_post_send(c->rt, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err)) {
+		if (!n)
+			rt_sbuf_put(c->rt, b);
+		rw_credits_cancel(cr);
+		c->connprop_sent = true;	/* not again */
+		return;
+	}
+	c->connprop_sent = true;
+	c->oneway_credit = true;
+	c->oneway_seq = c->seq;
+	rr->st.connprops++;
+}
+
+/* The server's CONNPROP or UPDPROP (a backward-direction one-way message,
+ * AMB-V2-6): its properties, and what they allow us to send. */
+void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
+			const struct rw_hdr *h)
+{
+	enum rw_reason why;
+
+	if (h->proc == RW2_CONNPROP)
+		why = rw_props_initial(&c->peer, RW_PC_V2, &h->props,
+				       &h->subset1);
+	else
+		why = rw_props_update(&c->peer, RW_PC_V2, &h->props);
+	if (why) {
+		rr->st.discarded++;
+		return;
+	}
+	rr->st.peer_props++;
+	if (c->known && c->vers == RW_VERS_2)
+		conn_v2_limits(rr, c);
+}
+
 /* Connect with the lock released; the connect timeout is cut to what is
  * left of the caller's deadline. */
 static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
@@ -68,6 +207,7 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 	}
 	c->refs = 1;		/* the rr_clnt's, as its current connection */
 	c->busy_poll = attr.busy_poll;
+	conn_init_vers(rr, c);
 	return c;
 }
 
@@ -105,6 +245,11 @@ void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c)
 		return;
 	c->lost = true;
 	rr->st.conn_losses++;
+	/* Lost while the server had not answered our v2 probe, or right
+	 * after its ERR_VERS: speak v1 next time (V2-NEG-6, S-7). */
+	if (rr->opts.vers == RR_VERS_AUTO && c->seq &&
+	    (c->negotiating || (c->fell_back && !c->known)))
+		rr_vcache_note(rr_clnt_peer(rr), rr->opts.v2_retry_s);
 	why = rt_conn_error(c->rt);
 	for (i = 0; i < RR_XID_BUCKETS; i++) {
 		struct rr_call *k = rr->xids[i], *next;
@@ -196,6 +341,7 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 		if (c && !c->lost)
 			rr_drain(rr, c);	/* notice a death first */
 		if (c && !c->lost && !conn_wrong_mode(rr, c)) {
+			conn_send_connprop(rr, c);
 			c->refs++;
 			return c;
 		}
@@ -248,7 +394,12 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
 	if (!rr->opts.conn.timeout_ms)
 		rr->opts.conn.timeout_ms = 5000;
 	rr->want_busy = opts->conn.busy_poll;
-	rw_hdr_space_init(&rr->hsp, NULL);
+	/* a v2 server may send 4096 octets once v2 is known (V2-INL-1) */
+	if (rr->opts.vers != RR_VERS_1 &&
+	    rr->opts.conn.inline_recv < RW_V2_INLINE_DEFAULT)
+		rr->opts.conn.inline_recv = RW_V2_INLINE_DEFAULT;
+	rr->ctl_xid = (uint32_t)rr_now_ms() * 2654435761u;
+	rw_hdr_space_init(&rr->hsp, &rw_v2_limits);
 	rr->conn = conn_open(rr, rr_now_ms() + rr->opts.conn.timeout_ms, err);
 	if (!rr->conn) {
 		pthread_mutex_destroy(&rr->lock);
@@ -367,6 +518,34 @@ uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight)
 	if (inflight)
 		*inflight = n;
 	return g;
+}
+
+uint32_t rr_clnt_version(struct rr_clnt *rr, bool *known)
+{
+	uint32_t v = 0;
+	bool k = false;
+
+	pthread_mutex_lock(&rr->lock);
+	if (current(rr)) {
+		v = rr->conn->vers;
+		k = rr->conn->known;
+	}
+	pthread_mutex_unlock(&rr->lock);
+	if (known)
+		*known = k;
+	return v;
+}
+
+bool rr_clnt_peer_props(struct rr_clnt *rr, struct rw_props *out)
+{
+	bool ok;
+
+	pthread_mutex_lock(&rr->lock);
+	ok = current(rr) != NULL;
+	if (ok)
+		*out = rr->conn->peer;
+	pthread_mutex_unlock(&rr->lock);
+	return ok;
 }
 
 const struct sockaddr *rr_clnt_peer(const struct rr_clnt *rr)

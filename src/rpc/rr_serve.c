@@ -68,9 +68,9 @@ static struct rr_sreq *req_new(struct rr_srv *s)
 	if (!r)
 		return NULL;
 	r->idx = s->nall;
-	/* v1 only, the wire layer's default chunk limits; the range is
-	 * also what ERR_VERS advertises (V1-ERR-6). */
-	rw_hdr_space_init(&r->sp, NULL);
+	/* the versions we speak, which ERR_VERS also advertises (V1-ERR-6,
+	 * V2-NEG-4), and our chunk limits (V2-ERR-7/9/11) */
+	rw_hdr_space_init(&r->sp, &s->lim);
 	s->all[s->nall++] = r;
 	return r;
 }
@@ -93,6 +93,8 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
 	r->rsrc = NULL;
 	r->isrc = NULL;
 	r->send_pending = false;
+	r->ctl = RR_CTL_ERROR;
+	r->replay = NULL;
 	r->state = RR_FREE;
 	return r;
 }
@@ -246,24 +248,31 @@ int rr_srv_progress(struct rr_srv *s)
 		/* Taking a Send buffer may reap completions into the
 		 * transport's queue: collect them too. */
 		again = rr_srv_flush_errors(s);
+		rr_srv_send_connprop(s);
 	} while (again);
 	return s->dead ? -ENOTCONN : (int)s->ready.n;
 }
 
 /* ---- The caller's side --------------------------------------------------- */
 
+/* A resend answered from a recorded reply never reaches the caller: the
+ * procedure must not run twice (rr_srv_replay.c). */
 struct rr_sreq *rr_srv_next(struct rr_srv *s)
 {
 	struct rr_sreq *r;
 
-	if (s->dead)
-		return NULL;
-	r = rr_srv_q_pop(&s->ready);
-	if (!r)
-		return NULL;
-	r->state = RR_CURRENT;
-	s->st.requests++;
-	return r;
+	while (!s->dead && (r = rr_srv_q_pop(&s->ready))) {
+		if (r->replay) {
+			rr_replay_answer(s, r);
+			continue;
+		}
+		r->state = RR_CURRENT;
+		s->st.requests++;
+		if (r->rx.hdr.vers == RW_VERS_2)
+			s->st.v2_requests++;
+		return r;
+	}
+	return NULL;
 }
 
 XDR *rr_sreq_xdr(struct rr_sreq *r)
@@ -337,6 +346,23 @@ static void close_fds(struct rr_srv *s)
 		close(s->kick);
 }
 
+/* What Calls are decoded against: our versions and chunk limits, within
+ * the wire layer's ceilings. */
+static void limits_init(struct rr_srv *s)
+{
+	const struct rr_srv_opts *o = &s->opts;
+
+	s->lim = o->vers_max == RW_VERS_1 ? rw_default_limits : rw_v2_limits;
+	if (o->vers_min == RW_VERS_2)
+		s->lim.vers_low = RW_VERS_2;
+	if (o->max_read_chunks)
+		s->lim.max_read_chunks = o->max_read_chunks;
+	if (o->max_write_chunks)
+		s->lim.max_write_chunks = o->max_write_chunks;
+	if (o->max_chunk_segs)
+		s->lim.max_chunk_segs = o->max_chunk_segs;
+}
+
 struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 			     struct rt_err *err)
 {
@@ -358,6 +384,10 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 	 * until its Send completes: a peer within its credits never needs
 	 * more than this. */
 	s->max_reqs = 2 * target + 16;
+	limits_init(s);
+	s->cm_send = rt_conn_inline(c)->send;
+	rw_props_init(&s->peer);
+	s->bc_xid = (uint32_t)(uintptr_t)s * 2654435761u;
 	return s;
 }
 
@@ -371,6 +401,7 @@ void rr_srv_destroy(struct rr_srv *s)
 	 * the connection; the requests only own their message copies. */
 	rt_conn_destroy(s->c);
 	close_fds(s);
+	rr_replay_free_all(s);
 	for (i = 0; i < s->nall; i++) {
 		free(s->all[i]->msg);
 		free(s->all[i]);
@@ -397,4 +428,14 @@ const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s)
 void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out)
 {
 	*out = s->st;
+}
+
+uint32_t rr_srv_version(const struct rr_srv *s)
+{
+	return s->vers_seen;
+}
+
+void rr_srv_peer_props(const struct rr_srv *s, struct rw_props *out)
+{
+	*out = s->peer;
 }

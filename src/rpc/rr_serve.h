@@ -77,7 +77,31 @@ struct rr_srv_opts {
 	size_t max_read_bytes;	/* most octets one Call may make us pull
 				 * by RDMA Read, all its Read chunks
 				 * together */
+	/* RPC-over-RDMA versions spoken, within 1..2 (0: 1 and 2); Calls
+	 * of another get ERR_VERS with this range (V1-ERR-6, V2-NEG-4). */
+	uint32_t vers_min;
+	uint32_t vers_max;
+	/* Limits of a Call's chunk lists (0: the wire layer's defaults);
+	 * over them v2 answers READ_CHUNKS, WRITE_CHUNKS or SEGMENTS with
+	 * the limit (V2-ERR-7/9/11), v1 ERR_CHUNK. */
+	uint32_t max_read_chunks;
+	uint32_t max_write_chunks;
+	uint32_t max_chunk_segs;
+	bool no_remote_inv;	/* never answer with Send With Invalidate */
+	bool xcharext;		/* read xcharext-02 characteristics from this
+				 * peer (RDMA2_OPTIONAL opttype 1-4, digest
+				 * 3.6); off: INVAL_OPTION */
+	size_t replay_bytes;	/* memory for replies kept for a resend, per
+				 * connection (0: RR_REPLAY_BYTES) */
+	uint32_t replay_ms;	/* how long one is kept (0: RR_REPLAY_MS) */
 };
+
+/* Replies that could not be sent (REPLY_RESOURCE / WRITE_RESOURCE, v1
+ * ERR_CHUNK) are kept to answer the resend with the same XID without
+ * executing the procedure again (V2-ERR-13, AMB-V2-4). */
+#define RR_REPLAY_BYTES ((size_t)128 << 20)
+#define RR_REPLAY_MS 15000u
+#define RR_REPLAY_MAX 16u
 
 /* Counters of one connection (cumulative).  Error counters count the
  * RDMA_ERRORs sent, by cause. */
@@ -109,6 +133,21 @@ struct rr_srv_stats {
 				 * items out of the pulled Read chunks,
 				 * result items into Write-chunk sources */
 	uint64_t ddp_copy_bytes;
+	/* RPC-over-RDMA v2 and the resend of replies */
+	uint64_t v2_requests;	/* Calls handed up that came in version 2 */
+	uint64_t replies_inv;	/* replies sent With Invalidate */
+	uint64_t err_v2;	/* v2 RDMA_ERRORs sent other than ERR_VERS and
+				 * BAD_XDR (counted in err_chunk): */
+	uint64_t err_resource;	/*   REPLY_RESOURCE and WRITE_RESOURCE */
+	uint64_t replays_kept;	/* replies recorded for a resend */
+	uint64_t replays_done;	/* resends answered from the record, the
+				 * procedure not executed again */
+	uint64_t replays_dropped; /* records expired or pushed out unused */
+	uint64_t replays_missed; /* replies too large to record: a resend
+				 * executes the procedure again */
+	uint64_t props_received; /* CONNPROP/UPDPROP/REQPROP (and xcharext)
+				 * messages taken */
+	uint64_t props_sent;	/* CONNPROP and RESPROP sent */
 	uint32_t inflight;	/* Calls received and not yet answered */
 	uint32_t max_inflight;	/* the most there ever were */
 	uint32_t max_granted;	/* largest credit grant sent */
@@ -227,5 +266,11 @@ void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r);
 void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r);
 
 void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out);
+
+/* The version the peer's Calls use (0 before the first), and its transport
+ * properties as received (defaults until its CONNPROP). */
+uint32_t rr_srv_version(const struct rr_srv *s);
+struct rw_props;
+void rr_srv_peer_props(const struct rr_srv *s, struct rw_props *out);
 
 #endif /* RR_SERVE_H */

@@ -9,7 +9,9 @@
 
 #include "rpc/rr_serve.h"
 #include "transport/rt_buf.h"
+#include "wire/rw_props.h"
 #include "wire/rw_role.h"
+#include "wire/rw_tape.h"
 #include "wire/rw_xdr.h"
 
 /*
@@ -37,6 +39,24 @@ enum rr_srv_cause {
 	RR_CAUSE_BAD_MSG,	/* RPC message or chunk data unusable */
 	RR_CAUSE_WRITE_ROOM,	/* a result item larger than its Write
 				 * chunk */
+	RR_CAUSE_SYSTEM,	/* v2 SYSTEM: a fault of ours */
+};
+
+/* What a request in the control queue is answered with. */
+enum rr_ctl {
+	RR_CTL_ERROR = 0,	/* RDMA_ERROR r->err */
+	RR_CTL_RESPROP,		/* RESPROP to a REQPROP (V2-OPS-8) */
+	RR_CTL_RESPXCH,		/* xcharext RESPXCH to a REQXCH */
+};
+
+/* A reply recorded for a resend with the same XID (rr_srv_replay.c). */
+struct rr_replay {
+	struct rr_replay *next;
+	uint32_t xid;
+	uint32_t prog, vers, proc;	/* the Call's, checked on the resend */
+	int64_t expires_ms;
+	struct rw_ddp_policy pol;	/* which results its reply moves */
+	struct rw_tape tape;
 };
 
 struct rr_sreq {
@@ -54,9 +74,12 @@ struct rr_sreq {
 	struct rw_rx_call rx;
 	struct rw_hdr_space sp;
 
-	/* RR_ERRQ, or an error answered at once: which RDMA_ERROR, why */
+	/* RR_ERRQ, or an error answered at once: which RDMA_ERROR, why (or
+	 * which other control message answers it) */
 	struct rw_action err;
 	enum rr_srv_cause cause;
+	enum rr_ctl ctl;
+	struct rr_replay *replay;	/* a resend answered from a record */
 
 	/* Read chunks, pulled back to back into sink in Read-list order */
 	uint64_t pull_len;
@@ -105,6 +128,21 @@ struct rr_srv {
 
 	uint64_t pull_held;		/* octets of sinks held */
 	struct rr_srv_stats st;
+
+	/* versions and properties (digest 2.10, 2.11) */
+	struct rw_limits lim;		/* what Calls are decoded against */
+	uint32_t vers_seen;		/* of the latest Call */
+	uint32_t cm_send;		/* inline send threshold of RFC 8797 */
+	uint32_t v2_send;		/* ... for v2 Replies (0: not yet) */
+	struct rw_props peer;		/* the client's */
+	bool connprop_due;		/* our CONNPROP waits for a Send */
+	bool connprop_sent;
+	uint32_t bc_xid;		/* XIDs of our one-way messages */
+
+	/* replies kept for a resend */
+	struct rr_replay *replays;
+	size_t replay_bytes;
+	uint32_t nreplays;
 };
 
 /* rr_serve.c */
@@ -126,9 +164,26 @@ void rr_srv_start_pulls(struct rr_srv *s);
 void rr_srv_release_sink(struct rr_srv *s, struct rr_sreq *r);
 void rr_srv_set_error(struct rr_sreq *r, uint32_t code,
 		      enum rr_srv_cause cause);
+void rr_srv_set_error2(struct rr_sreq *r, uint32_t code, uint32_t arg1,
+		       uint32_t arg2, enum rr_srv_cause cause);
+void rr_srv_set_fault(struct rr_sreq *r, enum rr_srv_cause cause);
 void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r);
 bool rr_srv_flush_errors(struct rr_srv *s);
 int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
+
+/* rr_srv_ctl.c: control messages (properties) and the control queue */
+bool rr_srv_take_control(struct rr_srv *s, struct rr_sreq *r);
+int rr_srv_send_ctl(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
+void rr_srv_send_connprop(struct rr_srv *s);
+void rr_srv_v2_limits(struct rr_srv *s);
+
+/* rr_srv_replay.c: replies kept for a resend */
+bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
+		    const struct rr_sreq_enc *enc, uint32_t *len);
+struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r);
+void rr_replay_free(struct rr_srv *s, struct rr_replay *p);
+void rr_replay_free_all(struct rr_srv *s);
+void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r);
 
 /* rr_srv_reply.c */
 void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r);

@@ -22,12 +22,29 @@
 
 /* ---- RDMA_ERROR --------------------------------------------------------- */
 
-void rr_srv_set_error(struct rr_sreq *r, uint32_t code, enum rr_srv_cause cause)
+void rr_srv_set_error2(struct rr_sreq *r, uint32_t code, uint32_t arg1,
+		       uint32_t arg2, enum rr_srv_cause cause)
 {
 	memset(&r->err, 0, sizeof(r->err));
 	r->err.what = RW_ACT_REPLY_ERR;
 	r->err.err = code;
+	r->err.arg1 = arg1;
+	r->err.arg2 = arg2;
+	r->ctl = RR_CTL_ERROR;
 	r->cause = cause;
+}
+
+void rr_srv_set_error(struct rr_sreq *r, uint32_t code, enum rr_srv_cause cause)
+{
+	rr_srv_set_error2(r, code, 0, 0, cause);
+}
+
+/* A fault of ours, not of the Call: v2 says SYSTEM (V2-ERR-16), v1 can
+ * only say ERR_CHUNK. */
+void rr_srv_set_fault(struct rr_sreq *r, enum rr_srv_cause cause)
+{
+	rr_srv_set_error(r, r->rx.hdr.vers == RW_VERS_2 ? RW2_ERR_SYSTEM :
+			 RW_ERR_CHUNK, cause);
 }
 
 void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r)
@@ -43,6 +60,11 @@ static void count_error(struct rr_srv *s, const struct rr_sreq *r)
 		return;
 	}
 	s->st.err_chunk++;
+	if (r->rx.hdr.vers == RW_VERS_2 && r->err.err != RW2_ERR_BAD_XDR)
+		s->st.err_v2++;
+	if (r->err.err == RW2_ERR_REPLY_RESOURCE ||
+	    r->err.err == RW2_ERR_WRITE_RESOURCE)
+		s->st.err_resource++;
 	if (r->cause == RR_CAUSE_TOO_BIG)
 		s->st.err_too_big++;
 	else if (r->cause == RR_CAUSE_NO_ROOM)
@@ -95,7 +117,7 @@ bool rr_srv_flush_errors(struct rr_srv *s)
 		if (!b)
 			break;	/* all in flight: a completion wakes us */
 		r = rr_srv_q_pop(&s->errq);
-		rr_srv_send_error(s, r, b);
+		rr_srv_send_ctl(s, r, b);
 		rr_srv_req_put(s, r);
 	}
 	return asked;
@@ -167,6 +189,10 @@ static void make_ready(struct rr_srv *s, struct rr_sreq *r)
 		goto bad;
 	if (h->proc == RW_MSG)
 		s->st.inline_bytes += r->plen;
+	s->vers_seen = h->vers;
+	if (h->vers == RW_VERS_2 && !s->v2_send)
+		rr_srv_v2_limits(s);
+	r->replay = rr_replay_take(s, r);
 	r->state = RR_READY;
 	rr_srv_q_push(&s->ready, r);
 	return;
@@ -262,13 +288,13 @@ static void start_pull(struct rr_srv *s, struct rr_sreq *r)
 	if (!rt_conn_ord(s->c)) {
 		/* The peer accepts no RDMA Read: its chunks cannot be
 		 * pulled. */
-		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+		rr_srv_set_fault(r, RR_CAUSE_SYSTEM);
 		rr_srv_queue_error(s, r);
 		return;
 	}
 	r->sink = rt_lmem_alloc(s->c, r->pull_len, &err);
 	if (!r->sink) {
-		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+		rr_srv_set_fault(r, RR_CAUSE_SYSTEM);
 		rr_srv_queue_error(s, r);
 		return;
 	}
@@ -362,6 +388,8 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		rr_srv_req_put(s, r);
 		return;
 	}
+	if (rr_srv_take_control(s, r))
+		return;		/* properties: answered, queued or done */
 	if (a.what == RW_ACT_REPLY_ERR) {
 		/* ERR_VERS with the range we speak, or ERR_CHUNK */
 		r->err = a;
@@ -376,9 +404,14 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		return;
 	}
 	ret = pull_size(s, r, &r->pull_len);
+	if (ret == -E2BIG) {
+		rr_srv_set_fault(r, RR_CAUSE_TOO_BIG);
+		r->pull_len = 0;
+		rr_srv_queue_error(s, r);
+		return;
+	}
 	if (ret) {
-		rr_srv_set_error(r, RW_ERR_CHUNK, ret == -E2BIG ?
-				 RR_CAUSE_TOO_BIG : RR_CAUSE_BAD_MSG);
+		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
 		r->pull_len = 0;
 		rr_srv_queue_error(s, r);
 		return;

@@ -107,6 +107,7 @@ static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 	uint32_t i;
 
 	rw_hdr_init(&o->h, call->vers, proc, call->xid, 1);
+	o->h.direction = RW_DIR_REPLY;		/* v2 only (V2-DIR-2) */
 	for (i = 0; i < call->nwrites; i++) {
 		rw_write_chunk_return(&call->writes[i], 0, o->wsegs[i]);
 		o->writes[i].nsegs = call->writes[i].nsegs;
@@ -114,6 +115,15 @@ static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 	}
 	o->h.nwrites = call->nwrites;
 	o->h.writes = o->writes;
+}
+
+/* What the requester takes inline in this Call's version: 4096 or its
+ * Receive Buffer Size in v2, RFC 8797's agreement in v1. */
+static uint32_t reply_threshold(const struct rr_srv *s,
+			       const struct rr_sreq *r)
+{
+	return r->rx.hdr.vers == RW_VERS_2 && s->v2_send ? s->v2_send :
+							     s->cm_send;
 }
 
 static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
@@ -124,7 +134,7 @@ static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
 
 	memset(in, 0, sizeof(*in));
 	in->vers = call->vers;
-	in->reply_inline = rt_conn_inline(s->c)->send;
+	in->reply_inline = reply_threshold(s, r);
 	in->reduced_len = len;
 	in->write_chunks = call->nwrites;
 	for (i = 0; i < call->nwrites; i++)
@@ -205,18 +215,60 @@ static enum rw_xdr_err encode(struct reply_enc *re, void *buf, size_t cap)
 	return e;
 }
 
+/* The one handle every segment of the Call names, or 0. */
+static uint32_t sole_handle(const struct rw_hdr *call)
+{
+	uint32_t h = 0, i, j;
+
+#define SOLE(x) do { if (!h) h = (x); else if (h != (x)) return 0; } while (0)
+	for (i = 0; i < call->nreads; i++)
+		SOLE(call->reads[i].seg.handle);
+	for (i = 0; i < call->nwrites; i++)
+		for (j = 0; j < call->writes[i].nsegs; j++)
+			SOLE(call->writes[i].segs[j].handle);
+	for (j = 0; call->has_reply && j < call->reply.nsegs; j++)
+		SOLE(call->reply.segs[j].handle);
+#undef SOLE
+	return h;
+}
+
+/*
+ * The handle a reply invalidates with Send With Invalidate, or 0 for a
+ * plain Send.  v2: the one the Call nominated (V2-RI-3/4).  v1: when the
+ * client advertised it (RFC 8797) and every segment of the Call names the
+ * same handle, which the client then knows to be that one, as the Linux
+ * server does.  Never without the device's support (V2-RI-5).
+ */
+static uint32_t reply_inv(const struct rr_srv *s, const struct rr_sreq *r,
+			  unsigned int *flags)
+{
+	const struct rw_hdr *call = &r->rx.hdr;
+
+	if (s->opts.no_remote_inv || !rt_conn_can_send_inv(s->c))
+		return 0;
+	if (call->vers == RW_VERS_2) {
+		*flags |= RT_WR_INV_NOMINATED;
+		return call->inv_handle;
+	}
+	return rt_conn_inline(s->c)->peer_remote_inv ? sole_handle(call) : 0;
+}
+
 /* Post b (len octets) as r's answer; signalled when r has sources to free
  * once the Send (and so every Write before it) has completed. */
 static int post(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
 		uint32_t len)
 {
 	bool signal = r->rsrc || r->isrc;
+	unsigned int flags = signal ? RT_WR_SIGNAL : 0;
+	uint32_t inv = reply_inv(s, r, &flags);
 	struct rt_err err;
 	int ret;
 
 	r->send_pending = signal;
-	ret = rt_post_send(s->c, b, len, NULL, 0, 0, rr_srv_cookie(r),
-			   signal ? RT_WR_SIGNAL : 0, &err);
+	ret = rt_post_send(s->c, b, len, NULL, 0, inv, rr_srv_cookie(r), flags,
+			   &err);
+	if (!ret && inv)
+		s->st.replies_inv++;
 	rr_srv_answered(s, r);
 	if (ret) {
 		/* Not accepted: no completion will come for it. */
@@ -245,20 +297,83 @@ static int put_hdr(struct rr_srv *s, struct rr_sreq *r, struct reply_hdr *o,
 	return 0;
 }
 
-/* Answer ERR_CHUNK in b instead of the reply, counted under cause. */
-static int refuse(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
-		  enum rr_srv_cause cause)
+/* Send the error r->err in b instead of the reply. */
+static int answer_error(struct rr_srv *s, struct rr_sreq *r,
+			struct rt_sbuf *b)
 {
-	rr_srv_set_error(r, RW_ERR_CHUNK, cause);
 	if (rr_srv_send_error(s, r, b))
 		return -ENOTCONN;
 	return -EMSGSIZE;
 }
 
-/* The answer when the reply fits nowhere: ERR_CHUNK in b. */
-static int no_room(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
+/* Answer ERR_CHUNK (v2 BAD_XDR; SYSTEM for a fault of ours) instead of
+ * the reply, counted under cause. */
+static int refuse(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
+		  enum rr_srv_cause cause)
 {
-	return refuse(s, r, b, RR_CAUSE_NO_ROOM);
+	if (cause == RR_CAUSE_SYSTEM)
+		rr_srv_set_fault(r, cause);
+	else
+		rr_srv_set_error(r, RW_ERR_CHUNK, cause);
+	return answer_error(s, r, b);
+}
+
+static uint32_t encoded_size(const struct rr_sreq_enc *enc)
+{
+	unsigned long n = xdr_sizeof((xdrproc_t)(void (*)(void))enc->encode,
+				     enc->arg);
+
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/*
+ * The reply does not fit what the Call offered (cause NO_ROOM), or result
+ * item slot of len octets does not fit its Write chunk (WRITE_ROOM).  The
+ * procedure has run: its reply is kept to answer the resend
+ * (rr_srv_replay.c), and v2 says what the resend needs - REPLY_RESOURCE
+ * with the length (V2-ERR-14), WRITE_RESOURCE with the 1-based chunk and
+ * the length (V2-ERR-12) - where v1 can only say ERR_CHUNK (S-4, S-5).
+ */
+static int resource_error(struct rr_srv *s, struct rr_sreq *r,
+			  const struct reply_enc *re, struct rt_sbuf *b,
+			  enum rr_srv_cause cause, uint32_t slot, uint32_t len)
+{
+	uint32_t need;
+
+	if (!rr_replay_keep(s, r, re->enc, &need))
+		need = encoded_size(re->enc);
+	if (r->rx.hdr.vers != RW_VERS_2)
+		rr_srv_set_error(r, RW_ERR_CHUNK, cause);
+	else if (cause == RR_CAUSE_WRITE_ROOM)
+		rr_srv_set_error2(r, RW2_ERR_WRITE_RESOURCE, slot + 1, len,
+				  cause);
+	else
+		rr_srv_set_error2(r, RW2_ERR_REPLY_RESOURCE, need, 0, cause);
+	return answer_error(s, r, b);
+}
+
+/* The answer when the reply fits nowhere. */
+static int no_room(struct rr_srv *s, struct rr_sreq *r,
+		   const struct reply_enc *re, struct rt_sbuf *b)
+{
+	return resource_error(s, r, re, b, RR_CAUSE_NO_ROOM, 0, 0);
+}
+
+/* Why items_place refused a reply, and for WRITE_ROOM which item. */
+struct place_fail {
+	enum rr_srv_cause cause;
+	uint32_t slot;
+	uint32_t len;
+};
+
+/* Answer what items_place found. */
+static int place_refused(struct rr_srv *s, struct rr_sreq *r,
+			 const struct reply_enc *re, struct rt_sbuf *b,
+			 const struct place_fail *f)
+{
+	if (f->cause == RR_CAUSE_WRITE_ROOM)
+		return resource_error(s, r, re, b, f->cause, f->slot, f->len);
+	return refuse(s, r, b, f->cause);
 }
 
 /* Segments whose address range wraps cannot be written (rt_post_write
@@ -283,7 +398,7 @@ static bool segs_sane(const struct rw_segment *g, uint32_t n)
  * segment it needs that wraps the address space (a malformed chunk).
  */
 static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
-		       struct reply_hdr *o, enum rr_srv_cause *cause)
+		       struct reply_hdr *o, struct place_fail *f)
 {
 	const struct rw_hdr *call = &r->rx.hdr;
 	uint32_t k, c;
@@ -296,16 +411,18 @@ static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
 		c = re->items[k].slot;
 		if (c >= call->nwrites ||
 		    (k && c <= re->items[k - 1].slot)) {
-			*cause = RR_CAUSE_BAD_MSG;
+			f->cause = RR_CAUSE_BAD_MSG;
 			return -EINVAL;
 		}
 		wc = &call->writes[c];
 		if (rw_write_chunk_return(wc, re->items[k].len, o->wsegs[c])) {
-			*cause = RR_CAUSE_WRITE_ROOM;
+			f->cause = RR_CAUSE_WRITE_ROOM;
+			f->slot = c;
+			f->len = re->items[k].len;
 			return -EMSGSIZE;
 		}
 		if (!segs_sane(o->wsegs[c], wc->nsegs)) {
-			*cause = RR_CAUSE_BAD_MSG;
+			f->cause = RR_CAUSE_BAD_MSG;
 			return -EINVAL;
 		}
 	}
@@ -396,13 +513,14 @@ void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
 }
 
 /* items_write failed after the header was built into b: answer ERR_CHUNK
- * if it only lacked memory, else give up (the connection is closed). */
+ * (v2 SYSTEM) if it only lacked memory, else give up (the connection is
+ * closed). */
 static int items_failed(struct rr_srv *s, struct rr_sreq *r,
 			struct rt_sbuf *b, int ret)
 {
 	rr_srv_release_reply(s, r);
 	if (ret == -ENOMEM)
-		return no_room(s, r, b);
+		return refuse(s, r, b, RR_CAUSE_SYSTEM);
 	rt_sbuf_put(s->c, b);
 	return ret;
 }
@@ -413,8 +531,8 @@ static int items_failed(struct rr_srv *s, struct rr_sreq *r,
 static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
 			struct reply_enc *re, struct rt_sbuf *b)
 {
-	uint32_t cap = rt_conn_inline(s->c)->send, hlen = hdr_len(r, false);
-	enum rr_srv_cause cause;
+	uint32_t cap = reply_threshold(s, r), hlen = hdr_len(r, false);
+	struct place_fail fail;
 	struct rw_reply_in in;
 	struct reply_hdr o;
 	enum rw_xdr_err e;
@@ -435,8 +553,8 @@ static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
 	if (rw_plan_reply(&in) != RW_SHORT)
 		return -ENOSPC;
 	hdr_init(&o, r, RW_MSG);
-	if (items_place(r, re, &o, &cause))
-		return refuse(s, r, b, cause);
+	if (items_place(r, re, &o, &fail))
+		return place_refused(s, r, re, b, &fail);
 	if (put_hdr(s, r, &o, b, hlen))
 		return -ENOTCONN;
 	ret = items_write(s, r, re, &o);
@@ -503,7 +621,7 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 		      struct reply_enc *re, struct rt_sbuf *b)
 {
 	const struct rw_chunk *rc = &r->rx.hdr.reply;
-	enum rr_srv_cause cause;
+	struct place_fail fail;
 	struct rt_lmem *m = NULL;
 	struct rw_reply_in in;
 	struct reply_hdr o;
@@ -519,10 +637,10 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 	if (!cap || !segs_sane(rc->segs, rc->nsegs) ||
 	    hdr_len(r, true) > in.reply_inline ||
 	    hdr_len(r, true) > rt_sbuf_size(b))
-		return no_room(s, r, b);
+		return no_room(s, r, re, b);
 	e = encode_long(s, re, cap, &m);
 	if (e == RW_XERR_NOSPACE)
-		return no_room(s, r, b);
+		return no_room(s, r, re, b);
 	if (e != RW_XERR_OK) {
 		rt_sbuf_put(s->c, b);
 		return -EINVAL;
@@ -533,11 +651,11 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 	if (rw_plan_reply(&in) != RW_LONG ||
 	    rw_write_chunk_return(rc, re->len, o.rsegs)) {
 		rt_lmem_free(s->c, m);
-		return no_room(s, r, b);
+		return no_room(s, r, re, b);
 	}
-	if (items_place(r, re, &o, &cause)) {
+	if (items_place(r, re, &o, &fail)) {
 		rt_lmem_free(s->c, m);
-		return refuse(s, r, b, cause);
+		return place_refused(s, r, re, b, &fail);
 	}
 	n = put_long_hdr(s, r, &o, b);
 	r->rsrc = m;
@@ -574,7 +692,7 @@ int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
 	if (ret != -ENOSPC)
 		return ret;
 	if (!r->rx.hdr.has_reply)
-		return no_room(s, r, b);
+		return no_room(s, r, &re, b);
 	return reply_long(s, r, &re, b);
 }
 

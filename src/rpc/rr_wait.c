@@ -99,22 +99,20 @@ static void refuse(struct rr_clnt *rr, struct rr_call *k,
 static void take_error(struct rr_clnt *rr, struct rr_call *k,
 		       const struct rw_hdr *h)
 {
-	rr->st.rdma_errors++;
+	/* counted by rr_call once it knows whether the error is final */
 	k->grant = h->credit;
-	if (h->err.code == RW_ERR_VERS)
-		rr->st.err_vers++;
-	else
-		rr->st.err_chunk++;
+	k->errh = *h;		/* what a resend may change (rr_call.c) */
+	rr_conn_oneway_done(k->conn, k);
 	if (h->err.code == RW_ERR_VERS) {
 		rr_res_set(&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
-			   "the server does not speak RPC-over-RDMA version 1 (it supports %u to %u)",
-			   h->err.low, h->err.high);
+			   "the server does not speak RPC-over-RDMA version %u (it supports %u to %u)",
+			   k->hdr.vers, h->err.low, h->err.high);
 		k->res.vers_low = h->err.low;
 		k->res.vers_high = h->err.high;
 	} else {
 		rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
-			   "the server refused the call's transport header or could not send the reply (RDMA_ERROR %u)",
-			   h->err.code);
+			   "the server refused the call's transport header or could not send the reply (RDMA_ERROR %u: %s)",
+			   h->err.code, rw_err_str(h->vers, h->err.code));
 	}
 	rr_call_complete(rr, k);
 }
@@ -134,6 +132,8 @@ static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
 	k->rbuf = ev->rbuf;
 	k->payload = p;
 	k->plen = n;
+	rr_conn_settled(rr, k->conn);
+	rr_conn_oneway_done(k->conn, k);
 	rr_call_take_writes(rr, k, h);
 	rr->st.replies++;
 	rr->st.inline_bytes += n;
@@ -163,12 +163,37 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
 	k->grant = h->credit;
 	k->payload = k->reply_buf;
 	k->plen = (uint32_t)total;
+	rr_conn_settled(rr, k->conn);
+	rr_conn_oneway_done(k->conn, k);
 	rr_call_take_writes(rr, k, h);
 	rr->st.replies++;
 	rr->st.long_replies++;
 	rr->st.reply_bytes += total;
 	rr_call_complete(rr, k);
 	return true;
+}
+
+/*
+ * A message in the backward direction: the server as requester (digest
+ * 1.14, 2.5).  Its properties (CONNPROP, UPDPROP: one-way) are applied;
+ * anything else is dropped and counted, since no backward service is set
+ * up on this connection.
+ */
+static void recv_backward(struct rr_clnt *rr, struct rr_conn *c,
+			  const struct rw_hdr *h)
+{
+	if (h->vers == RW_VERS_2 &&
+	    (h->proc == RW2_CONNPROP || h->proc == RW2_UPDPROP)) {
+		rr_conn_peer_props(rr, c, h);
+		return;
+	}
+	rr->st.bc_dropped++;
+}
+
+static bool is_backward(const struct rw_hdr *h, const struct rt_event *ev)
+{
+	return rw_hdr_direction(h, (const uint8_t *)ev->data + h->hdr_len,
+				ev->len - h->hdr_len) == RW_DIR_CALL;
 }
 
 static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
@@ -180,6 +205,11 @@ static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
 	bool kept = false;
 
 	why = rw_hdr_decode(ev->data, ev->len, &h, &rr->hsp);
+	if (why == RW_R_OK && is_backward(&h, ev)) {
+		recv_backward(rr, c, &h);
+		rt_recv_repost(c->rt, ev->rbuf);
+		return;
+	}
 	if (why == RW_R_OK || ev->len >= RW_FIXED_LEN)
 		k = rr_xid_find(rr, h.xid);
 	if (k && (k->conn != c || k->state == RR_S_DONE))

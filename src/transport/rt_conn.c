@@ -155,6 +155,7 @@ static int query_device(struct rt_conn *c, struct ibv_device_attr *da,
 	 * follows other calls' Sends, so windows are not chosen by default
 	 * there (rt_reg.c choose_mode). */
 	c->quirk_mw_rebind = da->vendor_id == RT_RXE_VENDOR_ID;
+	c->dev_send_inv = da->device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS;
 	c->dev_mw = (da->device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
 		    (da->device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
 					     IBV_DEVICE_MEM_WINDOW_TYPE_2B));
@@ -455,6 +456,17 @@ const struct rt_err *rt_conn_error(const struct rt_conn *c)
 const struct rw_cm_inline *rt_conn_inline(const struct rt_conn *c)
 {
 	return &c->inl;
+}
+
+uint32_t rt_conn_set_inline_send(struct rt_conn *c, uint32_t send)
+{
+	c->inl.send = send < c->attr.inline_send ? send : c->attr.inline_send;
+	return c->inl.send;
+}
+
+bool rt_conn_can_send_inv(const struct rt_conn *c)
+{
+	return c->dev_send_inv;
 }
 
 const struct rw_cm_private *rt_conn_peer_private(const struct rt_conn *c)

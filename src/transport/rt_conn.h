@@ -223,13 +223,18 @@ struct rt_sge {
 };
 
 #define RT_WR_SIGNAL 0x1	/* report completion as an event with cookie */
+#define RT_WR_INV_NOMINATED 0x2	/* Send With Invalidate of a handle the
+				 * peer nominated itself (RPC-over-RDMA v2
+				 * rdma_inv_handle): its RFC 8797 flag is
+				 * not needed */
 
 /*
  * Post a Send of the first len octets of b, followed by nmore local
  * fragments (at most RT_MAX_SGE - 1).  The total must not exceed the
- * negotiated inline send threshold (-EMSGSIZE).  inv_rkey != 0 sends With
- * Invalidate (only if the peer advertised it, -EINVAL otherwise).  b belongs
- * to the connection again from this call on, whatever it returns.
+ * inline send threshold (-EMSGSIZE).  inv_rkey != 0 sends With Invalidate:
+ * only if the device can (rt_conn_can_send_inv()) and the peer advertised
+ * it or nominated the handle (RT_WR_INV_NOMINATED), -EINVAL otherwise.  b
+ * belongs to the connection again from this call on, whatever it returns.
  * -ENOTCONN on a dead connection.
  */
 #define RT_MAX_SGE 8
@@ -274,6 +279,17 @@ void rt_conn_destroy(struct rt_conn *c);
 /* RFC 8797 outcome: inline thresholds both ways and whether the peer
  * accepts Send With Invalidate. */
 const struct rw_cm_inline *rt_conn_inline(const struct rt_conn *c);
+
+/*
+ * Change the inline send threshold of a live connection: what a protocol
+ * version or the peer's Receive Buffer Size property allows, once known
+ * (RPC-over-RDMA v2: at least 4096, V2-INL-2).  Never beyond our own Send
+ * buffers; returns the threshold in force.
+ */
+uint32_t rt_conn_set_inline_send(struct rt_conn *c, uint32_t send);
+
+/* The device can post Send With Invalidate (MEM_MGT_EXTENSIONS). */
+bool rt_conn_can_send_inv(const struct rt_conn *c);
 
 /* What the peer sent (valid == false: none or foreign, v1 defaults). */
 const struct rw_cm_private *rt_conn_peer_private(const struct rt_conn *c);

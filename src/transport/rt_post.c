@@ -370,7 +370,7 @@ static int check_sbuf(struct rt_conn *c, struct rt_sbuf *b)
 static int send_checks(struct rt_conn *c, const struct rt_sbuf *b,
 		       uint32_t len, const struct rt_sge *more,
 		       unsigned int nmore, uint32_t inv_rkey,
-		       struct rt_err *err)
+		       unsigned int flags, struct rt_err *err)
 {
 	uint64_t total = len;
 	unsigned int i;
@@ -387,7 +387,11 @@ static int send_checks(struct rt_conn *c, const struct rt_sbuf *b,
 		return rt_err_set(err, EMSGSIZE,
 				  "message of %llu octets exceeds the inline send threshold of %u",
 				  (unsigned long long)total, c->inl.send);
-	if (inv_rkey && !c->inl.peer_remote_inv)
+	if (inv_rkey && !c->dev_send_inv)
+		return rt_err_set(err, EINVAL,
+				  "%s cannot send With Invalidate", c->devname);
+	if (inv_rkey && !c->inl.peer_remote_inv &&
+	    !(flags & RT_WR_INV_NOMINATED))
 		return rt_err_set(err, EINVAL,
 				  "the peer did not advertise Send With Invalidate");
 	return 0;
@@ -404,7 +408,7 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
 
 	if (!b || !check_sbuf(c, b))
 		return rt_err_set(err, EINVAL, "not a Send buffer of this connection");
-	ret = send_checks(c, b, len, more, nmore, inv_rkey, err);
+	ret = send_checks(c, b, len, more, nmore, inv_rkey, flags, err);
 	if (ret) {
 		rt_buf_sbuf_reclaim(c, b);
 		return ret;

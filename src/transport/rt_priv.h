@@ -112,6 +112,7 @@ struct rt_expo {
 	struct ibv_mr *mr;	/* MR mode: remote-access MR; MW mode outside
 				 * the pool: the local MR under the window */
 	uint32_t handle;
+	size_t len;
 };
 
 struct rt_regset {
@@ -162,6 +163,7 @@ struct rt_conn {
 	unsigned int ord;
 	unsigned int ird;
 	bool dev_mw;
+	bool dev_send_inv;	/* can post Send With Invalidate */
 	bool iwarp;
 	bool quirk_inv_flag;	/* rxe: WITH_INV reported as kernel bit 2 */
 	bool quirk_mw_rebind;	/* rxe: a retransmission re-runs binds */

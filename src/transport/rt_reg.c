@@ -503,6 +503,7 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 		return ret;
 	e = &s->e[s->n];
 	memset(e, 0, sizeof(*e));
+	e->len = len;
 	if (c->reg_mode == RT_REG_MW)
 		ret = expose_mw(c, e, addr, len, acc, err);
 	else
@@ -528,6 +529,23 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 uint32_t rt_regset_inv_handle(const struct rt_regset *s)
 {
 	return s->n == 1 && s->e[0].mw ? s->e[0].handle : 0;
+}
+
+/* The largest window saves the most: its invalidation is the one most
+ * likely to wait behind other work. */
+uint32_t rt_regset_inv_any(const struct rt_regset *s)
+{
+	uint32_t handle = 0;
+	size_t best = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->e[i].mw && s->e[i].len >= best) {
+			best = s->e[i].len;
+			handle = s->e[i].handle;
+		}
+	}
+	return handle;
 }
 
 unsigned int rt_regset_count(const struct rt_regset *s)

@@ -103,6 +103,14 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
  */
 uint32_t rt_regset_inv_handle(const struct rt_regset *s);
 
+/*
+ * A handle an RPC-over-RDMA v2 Call may nominate (V2-RI-1, V2-RI-6): one of
+ * the set's windows, whatever their number (the others are invalidated
+ * locally, as always), or 0 when the set has none (MR mode: a registered
+ * region cannot be invalidated remotely, V2-RI-2).
+ */
+uint32_t rt_regset_inv_any(const struct rt_regset *s);
+
 /* Number of live exposures in the set. */
 unsigned int rt_regset_count(const struct rt_regset *s);
 

@@ -68,6 +68,28 @@ static const char *const rw_reason_names[RW_R_NR_REASONS] = {
 	[RW_R_DDP_LENGTH] = "chunk length does not match the item",
 };
 
+const char *rw_err_str(uint32_t vers, uint32_t code)
+{
+	static const char *const v2[] = {
+		[RW_ERR_VERS] = "ERR_VERS",
+		[RW2_ERR_BAD_XDR] = "BAD_XDR",
+		[RW2_ERR_INVAL_PROC] = "INVAL_PROC",
+		[RW2_ERR_READ_CHUNKS] = "READ_CHUNKS",
+		[RW2_ERR_WRITE_CHUNKS] = "WRITE_CHUNKS",
+		[RW2_ERR_SEGMENTS] = "SEGMENTS",
+		[RW2_ERR_WRITE_RESOURCE] = "WRITE_RESOURCE",
+		[RW2_ERR_REPLY_RESOURCE] = "REPLY_RESOURCE",
+		[RW2_ERR_INVAL_OPTION] = "INVAL_OPTION",
+		[RW2_ERR_SYSTEM] = "SYSTEM",
+	};
+
+	if (vers != RW_VERS_2 && code == RW_ERR_CHUNK)
+		return "ERR_CHUNK";
+	if (code >= RW_ERR_VERS && code <= RW2_ERR_SYSTEM)
+		return v2[code];
+	return "unknown";
+}
+
 const char *rw_reason_str(enum rw_reason why)
 {
 	if ((unsigned int)why >= RW_R_NR_REASONS || !rw_reason_names[why])

@@ -296,6 +296,9 @@ enum rw_reason {
 
 const char *rw_reason_str(enum rw_reason why);
 
+/* Name of an rdma_err code ("ERR_CHUNK" in v1, "BAD_XDR" in v2, ...). */
+const char *rw_err_str(uint32_t vers, uint32_t code);
+
 /* Point sp's limits at lim (NULL: rw_default_limits), clamped to the
  * compile-time ceilings and to versions 1..2. */
 void rw_hdr_space_init(struct rw_hdr_space *sp, const struct rw_limits *lim);

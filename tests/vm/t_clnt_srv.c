@@ -358,8 +358,12 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 			memcpy(buf + 16, w, sizeof(w));
 			n += sizeof(w);
 		}
+		/* an RPC Reply (msg_type REPLY): a Call would be a
+		 * backward-direction message, not a bad Reply (digest 1.14) */
 		w0 = htonl(rx->hdr.xid);
 		memcpy(buf + n, &w0, 4);
+		w0 = htonl(1);
+		memcpy(buf + n + 4, &w0, 4);
 		send_buf(s, buf, (uint32_t)n + 28, false);
 		return true;
 	default:
@@ -453,7 +457,9 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 
 	why = rw_recv_call(ev->data, ev->len, &rx, &hsp);
 	if (why != RW_R_OK) {
-		reply_error(s, &rx, false);
+		/* a v1-only responder: ERR_VERS for another version, as RFC
+		 * 8166 says (V1-ERR-6, V2-NEG-4) */
+		reply_error(s, &rx, why == RW_R_BAD_VERS);
 	} else {
 		pay = call_payload(s, &rx, ev, &len, &mem);
 		if (pay)

@@ -1,0 +1,185 @@
+/*
+ * rr_srv_replay.c - replies kept for a resend (V2-ERR-13, AMB-V2-4).
+ *
+ * When a reply fits neither inline nor in what the Call offered, the
+ * procedure has already run.  The requester resends the same XID with
+ * more room (v2 REPLY_RESOURCE / WRITE_RESOURCE name the length; a v1
+ * ERR_CHUNK makes our requester try a larger Reply chunk).  Running the
+ * procedure a second time would be wrong for anything that is not
+ * idempotent, so the reply is recorded (rw_tape: the XDR operations that
+ * produced it) and the resend is answered from the record, through the
+ * normal reply path, which then places items and chunks for the new Call.
+ *
+ * Records are per connection: the resend follows the error at once on the
+ * same connection.  They are bounded in number (RR_REPLAY_MAX), in memory
+ * (opts.replay_bytes, so per peer by max_conns_per_peer connections) and
+ * in time (opts.replay_ms); a record is used once.  A resend that finds
+ * none (expired, pushed out, never kept because too large) is executed as
+ * a new Call: counted, never silent.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rpc/rr_srv_priv.h"
+#include "wire/rw_be.h"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t budget(const struct rr_srv *s)
+{
+	return s->opts.replay_bytes ? s->opts.replay_bytes : RR_REPLAY_BYTES;
+}
+
+void rr_replay_free(struct rr_srv *s, struct rr_replay *p)
+{
+	s->replay_bytes -= rw_tape_bytes(&p->tape);
+	s->nreplays--;
+	rw_tape_free(&p->tape);
+	free(p);
+}
+
+/* Unlink and free the oldest record (the list's tail). */
+static void drop_oldest(struct rr_srv *s)
+{
+	struct rr_replay **pp = &s->replays;
+
+	while ((*pp)->next)
+		pp = &(*pp)->next;
+	rr_replay_free(s, *pp);
+	*pp = NULL;
+	s->st.replays_dropped++;
+}
+
+static void expire(struct rr_srv *s, int64_t now)
+{
+	struct rr_replay **pp = &s->replays, *p;
+
+	while ((p = *pp)) {
+		if (p->expires_ms > now) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		rr_replay_free(s, p);
+		s->st.replays_dropped++;
+	}
+}
+
+/* The Call's RPC header words (rpcvers, prog, vers, proc), to be sure a
+ * resend asks for the same thing; false if the payload is too short. */
+static bool call_words(const struct rr_sreq *r, uint32_t w[3])
+{
+	if (!r->payload || r->plen < 24)
+		return false;
+	w[0] = rw_get32(r->payload + 12);
+	w[1] = rw_get32(r->payload + 16);
+	w[2] = rw_get32(r->payload + 20);
+	return true;
+}
+
+bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
+		    const struct rr_sreq_enc *enc, uint32_t *len)
+{
+	size_t max = budget(s);
+	struct rr_replay *p;
+	struct rw_txdr x;
+	uint32_t w[3];
+	bool ok;
+
+	*len = 0;
+	expire(s, now_ms());
+	if (!call_words(r, w))
+		return false;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return false;
+	rw_tape_init(&p->tape, max > UINT32_MAX ? UINT32_MAX : (uint32_t)max);
+	rw_txdr_create(&x, &p->tape);
+	ok = enc->encode(&x.xdr, enc->arg) && !rw_txdr_error(&x);
+	*len = p->tape.len;
+	if (!ok) {
+		rw_tape_free(&p->tape);
+		free(p);
+		s->st.replays_missed++;
+		return false;
+	}
+	while (s->replays && (s->nreplays >= RR_REPLAY_MAX ||
+			      s->replay_bytes + rw_tape_bytes(&p->tape) > max))
+		drop_oldest(s);
+	p->xid = r->rx.hdr.xid;
+	p->prog = w[0];
+	p->vers = w[1];
+	p->proc = w[2];
+	p->pol = enc->ddp;
+	p->expires_ms = now_ms() + (s->opts.replay_ms ? s->opts.replay_ms :
+							RR_REPLAY_MS);
+	p->next = s->replays;
+	s->replays = p;
+	s->nreplays++;
+	s->replay_bytes += rw_tape_bytes(&p->tape);
+	s->st.replays_kept++;
+	return true;
+}
+
+struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r)
+{
+	struct rr_replay **pp, *p;
+	uint32_t w[3];
+
+	if (!s->replays || !call_words(r, w))
+		return NULL;
+	expire(s, now_ms());
+	for (pp = &s->replays; (p = *pp); pp = &p->next) {
+		if (p->xid != r->rx.hdr.xid)
+			continue;
+		if (p->prog != w[0] || p->vers != w[1] || p->proc != w[2])
+			return NULL;	/* the XID was reused for another call */
+		*pp = p->next;
+		p->next = NULL;
+		return p;
+	}
+	return NULL;
+}
+
+void rr_replay_free_all(struct rr_srv *s)
+{
+	struct rr_replay *p;
+
+	while ((p = s->replays)) {
+		s->replays = p->next;
+		rr_replay_free(s, p);
+	}
+}
+
+static bool_t play(XDR *xdrs, void *arg)
+{
+	return rw_tape_play(&((struct rr_replay *)arg)->tape, xdrs);
+}
+
+static size_t played_size(void *arg)
+{
+	return ((struct rr_replay *)arg)->tape.len;
+}
+
+/* Answer r, a resend, from its record; the reply path decides inline, the
+ * Reply chunk or (still no room) another resource error and record. */
+void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r)
+{
+	struct rr_replay *p = r->replay;
+	struct rr_sreq_enc enc = { .encode = play, .size_hint = played_size,
+				   .arg = p, .ddp = p->pol };
+
+	r->state = RR_CURRENT;
+	s->st.replays_done++;
+	rr_sreq_reply(s, r, &enc);
+	r->replay = NULL;
+	rr_replay_free(s, p);
+	rr_sreq_done(s, r);
+}
