@@ -428,8 +428,8 @@ static bool prepare(struct rr_clnt *rr, struct rr_call *k, int64_t deadline,
 
 /*
  * The Reply chunk's memory: pool memory, kept registered for the next
- * call, up to RR_REPLY_FIRST; a larger one (a resend's, for a Reply the
- * server said is large) is the call's own and freed with it, so that one
+ * call; but a resend's larger than RR_REPLY_FIRST (a Reply of unknown size
+ * that turned out large) is the call's own and freed with it, so that one
  * large Reply does not pin its size for the connection's lifetime.
  */
 static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
@@ -439,7 +439,7 @@ static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
 	void *p = NULL;
 
 	k->reply_cap = k->max_reply;
-	if (k->reply_cap > RR_REPLY_FIRST) {
+	if (k->reply_resent && k->reply_cap > RR_REPLY_FIRST) {
 		if (posix_memalign(&p, 4096, k->reply_cap))
 			p = NULL;
 		k->reply_buf = p;
@@ -651,7 +651,7 @@ static void ulb_reply_sizes(struct rr_call *k, const struct rr_req *req,
  * decides whether a Reply chunk is offered (V1-RP-1/2).  Without a known
  * largest Reply none is: a Reply that fits inline costs no registration,
  * and one that does not is asked for again with the room the server names
- * (V2-ERR-13), or in v1 with a Reply chunk of RR_REPLY_FIRST and then
+ * (V2-ERR-13), or in v1 with ever larger Reply chunks up to
  * max_reply.
  */
 static void reply_sizes(struct rr_call *k, const struct rr_req *req,
@@ -666,9 +666,11 @@ static void reply_sizes(struct rr_call *k, const struct rr_req *req,
 	for (i = 0; i < k->nwrites; i++)
 		if (tr->wroom[i] > k->wroom[i])
 			k->wroom[i] = tr->wroom[i];
+	k->reply_resent = false;
 	if (tr->reply_room > k->max_reply) {
 		k->max_reply = tr->reply_room;
 		k->reply_sized = !tr->reply_guess;
+		k->reply_resent = true;
 	}
 }
 
@@ -1050,20 +1052,21 @@ static bool start(struct rr_clnt *rr, struct rr_call *k,
 
 /*
  * The Reply chunk of a resend after a v1 ERR_CHUNK, which does not say
- * what the Reply needs: RR_REPLY_FIRST, then max_reply; 0 when there is
- * no larger step left.
+ * what the Reply needs: RR_REPLY_FIRST, then sixteen times larger each
+ * time, up to max_reply; 0 when there is no larger step left.
  */
 static size_t ladder_room(const struct rr_clnt *rr, const struct rr_call *k,
 			  struct rr_try *tr)
 {
-	size_t room;
+	size_t room = RR_REPLY_FIRST;
 
-	while (tr->ladder < 2) {
-		room = tr->ladder++ ? rr->opts.max_reply : RR_REPLY_FIRST;
-		if (room > k->max_reply)
-			return room;
-	}
-	return 0;
+	while (room <= k->max_reply && room < rr->opts.max_reply)
+		room *= RR_REPLY_STEP;
+	if (room > rr->opts.max_reply)
+		room = rr->opts.max_reply;
+	if (room <= k->max_reply || tr->ladder++ >= RR_REPLY_STEPS)
+		return 0;
+	return room;
 }
 
 /* What the error that ended k allows for the next attempt, in tr; false if

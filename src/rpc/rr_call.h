@@ -79,9 +79,9 @@ struct rr_opts {
 					 * unknown size is first asked inline;
 					 * only when the server says it does
 					 * not fit is a Reply chunk offered
-					 * (RR_REPLY_FIRST, then this size in
-					 * v1; the size the server names in
-					 * v2) */
+					 * (the size the server names in v2;
+					 * in v1 RR_REPLY_FIRST, then larger
+					 * up to this size) */
 	size_t ddp_reg_min;		/* smallest caller result buffer a
 					 * Write chunk points at directly
 					 * (registered); smaller ones get pool
@@ -95,8 +95,11 @@ struct rr_opts {
 
 #define RR_MAX_REPLY ((size_t)1 << 30)
 /* The Reply chunk of the first resend in v1, where the error does not say
- * how much is needed. */
+ * how much is needed, and of the next ones: RR_REPLY_STEP times larger, at
+ * most RR_REPLY_STEPS resends, never beyond max_reply. */
 #define RR_REPLY_FIRST ((size_t)1 << 20)
+#define RR_REPLY_STEP 16
+#define RR_REPLY_STEPS 3
 
 enum rr_status {
 	RR_OK = 0,		/* Reply ready: rr_call_xdr() */

@@ -144,6 +144,8 @@ struct rr_call {
 	size_t reply_cap;
 	bool reply_heap;		/* reply_buf is malloc'd, not pool
 					 * memory (a large resend's) */
+	bool reply_resent;		/* its size came from an earlier
+					 * attempt's error */
 	struct rw_ddp_item items[RR_MAX_ITEMS];
 
 	/* completion */

@@ -139,6 +139,8 @@ bool_t ddpt_stats_1_svc(void *arg, ddpt_stats *res, struct svc_req *rq)
 	res->inline_bytes = st.inline_bytes;
 	res->ddp_copies = st.ddp_copies;
 	res->ddp_copy_bytes = st.ddp_copy_bytes;
+	res->err_resource = st.err_resource;
+	res->replays_done = st.replays_done;
 	return TRUE;
 }
 

@@ -402,15 +402,31 @@ static void read_fits(CLIENT *cl, uint32_t count, int extra)
 		xdr_free((xdrproc_t)xdr_ddpt_read_res, (char *)&res);
 }
 
+/* The RPC-over-RDMA version of cl's connection (CLGET_RDMA_VERSION). */
+static unsigned int version(CLIENT *cl)
+{
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, &v);
+	return v;
+}
+
 /*
- * count + extra octets for a Write chunk of count: ERR_CHUNK, the call
- * fails with RPC_SYSTEMERROR / EREMOTEIO (V1-ERR-9), and the caller's
- * buffer (capacity cap >= count, so the chunk points into it) is unchanged
- * beyond the chunk.
+ * count + extra octets for a Write chunk of count.  In v1 the server can
+ * only say ERR_CHUNK and the call fails with RPC_SYSTEMERROR / EREMOTEIO
+ * (V1-ERR-9).  In v2 it says WRITE_RESOURCE with the 1-based chunk and the
+ * length needed (V2-ERR-12), keeps the reply, and the client resends the
+ * same XID with that room (V2-ERR-13): the result arrives, the procedure
+ * ran once - unless the room needed exceeds a buffer the caller supplied,
+ * or the caller's results cannot be probed (ASan builds), where it fails as
+ * in v1.  A caller's buffer (capacity cap >= count, so the chunk points into
+ * it) is unchanged beyond what arrived: no overrun.
  */
 static void read_overflow(CLIENT *cl, uint32_t count, int extra, size_t cap)
 {
+	uint32_t want = (uint32_t)((int64_t)count + extra);
 	struct snap sa, sb, *a = &sa, *b = &sb;
+	bool resend = version(cl) == 2 && TD_ZERO_COPY && (!cap || cap >= want);
 	ddpt_read_res res;
 	uint8_t *buf = NULL;
 	enum clnt_stat st;
@@ -426,21 +442,33 @@ static void read_overflow(CLIENT *cl, uint32_t count, int extra, size_t cap)
 		res.data.data_len = (u_int)cap;
 	}
 	st = read_call(cl, count, extra, &res, a, b, &err);
-	for (i = count; buf && i < cap; i++)
+	for (i = resend ? want : count; buf && i < cap; i++)
 		intact = intact && buf[i] == 0x5a;
-	t_check(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
-		CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
-		SD(err_chunk) == 1,
-		"READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
-		"client ERR_CHUNK %llu, server err_write_room %llu [%s]",
-		count, count + extra, cap ? "caller's buffer" : "library buffer",
-		clnt_sperrno(st), err, CD(err_chunk), SD(err_write_room),
-		td_errmsg(cl));
+	if (resend)
+		/* requests: the READ, once, and the STATS of snap_after */
+		t_check(st == RPC_SUCCESS && res.data.data_len == want &&
+			t_fill_check(res.data.data_val, want, 41) < 0 &&
+			CD(resends) == 1 && CD(err_chunk) == 0 &&
+			SD(err_resource) == 1 && SD(replays_done) == 1 &&
+			SD(requests) == 2,
+			"READ count %u returning %u, %s: WRITE_RESOURCE (%llu), resent with the room named (%llu), answered from the kept reply (%llu), executed once (%llu requests with STATS): %s (V2-ERR-12/13)",
+			count, want, cap ? "caller's buffer" : "library buffer",
+			SD(err_resource), CD(resends), SD(replays_done),
+			SD(requests), clnt_sperrno(st));
+	else
+		t_check(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
+			CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
+			SD(err_chunk) == 1,
+			"READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
+			"client ERR_CHUNK %llu, server err_write_room %llu [%s]",
+			count, want, cap ? "caller's buffer" : "library buffer",
+			clnt_sperrno(st), err, CD(err_chunk),
+			SD(err_write_room), td_errmsg(cl));
 	if (cap)
 		t_check(intact && td_guard_ok(buf, cap),
-			"... the caller's buffer beyond the Write chunk "
-			"(octets %u..%zu) is unchanged: no overrun", count,
-			cap - 1);
+			"... the caller's buffer beyond what arrived "
+			"(octets %u..%zu) is unchanged: no overrun",
+			resend ? want : count, cap - 1);
 	if (buf)
 		free(buf);
 	else if (st == RPC_SUCCESS)
@@ -593,18 +621,23 @@ static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
 		"%s%s %u%s intact [%s]", name, plain ? " (no entry)" : "", len,
 		plain ? " octets:" : "",
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	/* The Reply's size is unknown (no entry), so it is asked inline
+	 * first: a Long Reply comes after one resend (the room named, v2)
+	 * or two (1 MiB, then max_reply_size, v1); each resend is a Long
+	 * Call again. */
 	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
 		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
 		CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
 		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
-		CD(long_calls) == (long_msgs ? 1 : 0) &&
+		CD(long_calls) == (long_msgs ? 1 + CD(resends) : 0) &&
+		CD(resends) == (long_msgs ? (version(cl) == 2 ? 1 : 2) : 0) &&
 		CD(long_replies) == (long_msgs ? 1 : 0),
 		"%s %u%s nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
-		"server wrote %llu), Long call %llu, Long reply %llu%s", name,
-		len, plain ? ":" : " moves", CD(read_chunks), CD(read_bytes),
-		CD(write_chunks), CD(write_bytes), SD(write_bytes),
-		CD(long_calls), CD(long_replies),
-		plain ? " (V1-CH-2, V1-RP-4)" : "");
+		"server wrote %llu), Long call %llu, Long reply %llu after %llu resend(s)%s",
+		name, len, plain ? ":" : " moves", CD(read_chunks),
+		CD(read_bytes), CD(write_chunks), CD(write_bytes),
+		SD(write_bytes), CD(long_calls), CD(long_replies),
+		CD(resends), plain ? " (V1-CH-2, V1-RP-4)" : "");
 	free(data);
 	free(buf);
 	if (plain && st == RPC_SUCCESS)
@@ -849,7 +882,8 @@ static void gss_case(CLIENT *cl)
 /*
  * Reply size (V1-RP-1/2, V1-ULB-4): NULL's entry says max=0, empty results,
  * so no Reply chunk is offered and nothing is registered for it; STATS has
- * no entry, so the client offers a Reply chunk of its max_reply_size.
+ * no entry, so its Reply is asked inline, with no Reply chunk either: a
+ * Reply that fits inline costs no registration.
  */
 static void void_case(CLIENT *cl)
 {
@@ -874,9 +908,11 @@ static void void_case(CLIENT *cl)
 	td_stats(cl, &a);
 	st = ddpt_stats_1(NULL, &s, cl);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks + 1,
-		"STATS, no entry: a Reply chunk of max_reply_size (%llu) [%s]",
+	t_check(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks &&
+		b.registrations == a.registrations && b.resends == a.resends,
+		"STATS, no entry: asked inline, no Reply chunk (%llu), no registration (%llu), no resend [%s]",
 		(unsigned long long)(b.reply_chunks - a.reply_chunks),
+		(unsigned long long)(b.registrations - a.registrations),
 		clnt_sperrno(st));
 	xdr_free((xdrproc_t)xdr_ddpt_stats, (char *)&s);
 }

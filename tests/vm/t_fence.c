@@ -420,7 +420,8 @@ static CLIENT *connect_client(enum rpcrdma_reg_mode mode)
 
 	rpcrdma_attr_init(&a);
 	a.reg_mode = mode;
-	a.max_reply_size = 65536;
+	/* the peer is an RFC 8166 responder of its own: version 1 */
+	a.version = RPCRDMA_VERSION_1;
 	t_sockaddr(&ss, t_addr4(), F_PORT);
 	pthread_create(&th, NULL, accept_thread, &accepted);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
@@ -546,6 +547,28 @@ out:
 	peer_close();
 }
 
+/*
+ * A Reply chunk is offered only for a Reply whose largest size is known
+ * and may not fit inline (V1-RP-1): the largest Reply of NULL and ECHO is
+ * declared, as a program's binding would, so that every call offers one
+ * (what max_reply_size did before a Reply of unknown size was asked
+ * inline).
+ */
+#define F_REPLY_MAX 65536u
+static int echo_bounded(void)
+{
+	struct rpcrdma_ulb_entry e = {
+		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_ECHO,
+		.dir = RPCRDMA_ULB_REPLY,
+		.reply_max = { .kind = RPCRDMA_ULB_SIZE_FIXED,
+			       .value = F_REPLY_MAX - 512 },
+	};
+	int ret = rpcrdma_ulb_register(&e);
+
+	e.proc = RTEST_NULL;
+	return ret ? ret : rpcrdma_ulb_register(&e);
+}
+
 int main(void)
 {
 	static const struct {
@@ -558,6 +581,9 @@ int main(void)
 	if (!t_have_device())
 		return 77;
 	t_watchdog(300);
+	t_check(echo_bounded() == 0,
+		"NULL's and ECHO's results bounded to %u octets: every call offers a Reply chunk that large",
+		F_REPLY_MAX);
 	t_check(peer_listen() == 0, "raw verbs peer listening on %s port %u",
 		t_addr4(), F_PORT);
 	for (i = 0; i < 2; i++) {

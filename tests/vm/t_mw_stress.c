@@ -9,19 +9,21 @@
  * RPC_CANTRECV).
  *
  * Parts
- *   steady  no Upper-Layer Binding for rtest's results, so every call
- *           offers a Reply chunk of max_reply_size (1 MiB by default with
- *           clnt_create; rr_call.c reply_sizes()), all from the same size
- *           class of the pool.  Calls mix FILL with large results (up to
+ *   steady  REPLY entries bound the results of NULL, FILL and ECHO to
+ *           1 MiB, so every call offers a Reply chunk of that size
+ *           (rr_call.c reply_sizes()), all from the same size class of the
+ *           pool.  Calls mix FILL with large results (up to
  *           1 MiB - 4 KiB: Reply chunk), FILL and ECHO with small ones
  *           (inline Reply, the chunk still offered and fenced) and ECHO of
  *           large arguments (Long Call: a read-only window over the Position
  *           Zero Read chunk too, so two windows per call).  rtest_server
  *           answers with plain Sends, so every window is invalidated
- *           locally (IBV_WR_LOCAL_INV); remote invalidations would count as
- *           fenced too.
- *   grow    a REPLY entry for FILL (rpcrdma_ulb_register, reply_max = the
- *           requested length + 64) sizes each Reply chunk after its result,
+ *           locally (IBV_WR_LOCAL_INV) in v1; in v2 the window each call
+ *           nominates is invalidated by the server's Send With Invalidate
+ *           and counts as fenced too.
+ *   grow    REPLY entries for FILL and ECHO (rpcrdma_ulb_register,
+ *           reply_max = the requested or echoed length + 64) size each Reply
+ *           chunk after its result,
  *           and threads alternate small results with large ones of
  *           different power-of-two classes (each thread its own order), plus
  *           Long ECHOs of varied sizes: the pool keeps registering new
@@ -453,11 +455,14 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady,
 		(unsigned long long)rs.revoke_failures);
 	t_check(st.connects == 1, "%s: one connection (%u made)", tag,
 		st.connects);
-	t_check(st.calls == st.replies, "%s: a reply for every call (%llu/%llu)",
-		tag, (unsigned long long)st.replies,
-		(unsigned long long)st.calls);
+	/* calls counts every Call sent, resends of an RPC included */
+	t_check(st.calls == st.replies + st.resends,
+		"%s: a reply for every call (%llu/%llu, %llu resent)", tag,
+		(unsigned long long)st.replies, (unsigned long long)st.calls,
+		(unsigned long long)st.resends);
 	if (steady)
-		t_check(st.reply_chunks == st.calls && st.long_replies > 0,
+		t_check(st.reply_chunks == st.calls && st.long_replies > 0 &&
+			st.resends == 0,
 			"%s: every call offered the Reply chunk (%llu of %llu), %llu replies came in it",
 			tag, (unsigned long long)st.reply_chunks,
 			(unsigned long long)st.calls,
@@ -547,20 +552,37 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 
 /* ---- Parts --------------------------------------------------------------- */
 
+/* The largest result of NULL, FILL and ECHO, so every call offers one
+ * Reply chunk of 1 MiB (V1-RP-1/2). */
+static bool bound_replies(bool on)
+{
+	static const rpcproc_t procs[] = { RTEST_NULL, RTEST_FILL, RTEST_ECHO };
+	struct rpcrdma_ulb_entry e = {
+		.prog = RTEST_PROG, .vers = RTEST_VERS,
+		.dir = RPCRDMA_ULB_REPLY,
+		.reply_max = { RPCRDMA_ULB_SIZE_FIXED, (1u << 20) - 512, 0 },
+	};
+	bool ok = true;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		e.proc = procs[i];
+		if (on)
+			ok &= rpcrdma_ulb_register(&e) == 0;
+		else
+			rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, e.proc,
+					       RPCRDMA_ULB_REPLY);
+	}
+	return ok;
+}
+
 static void part_steady(const char *mode)
 {
-	struct rpcrdma_ulb_entry e;
-
-	/* No binding for rtest's results: the Reply chunk is max_reply_size. */
-	rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, RTEST_FILL,
-			       RPCRDMA_ULB_REPLY);
-	t_check(rpcrdma_ulb_lookup(RTEST_PROG, RTEST_VERS, RTEST_FILL,
-				   RPCRDMA_ULB_REPLY, &e) == ENOENT &&
-		rpcrdma_ulb_lookup(RTEST_PROG, RTEST_VERS, RTEST_ECHO,
-				   RPCRDMA_ULB_REPLY, &e) == ENOENT,
-		"steady %s: no REPLY binding for FILL and ECHO (Reply chunk of max_reply_size, 1 MiB)",
+	t_check(bound_replies(true),
+		"steady %s: REPLY bindings for NULL, FILL and ECHO: a Reply chunk of 1 MiB on every call",
 		mode);
 	run_round(mode, false, 0);
+	bound_replies(false);
 }
 
 static void part_grow(const char *mode)
@@ -568,19 +590,24 @@ static void part_grow(const char *mode)
 	struct rpcrdma_ulb_entry e = {
 		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_FILL,
 		.dir = RPCRDMA_ULB_REPLY, .items = 0,
-		/* len is the first word of FILL's arguments; the opaque's
-		 * length word and padding fit in the 64 */
+		/* len is the first word of FILL's arguments, and of ECHO's
+		 * (the opaque's length); the result's length word and padding
+		 * fit in the 64 */
 		.reply_max = { RPCRDMA_ULB_SIZE_ARG, 64, 0 },
 	};
 	unsigned int r;
+	int ret = rpcrdma_ulb_register(&e);
 
-	t_check(rpcrdma_ulb_register(&e) == 0,
-		"grow %s: REPLY binding for FILL: Reply chunk sized by its len",
+	e.proc = RTEST_ECHO;
+	t_check(!ret && rpcrdma_ulb_register(&e) == 0,
+		"grow %s: REPLY bindings for FILL and ECHO: Reply chunks sized by the length asked for",
 		mode);
 	for (r = 0; r < o.rounds; r++)
 		if (!run_round(mode, true, r))
 			break;	/* one failed round says it all */
 	rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, RTEST_FILL,
+			       RPCRDMA_ULB_REPLY);
+	rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, RTEST_ECHO,
 			       RPCRDMA_ULB_REPLY);
 }
 
