@@ -593,12 +593,21 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 			   &nitems);
 	if (!plen)
 		goto out;
-	rw_hdr_init(&h, RW_VERS_1, k->long_call ? RW_NOMSG : RW_MSG, xid,
+	rw_hdr_init(&h, k->rdma_vers ? k->rdma_vers : RW_VERS_1,
+		    k->long_call ? RW_NOMSG : RW_MSG, xid,
 		    k->credit ? k->credit : 32);
+	h.direction = RW_DIR_CALL;
 	if (add_reads(t, k, &b, plen, items, nitems, &h) ||
 	    add_writes(t, k, &b, &h))
 		goto out;
+	if (h.vers == RW_VERS_2)
+		h.inv_handle = k->inv_handle != TC_INV_REPLY ? k->inv_handle :
+			       h.has_reply ? h.reply.segs[0].handle : 0;
 	hl = rw_encode_call(&h, msg, sizeof(msg));
+	/* a header a requester must not send (e.g. a foreign inv_handle,
+	 * AMB-V2-14): this client exists to send those too */
+	if (!hl)
+		hl = rw_hdr_encode(&h, msg, sizeof(msg));
 	if (!hl || (!k->long_call && hl + plen > sizeof(msg)))
 		goto out;
 	if (!k->long_call)

@@ -108,10 +108,16 @@ struct tc_call {
 	uint32_t write_segs;	/* offer one Write chunk of this many ... */
 	uint32_t write_seg_len;	/* ... segments of this size */
 	uint32_t credit;	/* requested (0: 32) */
+	uint32_t rdma_vers;	/* RPC-over-RDMA version (0: 1) */
+	uint32_t inv_handle;	/* v2 rdma_inv_handle: TC_INV_REPLY names
+				 * the Reply chunk's handle, other values
+				 * go as they are */
 	int die_after_us;	/* >= 0 with die: SIGKILL ourselves this long
 				 * after posting the Send, chunks exposed */
 	bool die;
 };
+
+#define TC_INV_REPLY 0xffffffffu
 
 /* What came back. */
 struct tc_reply {
