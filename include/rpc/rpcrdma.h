@@ -43,7 +43,7 @@ enum rpcrdma_comp_mode {
 };
 
 /*
- * The RPC-over-RDMA version spoken (rpcrdma_version(7)).  AUTO: a CLIENT
+ * The RPC-over-RDMA version spoken (rpcrdma-versions(7)).  AUTO: a CLIENT
  * offers version 2 and goes on in version 1 on the same connection if the
  * server answers ERR_VERS (a server found not to speak version 2 is spoken
  * to in version 1 for a while); a server answers each client in the version

@@ -103,6 +103,7 @@ static void exec_server(uint16_t port, unsigned int credits,
 	int argc = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	tu_server_env();
 	if (tmpl && *tmpl) {
 		expand(tmpl, port, credits, addr, cmd, sizeof(cmd));
 		for (tok = strtok_r(cmd, " \t", &save); tok && argc < 31;

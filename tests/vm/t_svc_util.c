@@ -90,6 +90,7 @@ static void server_exec(const char *host, const char *const *args, int out)
 	int n = 0;
 
 	dup2(out, 1);
+	tu_server_env();
 	argv[n++] = server_path(path, sizeof(path));
 	argv[n++] = "-a";
 	argv[n++] = host;

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,4 +89,14 @@ long tu_fill_check(const void *buf, size_t len, uint32_t seed)
 		if (p[i] != (uint8_t)((seed + i * 131u) & 0xff))
 			return (long)i;
 	return -1;
+}
+
+void tu_server_env(void)
+{
+	const char *v = getenv("TIRPC_RDMA_SERVER_VERSION");
+
+	if (v && *v)
+		setenv("RPCRDMA_VERSION", v, 1);
+	else
+		unsetenv("RPCRDMA_VERSION");
 }

@@ -34,4 +34,12 @@ void tu_fill(void *buf, size_t len, uint32_t seed);
 /* Index of the first byte that differs from the pattern, or -1. */
 long tu_fill_check(const void *buf, size_t len, uint32_t seed);
 
+/*
+ * In a test server's process, before it executes the server: the suite's
+ * RPCRDMA_VERSION chooses the version of the test clients only, so the
+ * servers speak both and also answer the raw v1 clients; a test that wants
+ * a server of one version says so in TIRPC_RDMA_SERVER_VERSION.
+ */
+void tu_server_env(void);
+
 #endif /* T_UTIL_H */

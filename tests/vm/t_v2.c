@@ -52,9 +52,9 @@ static bool start(struct ts_server *s, const char *host, const char *vers)
 	int ret;
 
 	if (vers)
-		setenv("RPCRDMA_VERSION", vers, 1);
+		setenv("TIRPC_RDMA_SERVER_VERSION", vers, 1);
 	ret = td_server_start(s, "v2t_server", host, "/dev/null");
-	unsetenv("RPCRDMA_VERSION");
+	unsetenv("TIRPC_RDMA_SERVER_VERSION");
 	t_check(ret == 0, "v2t_server on %s (%s) port %u", host,
 		vers ? vers : "versions 1 and 2", s->port);
 	return ret == 0;
