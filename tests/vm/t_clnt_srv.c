@@ -207,7 +207,11 @@ static void reply_error(struct s_conn *s, const struct rw_rx_call *rx,
 			bool vers)
 {
 	uint8_t buf[64];
-	size_t n = vers ? rw_err_vers(rx, grant(s), 1, 1, buf, sizeof(buf)) :
+	/* the versions we speak for a version we do not; the hook's 1..1
+	 * for one we do */
+	uint32_t high = rx->why == RW_R_BAD_VERS ? RW_VERS_2 : RW_VERS_1;
+	size_t n = vers ? rw_err_vers(rx, grant(s), 1, high, buf,
+				      sizeof(buf)) :
 		   rw_err_chunk(rx, grant(s), buf, sizeof(buf));
 
 	if (n)
@@ -215,6 +219,24 @@ static void reply_error(struct s_conn *s, const struct rw_rx_call *rx,
 }
 
 /* RDMA_MSG: header + payload inline. */
+/* A reply that fits nowhere: v1 can only say ERR_CHUNK; v2 names the Reply
+ * chunk the resend needs, and the client resends (V2-ERR-14). */
+static void reply_no_room(struct s_conn *s, const struct rw_rx_call *rx,
+			  uint32_t need)
+{
+	uint8_t buf[64];
+	size_t n;
+
+	if (rx->hdr.vers != RW_VERS_2) {
+		reply_error(s, rx, false);
+		return;
+	}
+	n = rw_err2(rx, grant(s), RW2_ERR_REPLY_RESOURCE, need, 0, buf,
+		    sizeof(buf));
+	if (n)
+		send_buf(s, buf, (uint32_t)n, false);
+}
+
 static int reply_short(struct s_conn *s, const struct rw_rx_call *rx,
 		       const void *pay, uint32_t plen)
 {
@@ -223,7 +245,8 @@ static int reply_short(struct s_conn *s, const struct rw_rx_call *rx,
 	size_t n;
 	int ret;
 
-	rw_hdr_init(&h, RW_VERS_1, RW_MSG, rx->hdr.xid, grant(s));
+	rw_hdr_init(&h, rx->hdr.vers, RW_MSG, rx->hdr.xid, grant(s));
+	h.direction = RW_DIR_REPLY;
 	n = rw_encode_reply(rx, &h, buf, 256);
 	if (!n) {
 		free(buf);
@@ -256,7 +279,8 @@ static int reply_long(struct s_conn *s, const struct rw_rx_call *rx,
 			return -1;
 		done += take;
 	}
-	rw_hdr_init(&h, RW_VERS_1, RW_NOMSG, rx->hdr.xid, grant(s));
+	rw_hdr_init(&h, rx->hdr.vers, RW_NOMSG, rx->hdr.xid, grant(s));
+	h.direction = RW_DIR_REPLY;
 	h.has_reply = true;
 	h.reply.nsegs = rx->hdr.reply.nsegs;
 	h.reply.segs = out;
@@ -272,7 +296,7 @@ static int send_reply(struct s_conn *s, const struct rw_rx_call *rx,
 		      uint32_t xid, xdrproc_t xres, void *res, bool force_long)
 {
 	size_t cap = xdr_sizeof(xres, res) + 64;
-	struct rw_reply_in in = { .vers = RW_VERS_1 };
+	struct rw_reply_in in = { .vers = rx->hdr.vers };
 	struct rpc_msg m;
 	struct rt_lmem *mem;
 	uint32_t plen;
@@ -309,7 +333,7 @@ static int send_reply(struct s_conn *s, const struct rw_rx_call *rx,
 		ret = reply_long(s, rx, mem, plen);
 		break;
 	default:
-		reply_error(s, rx, false);
+		reply_no_room(s, rx, plen);
 		ret = 0;
 		break;
 	}
@@ -346,16 +370,21 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		/* A reply header with our XID + 1, or with a Read list
 		 * (never allowed in a Reply, V1-RC-9), and a fake payload. */
 		memset(buf, 0, sizeof(buf));
-		rw_hdr_init(&h, RW_VERS_1, RW_MSG, rx->hdr.xid +
+		rw_hdr_init(&h, rx->hdr.vers, RW_MSG, rx->hdr.xid +
 			    (proc == T_PROC_XID_FIRST), grant(s));
+		h.direction = RW_DIR_REPLY;
 		n = rw_hdr_encode(&h, buf, sizeof(buf));
 		if (proc == T_PROC_BAD_FIRST) {
 			/* Read list: present, position 0, one segment. */
 			uint32_t w[6] = { htonl(1), 0, htonl(1), htonl(8),
 					  0, 0 };
 
-			memmove(buf + 16 + sizeof(w), buf + 16, n - 16);
-			memcpy(buf + 16, w, sizeof(w));
+			/* the lists start after direction and inv_handle
+			 * in v2 */
+			size_t at = rx->hdr.vers == RW_VERS_2 ? 24 : 16;
+
+			memmove(buf + at + sizeof(w), buf + at, n - at);
+			memcpy(buf + at, w, sizeof(w));
 			n += sizeof(w);
 		}
 		/* an RPC Reply (msg_type REPLY): a Call would be a
@@ -457,8 +486,8 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 
 	why = rw_recv_call(ev->data, ev->len, &rx, &hsp);
 	if (why != RW_R_OK) {
-		/* a v1-only responder: ERR_VERS for another version, as RFC
-		 * 8166 says (V1-ERR-6, V2-NEG-4) */
+		/* ERR_VERS for a version it does not speak (V1-ERR-6,
+		 * V2-NEG-4) */
 		reply_error(s, &rx, why == RW_R_BAD_VERS);
 	} else {
 		pay = call_payload(s, &rx, ev, &len, &mem);
@@ -571,7 +600,8 @@ int t_clnt_serve(uint16_t port, unsigned int credits)
 
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	signal(SIGTERM, on_term);
-	rw_hdr_space_init(&hsp, NULL);
+	/* both versions, each Call answered in its own (V2-NEG-7) */
+	rw_hdr_space_init(&hsp, &rw_v2_limits);
 	ls[nl] = listen_on(t_addr4(), port, credits);
 	nl += ls[nl] != NULL;
 	ls[nl] = listen_on(t_addr6(), port, credits);

@@ -317,15 +317,15 @@ static void expect_silence(struct tc *t, const char *what, const uint32_t *w,
 
 static void test_vers(struct tc *t)
 {
-	uint32_t w[] = { 0x11110001, 2, 32, 0, 0, 0, 0 };
+	uint32_t w[] = { 0x11110001, 3, 32, 0, 0, 0, 0 };
 	uint8_t got[4096];
 	int len;
 
 	answer(t, w, 7, 0, got, &len);
-	ts_check(len == 28 && word(got, 0) == w[0] && word(got, 1) == 2 &&
+	ts_check(len == 28 && word(got, 0) == w[0] && word(got, 1) == 3 &&
 		 word(got, 2) != 0 && word(got, 3) == 4 && word(got, 4) == 1 &&
-		 word(got, 5) == 1 && word(got, 6) == 1,
-		 "version 2 call: ERR_VERS low 1 high 1, version 2 echoed (V1-ERR-6, AMB-V1-1): %d octets",
+		 word(got, 5) == 1 && word(got, 6) == 2,
+		 "version 3 call: ERR_VERS low 1 high 2, version 3 echoed (V1-ERR-6, AMB-V1-1, V2-NEG-4): %d octets",
 		 len);
 	w[0]++;
 	w[1] = 0x12345;
