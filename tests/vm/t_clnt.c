@@ -387,6 +387,33 @@ static void test_hooks(CLIENT *cl)
 		"calls work after an abandoned call");
 }
 
+/*
+ * Once CLSET_TIMEOUT has been set, the timeout passed to clnt_call() is
+ * ignored, as clnt_vc does: a call of RTEST_SLEEP 300 ms with a per-call
+ * timeout of 50 ms must succeed after at least 300 ms.  The other way round
+ * it would time out after about 50 ms.
+ */
+static void test_timeout_wins(CLIENT *cl)
+{
+	struct timeval tv = { 0, 0 }, per_call = { 0, 50000 };
+	int ms = 300, res = 0, took;
+	enum clnt_stat st;
+	int64_t t0;
+	bool got = clnt_control(cl, CLGET_TIMEOUT, &tv);
+
+	t_check(got && tv.tv_sec == 25 && tv.tv_usec == 0,
+		"precondition: CLSET_TIMEOUT of 25 s in force (CLGET_TIMEOUT "
+		"%ld s)", (long)tv.tv_sec);
+	t0 = t_ms();
+	st = clnt_call(cl, RTEST_SLEEP, (xdrproc_t)xdr_int, (char *)&ms,
+		       (xdrproc_t)xdr_int, (char *)&res, per_call);
+	took = (int)(t_ms() - t0);
+	t_check(st == RPC_SUCCESS && res == ms && took >= ms && took < 25000,
+		"CLSET_TIMEOUT 25 s wins over the per-call timeout of 50 ms: "
+		"RTEST_SLEEP %d ms answered %d (%s, after %d ms)", ms, res,
+		clnt_sperrno(st), took);
+}
+
 static void test_timeouts(CLIENT *cl)
 {
 	struct timeval tv = { 1, 0 }, zero = { 0, 0 };
@@ -425,15 +452,7 @@ static void test_timeouts(CLIENT *cl)
 		s2.calls >= s1.calls + 2,
 		"zero timeout: sent without waiting (%s, %d ms), the server got it",
 		clnt_sperrno(st), took);
-	t0 = t_ms();
-	tv.tv_sec = 0;
-	tv.tv_usec = 50000;
-	st = clnt_call(cl, RTEST_SLEEP, (xdrproc_t)xdr_int, (char *)&ms,
-		       (xdrproc_t)xdr_int, (char *)&res, tv);
-	took = (int)(t_ms() - t0);
-	t_check(st == RPC_SUCCESS || st == RPC_TIMEDOUT,
-		"CLSET_TIMEOUT wins over the per-call timeout (%s, %d ms)",
-		clnt_sperrno(st), took);
+	test_timeout_wins(cl);
 }
 
 /* ---- Threads --------------------------------------------------------------- */
