@@ -605,7 +605,7 @@ static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
 		len, plain ? ":" : " moves", CD(read_chunks), CD(read_bytes),
 		CD(write_chunks), CD(write_bytes), SD(write_bytes),
 		CD(long_calls), CD(long_replies),
-		plain ? " (V1-CH-2, V1-RP-4)" : "");
+		plain ? " (V1-CH-2, V1-RP-4/6)" : "");
 	free(data);
 	free(buf);
 	if (plain && st == RPC_SUCCESS)

@@ -127,7 +127,8 @@ static void test_short(struct tc *t)
 		 rep.h.credit);
 	ts_check(!rep.h.nreads && !rep.h.nwrites && !rep.h.has_reply,
 		 "reply carries no chunk lists (V1-RC-9, AMB-V1-4)");
-	ts_check(echo(t, &k, 1000, 1), "ECHO of 1000 octets inline");
+	ts_check(echo(t, &k, 1000, 1),
+		 "ECHO of 1000 octets inline: a Call over 1024 octets (V1-SZ-1)");
 	memset(&k, 0, sizeof(k));
 	ts_check(echo(t, &k, 0, 2), "ECHO of 0 octets");
 }
@@ -333,6 +334,8 @@ static void test_vers(struct tc *t)
 		 "version 0x12345: ERR_VERS (V1-EXT-2)");
 }
 
+/* Calls with bad headers: each answered with RDMA_ERROR/ERR_CHUNK
+ * (V1-ERR-3/7). */
 static void test_header_errors(struct tc *t)
 {
 	uint32_t nomsg[] = { 0x22220001, 1, 32, 1, 0, 0, 0 };
