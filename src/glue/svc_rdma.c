@@ -445,6 +445,16 @@ static size_t reply_size(void *arg)
 	return c->has_results ? xdr_sizeof(c->proc, c->where) : 0;
 }
 
+/* Keep the results for encode_reply and put xdr_void in their place. */
+static void take_results(struct reply_ctx *c, struct rpc_msg *msg)
+{
+	c->has_results = true;
+	c->proc = msg->acpted_rply.ar_results.proc;
+	c->where = msg->acpted_rply.ar_results.where;
+	msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
+	msg->acpted_rply.ar_results.where = NULL;
+}
+
 /* As svc_vc_reply: the results go through SVCAUTH_WRAP, so the RPC header
  * is encoded with xdr_void in their place. */
 static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
@@ -459,12 +469,7 @@ static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
 		return FALSE;
 	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
 	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		c.has_results = true;
-		c.proc = msg->acpted_rply.ar_results.proc;
-		c.where = msg->acpted_rply.ar_results.where;
-		msg->acpted_rply.ar_results.proc =
-			(xdrproc_t)(void (*)(void))xdr_void;
-		msg->acpted_rply.ar_results.where = NULL;
+		take_results(&c, msg);
 		/* The results the binding names go into the Write chunks
 		 * the call offered (V1-WC-2/3). */
 		call_policy(k, RPCRDMA_ULB_REPLY, &enc.ddp);

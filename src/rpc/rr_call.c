@@ -102,7 +102,7 @@ static void note_inflight(struct rr_clnt *rr, const struct rw_credits *cr)
 
 /* Every call in flight on c was abandoned: nothing but closing the
  * connection gives their credits back. */
-static bool only_orphans(struct rr_clnt *rr, struct rr_conn *c)
+static bool only_orphans(struct rr_clnt *rr, const struct rr_conn *c)
 {
 	struct rr_call *k;
 	unsigned int i;

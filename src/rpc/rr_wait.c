@@ -380,8 +380,9 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
 	pthread_cond_init(&w.cv, &ca);
 	pthread_condattr_destroy(&ca);
 	waiter_add(rr, &w);
+	/* published while we wait, set back to NULL before w goes away */
 	if (pub)
-		*pub = &w;
+		*pub = &w;	/* cppcheck-suppress autoVariables */
 	while (!done(arg) && rr_now_ms() < deadline) {
 		if (c && !c->lost && !rr->leading)
 			lead(rr, c, done, arg, deadline);

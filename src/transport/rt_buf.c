@@ -453,12 +453,13 @@ struct rt_sge rt_lmem_sge(const struct rt_lmem *m, void *addr, uint32_t len)
 
 void rt_buf_free(struct rt_conn *c)
 {
-	struct rt_lmem *m;
+	struct rt_lmem *m, *next;
 
-	while ((m = c->lall)) {
-		lmem_unlink(c, m);
+	for (m = c->lall; m; m = next) {
+		next = m->anext;
 		lmem_destroy(m);
 	}
+	c->lall = NULL;
 	if (c->smr)
 		ibv_dereg_mr(c->smr);
 	if (c->rmr)

@@ -471,8 +471,6 @@ static int rdma_checks(struct rt_conn *c, uint8_t kind,
 {
 	unsigned int i;
 
-	if (!seg || (n && !sge))
-		return rt_err_set(err, EINVAL, "no segment or no local memory");
 	for (*total = 0, i = 0; i < n; i++)
 		*total += sge[i].length;
 	if (kind == RT_K_READ && *total != seg->length)
@@ -507,6 +505,10 @@ static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
 	uint32_t got;
 	int ret;
 
+	/* here, where seg is used: the clang analyser does not follow the
+	 * failure paths of rdma_checks() */
+	if (!seg || (n && !sge))
+		return rt_err_set(err, EINVAL, "no segment or no local memory");
 	ret = rdma_checks(c, kind, sge, n, seg, &total, err);
 	if (ret)
 		return ret;

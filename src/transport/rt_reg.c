@@ -472,16 +472,12 @@ static int grow_set(struct rt_regset *s, struct rt_err *err)
 }
 
 static int expose_checks(struct rt_regset *s, void *addr, size_t len,
-			 unsigned int acc, bool room, struct rt_err *err)
+			 unsigned int acc, struct rt_err *err)
 {
 	if (!addr || !len || (uintptr_t)addr + len < (uintptr_t)addr)
 		return rt_err_set(err, EINVAL, "no memory to expose");
 	if (!acc || (acc & ~(unsigned int)(RT_REMOTE_READ | RT_REMOTE_WRITE)))
 		return rt_err_set(err, EINVAL, "invalid access 0x%x", acc);
-	if (!room)
-		return rt_err_set(err, E2BIG,
-				  "%zu octets need more segments than there is room for",
-				  len);
 	if (s->c->dead)
 		return rt_err_set(err, ENOTCONN, "connection is down: %s",
 				  s->c->err.msg);
@@ -498,9 +494,15 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 	int ret;
 
 	rt_err_clear(err);
-	ret = expose_checks(s, addr, len, acc, segs && nseg <= max, err);
+	ret = expose_checks(s, addr, len, acc, err);
 	if (ret)
 		return ret;
+	/* here, where segs is written: the clang analyser does not follow
+	 * the failure paths of expose_checks() */
+	if (!segs || nseg > max)
+		return rt_err_set(err, E2BIG,
+				  "%zu octets need more segments than there is room for",
+				  len);
 	e = &s->e[s->n];
 	memset(e, 0, sizeof(*e));
 	e->len = len;
@@ -732,11 +734,14 @@ void rt_regset_destroy(struct rt_regset *s)
 /* The connection is being freed (its QP is gone): fence and free all. */
 void rt_reg_free(struct rt_conn *c)
 {
+	struct rt_regset *s, *next;
 	struct rt_mw *m;
 	unsigned int i;
 
-	while (c->regsets)
-		rt_regset_destroy(c->regsets);
+	for (s = c->regsets; s; s = next) {
+		next = s->next;
+		rt_regset_destroy(s);
+	}
 	while ((m = c->mw_all)) {
 		c->mw_all = m->anext;
 		ibv_dealloc_mw(m->mw);

@@ -357,9 +357,9 @@ int ulb_conf_load(const char *path, FILE *errs)
 		lineno++;
 		if (!whole && !feof(f)) {
 			skip = true;
-			r = ulb_fail(&(struct ulb_parse){ why, sizeof(why) },
-				     "line longer than %d characters",
-				     ULB_LINE_MAX);
+			snprintf(why, sizeof(why),
+				 "line longer than %d characters", ULB_LINE_MAX);
+			r = -1;
 		} else {
 			r = ulb_conf_parse_line(line, &e, why, sizeof(why));
 		}

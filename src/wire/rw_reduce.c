@@ -313,7 +313,7 @@ enum rw_xdr_err rw_rxdr_finish(struct rw_rxdr *r)
 
 bool rw_rxdr_peek_word(const struct rw_rxdr *r, uint32_t upos, uint32_t *w)
 {
-	uint64_t shift = 0, ipos, iend;
+	uint64_t shift, ipos, iend;
 	const uint8_t *p = NULL;
 	uint8_t b[4];
 	unsigned i, k;

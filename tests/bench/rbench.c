@@ -553,10 +553,14 @@ static bool one_call(struct worker *w, bool verify)
 
 		s = rb_echo_1(&a, &r, w->cl);
 		if (s == RPC_SUCCESS && (r.data.data_len != o.size ||
-					 r.data.data_val != w->rbuf)) {
+					 r.data.data_val != w->rbuf ||
+					 (verify && memcmp(w->rbuf, w->buf,
+							   o.size)))) {
 			snprintf(w->err, sizeof(w->err), "ECHO: bad result");
 			return false;
 		}
+		if (verify)
+			memset(w->rbuf, 0, o.size);
 		break;
 	}
 	case K_WRITE: {
@@ -588,19 +592,22 @@ static bool one_call(struct worker *w, bool verify)
 				 o.size);
 			return false;
 		}
-		if (r.data.data_val != w->rbuf) {
-			w->foreign++;
-			free(r.data.data_val);
-			return true;
-		}
+		/* a result in memory of the library's own is counted
+		 * (foreign_results) and checked as well */
 		if (verify) {
 			for (size_t i = 0; i < o.size; i++)
-				if (w->rbuf[i] != (char)((7 + i) & 0xff)) {
+				if (r.data.data_val[i] != (char)((7 + i) & 0xff)) {
 					snprintf(w->err, sizeof(w->err),
 						 "READ: octet %zu differs", i);
+					if (r.data.data_val != w->rbuf)
+						free(r.data.data_val);
 					return false;
 				}
 			memset(w->rbuf, 0, o.size);
+		}
+		if (r.data.data_val != w->rbuf) {
+			w->foreign++;
+			free(r.data.data_val);
 		}
 		break;
 	}

@@ -24,8 +24,9 @@
 #
 # Exit status: 0 when every figure was measured (missing a target is a
 # finding, not a failure), 1 when a figure of librpcrdma, perftest or tcp
-# could not be measured (its line says why), 2 when the benchmark itself
-# cannot run.  The rsockets figures may be missing with the reason: they do
+# could not be measured (its line says why) or the goodput runs moved no
+# Write or no Read chunk (their figures would not be what they claim), 2
+# when the benchmark itself cannot run.  The rsockets figures may be missing with the reason: they do
 # not change the exit status.  Every step runs under a deadline.
 #
 # Environment (all optional; tests/vm/run passes TIRPC_RDMA_* into the VM):
@@ -492,9 +493,14 @@ if [[ -n ${RES[read_rdma]:-} || -n ${RES[write_rdma]:-} ]]; then
 	ok=no
 	((cp == 0 && fr == 0 && zc > 0 && rch > 0)) && ok=yes
 	ref="server: $scp copied; ${wch}W ${rch}R chunks"
-	((wch && rch)) || ref="DDP not used: ${wch}W ${rch}R chunks"
 	row ddp_copies "client: $cp copied, $zc zero-copy" "$ref" "" "0" "$ok"
 	bench ddp_copies "copies=$cp zero_copies=$zc srv_copies=$scp write_chunks=$wch read_chunks=$rch foreign_results=$fr target=0 op=le met=$ok"
+	# The goodput figures are of Write and Read chunks: without them
+	# they measure something else, which is an error, not a finding.
+	if [[ -n ${RES[read_rdma]:-} && -n ${RES[write_rdma]:-} ]] &&
+		((wch == 0 || rch == 0)); then
+		fig_error ddp_paths "DDP not used: ${wch} Write and ${rch} Read chunks"
+	fi
 else
 	fig_error ddp_copies "$(why read_rdma write_rdma srv_rdma)"
 fi

@@ -214,7 +214,7 @@ static const struct {
 	{ "XC-TV1", 48 }, { "XC-TV3", 44 },
 };
 
-/* V1-HDR-1, digest 6.1-6.3: decode -> expected fields, header length. */
+/* V1-HDR-1/4/6, digest 6.1-6.3: decode -> expected fields, header length. */
 START_TEST(test_vectors_decode_fields)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -233,7 +233,8 @@ START_TEST(test_vectors_decode_fields)
 }
 END_TEST
 
-/* V1-HDR-1, digest 6.1-6.3: fields -> exactly the vector's bytes. */
+/* V1-HDR-1/4/6, digest 6.1-6.3: fields -> exactly the vector's bytes:
+ * version 1, then the three optional lists after the fixed words. */
 START_TEST(test_vectors_encode_exact)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {

@@ -505,15 +505,13 @@ END_TEST
 
 /*
  * RPCRDMA_ULB_CONF is read once, on first use.  Only meaningful in a fresh
- * process: with CK_FORK=no an earlier test already did the first use.
+ * process: with CK_FORK=no an earlier test already did the first use, so
+ * ulb_suite() leaves it out then, with a SKIP line (never a silent pass).
  */
 START_TEST(test_env)
 {
-	const char *fork = getenv("CK_FORK");
 	struct rpcrdma_ulb_entry e;
 
-	if (fork && !strcmp(fork, "no"))
-		return;
 	ck_assert_int_eq(setenv("RPCRDMA_ULB_CONF", ULB_TESTDIR "/good.conf", 1), 0);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
 	ck_assert_uint_eq(e.items, 1);
@@ -954,6 +952,7 @@ Suite *ulb_suite(void)
 {
 	Suite *s = suite_create("ulb");
 	TCase *tc = tcase_create("table");
+	const char *fork;
 
 	tcase_add_test(tc, test_register_lookup);
 	tcase_add_test(tc, test_many);
@@ -972,7 +971,12 @@ Suite *ulb_suite(void)
 	tcase_add_test(tc, test_file_bad);
 	tcase_add_test(tc, test_file_ulbgen);
 	tcase_add_test(tc, test_file_missing);
-	tcase_add_test(tc, test_env);
+	fork = getenv("CK_FORK");
+	if (fork && !strcmp(fork, "no"))
+		printf("SKIP: ulb/conf/test_env needs a process of its own "
+		       "(CK_FORK=no)\n");
+	else
+		tcase_add_test(tc, test_env);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nfs");

@@ -61,7 +61,8 @@ void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
 CLIENT *td_client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
 		  enum rpcrdma_reg_mode reg);
 
-/* CLGET_RDMA_STATS; all zeros and false when refused. */
+/* CLGET_RDMA_STATS; when refused, all zeros, a FAIL line and false: the
+ * deltas of zeros would pass every "nothing moved" check. */
 bool td_stats(CLIENT *cl, struct rpcrdma_clnt_stats *st);
 
 /* after - before of one counter of two snapshots. */

@@ -398,7 +398,9 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady,
 	memset(&rs, 0, sizeof(rs));
 	ok = clnt_control(cl, CLGET_RDMA_STATS, &st);
 	t_check(ok, "%s: CLGET_RDMA_STATS", tag);
-	clnt_control(cl, CLGET_RDMA_RR_STATS, &rs);
+	/* zeros would pass the "no errors" check below */
+	ok = clnt_control(cl, CLGET_RDMA_RR_STATS, &rs);
+	t_check(ok, "%s: CLGET_RDMA_RR_STATS", tag);
 	t_note("%s: calls %llu replies %llu long calls %llu long replies %llu reply chunks %llu (%llu octets)",
 	       tag, (unsigned long long)st.calls,
 	       (unsigned long long)st.replies,

@@ -196,11 +196,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (iters < 1)
 		iters = 200;
+	if (!t_have_device())
+		return 77;
 	t_watchdog(1200);
 	rt_conn_attr_init(&sa);
 	if (t_srv_start(&srv, t_addr4(), &sa)) {
-		printf("SKIP cannot start the server (no RDMA device?)\n");
-		return 77;
+		printf("FAIL cannot start the server on %s\n", t_addr4());
+		return 1;
 	}
 	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
 		/* fewer iterations for large sizes: about the same time each */

@@ -47,6 +47,19 @@ void t_note(const char *fmt, ...)
 	fflush(stdout);
 }
 
+bool t_have_device(void)
+{
+	int n = 0;
+	struct ibv_device **l = ibv_get_device_list(&n);
+
+	if (l)
+		ibv_free_device_list(l);
+	if (n > 0)
+		return true;
+	printf("SKIP: no RDMA device (run it inside tests/vm/run)\n");
+	return false;
+}
+
 int64_t t_now_us(void)
 {
 	struct timespec ts;

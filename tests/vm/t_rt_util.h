@@ -58,6 +58,9 @@ extern int t_failures;
 void t_check(bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An RDMA device to run on?  If not, "SKIP: no RDMA device" is printed:
+ * the caller exits 77, and only then. */
+bool t_have_device(void);
 int64_t t_now_us(void);
 int64_t t_now_ms(void);
 

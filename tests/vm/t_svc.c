@@ -127,7 +127,8 @@ static void test_short(struct tc *t)
 		 rep.h.credit);
 	ts_check(!rep.h.nreads && !rep.h.nwrites && !rep.h.has_reply,
 		 "reply carries no chunk lists (V1-RC-9, AMB-V1-4)");
-	ts_check(echo(t, &k, 1000, 1), "ECHO of 1000 octets inline");
+	ts_check(echo(t, &k, 1000, 1),
+		 "ECHO of 1000 octets inline: a Call over 1024 octets (V1-SZ-1)");
 	memset(&k, 0, sizeof(k));
 	ts_check(echo(t, &k, 0, 2), "ECHO of 0 octets");
 }
@@ -256,8 +257,8 @@ static void test_no_room(struct tc *t)
 	struct tc_call k = { 0 };
 
 	fill(t, &k, 8000, 11);
-	ts_check(rep.h.proc == RW_ERROR && rep.h.err.code == RW_ERR_CHUNK &&
-		 rep.len == 20 && rep.h.credit,
+	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		 rep.h.err.code == RW_ERR_CHUNK && rep.h.credit,
 		 "reply over the inline threshold, no Reply chunk: ERR_CHUNK (S-4, AMB-V1-14)");
 	ts_check(null_ok(t), "... and the connection goes on");
 
@@ -265,7 +266,8 @@ static void test_no_room(struct tc *t)
 	k.reply_chunk = 16384;
 	k.reply_guard = 16384;
 	fill(t, &k, 65536, 12);
-	ts_check(rep.h.proc == RW_ERROR && rep.h.err.code == RW_ERR_CHUNK,
+	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		 rep.h.err.code == RW_ERR_CHUNK,
 		 "reply larger than the Reply chunk: ERR_CHUNK (V1-RP-2, AMB-V1-14)");
 	ts_check(rep.guard_ok, "nothing written past the Reply chunk");
 	ts_check(null_ok(t),
@@ -274,9 +276,11 @@ static void test_no_room(struct tc *t)
 
 /* ---- Receiver checks (digest 1.10, 6.4) ------------------------------------ */
 
-/* Send n words, expect an RDMA_ERROR of elen octets, or silence (elen 0). */
-static bool answer(struct tc *t, const uint32_t *w, unsigned int n,
-		   uint32_t trunc, uint8_t *got, int *glen)
+/* Send n words (the first trunc octets if trunc), then what came back
+ * within 1.5 s: its length, -ETIMEDOUT, -ENOTCONN, or -EIO if the message
+ * could not even be sent (so that "no answer" cannot pass then). */
+static int answer(struct tc *t, const uint32_t *w, unsigned int n,
+		  uint32_t trunc, uint8_t *got)
 {
 	uint8_t msg[256];
 	uint32_t len = put_words(msg, n, w);
@@ -284,18 +288,16 @@ static bool answer(struct tc *t, const uint32_t *w, unsigned int n,
 	if (trunc)
 		len = trunc;
 	if (tc_send(t, msg, len))
-		return false;
-	*glen = tc_recv(t, got, 4096, 1500);
-	return true;
+		return -EIO;
+	return tc_recv(t, got, 4096, 1500);
 }
 
 static void expect_err(struct tc *t, const char *what, const uint32_t *w,
 		       unsigned int n, uint32_t code)
 {
 	uint8_t got[4096];
-	int len;
+	int len = answer(t, w, n, 0, got);
 
-	answer(t, w, n, 0, got, &len);
 	ts_check(len == 20 && word(got, 0) == w[0] && word(got, 1) == w[1] &&
 		 word(got, 2) >= 1 && word(got, 2) <= 16 && word(got, 3) == 4 &&
 		 word(got, 4) == code,
@@ -308,10 +310,9 @@ static void expect_silence(struct tc *t, const char *what, const uint32_t *w,
 			   unsigned int n, uint32_t trunc)
 {
 	uint8_t got[4096];
-	int len;
+	int len = answer(t, w, n, trunc, got);
 
-	answer(t, w, n, trunc, got, &len);
-	ts_check(len == -ETIMEDOUT, "%s: no answer", what);
+	ts_check(len == -ETIMEDOUT, "%s: sent, no answer (%d)", what, len);
 	ts_check(null_ok(t), "... and the connection still serves");
 }
 
@@ -319,9 +320,8 @@ static void test_vers(struct tc *t)
 {
 	uint32_t w[] = { 0x11110001, 3, 32, 0, 0, 0, 0 };
 	uint8_t got[4096];
-	int len;
+	int len = answer(t, w, 7, 0, got);
 
-	answer(t, w, 7, 0, got, &len);
 	ts_check(len == 28 && word(got, 0) == w[0] && word(got, 1) == 3 &&
 		 word(got, 2) != 0 && word(got, 3) == 4 && word(got, 4) == 1 &&
 		 word(got, 5) == 1 && word(got, 6) == 2,
@@ -329,11 +329,13 @@ static void test_vers(struct tc *t)
 		 len);
 	w[0]++;
 	w[1] = 0x12345;
-	answer(t, w, 7, 0, got, &len);
+	len = answer(t, w, 7, 0, got);
 	ts_check(len == 28 && word(got, 1) == 0x12345 && word(got, 4) == 1,
 		 "version 0x12345: ERR_VERS (V1-EXT-2)");
 }
 
+/* Calls with bad headers: each answered with RDMA_ERROR/ERR_CHUNK
+ * (V1-ERR-3/7). */
 static void test_header_errors(struct tc *t)
 {
 	uint32_t nomsg[] = { 0x22220001, 1, 32, 1, 0, 0, 0 };
@@ -438,10 +440,11 @@ static void test_payload_errors(struct tc *t)
 	/* an RPC Reply in an RDMA_MSG (backward direction): dropped */
 	len = patched_call(t, 0x44440005, RTEST_NULL, NULL, NULL, 1, REPLY,
 			   msg);
-	tc_send(t, msg, len);
-	n = tc_recv(t, got, sizeof(got), 1500);
+	n = len && !tc_send(t, msg, len) ?
+	    tc_recv(t, got, sizeof(got), 1500) : -EIO;
 	ts_check(n == -ETIMEDOUT,
-		 "RPC Reply sent to the server (no backward Calls): dropped");
+		 "RPC Reply sent to the server (no backward Calls): dropped (%d)",
+		 n);
 
 	/* not an RPC call at all (msg_type 7) */
 	len = patched_call(t, 0x44440004, RTEST_NULL, NULL, NULL, 1, 7, msg);
@@ -508,7 +511,8 @@ static void test_limit_edge(struct tc *t)
 	k.long_call = true;
 	k.reply_chunk = 5u << 20;
 	echo(t, &k, (4u << 20) + 64, 14);
-	ts_check(rep.h.proc == RW_ERROR && rep.h.err.code == RW_ERR_CHUNK,
+	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		 rep.h.err.code == RW_ERR_CHUNK,
 		 "Long Call just over max_read_bytes: ERR_CHUNK");
 	ts_check(null_ok(t), "... connection alive");
 }

@@ -259,6 +259,8 @@ int main(int argc, char **argv)
 	}
 	rss0 = ts_proc_kb(srv.pid, "VmRSS");
 	base = server_fds();
+	/* -1 == -1 would pass every "torn down" check below */
+	ts_check(base > 0, "the server's open fds counted: %d", base);
 	scenario(&t, base, "while its 8 MiB Long Call is pulled", "pulling",
 		 0);
 	scenario(&t, base, "while its 8 MiB reply is pending", "replying", 0);
@@ -280,7 +282,9 @@ int main(int argc, char **argv)
 	/* The allocator may keep what the first kills freed; more kills
 	 * must not add to it.  (ASan's quarantine holds freed memory: there
 	 * the leak check at exit says it.) */
-	ts_check(rss2 - rss1 < 16384, "no memory growth per killed client");
+	ts_check(rss1 > 0 && rss2 > 0 && rss2 - rss1 < 16384,
+		 "no memory growth per killed client (%ld -> %ld kB)", rss1,
+		 rss2);
 #endif
 	tc_close(&t);
 	st = ts_server_stop(&srv);

@@ -584,6 +584,10 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 	size_t cap, hl;
 	int ret = -EINVAL;
 
+	rep->len = 0;
+	rep->why = RW_R_RUNT;
+	rep->rpc = false;
+	rep->res_ok = false;
 	memset(&b, 0, sizeof(b));
 	cap = (k->xargs ? xdr_sizeof(k->xargs, k->args) : 0) + 2048;
 	b.pay = malloc(cap);

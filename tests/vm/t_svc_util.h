@@ -140,6 +140,8 @@ struct tc_reply {
 /*
  * Send one call and wait for its answer (whatever it is).  0 when an
  * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it).
+ * rep is cleared first (len 0, why RW_R_RUNT): without an answer it holds
+ * nothing of an earlier call.
  * Results are decoded into call->... xres/res when the reply is accepted;
  * free them with xdr_free().
  */

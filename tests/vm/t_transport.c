@@ -425,13 +425,14 @@ static void rdma_stats(struct rt_conn *c, enum rt_reg_mode mode)
 	       (unsigned long long)s.queued, (unsigned long long)s.signalled,
 	       (unsigned long long)s.sends, (unsigned long long)s.recvs,
 	       (unsigned long long)s.errors);
+	/* with no exposure at all every equation below holds */
 	if (mode == RT_REG_MW)
-		t_check(s.binds == s.exposures &&
+		t_check(s.exposures > 0 && s.binds == s.exposures &&
 			s.invalidations + s.remote_invs == s.binds &&
 			s.errors == 0,
 			"mw: every bind was invalidated, no errors");
 	else
-		t_check(s.registrations == s.exposures &&
+		t_check(s.exposures > 0 && s.registrations == s.exposures &&
 			s.deregistrations == s.registrations && s.binds == 0 &&
 			s.errors == 0,
 			"mr: every registration was deregistered, no errors");
@@ -459,12 +460,13 @@ static void test_rdma(enum rt_reg_mode mode)
 	rdma_sizes_run(c, set, true, name);
 	rdma_sizes_run(c, set, false, name);
 	sc = t_srv_conn(&srv4, idx, T_TIMEOUT_MS);
-	if (sc) {
+	memset(&ss, 0, sizeof(ss));
+	if (sc)
 		rt_conn_stats(sc, &ss);	/* the server is idle now */
-		t_check(ss.queued > 0 && ss.errors == 0,
-			"%s: server queued %llu RDMA/Send WRs beyond its window of 4 and kept their order",
-			name, (unsigned long long)ss.queued);
-	}
+	t_check(sc && ss.queued > 0 && ss.errors == 0,
+		"%s: server queued %llu RDMA/Send WRs beyond its window of 4 and kept their order%s",
+		name, (unsigned long long)ss.queued,
+		sc ? "" : " (its connection not found)");
 	if (mode == RT_REG_MW)
 		rdma_remote_inv(c, set);
 	rdma_stats(c, mode);
@@ -518,8 +520,11 @@ static void test_mode_api(void)
 
 	ca.no_remote_inv = true;
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
-	if (!c)
+	if (!c) {
+		t_check(false, "connect without Send With Invalidate: %s",
+			err.msg);
 		return;
+	}
 	r = rt_reg_set_mode(c, RT_REG_MR, &err);
 	t_check(r == 0 && rt_reg_mode(c) == RT_REG_MR,
 		"MW -> MR by API on a connection that did not advertise it");
@@ -579,10 +584,23 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	}
 	set = rt_regset_create(c, &err);
 	buf = fc->pool ? rt_reg_buf_alloc(c, len, &err) : malloc(len);
+	n = set && buf ? rt_reg_expose(set, buf, len, fc->expose, &seg, 1,
+				       &err) : -1;
+	/* a handle never exposed would be refused whatever the fence */
+	t_check(n == 1, "%s %s: %zu octets exposed under one handle%s%s", name,
+		fc->what, len, n == 1 ? "" : ": ", n == 1 ? "" : err.msg);
+	if (n != 1) {
+		if (fc->pool)
+			rt_reg_buf_free(c, buf);
+		else
+			free(buf);
+		rt_regset_destroy(set);
+		rt_conn_destroy(c);
+		return;
+	}
 	t_pattern_fill(buf, len, 5);
-	n = rt_reg_expose(set, buf, len, fc->expose, &seg, 1, &err);
 	cmd.seg = seg;
-	if (n == 1 && fc->legit_op) {
+	if (fc->legit_op) {
 		cmd.op = fc->legit_op;
 		cmd.seed = fc->legit_op == T_READ ? 5 : 6;
 		legit = t_call(c, &cmd, NULL);
@@ -708,8 +726,11 @@ static void test_revoke_dead(void)
 
 	client_attr(&ca, RT_REG_MW);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
-	if (!c)
+	if (!c) {
+		t_check(false, "connect for the revoke on a dead connection: %s",
+			err.msg);
 		return;
+	}
 	set = rt_regset_create(c, &err);
 	for (i = 0; i < 3; i++) {
 		buf[i] = rt_reg_buf_alloc(c, 4096, &err);
@@ -745,8 +766,11 @@ static void test_server_closes(void)
 
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
-	if (!c)
+	if (!c) {
+		t_check(false, "connect for the server's disconnect: %s",
+			err.msg);
 		return;
+	}
 	t0 = t_now_ms();
 	t_send(c, &cmd, sizeof(cmd));
 	p = (struct pollfd){ rt_conn_fd(c), POLLIN, 0 };
@@ -768,9 +792,13 @@ static void test_client_closes(void)
 
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
-	if (!c)
+	if (!c) {
+		t_check(false, "connect for the client's disconnect: %s",
+			err.msg);
 		return;
-	echo_once(c, 64, 1);
+	}
+	t_check(echo_once(c, 64, 1) == 0,
+		"an echo before the client disconnects");
 	before = atomic_load(&srv4.deaths);
 	t0 = t_now_ms();
 	rt_conn_destroy(c);
@@ -882,16 +910,6 @@ static void test_dual_stack_port(void)
 	rt_listener_destroy(l4);
 }
 
-static bool have_device(void)
-{
-	int n = 0;
-	struct ibv_device **l = ibv_get_device_list(&n);
-
-	if (l)
-		ibv_free_device_list(l);
-	return n > 0;
-}
-
 int main(void)
 {
 	struct rt_conn_attr sa;
@@ -899,10 +917,8 @@ int main(void)
 	struct t_srv srv6;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!have_device()) {
-		printf("SKIP no RDMA device (run inside tests/vm/run)\n");
+	if (!t_have_device())
 		return 77;
-	}
 	t_watchdog(600);
 	server_attr(&sa);
 	if (t_srv_start(&srv4, t_addr4(), &sa) || t_srv_start(&srv6, t_addr6(), &sa)) {

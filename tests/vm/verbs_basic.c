@@ -865,6 +865,11 @@ static int run_phase(struct phase *ph)
 	if (c.ec)
 		rdma_destroy_event_channel(c.ec);
 	join_server(ph, server);
+	/* a server step that failed without a FAIL line of its own */
+	if (ph->server_failed && atomic_load(&n_fail) == failed_before) {
+		printf("FAIL: %s: the server side failed\n", ph->label);
+		atomic_fetch_add(&n_fail, 1);
+	}
 	return atomic_load(&n_fail) == failed_before ? 0 : -1;
 }
 
