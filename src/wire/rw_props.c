@@ -94,8 +94,10 @@ static void rw_props_apply(struct rw_props *p, enum rw_pcodec c,
 		sp = rw_prop_sem(c, ps->props[i].id);
 		if (sp < 0)
 			continue;	/* unknown: skipped (V2-PROP-3) */
-		rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v);
-		if ((!initial && (p->nochg & RW_SP_BIT(sp))) ||
+		/* rw_props_check() passed the set; a failure here is still
+		 * an entry not taken, never a value made up */
+		if (rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v) ||
+		    (!initial && (p->nochg & RW_SP_BIT(sp))) ||
 		    !rw_prop_sane((enum rw_sprop)sp, v)) {
 			p->ignored++;
 			continue;
