@@ -83,9 +83,13 @@ struct rpcrdma_attr {
 	enum rpcrdma_version version;	/* RPCRDMA_VERSION_AUTO */
 	unsigned int bc_credits;	/* backward-direction calls taken at
 					 * once on a connection (client: the
-					 * Receives kept for them; 4) */
+					 * Receives kept for them; 4;
+					 * RPCRDMA_BC_NONE: none) */
 	unsigned long reserved[7];	/* must be zero */
 };
+
+/* bc_credits: no backward-direction calls at all (0 keeps the default). */
+#define RPCRDMA_BC_NONE (~0u)
 
 void rpcrdma_attr_init(struct rpcrdma_attr *attr);
 
@@ -106,6 +110,32 @@ CLIENT *clnt_rdma_create(const struct sockaddr *raddr, rpcprog_t prog,
  */
 SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 			 const struct rpcrdma_attr *attr);
+
+/*
+ * The backward direction (RFC 8167, rpcrdma_bc(3)): a server calls its
+ * client back on the client's own connection.
+ *
+ * clnt_rdma_bc_create: a CLIENT for prog/vers served by the client of the
+ * connection xprt (a connection SVCXPRT of an RDMA server, e.g. a request's
+ * rq_xprt), used with clnt_call as usual.  Calls are inline: one larger
+ * than the client's Receive buffers fails (RPC_CANTENCODEARGS).  NULL with
+ * rpc_createerr set if xprt is not such a connection.
+ *
+ * svc_rdma_bc_create: an SVCXPRT, registered with svc_run(), that serves
+ * the backward calls arriving on cl's connections (cl from
+ * clnt_rdma_create() or clnt_create(..., "rdma")): svc_reg() the callback
+ * program on it.  Until it exists backward calls are dropped (the program
+ * is not ready).  A program that never calls svc_run() polls xp_fd and
+ * calls svc_rdma_bc_poll().  NULL (message on stderr) if cl is not an RDMA
+ * CLIENT or keeps no Receives for backward calls (RPCRDMA_BC_NONE).
+ *
+ * svc_rdma_bc_poll: wait up to timeout_ms for backward calls on xprt and
+ * dispatch them (as svc_getreq_common); 1 if it served, 0 on timeout, -1
+ * with errno EINVAL if xprt is not from svc_rdma_bc_create().
+ */
+CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog, rpcvers_t vers);
+SVCXPRT *svc_rdma_bc_create(CLIENT *cl);
+int svc_rdma_bc_poll(SVCXPRT *xprt, int timeout_ms);
 
 /*
  * clnt_control() requests specific to RDMA transports, beyond the CLSET_ and
@@ -185,7 +215,10 @@ struct rpcrdma_svc_stats {
 				 * procedure did not run again */
 	uint64_t replays_missed; /* replies too large to keep: a resend runs
 				 * the procedure again */
-	uint64_t reserved[3];
+	uint64_t bc_calls;	/* backward calls sent to clients
+				 * (clnt_rdma_bc_create) */
+	uint64_t bc_replies;	/* ... answered */
+	uint64_t bc_timeouts;	/* ... given up by their caller */
 };
 #define CLGET_RDMA_ERRMSG	0x52440006	/* char[RPCRDMA_ERRMSG_LEN]: why the
 						 * last call failed, one line */
@@ -237,7 +270,12 @@ struct rpcrdma_clnt_stats {
 				 * RDMA_ERROR that asked for more room */
 	uint64_t inv_nominated;	/* version 2 calls asking the server to
 				 * invalidate a handle remotely */
-	uint64_t reserved[4];
+	uint64_t bc_calls;	/* backward calls taken from the server
+				 * (svc_rdma_bc_create) */
+	uint64_t bc_replies;	/* ... answered */
+	uint64_t bc_dropped;	/* ... dropped: before the program was
+				 * ready, with chunks, over the grant */
+	uint64_t reserved[1];
 };
 
 /* ---------------------------------------------------------------------- */

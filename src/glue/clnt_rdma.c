@@ -25,6 +25,7 @@
 #include <err.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "compiler.h"
+#include "glue/clnt_msg.h"
 #include "glue/clnt_rdma.h"
 #include "glue/rpcrdma_attr.h"
 #include "glue/rpcrdma_stats.h"
@@ -48,6 +50,9 @@
 #define CLNT_RDMA_HDR_MAX (6 * 4 + 2 * (8 + MAX_AUTH_BYTES))
 
 struct clnt_rdma {
+	atomic_uint refs;		/* the CLIENT's, and a backward
+					 * service's (svc_rdma_bc.c) */
+	atomic_bool gone;		/* clnt_destroy() was called */
 	struct rr_clnt *rr;
 	pthread_mutex_t lock;		/* the members below */
 	pthread_mutex_t auth_lock;	/* AUTH_* operations on cl_auth */
@@ -64,15 +69,9 @@ struct clnt_rdma {
 	struct rpcrdma_stats_reg stats_reg;	/* RPCRDMA_STATS printing */
 };
 
-/* What the encoder of one call needs (rr_encode_fn). */
+/* One call: its message (clnt_msg.h) and the binding of its results. */
 struct clnt_rdma_enc {
-	CLIENT *cl;
-	uint32_t xid;
-	rpcprog_t prog;
-	rpcvers_t vers;
-	rpcproc_t proc;
-	xdrproc_t xargs;
-	void *argsp;
+	struct clnt_msg_call m;
 	struct rpcrdma_ulb_entry reply_ulb;	/* this call's results */
 };
 
@@ -99,67 +98,7 @@ static void set_err(struct clnt_rdma *ct, const struct rpc_err *e,
 	pthread_mutex_unlock(&ct->lock);
 }
 
-/* rr_call's statuses as libtirpc's (documented in clnt_rdma_create(3)). */
-static void map_status(const struct rr_result *res, struct rpc_err *e)
-{
-	memset(e, 0, sizeof(*e));
-	switch (res->status) {
-	case RR_OK:
-	case RR_SENT:
-		e->re_status = RPC_SUCCESS;
-		break;
-	case RR_TIMEDOUT:
-		e->re_status = RPC_TIMEDOUT;
-		break;
-	case RR_CANTENCODE:
-		e->re_status = RPC_CANTENCODEARGS;
-		break;
-	case RR_CANTSEND:
-		e->re_status = RPC_CANTSEND;
-		e->re_errno = res->err;
-		break;
-	case RR_CANTRECV:
-		e->re_status = RPC_CANTRECV;
-		e->re_errno = res->err;
-		break;
-	case RR_ERR_VERS:
-	case RR_ERR_CHUNK:
-		/* RDMA_ERROR: permanent (V1-ERR-9).  ERR_VERS gives
-		 * EPROTONOSUPPORT, ERR_CHUNK EREMOTEIO. */
-		e->re_status = RPC_SYSTEMERROR;
-		e->re_errno = res->err;
-		break;
-	case RR_CANTDECODE:
-		e->re_status = RPC_CANTDECODERES;
-		break;
-	}
-}
-
 /* ---- cl_call ------------------------------------------------------------ */
-
-static bool encode_call(XDR *xdrs, void *arg)
-{
-	struct clnt_rdma_enc *e = arg;
-	CLIENT *cl = e->cl;
-	struct clnt_rdma *ct = cl->cl_private;
-	struct rpc_msg m;
-	int32_t proc = (int32_t)e->proc;
-	bool ok;
-
-	memset(&m, 0, sizeof(m));
-	m.rm_xid = e->xid;
-	m.rm_direction = CALL;
-	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
-	m.rm_call.cb_prog = e->prog;
-	m.rm_call.cb_vers = e->vers;
-	if (!xdr_callhdr(xdrs, &m) || !XDR_PUTINT32(xdrs, &proc))
-		return false;
-	pthread_mutex_lock(&ct->auth_lock);
-	ok = AUTH_MARSHALL(cl->cl_auth, xdrs) && rw_xdr_begin_body(xdrs) &&
-	     AUTH_WRAP(cl->cl_auth, xdrs, e->xargs, e->argsp);
-	pthread_mutex_unlock(&ct->auth_lock);
-	return ok;
-}
 
 static int64_t tv_ms(const struct timeval *tv)
 {
@@ -183,8 +122,8 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 	req->ddp.mode = RW_DDP_NONE;
 	if (is_gss(cl))
 		return;
-	if (!ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_CALL, &call,
-			&walk)) {
+	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_CALL,
+			&call, &walk)) {
 		if (walk)
 			ulb_walk_policy(walk, false, RPCRDMA_DEFAULT_DDP_MIN,
 					&req->ddp);
@@ -192,7 +131,7 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 			ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
 				       &req->ddp);
 	}
-	if (!ulb_lookup(e->prog, e->vers, e->proc, RPCRDMA_ULB_REPLY,
+	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_REPLY,
 			&e->reply_ulb, &req->reply_walk)) {
 		req->reply_ulb = &e->reply_ulb;
 		req->xres = xres;
@@ -209,67 +148,24 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 
 	pthread_mutex_lock(&ct->lock);
 	tv = ct->waitset ? ct->wait : timeout;
-	e->xid = --ct->xid;
-	e->prog = ct->prog;
-	e->vers = ct->vers;
+	e->m.xid = --ct->xid;
+	e->m.prog = ct->prog;
+	e->m.vers = ct->vers;
 	pthread_mutex_unlock(&ct->lock);
 	memset(req, 0, sizeof(*req));
-	req->xid = e->xid;
-	req->encode = encode_call;
-	req->arg = e;
-	req->size_hint = e->xargs ? xdr_sizeof(e->xargs, e->argsp) : 0;
+	req->xid = e->m.xid;
+	req->encode = clnt_msg_encode;
+	req->arg = &e->m;
+	req->size_hint = e->m.xargs ? xdr_sizeof(e->m.xargs, e->m.argsp) : 0;
 	req->size_hint += CLNT_RDMA_HDR_MAX;
 	ddp_lookup(cl, e, req, xres, resp);
 	req->send_only = tv.tv_sec == 0 && tv.tv_usec == 0;
 	req->deadline_ms = rr_now_ms() + tv_ms(&tv);
 }
 
-/* Decode the Reply as clnt_vc does; fills e.  Returns true if the server
- * refused the call (the case AUTH_REFRESH may cure). */
-static bool decode_reply(CLIENT *cl, struct rr_call *k, xdrproc_t xres,
-			 void *resp, struct rpc_msg *reply, struct rpc_err *e)
+static bool call_decoded(void *k)
 {
-	struct clnt_rdma *ct = cl->cl_private;
-	XDR *xdrs = rr_call_xdr(k);
-
-	memset(reply, 0, sizeof(*reply));
-	reply->acpted_rply.ar_verf = _null_auth;
-	reply->acpted_rply.ar_results.where = NULL;
-	reply->acpted_rply.ar_results.proc =
-		(xdrproc_t)(void (*)(void))xdr_void;
-	memset(e, 0, sizeof(*e));
-	if (!xdr_replymsg(xdrs, reply)) {
-		e->re_status = RPC_CANTDECODERES;
-		return false;
-	}
-	_seterr_reply(reply, e);
-	if (e->re_status != RPC_SUCCESS)
-		return true;
-	pthread_mutex_lock(&ct->auth_lock);
-	if (!AUTH_VALIDATE(cl->cl_auth, &reply->acpted_rply.ar_verf)) {
-		e->re_status = RPC_AUTHERROR;
-		e->re_why = AUTH_INVALIDRESP;
-	} else if (!rw_xdr_begin_body(xdrs) ||
-		   !AUTH_UNWRAP(cl->cl_auth, xdrs, xres, resp) ||
-		   !rr_call_decoded(k)) {
-		e->re_status = RPC_CANTDECODERES;
-	}
-	pthread_mutex_unlock(&ct->auth_lock);
-	if (reply->acpted_rply.ar_verf.oa_base)
-		xdr_free((xdrproc_t)xdr_opaque_auth,
-			 (char *)&reply->acpted_rply.ar_verf);
-	return false;
-}
-
-static bool refresh(CLIENT *cl, struct rpc_msg *reply)
-{
-	struct clnt_rdma *ct = cl->cl_private;
-	bool ok;
-
-	pthread_mutex_lock(&ct->auth_lock);
-	ok = AUTH_REFRESH(cl->cl_auth, reply);
-	pthread_mutex_unlock(&ct->auth_lock);
-	return ok;
+	return rr_call_decoded(k);
 }
 
 static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
@@ -278,8 +174,9 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     struct timeval timeout)
 {
 	struct clnt_rdma *ct = cl->cl_private;
-	struct clnt_rdma_enc enc = { .cl = cl, .proc = proc, .xargs = xargs,
-				     .argsp = argsp };
+	struct clnt_rdma_enc enc = { .m = { .cl = cl, .auth_lock = &ct->auth_lock,
+					    .proc = proc, .xargs = xargs,
+					    .argsp = argsp } };
 	int refreshes = is_gss(cl) ? 0 : 2;
 	struct rpc_msg reply;
 	struct rr_result res;
@@ -291,7 +188,7 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 again:
 	make_req(cl, &enc, &req, xres, resp, timeout);
 	if (rr_call(ct->rr, &req, &k, &res) != RR_OK) {
-		map_status(&res, &e);
+		clnt_msg_status(&res, &e);
 		/* clnt_vc: a zero timeout means "send, do not wait"; only a
 		 * call without results (batching) reports success. */
 		if (res.status == RR_SENT && xres)
@@ -299,9 +196,11 @@ again:
 		set_err(ct, &e, res.msg);
 		return e.re_status;
 	}
-	refused = decode_reply(cl, k, xres, resp, &reply, &e);
+	refused = clnt_msg_decode(cl, &ct->auth_lock, rr_call_xdr(k), xres,
+				  resp, call_decoded, k, &reply, &e);
 	rr_call_done(ct->rr, k);
-	if (refused && refreshes-- > 0 && refresh(cl, &reply))
+	if (refused && refreshes-- > 0 &&
+	    clnt_msg_refresh(cl, &ct->auth_lock, &reply))
 		goto again;
 	set_err(ct, &e, e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
@@ -335,13 +234,46 @@ static void ct_free(struct clnt_rdma *ct)
 	free(ct);
 }
 
+/* The last reference is gone: the connections with it. */
+void clnt_rdma_release(struct clnt_rdma *ct)
+{
+	if (!ct || atomic_fetch_sub(&ct->refs, 1) != 1)
+		return;
+	rpcrdma_stats_untrack(&ct->stats_reg, true);
+	rr_clnt_destroy(ct->rr);
+	ct_free(ct);
+}
+
+struct clnt_rdma *clnt_rdma_hold(CLIENT *cl)
+{
+	struct clnt_rdma *ct;
+
+	if (!clnt_rdma_is(cl))
+		return NULL;
+	ct = cl->cl_private;
+	atomic_fetch_add(&ct->refs, 1);
+	return ct;
+}
+
+struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *ct)
+{
+	return ct->rr;
+}
+
+bool clnt_rdma_gone(const struct clnt_rdma *ct)
+{
+	return atomic_load(&ct->gone);
+}
+
+/* A backward service on the CLIENT's connections keeps them until it is
+ * destroyed too (svc_rdma_bc.c); it is told to go. */
 static void clnt_rdma_destroy(CLIENT *cl)
 {
 	struct clnt_rdma *ct = cl->cl_private;
 
-	rpcrdma_stats_untrack(&ct->stats_reg, true);
-	rr_clnt_destroy(ct->rr);
-	ct_free(ct);
+	atomic_store(&ct->gone, true);
+	rr_clnt_bc_wake(ct->rr);
+	clnt_rdma_release(ct);
 	free(cl->cl_netid);
 	free(cl->cl_tp);
 	free(cl);
@@ -406,6 +338,9 @@ static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
 	o->vers_fallbacks = s.vers_fallbacks;
 	o->resends = s.resends;
 	o->inv_nominated = s.inv_nominated;
+	o->bc_calls = s.bc_calls;
+	o->bc_replies = s.bc_replies;
+	o->bc_dropped = s.bc_dropped;
 }
 
 /* The server's properties as <rpc/rpcrdma.h> publishes them. */
@@ -618,7 +553,7 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 	o->conn.no_remote_inv = env.no_remote_inv;
 	/* Receives for backward Calls, and one for the server's CONNPROP
 	 * (AMB-V2-9) */
-	o->conn.recv_extra = a->bc_credits ? a->bc_credits + 1 : 0;
+	o->conn.recv_extra = rpcrdma_attr_bc(a) ? rpcrdma_attr_bc(a) + 1 : 0;
 	o->max_reply = a->max_reply_size;
 	o->vers = a->version == RPCRDMA_VERSION_1 ? RR_VERS_1 :
 		  a->version == RPCRDMA_VERSION_2 ? RR_VERS_2 : RR_VERS_AUTO;
@@ -657,6 +592,8 @@ static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr,
 		free(ct);
 		return NULL;
 	}
+	atomic_init(&ct->refs, 1);
+	atomic_init(&ct->gone, false);
 	ct->wait.tv_sec = 25;		/* what rpcgen stubs pass */
 	ct->xid = first_xid();
 	ct->prog = prog;
@@ -719,7 +656,7 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
 		return create_failed(RPC_SYSTEMERROR, EINVAL,
-				     "invalid struct rpcrdma_attr (reserved fields must be zero)");
+				     "invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
 	ct = ct_alloc(raddr, prog, vers);
 	cl = ct ? cl_alloc(ct, raddr->sa_family) : NULL;
 	if (!cl) {

@@ -20,4 +20,17 @@
 /* True if cl was made by clnt_rdma_create(). */
 bool clnt_rdma_is(const CLIENT *cl);
 
+/*
+ * For the backward service on a CLIENT's connections (svc_rdma_bc.c):
+ * cl's state, held so that it outlives clnt_destroy() while the service
+ * runs (NULL if cl is not ours); its requester; whether clnt_destroy()
+ * was called.
+ */
+struct clnt_rdma;
+struct rr_clnt;
+struct clnt_rdma *clnt_rdma_hold(CLIENT *cl);
+void clnt_rdma_release(struct clnt_rdma *ct);
+struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *ct);
+bool clnt_rdma_gone(const struct clnt_rdma *ct);
+
 #endif /* RPCRDMA_GLUE_CLNT_RDMA_H */

@@ -177,6 +177,11 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	a->version = env_version(a->version);
 }
 
+unsigned int rpcrdma_attr_bc(const struct rpcrdma_attr *a)
+{
+	return a->bc_credits == RPCRDMA_BC_NONE ? 0 : a->bc_credits;
+}
+
 int rpcrdma_attr_check(const struct rpcrdma_attr *a)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(a->reserved); i++)
@@ -184,6 +189,10 @@ int rpcrdma_attr_check(const struct rpcrdma_attr *a)
 			return -1;
 	if (a->reg_mode > RPCRDMA_REG_MR || a->comp_mode > RPCRDMA_COMP_POLL ||
 	    a->version > RPCRDMA_VERSION_2)
+		return -1;
+	/* each costs a Receive buffer on every connection */
+	if (a->bc_credits > RPCRDMA_MAX_BC_CREDITS &&
+	    a->bc_credits != RPCRDMA_BC_NONE)
 		return -1;
 	return 0;
 }

@@ -27,11 +27,16 @@
  * it to the transport (min=0). */
 #define RPCRDMA_DEFAULT_DDP_MIN 1024u
 #define RPCRDMA_DEFAULT_MAX_CONNS 256
+#define RPCRDMA_MAX_BC_CREDITS 256u
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
 
 /* Replace zeros by defaults and apply RPCRDMA_REG_MODE / RPCRDMA_COMP_MODE /
  * RPCRDMA_VERSION / RPCRDMA_BC_CREDITS. */
 void rpcrdma_attr_fill(struct rpcrdma_attr *a);
+
+/* bc_credits of a filled attr as a count: 0 for RPCRDMA_BC_NONE (or
+ * RPCRDMA_BC_CREDITS=0). */
+unsigned int rpcrdma_attr_bc(const struct rpcrdma_attr *a);
 
 /*
  * Settings that only the environment gives (rpcrdma-environ(7)), read in

@@ -161,7 +161,10 @@
 	X(v2, v2_calls) \
 	X(v2, vers_fallbacks) \
 	X(v2, resends) \
-	X(v2, inv_nominated)
+	X(v2, inv_nominated) \
+	X(backward, bc_calls) \
+	X(backward, bc_replies) \
+	X(backward, bc_dropped)
 
 #define RPCRDMA_SVC_STATS_FIELDS(X) \
 	X(requests, requests) \
@@ -192,7 +195,10 @@
 	X(v2, replies_inv) \
 	X(v2, err_resource) \
 	X(v2, replays_done) \
-	X(v2, replays_missed)
+	X(v2, replays_missed) \
+	X(backward, bc_calls) \
+	X(backward, bc_replies) \
+	X(backward, bc_timeouts)
 
 /* Number of members each printer prints (entries of the lists above). */
 #define RPCRDMA_STATS_COUNT_(g, m) + 1

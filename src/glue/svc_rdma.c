@@ -45,6 +45,7 @@
 #include <netconfig.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,8 @@
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
 #include "glue/rpcrdma_stats.h"
+#include "glue/svc_rdma.h"
+#include "glue/svc_xprt.h"
 #include "rpc/rr_serve.h"
 #include "transport/rt_conn.h"
 #include "ulb/ulb.h"
@@ -68,14 +71,12 @@
 
 #define LSN_BACKLOG 64
 #define LSN_BATCH 16
-/* SVCXPRT_EXT is libtirpc's private layout: allocate more than it needs. */
-#define EXT_SIZE (sizeof(SVCXPRT_EXT) < 256 ? 256 : sizeof(SVCXPRT_EXT))
 
 struct svr_conn;
 
 /* What a listener and the connections it accepted share. */
 struct svr {
-	unsigned int refs;
+	atomic_uint refs;		/* the listener's, each connection's */
 	struct rpcrdma_attr attr;
 	struct rpcrdma_env env;
 	struct rr_srv_opts opts;
@@ -101,6 +102,8 @@ struct call_id {
 };
 
 struct svr_conn {
+	atomic_uint refs;		/* the SVCXPRT's, and one per backward
+					 * CLIENT (clnt_rdma_bc.c) */
 	SVCXPRT *x;
 	struct svr *sv;
 	struct rr_srv *rr;
@@ -120,19 +123,6 @@ static const struct xp_ops conn_ops;
 static const struct xp_ops2 conn_ops2;
 
 /* ---- Helpers ------------------------------------------------------------ */
-
-static socklen_t sa_len(const struct sockaddr *sa)
-{
-	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
-}
-
-static uint16_t sa_port(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-}
 
 /* Same host (the port does not matter). */
 static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
@@ -166,70 +156,9 @@ static void warn_rate(struct svr *sv, const char *fmt, ...)
 	warnx("svc_rdma: %s", msg);
 }
 
-static bool set_netbuf(struct netbuf *nb, const struct sockaddr *sa)
-{
-	socklen_t len = sa_len(sa);
-
-	nb->buf = malloc(len);
-	if (!nb->buf)
-		return false;
-	memcpy(nb->buf, sa, len);
-	nb->len = nb->maxlen = len;
-	return true;
-}
-
-/*
- * An SVCXPRT as libtirpc's consumers expect it (notes 4.1): a zeroed
- * SVCXPRT_EXT in xp_p3 (_gss_authenticate writes into it), a verifier
- * buffer, a malloc'd netid, local and remote netbufs plus the legacy
- * xp_raddr, the local port, connection-oriented semantics.
- */
-static SVCXPRT *xprt_new(int fd, const struct xp_ops *ops,
-			 const struct xp_ops2 *ops2, void *p1,
-			 const char *netid, const struct sockaddr *laddr,
-			 const struct sockaddr *raddr)
-{
-	SVCXPRT *x = calloc(1, sizeof(*x));
-
-	if (!x)
-		return NULL;
-	x->xp_fd = fd;
-	x->xp_ops = ops;
-	x->xp_ops2 = ops2;
-	x->xp_p1 = p1;
-	x->xp_p3 = calloc(1, EXT_SIZE);
-	x->xp_netid = strdup(netid);
-	x->xp_type = NC_TPI_COTS_ORD;
-	x->xp_port = sa_port(laddr);
-	if (!x->xp_p3 || !x->xp_netid || !set_netbuf(&x->xp_ltaddr, laddr))
-		goto fail;
-	if (raddr) {
-		if (!set_netbuf(&x->xp_rtaddr, raddr))
-			goto fail;
-		memcpy(&x->xp_raddr, raddr, sa_len(raddr));
-		x->xp_addrlen = (int)sa_len(raddr);
-	}
-	return x;
-fail:
-	free(x->xp_ltaddr.buf);
-	free(x->xp_netid);
-	free(x->xp_p3);
-	free(x);
-	return NULL;
-}
-
-static void xprt_free(SVCXPRT *x)
-{
-	free(x->xp_rtaddr.buf);
-	free(x->xp_ltaddr.buf);
-	free(x->xp_netid);
-	free(x->xp_p3);
-	free(x);
-}
-
 static void svr_put(struct svr *sv)
 {
-	if (--sv->refs)
+	if (atomic_fetch_sub(&sv->refs, 1) != 1)
 		return;
 	/* the listener and every connection are gone: print once */
 	rpcrdma_stats_untrack(&sv->stats_reg, true);
@@ -269,6 +198,9 @@ static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
 	t->err_resource += s->err_resource;
 	t->replays_done += s->replays_done;
 	t->replays_missed += s->replays_missed;
+	t->bc_calls += s->bc_calls;
+	t->bc_replies += s->bc_replies;
+	t->bc_timeouts += s->bc_timeouts;
 	t->max_inflight = max_u32(t->max_inflight, s->max_inflight);
 	t->max_granted = max_u32(t->max_granted, s->max_granted);
 }
@@ -356,16 +288,6 @@ static enum xprt_stat conn_stat(SVCXPRT *x)
 	return XPRT_MOREREQS;
 }
 
-/* The call's auth flavour wraps arguments and results, as in svc_vc:
- * _gss_authenticate installs it for every call (AUTH_NONE and AUTH_SYS
- * just run the xdrproc); NULL only for a call that bypassed it. */
-static SVCAUTH *conn_auth(SVCXPRT *x)
-{
-	SVCAUTH *a = &SVC_XP_AUTH(x);
-
-	return a->svc_ah_ops ? a : NULL;
-}
-
 /*
  * The current call's DDP policy in direction dir: its Upper-Layer Binding
  * entry, or nothing eligible (no entry; RPCSEC_GSS, V1-GSS-3).  min_len
@@ -390,7 +312,7 @@ static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
 static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 {
 	struct svr_conn *k = x->xp_p1;
-	SVCAUTH *auth = conn_auth(x);
+	SVCAUTH *auth = svc_xprt_auth(x);
 	struct rw_ddp_policy pol;
 	XDR *xdrs;
 	bool_t ok;
@@ -415,65 +337,23 @@ static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 	return ok;
 }
 
-struct reply_ctx {
-	SVCXPRT *x;
-	struct rpc_msg *msg;
-	bool has_results;
-	xdrproc_t proc;
-	caddr_t where;
-};
-
-static bool_t encode_reply(XDR *xdrs, void *arg)
-{
-	struct reply_ctx *c = arg;
-	SVCAUTH *auth = conn_auth(c->x);
-
-	if (!xdr_replymsg(xdrs, c->msg))
-		return FALSE;
-	if (!c->has_results)
-		return TRUE;
-	rw_xdr_begin_body(xdrs);
-	if (auth)
-		return SVCAUTH_WRAP(auth, xdrs, c->proc, c->where);
-	return c->proc(xdrs, c->where);
-}
-
-static size_t reply_size(void *arg)
-{
-	struct reply_ctx *c = arg;
-
-	return c->has_results ? xdr_sizeof(c->proc, c->where) : 0;
-}
-
-/* Keep the results for encode_reply and put xdr_void in their place. */
-static void take_results(struct reply_ctx *c, struct rpc_msg *msg)
-{
-	c->has_results = true;
-	c->proc = msg->acpted_rply.ar_results.proc;
-	c->where = msg->acpted_rply.ar_results.where;
-	msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
-	msg->acpted_rply.ar_results.where = NULL;
-}
-
 /* As svc_vc_reply: the results go through SVCAUTH_WRAP, so the RPC header
  * is encoded with xdr_void in their place. */
 static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
 {
 	struct svr_conn *k = x->xp_p1;
-	struct reply_ctx c = { .x = x, .msg = msg };
-	struct rr_sreq_enc enc = { .encode = encode_reply,
-				   .size_hint = reply_size, .arg = &c,
-				   .ddp = { .mode = RW_DDP_NONE } };
+	struct svc_xprt_reply c;
+	struct rr_sreq_enc enc = { .encode = svc_xprt_reply_encode,
+				   .size_hint = svc_xprt_reply_size,
+				   .arg = &c, .ddp = { .mode = RW_DDP_NONE } };
 
 	if (!k->cur || k->dead)
 		return FALSE;
-	if (msg->rm_reply.rp_stat == MSG_ACCEPTED &&
-	    msg->rm_reply.rp_acpt.ar_stat == SUCCESS) {
-		take_results(&c, msg);
-		/* The results the binding names go into the Write chunks
-		 * the call offered (V1-WC-2/3). */
+	svc_xprt_reply_init(&c, x, msg);
+	/* The results the binding names go into the Write chunks the call
+	 * offered (V1-WC-2/3). */
+	if (c.has_results)
 		call_policy(k, RPCRDMA_ULB_REPLY, &enc.ddp);
-	}
 	msg->rm_xid = rr_sreq_xid(k->cur);
 	return rr_sreq_reply(k->rr, k->cur, &enc) == 0;
 }
@@ -497,6 +377,24 @@ static void conn_unlink(struct svr_conn *k)
 	sv->nconns--;
 }
 
+/* The last reference is gone: the connection with it. */
+static void conn_put(struct svr_conn *k)
+{
+	struct svr *sv = k->sv;
+
+	if (atomic_fetch_sub(&k->refs, 1) != 1)
+		return;
+	/* Fences, disconnects and frees the connection and its memory. */
+	rr_srv_destroy(k->rr);
+	free(k);
+	svr_put(sv);
+}
+
+/*
+ * svc_run is done with the connection: it leaves the server's books and
+ * its SVCXPRT goes; a backward CLIENT still holding it keeps the rest
+ * (disconnected: its calls fail) until clnt_destroy().
+ */
 static void conn_destroy(SVCXPRT *x)
 {
 	struct svr_conn *k = x->xp_p1;
@@ -508,11 +406,39 @@ static void conn_destroy(SVCXPRT *x)
 	rr_srv_stats(k->rr, &s);
 	stats_add(&sv->st, &s);
 	conn_unlink(k);
-	/* Fences, disconnects and frees the connection and its memory. */
-	rr_srv_destroy(k->rr);
-	xprt_free(x);
-	free(k);
-	svr_put(sv);
+	rr_srv_disconnect(k->rr);
+	svc_xprt_free(x);
+	k->x = NULL;
+	conn_put(k);
+}
+
+/* ---- Backward CLIENTs (svc_rdma.h) --------------------------------------- */
+
+struct svr_conn *svc_rdma_conn_hold(SVCXPRT *x)
+{
+	struct svr_conn *k;
+
+	if (!x || x->xp_ops != &conn_ops)
+		return NULL;
+	k = x->xp_p1;
+	atomic_fetch_add(&k->refs, 1);
+	return k;
+}
+
+void svc_rdma_conn_release(struct svr_conn *k)
+{
+	if (k)
+		conn_put(k);
+}
+
+struct rr_srv *svc_rdma_conn_srv(const struct svr_conn *k)
+{
+	return k->rr;
+}
+
+const char *svc_rdma_conn_netid(const struct svr_conn *k)
+{
+	return k->sv->netid;
 }
 
 static void conn_props(const struct svr_conn *k, struct rpcrdma_props *o)
@@ -588,7 +514,7 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 		free(k);
 		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
 	}
-	k->x = xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
+	k->x = svc_xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
 			rt_conn_local_addr(c), rt_conn_peer_addr(c));
 	if (!k->x) {
 		rr_srv_destroy(k->rr);
@@ -596,13 +522,14 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 		return "out of memory";
 	}
 	k->x->xp_verf.oa_base = k->verf;
+	atomic_init(&k->refs, 1);
 	k->sv = sv;
 	k->next = sv->conns;
 	if (sv->conns)
 		sv->conns->prev = k;
 	sv->conns = k;
 	sv->nconns++;
-	sv->refs++;
+	atomic_fetch_add(&sv->refs, 1);
 	xprt_register(k->x);
 	return NULL;
 }
@@ -721,7 +648,7 @@ static void lsn_destroy(SVCXPRT *x)
 		else
 			conn_destroy(k->x);
 	}
-	xprt_free(x);
+	svc_xprt_free(x);
 	svr_put(sv);
 }
 
@@ -755,6 +682,8 @@ static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 	ca->inline_send = a->inline_send;
 	ca->inline_recv = a->inline_recv;
 	ca->timeout_ms = a->connect_timeout_ms;
+	/* Receives for the Replies of backward calls (V1-BD-5) */
+	ca->recv_extra = rpcrdma_attr_bc(a);
 	ca->reg_mode = a->reg_mode == RPCRDMA_REG_MW ? RT_REG_MW :
 		       a->reg_mode == RPCRDMA_REG_MR ? RT_REG_MR : RT_REG_AUTO;
 	/* svc_run sleeps in poll(): a server always uses completion events,
@@ -768,7 +697,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 
 	if (!sv)
 		return NULL;
-	sv->refs = 1;
+	atomic_init(&sv->refs, 1);
 	sv->attr = *a;
 	rpcrdma_env_read(&sv->env);
 	sv->opts.max_read_bytes = a->max_read_bytes;
@@ -779,6 +708,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	sv->opts.max_chunk_segs = sv->env.max_chunk_segs;
 	sv->opts.no_remote_inv = sv->env.no_remote_inv;
 	sv->opts.replay_bytes = sv->env.replay_bytes;
+	sv->opts.bc_max = rpcrdma_attr_bc(a);
 	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
 	return sv;
 }
@@ -815,12 +745,12 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 	uint16_t port = htons(rt_listener_port(sv->l));
 	SVCXPRT *x;
 
-	memcpy(&bound, laddr, sa_len(laddr));
+	memcpy(&bound, laddr, svc_xprt_sa_len(laddr));
 	if (laddr->sa_family == AF_INET6)
 		((struct sockaddr_in6 *)&bound)->sin6_port = port;
 	else
 		((struct sockaddr_in *)&bound)->sin_port = port;
-	x = xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
+	x = svc_xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
 		     sv->netid, (struct sockaddr *)&bound, NULL);
 	if (!x)
 		return NULL;
@@ -852,7 +782,7 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 		memset(&a, 0, sizeof(a));
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
-		return fail(EINVAL, "invalid struct rpcrdma_attr (reserved fields must be 0)");
+		return fail(EINVAL, "invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
 	sv = svr_new(&a, laddr->sa_family);
 	if (!sv)
 		return fail(ENOMEM, "out of memory");

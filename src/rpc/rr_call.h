@@ -200,8 +200,11 @@ struct rr_stats {
 	uint64_t inv_nominated;	/* v2 Calls naming a handle to invalidate */
 	uint64_t connprops;	/* CONNPROP messages sent */
 	uint64_t peer_props;	/* CONNPROP/UPDPROP received and applied */
-	uint64_t bc_dropped;	/* backward-direction messages no backward
-				 * service was there to take */
+	uint64_t bc_dropped;	/* backward-direction messages dropped: no
+				 * backward service yet, chunks, over the
+				 * backward grant */
+	uint64_t bc_calls;	/* backward Calls taken */
+	uint64_t bc_replies;	/* backward Replies sent */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */
@@ -267,6 +270,35 @@ uint32_t rr_clnt_version(struct rr_clnt *rr, bool *known);
  * CONNPROP arrives), false with no connection. */
 struct rw_props;
 bool rr_clnt_peer_props(struct rr_clnt *rr, struct rw_props *out);
+
+/* ---- Backward direction (RFC 8167, rr_bc.c) ----------------------------- */
+
+struct rr_bcq;
+
+/*
+ * Take backward-direction Calls from now on (the program is ready,
+ * V1-BD-7); they are dropped before.  -EINVAL when the connections keep no
+ * Receives for them (opts.conn.recv_extra 0).
+ */
+int rr_clnt_bc_enable(struct rr_clnt *rr, struct rt_err *err);
+/* Stop, and drop what waits. */
+void rr_clnt_bc_disable(struct rr_clnt *rr);
+/* Readable when rr_clnt_bc_next() may have something (-1: not enabled). */
+int rr_clnt_bc_fd(struct rr_clnt *rr);
+/* Collect the connection's events, and the next waiting Call or NULL. */
+struct rr_bcq *rr_clnt_bc_next(struct rr_clnt *rr);
+bool rr_clnt_bc_pending(struct rr_clnt *rr);
+/* Make rr_clnt_bc_fd() readable (the caller has news for its poller). */
+void rr_clnt_bc_wake(struct rr_clnt *rr);
+/* The RPC Call message of q, and its XID. */
+const uint8_t *rr_bcq_msg(const struct rr_bcq *q, uint32_t *len);
+uint32_t rr_bcq_xid(const struct rr_bcq *q);
+/* Send q's Reply, encoded by enc, inline on q's connection: 0, or -1 with
+ * res saying why (too large for the server's Receives, connection gone). */
+int rr_clnt_bc_reply(struct rr_clnt *rr, struct rr_bcq *q, rr_encode_fn enc,
+		     void *arg, struct rr_result *res);
+/* Give q back. */
+void rr_clnt_bc_done(struct rr_clnt *rr, struct rr_bcq *q);
 
 /* The address the rr_clnt connects to. */
 const struct sockaddr *rr_clnt_peer(const struct rr_clnt *rr);

@@ -174,6 +174,31 @@ struct rr_try {
 					 * server named */
 };
 
+/* A backward-direction Call taken from a connection (rr_bc.c). */
+struct rr_bcq {
+	struct rr_bcq *next;
+	struct rr_conn *conn;		/* referenced: the Reply goes on it */
+	uint32_t xid;
+	uint32_t vers;
+	uint8_t *msg;			/* the RPC Call, copied */
+	uint32_t len;
+	bool busy;			/* counted in rr_bc.busy: taken, not
+					 * yet answered */
+};
+
+/* The backward service of an rr_clnt, once enabled (rr_bc.c). */
+struct rr_bc {
+	int epfd;			/* rr_clnt_bc_fd(): conn_fd and kick */
+	int kick;			/* eventfd: a Call waits */
+	bool kicked;
+	int conn_fd;			/* the connection's fd in epfd, or -1 */
+	struct rr_bcq *head;		/* Calls waiting for the caller */
+	struct rr_bcq *tail;
+	uint32_t n;
+	uint32_t busy;			/* handed out, not yet done */
+	uint32_t max;			/* our backward grant */
+};
+
 struct rr_clnt {
 	pthread_mutex_t lock;
 	struct rr_opts opts;
@@ -193,6 +218,7 @@ struct rr_clnt {
 
 	struct rw_hdr_space hsp;	/* decoding Replies */
 	uint32_t ctl_xid;		/* XIDs of our one-way messages */
+	struct rr_bc *bc;		/* backward service, or NULL */
 	struct rr_stats st;
 };
 
@@ -246,6 +272,14 @@ void rr_slots_free(struct rr_clnt *rr);
 /* A Reply for k was accepted: note what it returned in the Write list. */
 void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *k,
 			 const struct rw_hdr *h);
+
+/* ---- rr_bc.c ------------------------------------------------------------- */
+
+/* A backward Call arrived on c (lock held). */
+void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
+		const uint8_t *payload, uint32_t len);
+/* The current connection changed: the backward fd follows (lock held). */
+void rr_bc_conn_changed(struct rr_clnt *rr);
 
 /* ---- rr_vcache.c --------------------------------------------------------- */
 

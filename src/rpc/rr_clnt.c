@@ -263,6 +263,8 @@ void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c)
 		}
 	}
 	rr_wake_all(rr);
+	if (c == rr->conn)
+		rr_bc_conn_changed(rr);
 }
 
 /* The current connection stops being current. */
@@ -328,6 +330,7 @@ static int conn_replace(struct rr_clnt *rr, int64_t deadline,
 	rr->st.connects++;
 	conn_detach(rr);
 	rr->conn = c;
+	rr_bc_conn_changed(rr);
 	return 0;
 }
 
@@ -421,6 +424,7 @@ void rr_clnt_destroy(struct rr_clnt *rr)
 
 	if (!rr)
 		return;
+	rr_clnt_bc_disable(rr);
 	pthread_mutex_lock(&rr->lock);
 	c = rr->conn;
 	if (c) {

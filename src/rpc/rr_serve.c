@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rpc/rr_srv_priv.h"
@@ -139,7 +140,15 @@ void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
 		rt_err_set(&s->err, code, "%s", msg);
 	}
 	s->dead = true;
+	rr_srv_bc_lost(s);
 	rt_conn_disconnect(s->c);
+}
+
+void rr_srv_disconnect(struct rr_srv *s)
+{
+	pthread_mutex_lock(&s->lock);
+	rr_srv_kill(s, ECONNRESET, "the server closed the connection");
+	pthread_mutex_unlock(&s->lock);
 }
 
 const struct rt_err *rr_srv_error(const struct rr_srv *s)
@@ -187,6 +196,7 @@ static void on_event(struct rr_srv *s, const struct rt_event *ev)
 		break;
 	case RT_EV_DEAD:
 		s->dead = true;
+		rr_srv_bc_lost(s);
 		break;
 	default:
 		break;		/* Writes are never signalled */
@@ -225,7 +235,7 @@ int rr_srv_wait_events(struct rr_srv *s, int timeout_ms)
 	return s->dead ? -ENOTCONN : n;
 }
 
-void rr_srv_defer(struct rr_srv *s)
+void rr_srv_kick(struct rr_srv *s)
 {
 	uint64_t one = 1;
 
@@ -233,7 +243,14 @@ void rr_srv_defer(struct rr_srv *s)
 		s->kicked = true;
 }
 
-int rr_srv_progress(struct rr_srv *s)
+void rr_srv_defer(struct rr_srv *s)
+{
+	pthread_mutex_lock(&s->lock);
+	rr_srv_kick(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+int rr_srv_progress_locked(struct rr_srv *s)
 {
 	uint64_t v;
 	bool again;
@@ -253,6 +270,16 @@ int rr_srv_progress(struct rr_srv *s)
 	return s->dead ? -ENOTCONN : (int)s->ready.n;
 }
 
+int rr_srv_progress(struct rr_srv *s)
+{
+	int n;
+
+	pthread_mutex_lock(&s->lock);
+	n = rr_srv_progress_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 /* ---- The caller's side --------------------------------------------------- */
 
 /* A resend answered from a recorded reply never reaches the caller: the
@@ -261,6 +288,7 @@ struct rr_sreq *rr_srv_next(struct rr_srv *s)
 {
 	struct rr_sreq *r;
 
+	pthread_mutex_lock(&s->lock);
 	while (!s->dead && (r = rr_srv_q_pop(&s->ready))) {
 		if (r->replay) {
 			rr_replay_answer(s, r);
@@ -270,8 +298,10 @@ struct rr_sreq *rr_srv_next(struct rr_srv *s)
 		s->st.requests++;
 		if (r->rx.hdr.vers == RW_VERS_2)
 			s->st.v2_requests++;
+		pthread_mutex_unlock(&s->lock);
 		return r;
 	}
+	pthread_mutex_unlock(&s->lock);
 	return NULL;
 }
 
@@ -298,6 +328,13 @@ int rr_sreq_args_done(struct rr_sreq *r)
 }
 
 void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r)
+{
+	pthread_mutex_lock(&s->lock);
+	rr_srv_done(s, r);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void rr_srv_done(struct rr_srv *s, struct rr_sreq *r)
 {
 	if (r->state != RR_CURRENT)
 		return;
@@ -346,6 +383,19 @@ static void close_fds(struct rr_srv *s)
 		close(s->kick);
 }
 
+/* Backward callers wait with CLOCK_MONOTONIC deadlines. */
+static int cond_init(pthread_cond_t *cv)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	ret = pthread_cond_init(cv, &ca);
+	pthread_condattr_destroy(&ca);
+	return ret;
+}
+
 /* What Calls are decoded against: our versions and chunk limits, within
  * the wire layer's ceilings. */
 static void limits_init(struct rr_srv *s)
@@ -374,7 +424,8 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 		return NULL;
 	}
 	s->c = c;
-	if (setup_fd(s, err)) {
+	if (setup_fd(s, err) || pthread_mutex_init(&s->lock, NULL) ||
+	    cond_init(&s->bc_cv)) {
 		close_fds(s);
 		free(s);
 		return NULL;
@@ -383,8 +434,10 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 	/* Every Call in flight holds one request object, a Long reply one
 	 * until its Send completes: a peer within its credits never needs
 	 * more than this. */
-	s->max_reqs = 2 * target + 16;
+	s->max_reqs = 2 * target + 16 + o->bc_max;
 	limits_init(s);
+	s->bc_max = o->bc_max;
+	s->bc_granted = 1;	/* until the first backward Reply */
 	s->cm_send = rt_conn_inline(c)->send;
 	rw_props_init(&s->peer);
 	s->bc_xid = (uint32_t)(uintptr_t)s * 2654435761u;
@@ -402,6 +455,8 @@ void rr_srv_destroy(struct rr_srv *s)
 	rt_conn_destroy(s->c);
 	close_fds(s);
 	rr_replay_free_all(s);
+	rr_srv_bc_free(s);
+	pthread_mutex_destroy(&s->lock);
 	for (i = 0; i < s->nall; i++) {
 		free(s->all[i]->msg);
 		free(s->all[i]);
@@ -425,17 +480,27 @@ const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s)
 	return rt_conn_local_addr(s->c);
 }
 
+/* The readers below take the lock: a backward caller may be changing what
+ * they read (s is not really const to them). */
 void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out)
 {
+	struct rr_srv *w = (struct rr_srv *)s;
+
+	pthread_mutex_lock(&w->lock);
 	*out = s->st;
+	pthread_mutex_unlock(&w->lock);
 }
 
 uint32_t rr_srv_version(const struct rr_srv *s)
 {
-	return s->vers_seen;
+	return __atomic_load_n(&s->vers_seen, __ATOMIC_RELAXED);
 }
 
 void rr_srv_peer_props(const struct rr_srv *s, struct rw_props *out)
 {
+	struct rr_srv *w = (struct rr_srv *)s;
+
+	pthread_mutex_lock(&w->lock);
 	*out = s->peer;
+	pthread_mutex_unlock(&w->lock);
 }

@@ -64,6 +64,7 @@
 #include <rpc/types.h>
 #include <rpc/xdr.h>
 
+#include "rpc/rr_call.h"
 #include "transport/rt_conn.h"
 #include "wire/rw_xdr.h"
 
@@ -94,6 +95,10 @@ struct rr_srv_opts {
 	size_t replay_bytes;	/* memory for replies kept for a resend, per
 				 * connection (0: RR_REPLAY_BYTES) */
 	uint32_t replay_ms;	/* how long one is kept (0: RR_REPLAY_MS) */
+	uint32_t bc_max;	/* backward Calls outstanding at once: the
+				 * connection keeps that many Receives
+				 * beyond the credits (rt attr recv_extra),
+				 * 0: none */
 };
 
 /* Replies that could not be sent (REPLY_RESOURCE / WRITE_RESOURCE, v1
@@ -148,6 +153,9 @@ struct rr_srv_stats {
 	uint64_t props_received; /* CONNPROP/UPDPROP/REQPROP (and xcharext)
 				 * messages taken */
 	uint64_t props_sent;	/* CONNPROP and RESPROP sent */
+	uint64_t bc_calls;	/* backward Calls sent */
+	uint64_t bc_replies;	/* ... answered */
+	uint64_t bc_timeouts;	/* ... whose caller gave up */
 	uint32_t inflight;	/* Calls received and not yet answered */
 	uint32_t max_inflight;	/* the most there ever were */
 	uint32_t max_granted;	/* largest credit grant sent */
@@ -163,6 +171,10 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 
 /* Destroy the connection (fenced, disconnected) and every request. */
 void rr_srv_destroy(struct rr_srv *s);
+
+/* End the connection now (the peer sees a disconnect); s stays usable
+ * until rr_srv_destroy(), every operation failing. */
+void rr_srv_disconnect(struct rr_srv *s);
 
 /* The fd to poll: readable when rr_srv_progress() has work. */
 int rr_srv_fd(const struct rr_srv *s);
@@ -266,6 +278,28 @@ void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r);
 void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r);
 
 void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out);
+
+/* ---- Backward direction (RFC 8167, rr_srv_bc.c) -------------------------- */
+
+struct rr_srv_bcall;
+
+/*
+ * Call the client back on s's connection: enc encodes the whole RPC Call
+ * (header with xid, credentials, arguments) with plain XDR; the message
+ * goes inline.  Waits until deadline (CLOCK_MONOTONIC ms, rr_now_ms()) for
+ * the Reply, polling the connection itself when nobody else does.  RR_OK:
+ * *callp's stream (rr_srv_bcall_xdr) is the RPC Reply; give it back with
+ * rr_srv_bcall_done().  Otherwise res says why: RR_CANTENCODE (too large
+ * for the client's Receives), RR_CANTSEND (connection gone, no call from
+ * the client yet, bc_max 0), RR_TIMEDOUT, RR_CANTRECV.  Safe from any
+ * thread, svc_run's included.
+ */
+enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid,
+			      rr_encode_fn enc, void *arg, int64_t deadline,
+			      struct rr_srv_bcall **callp,
+			      struct rr_result *res);
+XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *k);
+void rr_srv_bcall_done(struct rr_srv *s, struct rr_srv_bcall *k);
 
 /* The version the peer's Calls use (0 before the first), and its transport
  * properties as received (defaults until its CONNPROP). */

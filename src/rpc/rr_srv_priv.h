@@ -7,6 +7,8 @@
 #ifndef RR_SRV_PRIV_H
 #define RR_SRV_PRIV_H
 
+#include <pthread.h>
+
 #include "rpc/rr_serve.h"
 #include "transport/rt_buf.h"
 #include "wire/rw_props.h"
@@ -28,6 +30,8 @@ enum rr_sreq_state {
 	RR_SENDING,	/* answered with a reply whose source memory (Reply
 			 * chunk, Write-chunk items) is kept until the Send
 			 * completes */
+	RR_BCREPLY,	/* holds a backward Reply for its caller
+			 * (rr_srv_bc.c) */
 };
 
 /* Why an RDMA_ERROR is sent, for the counters. */
@@ -108,7 +112,11 @@ struct rr_srv_queue {
 	uint32_t n;
 };
 
+struct rr_srv_bcall;
+
 struct rr_srv {
+	pthread_mutex_t lock;		/* everything below: svc_run's thread
+					 * and backward callers share s */
 	struct rt_conn *c;
 	int epfd;			/* rr_srv_fd(): the connection's fd and
 					 * kick */
@@ -143,9 +151,21 @@ struct rr_srv {
 	struct rr_replay *replays;
 	size_t replay_bytes;
 	uint32_t nreplays;
+
+	/* backward-direction Calls in flight (rr_srv_bc.c) */
+	struct rr_srv_bcall *bcalls;
+	uint32_t bc_granted;		/* the client's backward grant (1
+					 * until its first backward Reply) */
+	uint32_t bc_inflight;
+	uint32_t bc_max;		/* Receives we keep for their Replies */
+	bool bc_leading;		/* a backward caller polls the fd */
+	pthread_cond_t bc_cv;		/* backward callers wait on it */
 };
 
-/* rr_serve.c */
+/* rr_serve.c (the _locked / rr_srv_ functions want s->lock held) */
+int rr_srv_progress_locked(struct rr_srv *s);
+void rr_srv_kick(struct rr_srv *s);
+void rr_srv_done(struct rr_srv *s, struct rr_sreq *r);
 void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r);
 struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q);
 struct rr_sreq *rr_srv_req_get(struct rr_srv *s);
@@ -185,7 +205,14 @@ void rr_replay_free(struct rr_srv *s, struct rr_replay *p);
 void rr_replay_free_all(struct rr_srv *s);
 void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r);
 
+/* rr_srv_bc.c: backward-direction Calls */
+bool rr_srv_bc_reply(struct rr_srv *s, struct rr_sreq *r);
+void rr_srv_bc_lost(struct rr_srv *s);
+void rr_srv_bc_free(struct rr_srv *s);
+
 /* rr_srv_reply.c */
+int rr_srv_reply(struct rr_srv *s, struct rr_sreq *r,
+		 const struct rr_sreq_enc *enc);
 void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r);
 void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r);
 struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s);

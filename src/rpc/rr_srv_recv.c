@@ -345,13 +345,16 @@ static bool copy_msg(struct rr_sreq *r, const struct rt_event *ev)
 	return true;
 }
 
-/* v1 RDMA_MSG carrying an RPC Reply: a backward-direction reply, and we
- * never send backward Calls (digest 1.14). */
+/* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (digest
+ * 1.14), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
+ * refused as a Call only for its direction). */
 static bool is_reply(const struct rr_sreq *r)
 {
 	const struct rw_hdr *h = &r->rx.hdr;
 
-	return h->proc == RW_MSG &&
+	return (r->rx.why == RW_R_OK || (h->vers == RW_VERS_2 &&
+					  r->rx.why == RW_R_DIR_MISMATCH)) &&
+	       h->proc == RW_MSG &&
 	       rw_hdr_direction(h, r->msg + h->hdr_len,
 				r->len - h->hdr_len) == RW_DIR_REPLY;
 }
@@ -379,7 +382,15 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 					      r->rx.hdr.vers, why, &r->sp.lim);
 	int ret;
 
-	if (a.what == RW_ACT_DISCARD || (!why && is_reply(r))) {
+	if (is_reply(r)) {
+		/* never a forward Call, whatever its XID (V1-BD-1) */
+		if (!rr_srv_bc_reply(s, r)) {
+			s->st.discarded++;
+			rr_srv_req_put(s, r);
+		}
+		return;
+	}
+	if (a.what == RW_ACT_DISCARD) {
 		s->st.discarded++;	/* runt, RDMA_ERROR (V1-PROC-9) ... */
 		rr_srv_req_put(s, r);
 		return;

@@ -178,8 +178,8 @@ void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r)
 
 	r->state = RR_CURRENT;
 	s->st.replays_done++;
-	rr_sreq_reply(s, r, &enc);
+	rr_srv_reply(s, r, &enc);
 	r->replay = NULL;
 	rr_replay_free(s, p);
-	rr_sreq_done(s, r);
+	rr_srv_done(s, r);
 }

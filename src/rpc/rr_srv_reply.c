@@ -41,7 +41,7 @@
 /* Room for the RPC reply header and verifier beyond the results. */
 #define RR_REPLY_SLACK 1024u
 /* First size tried when the encoder cannot estimate. */
-#define RR_REPLY_FIRST (64u * 1024u)
+#define RR_SRV_REPLY_FIRST (64u * 1024u)
 
 /* A reply header with the storage of its echoed chunk lists. */
 struct reply_hdr {
@@ -576,7 +576,7 @@ static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
 	struct rt_err err;
 	struct rt_lmem *m;
 
-	size = size ? size + RR_REPLY_SLACK : RR_REPLY_FIRST;
+	size = size ? size + RR_REPLY_SLACK : RR_SRV_REPLY_FIRST;
 	for (;;) {
 		if (size > cap)
 			size = cap;
@@ -678,6 +678,17 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
 		  const struct rr_sreq_enc *enc)
 {
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = rr_srv_reply(s, r, enc);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int rr_srv_reply(struct rr_srv *s, struct rr_sreq *r,
+		 const struct rr_sreq_enc *enc)
+{
 	struct reply_enc re = { .enc = enc };
 	struct rt_sbuf *b;
 	int ret;
@@ -700,13 +711,15 @@ void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r)
 {
 	struct rt_sbuf *b;
 
-	if (r->answered)
-		return;
-	b = rr_srv_sbuf_wait(s);
-	if (!b)
-		return;
-	rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
-	rr_srv_send_error(s, r, b);
+	pthread_mutex_lock(&s->lock);
+	if (!r->answered) {
+		b = rr_srv_sbuf_wait(s);
+		if (b) {
+			rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+			rr_srv_send_error(s, r, b);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r)

@@ -175,16 +175,21 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
 
 /*
  * A message in the backward direction: the server as requester (digest
- * 1.14, 2.5).  Its properties (CONNPROP, UPDPROP: one-way) are applied;
- * anything else is dropped and counted, since no backward service is set
- * up on this connection.
+ * 1.14, 2.5).  Its properties (CONNPROP, UPDPROP: one-way) are applied; an
+ * RPC Call goes to the backward service (rr_bc.c); anything else is
+ * dropped and counted.
  */
 static void recv_backward(struct rr_clnt *rr, struct rr_conn *c,
-			  const struct rw_hdr *h)
+			  const struct rw_hdr *h, const struct rt_event *ev)
 {
 	if (h->vers == RW_VERS_2 &&
 	    (h->proc == RW2_CONNPROP || h->proc == RW2_UPDPROP)) {
 		rr_conn_peer_props(rr, c, h);
+		return;
+	}
+	if (h->proc == RW_MSG) {
+		rr_bc_take(rr, c, h, (const uint8_t *)ev->data + h->hdr_len,
+			   ev->len - h->hdr_len);
 		return;
 	}
 	rr->st.bc_dropped++;
@@ -206,7 +211,7 @@ static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
 
 	why = rw_hdr_decode(ev->data, ev->len, &h, &rr->hsp);
 	if (why == RW_R_OK && is_backward(&h, ev)) {
-		recv_backward(rr, c, &h);
+		recv_backward(rr, c, &h, ev);
 		rt_recv_repost(c->rt, ev->rbuf);
 		return;
 	}

@@ -1,0 +1,52 @@
+/*
+ * clnt_msg.h - the RPC messages of a CLIENT, as clnt_vc makes and reads
+ * them: the Call (call header, procedure, AUTH_MARSHALL, AUTH_WRAP of the
+ * arguments) and the Reply (xdr_replymsg, _seterr_reply, AUTH_VALIDATE,
+ * AUTH_UNWRAP of the results).  One copy for both CLIENTs of the library:
+ * the forward one (clnt_rdma.c) and the backward one that a server uses to
+ * call its client (clnt_rdma_bc.c).
+ */
+#ifndef RPCRDMA_GLUE_CLNT_MSG_H
+#define RPCRDMA_GLUE_CLNT_MSG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rpc/rpc.h>
+
+/* What the encoder of one Call needs (an rr_encode_fn's arg). */
+struct clnt_msg_call {
+	CLIENT *cl;
+	pthread_mutex_t *auth_lock;	/* serializes AUTH_* on cl_auth */
+	uint32_t xid;
+	rpcprog_t prog;
+	rpcvers_t vers;
+	rpcproc_t proc;
+	xdrproc_t xargs;
+	void *argsp;
+};
+
+/* Encode the whole Call on xdrs; rw_xdr_begin_body() before the
+ * arguments, which a plain xdrmem stream ignores. */
+bool clnt_msg_encode(XDR *xdrs, void *arg);
+
+/*
+ * Decode a Reply from xdrs into *e (and the results into resp).  finish
+ * (may be NULL) says whether the stream was consumed properly once the
+ * results are decoded.  Returns true when the server refused the call (the
+ * case AUTH_REFRESH may cure), with reply for the refresh.
+ */
+bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock, XDR *xdrs,
+		     xdrproc_t xres, void *resp, bool (*finish)(void *),
+		     void *ctx, struct rpc_msg *reply, struct rpc_err *e);
+
+/* AUTH_REFRESH under the lock. */
+bool clnt_msg_refresh(CLIENT *cl, pthread_mutex_t *auth_lock,
+		      struct rpc_msg *reply);
+
+/* The requester's status as libtirpc's (documented in clnt_rdma_create(3)). */
+struct rr_result;
+void clnt_msg_status(const struct rr_result *res, struct rpc_err *e);
+
+#endif /* RPCRDMA_GLUE_CLNT_MSG_H */

@@ -1,0 +1,55 @@
+/*
+ * svc_xprt.h - what every SVCXPRT of the library shares: building one as
+ * libtirpc's consumers expect it, the call's auth flavour, and the reply
+ * as svc_vc_reply encodes it.  The forward SVCXPRTs (svc_rdma.c) and the
+ * one that serves backward calls on a CLIENT's connection (svc_rdma_bc.c)
+ * use the same code.
+ */
+#ifndef RPCRDMA_GLUE_SVC_XPRT_H
+#define RPCRDMA_GLUE_SVC_XPRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <rpc/rpc.h>
+#include <rpc/svc_auth.h>
+
+socklen_t svc_xprt_sa_len(const struct sockaddr *sa);
+uint16_t svc_xprt_sa_port(const struct sockaddr *sa);
+
+/*
+ * An SVCXPRT as libtirpc's consumers expect it (notes 4.1): a zeroed
+ * SVCXPRT_EXT in xp_p3 (_gss_authenticate writes into it), a malloc'd
+ * netid, local and remote netbufs plus the legacy xp_raddr (raddr may be
+ * NULL), the local port, connection-oriented semantics.  Not registered.
+ */
+SVCXPRT *svc_xprt_new(int fd, const struct xp_ops *ops,
+		      const struct xp_ops2 *ops2, void *p1, const char *netid,
+		      const struct sockaddr *laddr,
+		      const struct sockaddr *raddr);
+void svc_xprt_free(SVCXPRT *x);
+
+/* The call's auth flavour, which wraps arguments and results as in svc_vc
+ * (_gss_authenticate installs it for every call); NULL if it was
+ * bypassed. */
+SVCAUTH *svc_xprt_auth(SVCXPRT *x);
+
+/* A reply as svc_vc_reply encodes it: the RPC header with xdr_void in
+ * place of the results, which go through SVCAUTH_WRAP after it. */
+struct svc_xprt_reply {
+	SVCXPRT *x;
+	struct rpc_msg *msg;
+	bool has_results;
+	xdrproc_t proc;
+	caddr_t where;
+};
+
+/* Take msg's results out of its header into c (accepted, SUCCESS). */
+void svc_xprt_reply_init(struct svc_xprt_reply *c, SVCXPRT *x,
+			 struct rpc_msg *msg);
+/* An rr_encode_fn / rr_sreq_enc encoder over c, and its size estimate. */
+bool_t svc_xprt_reply_encode(XDR *xdrs, void *arg);
+size_t svc_xprt_reply_size(void *arg);
+
+#endif /* RPCRDMA_GLUE_SVC_XPRT_H */
