@@ -46,9 +46,6 @@
 
 #define WATCHDOG_S 110
 
-/* t_check, and its verdict */
-#define t_ok(ok, ...) ({ bool ok_ = (ok); t_check(ok_, __VA_ARGS__); ok_; })
-
 /* The dispatch function of bctcb_svc.c (rpcgen declares it nowhere). */
 void bctcb_prog_1(struct svc_req *rq, SVCXPRT *x);
 
