@@ -5,13 +5,16 @@
 # and returns non-zero: callers fail, never skip.
 #
 # Adapted from nfs_kernel.sh of the NFSv3 work (issue 15): the same
-# rpcbind/exportfs/rpc.mountd/rpc.nfsd sequence, but the export is the
-# NFSv4 root (fsid=0), NFSv3 is off (no lockd, whose own grace period
-# would hold back delegations), the grace period is ended at once and the
+# exportfs/rpc.mountd/rpc.nfsd sequence, but an NFSv4-only server: the
+# export is the NFSv4 root (fsid=0); NFSv3 is off, so there is no lockd
+# (whose own grace period would hold back delegations) and no rpcbind
+# (NFSv4 needs none: rpc.mountd only answers nfsd's export queries, and
+# an rpcbind left running would serve stale registrations to the VM
+# tests that run their own); the grace period is ended at once and the
 # lease is 10 s.
 #
 # Needs, from the host (tests/vm/run's PACKAGES): nfs-kernel-server,
-# nfs-common, rpcbind; writable /var/lib/nfs (tests/vm/init).
+# nfs-common; writable /var/lib/nfs (tests/vm/init).
 
 NFS41K_LOG=${NFS41K_LOG:-/tmp/nfs41_kernel.log}
 
@@ -19,23 +22,10 @@ nfs41k_say() {
 	echo "nfs41_kernel: $*" >&2
 }
 
-# rpcbind answering on this host, started if it is not.
-nfs41k_rpcbind() {
-	local i
-	timeout 5 rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
-	mkdir -p /run/rpcbind
-	rpcbind -w >>"$NFS41K_LOG" 2>&1 || { nfs41k_say "rpcbind failed"; return 1; }
-	for ((i = 0; i < 50; i++)); do
-		timeout 5 rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	nfs41k_say "rpcbind does not answer"
-	return 1
-}
-
 # nfs41k_start EXPORT [RDMA_PORT]: the kernel server exports EXPORT as the
 # NFSv4 root (rw, no_root_squash, fsid=0), NFSv4.x only, on tcp and on
 # rdma/rdma6 RDMA_PORT (default 20049), grace period over, lease 10 s.
+# Whatever was running before (an rpcbind of another test) is left alone.
 nfs41k_start() {
 	local exp=$1 port=${2:-20049} t
 	for t in exportfs rpc.nfsd rpc.mountd; do
@@ -45,7 +35,6 @@ nfs41k_start() {
 		}
 	done
 	[[ -w /var/lib/nfs ]] || { nfs41k_say "/var/lib/nfs is not writable"; return 1; }
-	nfs41k_rpcbind || return 1
 	modprobe -a nfsd rpcrdma >>"$NFS41K_LOG" 2>&1
 	if ! grep -q ' /proc/fs/nfsd ' /proc/mounts; then
 		mount -t nfsd nfsd /proc/fs/nfsd >>"$NFS41K_LOG" 2>&1 ||
@@ -61,7 +50,8 @@ nfs41k_start() {
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>>"$NFS41K_LOG"
 	timeout 20 exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=0 \
 		"*:$exp" >>"$NFS41K_LOG" 2>&1 || { nfs41k_say "exportfs $exp failed"; return 1; }
-	rpc.mountd -F >>"$NFS41K_LOG" 2>&1 &
+	# no MOUNT protocol (NFSv2/v3 only): no listener, no rpcbind
+	rpc.mountd -F -N 2 -N 3 >>"$NFS41K_LOG" 2>&1 &
 	NFS41K_MOUNTD=$!
 	timeout 30 rpc.nfsd -N 3 8 >>"$NFS41K_LOG" 2>&1 ||
 		{ nfs41k_say "rpc.nfsd failed"; return 1; }

@@ -26,6 +26,8 @@ NFS41_KERNEL_SH=@NFS41_KERNEL_SH@	# set by tests/vm/nfs41cb.am in the copy
 . "$NFS41_KERNEL_SH" || { echo "FAIL: cannot read $NFS41_KERNEL_SH"; exit 1; }
 failures=0
 started=
+# the rpcbind of the test before, if any: ours must not stay behind
+rpcbind_before=$(pidof rpcbind)
 
 check() {	# check STATUS TEXT
 	if [[ $1 -eq 0 ]]; then
@@ -46,6 +48,8 @@ finish() {
 		grep -qs rdma /proc/fs/nfsd/portlist
 		check $((!$?)) "the kernel server stopped (no rdma listener left)"
 	fi
+	[[ $(pidof rpcbind) == "$rpcbind_before" ]]
+	check $? "no rpcbind started or stopped (before: '$rpcbind_before', after: '$(pidof rpcbind)')"
 	if ((failures)); then
 		echo "--- nfs41cb: nfs41_kernel log"
 		tail -n 20 "$NFS41K_LOG" 2>/dev/null
