@@ -314,7 +314,10 @@ static bool copy_msg(struct rr_sreq *r, const struct rt_event *ev)
 		r->msg = m;
 		r->msg_cap = ev->len;
 	}
-	memcpy(r->msg, ev->data, ev->len);
+	/* A 0-octet Send is a runt for classify(); a fresh request has no
+	 * buffer, and memcpy() with NULL is undefined even for 0 octets. */
+	if (ev->len)
+		memcpy(r->msg, ev->data, ev->len);
 	r->len = ev->len;
 	return true;
 }

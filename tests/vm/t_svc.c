@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rtest.h"
@@ -382,6 +383,32 @@ static void test_discards(struct tc *t)
 		       errv, 7, 0);
 }
 
+/*
+ * A 0-octet Send as the first message of a fresh connection, whose request
+ * objects hold no message buffer yet: a runt, dropped in silence
+ * (V1-ERR-2).  Copying it once called memcpy(NULL, data, 0), undefined
+ * behaviour on which the UBSan build aborted the whole server.
+ */
+static void test_empty_send(const struct ts_server *s)
+{
+	uint8_t got[64];
+	struct tc t;
+	int n;
+
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "0-octet Send: connect");
+		return;
+	}
+	ts_check(!tc_send(&t, got, 0), "0-octet Send posted");
+	n = tc_recv(&t, got, sizeof(got), 1500);
+	ts_check(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)",
+		 n);
+	ts_check(null_ok(&t), "... and the connection still serves");
+	tc_close(&t);
+	ts_check(waitpid(s->pid, NULL, WNOHANG) == 0,
+		 "... and the server lives");
+}
+
 /* A Short call's bytes with the payload's word i replaced by v. */
 static uint32_t patched_call(struct tc *t, uint32_t xid, uint32_t proc,
 			     xdrproc_t xa, void *a, unsigned int i, uint32_t v,
@@ -635,6 +662,7 @@ static void main_server(void)
 	test_vers(&t);
 	test_header_errors(&t);
 	test_discards(&t);
+	test_empty_send(&s);
 	test_payload_errors(&t);
 	test_too_big(&t, &s);
 	test_limit_edge(&t);
