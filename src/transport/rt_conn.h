@@ -320,6 +320,8 @@ struct rt_stats {
 	uint64_t deregistrations;
 	uint64_t binds;		/* memory window binds */
 	uint64_t invalidations;	/* local invalidations completed */
+	uint64_t mr_fences;	/* MR-mode exposures fenced by deregistering
+				 * them (the MR under a window is none) */
 	uint64_t remote_invs;	/* remote invalidations honoured */
 	uint64_t exposures;	/* rt_reg_expose() calls that succeeded */
 	uint64_t revokes;	/* rt_reg_revoke() calls */

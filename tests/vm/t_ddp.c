@@ -499,6 +499,25 @@ static bool echo_8m(CLIENT *cl, bool caller, struct snap *a, struct snap *b)
 	return ok;
 }
 
+/*
+ * Every exposure of the call fenced exactly once, by us or by the server's
+ * Send With Invalidate: in MW mode the MR a window is bound over when the
+ * memory is the caller's own (not the pool's) is no exposure, and its
+ * deregistration is no fence.  The snapshots also hold the STATS calls
+ * (no chunks, no exposure).
+ */
+static void fenced_once(const struct snap *a, const struct snap *b,
+			const char *m, const char *whose)
+{
+	t_check(CD(registrations) >= 2 &&
+		CD(registrations) == CD(invalidations) +
+				     CD(remote_invalidations),
+		"%s: ECHO 8 MiB into %s: registrations %llu = invalidations "
+		"%llu + remote invalidations %llu", m, whose,
+		CD(registrations), CD(invalidations),
+		CD(remote_invalidations));
+}
+
 static void stats_8m(enum rpcrdma_reg_mode reg)
 {
 	const unsigned long long len = 8 * MiB;
@@ -535,6 +554,7 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 		"%s: the server agrees: read %llu/%llu, wrote %llu/%llu", m,
 		SD(read_chunks), SD(read_bytes), SD(write_chunks),
 		SD(write_bytes));
+	fenced_once(a, b, m, "the caller's memory");
 	ok = echo_8m(cl, false, a, b);
 	t_check(ok, "%s: ECHO 8 MiB into a library buffer: intact", m);
 	t_check(CD(ddp_copies) == 1 && CD(ddp_copy_bytes) == len &&
@@ -543,6 +563,7 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 		"%s: NULL result buffer: copies %llu (%llu octets), zero copy "
 		"%llu, Write %llu octets", m, CD(ddp_copies),
 		CD(ddp_copy_bytes), CD(ddp_zero_copies), CD(write_bytes));
+	fenced_once(a, b, m, "a library buffer");
 	clnt_destroy(cl);
 }
 
