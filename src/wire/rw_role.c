@@ -162,6 +162,26 @@ struct rw_action rw_reason_action(enum rw_role role, uint32_t vers,
 	return rw_requester_action(vers, why);
 }
 
+struct rw_action rw_reply_action(const struct rw_hdr *call,
+				 const struct rw_hdr *reply,
+				 enum rw_reason why)
+{
+	/* A runt's fields past the first words were never read. */
+	bool error = why != RW_R_RUNT && reply->proc == RW_ERROR;
+	struct rw_action a;
+
+	if (!call) {	/* nothing to fail */
+		a = rw_requester_action(reply->vers, why);
+		if (a.what == RW_ACT_FAIL_XID)
+			a.what = RW_ACT_DISCARD;
+		return a;
+	}
+	if (error && reply->vers != call->vers &&
+	    reply->err.code != RW_ERR_VERS)
+		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
+	return rw_requester_action(call->vers, why);
+}
+
 int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len)
 {
 	const uint8_t *p = payload;

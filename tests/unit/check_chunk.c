@@ -10,6 +10,7 @@
 #include "check_util.h"
 #include "compiler.h"
 #include "hdr_vectors.h"
+#include "wire/rw_be.h"
 #include "wire/rw_role.h"
 
 static struct rw_hdr_space sp, sp2;
@@ -530,6 +531,80 @@ START_TEST(test_ddp_lengths)
 END_TEST
 
 /* ---- Reason -> action ------------------------------------------------- */
+
+/* An RDMA_ERROR's words as a requester decodes them, with limits lim. */
+static enum rw_reason dec_err(const struct rw_limits *lim, uint32_t vers,
+			      uint32_t code, unsigned int nbody,
+			      struct rw_hdr *h)
+{
+	uint32_t w[7] = { 0x5151, vers, 5, RW_ERROR, code, 1, 2 };
+	static struct rw_hdr_space space;
+	uint8_t buf[28];
+
+	rw_hdr_space_init(&space, lim);
+	for (unsigned int i = 0; i < 7; i++)
+		rw_put32(buf + 4 * i, w[i]);
+	return rw_hdr_decode(buf, 20 + 4 * nbody, h, &space);
+}
+
+/*
+ * V1-ERR-10: an RDMA_ERROR labelled with a version other than the Call's
+ * is discarded, whether the requester speaks that version or not, and
+ * whatever its code; ERR_VERS is the exception (AMB-V1-1, V2-ERR-3).  The
+ * Call's version, not the error's, picks between discarding and failing
+ * an undecodable one (AMB-V2-10).
+ */
+START_TEST(test_v1_err_10_error_of_another_version)
+{
+	struct rw_hdr v1call, v2call, e;
+	enum rw_reason why;
+
+	rw_hdr_init(&v1call, RW_VERS_1, RW_MSG, 0x5151, 5);
+	rw_hdr_init(&v2call, RW_VERS_2, RW_MSG, 0x5151, 5);
+	/* v1-only requester: a v2 BAD_XDR (= ERR_CHUNK) does not decode */
+	why = dec_err(&rw_default_limits, 2, RW2_ERR_BAD_XDR, 0, &e);
+	ck_assert_int_eq(why, RW_R_BAD_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* v1+v2 requester: it decodes; a v1 Call still ignores it */
+	why = dec_err(&lim12, 2, RW2_ERR_SYSTEM, 0, &e);
+	ck_assert_int_eq(why, RW_R_OK);
+	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_VERS_MISMATCH);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e,
+					 rw_validate_reply(&v1call, &e)).what,
+			 RW_ACT_DISCARD);
+	why = dec_err(&lim12, 2, 77, 0, &e);
+	ck_assert_int_eq(why, RW_R_UNKNOWN_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* ... and the same code for a v2 Call fails it (AMB-V2-10) */
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_FAIL_XID);
+	/* a v1 error of a code v1 lacks, for a v2 Call: discarded */
+	why = dec_err(&lim12, 1, 9, 0, &e);
+	ck_assert_int_eq(why, RW_R_UNKNOWN_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_DISCARD);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).counter,
+			 RW_CNT_BAD_VERS);
+	/* ERR_VERS in either version answers either Call */
+	why = dec_err(&rw_default_limits, 2, RW_ERR_VERS, 2, &e);
+	ck_assert_int_eq(why, RW_R_OK);
+	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_OK);
+	why = dec_err(&lim12, 1, RW_ERR_VERS, 1, &e);	/* cut short */
+	ck_assert_int_eq(why, RW_R_BAD_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_FAIL_XID);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* a runt's fields were never read; no Call: nothing to fail */
+	e.proc = RW_ERROR;
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, RW_R_RUNT).what,
+			 RW_ACT_DISCARD);
+	ck_assert_int_eq(rw_reply_action(NULL, &e, RW_R_UNKNOWN_ERROR).what,
+			 RW_ACT_DISCARD);
+}
+END_TEST
 
 /* V1-PROC-8, V1-ERR-4, V1-ERR-10: a requester never answers. */
 START_TEST(test_v1_err_4_requester_never_answers)
@@ -1079,6 +1154,7 @@ Suite *chunk_suite(void)
 	tcase_add_test(tv, test_validate_reply_misc);
 	tcase_add_test(tv, test_check_payload);
 	tcase_add_test(ta, test_v1_err_4_requester_never_answers);
+	tcase_add_test(ta, test_v1_err_10_error_of_another_version);
 	tcase_add_test(ta, test_responder_actions);
 	tcase_add_test(ta, test_v2_err_9_over_limit_maxima);
 	tcase_add_test(ta, test_v1_err_5_errors_echo);

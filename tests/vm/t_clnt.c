@@ -373,8 +373,12 @@ static void test_hooks(CLIENT *cl)
 		"a Reply for an unknown XID is dropped");
 	t_check(hook(cl, T_PROC_RUNT_FIRST, 5000) == RPC_SUCCESS,
 		"a 12-octet runt is dropped");
+	st = hook(cl, T_PROC_ERR_V2_FIRST, 5000);
+	t_check(st == RPC_SUCCESS,
+		"an RDMA_ERROR labelled version 2 does not end a version 1 call, the right Reply is taken (V1-ERR-10): %s",
+		clnt_sperrno(st));
 	rr_stats(cl, &b);
-	t_check(b.discarded - a.discarded == 2 &&
+	t_check(b.discarded - a.discarded == 3 &&
 		b.unknown_xid - a.unknown_xid == 1,
 		"counters: %llu discarded, %llu unknown XID (V1-ERR-4, V1-ERR-2)",
 		(unsigned long long)(b.discarded - a.discarded),

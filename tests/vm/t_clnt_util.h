@@ -28,6 +28,8 @@ enum t_hook_proc {
 	T_PROC_RUNT_FIRST,		/* a 12-octet message first */
 	T_PROC_NOREPLY,			/* never answer */
 	T_PROC_LONG_REPLY,		/* void reply through the Reply chunk */
+	T_PROC_ERR_V2_FIRST,		/* RDMA_ERROR labelled version 2 first
+					 * (V1-ERR-10), then the right one */
 };
 
 extern int t_failures;
