@@ -98,9 +98,12 @@ struct rw_rx_call {
 };
 
 /*
- * Decode buf[0..len) as a Call with sp's limits: rw_hdr_decode(),
- * rw_validate_call() and, for RDMA_MSG, rw_check_payload() on the inline
- * RPC message.  Returns (and stores in rx->why) the first refusal reason.
+ * Decode buf[0..len) as a Call with sp's limits: rw_hdr_decode(), the Read
+ * list sorted by position (stable: a requester need not list its chunks in
+ * order, AMB-V1-6, and segments of one position form one chunk in list
+ * order), rw_validate_call() and, for RDMA_MSG, rw_check_payload() on the
+ * inline RPC message.  Returns (and stores in rx->why) the first refusal
+ * reason.
  */
 enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
 			    struct rw_hdr_space *sp);

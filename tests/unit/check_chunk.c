@@ -283,6 +283,83 @@ START_TEST(test_validate_call_read_order)
 }
 END_TEST
 
+/* An RDMA_MSG Call with Read list r[0..n) as listed, and 8 payload octets
+ * (XID, CALL), received by a responder with limits lim. */
+static enum rw_reason recv_reads(const struct rw_read_seg *r, uint32_t n,
+				 const struct rw_limits *lim,
+				 struct rw_rx_call *rx)
+{
+	static struct rw_hdr_space space;
+	struct rw_read_seg copy[32];
+	uint8_t buf[1024];
+	struct rw_hdr h;
+	size_t len;
+
+	memcpy(copy, r, n * sizeof(*r));
+	rw_hdr_init(&h, RW_VERS_1, RW_MSG, 0x4242, 8);
+	h.reads = copy;
+	h.nreads = n;
+	len = rw_hdr_encode(&h, buf, sizeof(buf) - 8);
+	ck_assert_uint_gt(len, 0);
+	rw_put32(buf + len, 0x4242);
+	rw_put32(buf + len + 4, 0);
+	rw_hdr_space_init(&space, lim);
+	return rw_recv_call(buf, len + 8, rx, &space);
+}
+
+/*
+ * AMB-V1-6: a responder takes a Read list in any order, grouped by
+ * position with list order kept within a position (V1-RC-4); chunks that
+ * overlap once sorted are refused (AMB-V1-5), and merged runs obey the
+ * segment limit.
+ */
+START_TEST(test_amb_v1_6_recv_unsorted_reads)
+{
+	struct rw_read_seg r[18];
+	struct rw_rx_call rx;
+	struct rw_limits lim = rw_default_limits;
+
+	/* reversed: b at 120, then a at 104 */
+	r[0] = (struct rw_read_seg){ 120, seg(2, 10, 0) };
+	r[1] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[0].position, 104);
+	ck_assert_uint_eq(rx.hdr.reads[0].seg.handle, 1);
+	ck_assert_uint_eq(rx.hdr.reads[1].seg.handle, 2);
+	/* interleaved a1 b1 a2 b2: chunks a = a1 a2, b = b1 b2 */
+	r[0] = (struct rw_read_seg){ 104, seg(11, 2, 0) };
+	r[1] = (struct rw_read_seg){ 120, seg(21, 5, 0) };
+	r[2] = (struct rw_read_seg){ 104, seg(12, 3, 0) };
+	r[3] = (struct rw_read_seg){ 120, seg(22, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 4, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[0].seg.handle, 11);
+	ck_assert_uint_eq(rx.hdr.reads[1].seg.handle, 12);
+	ck_assert_uint_eq(rx.hdr.reads[2].seg.handle, 21);
+	ck_assert_uint_eq(rx.hdr.reads[3].seg.handle, 22);
+	/* sorted, they overlap: a (5 octets at 104) reaches 112 */
+	r[0] = (struct rw_read_seg){ 108, seg(2, 10, 0) };
+	r[1] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_READ_OVERLAP);
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_RESPONDER, 1, rx.why,
+					  NULL).err, RW_ERR_CHUNK);
+	/* a PZRC listed last still makes an RDMA_MSG Call wrong (N-10) */
+	r[0] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	r[1] = (struct rw_read_seg){ 0, seg(3, 8, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_MISPLACED_PZRC);
+	/* runs of 8 and 8 segments at 100 around one at 200: a chunk of
+	 * 16, the limit; of 9 and 8: 17, over it, though each run was not */
+	for (uint32_t i = 0; i < 17; i++)
+		r[i] = (struct rw_read_seg){ i == 8 ? 200 : 100,
+					     seg(i, 4, 0) };
+	ck_assert_int_eq(recv_reads(r, 17, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[15].position, 100);
+	ck_assert_uint_eq(rx.hdr.reads[15].seg.handle, 16);
+	r[17] = r[16];
+	r[17].seg.handle = 17;
+	ck_assert_int_eq(recv_reads(r, 18, &lim, &rx), RW_R_TOO_MANY_SEGS);
+}
+END_TEST
+
 /* V2-RI-1/2, AMB-V2-14: inv_handle is 0 or a handle of the same header. */
 START_TEST(test_v2_ri_1_2_inv_handle)
 {
@@ -1148,6 +1225,7 @@ Suite *chunk_suite(void)
 	tcase_add_test(tv, test_validate_call_accepts_vectors);
 	tcase_add_test(tv, test_validate_call_shape_rules);
 	tcase_add_test(tv, test_validate_call_read_order);
+	tcase_add_test(tv, test_amb_v1_6_recv_unsorted_reads);
 	tcase_add_test(tv, test_v2_ri_1_2_inv_handle);
 	tcase_add_test(tv, test_validate_reply_write_echo);
 	tcase_add_test(tv, test_validate_reply_reply_chunk);

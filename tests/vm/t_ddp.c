@@ -50,6 +50,7 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 #include "tests/vm/t_svc_util.h"
+#include "wire/rw_xdr.h"
 
 #ifndef DDPT_CONF
 #error "DDPT_CONF: the generated tests/rpc/ddpt.conf"
@@ -902,6 +903,84 @@ static void void_case(CLIENT *cl)
 	xdr_free((xdrproc_t)xdr_ddpt_stats, (char *)&s);
 }
 
+/*
+ * MULTI's two Read chunks (items a and b) listed out of order by the raw
+ * client.  RFC 8166 groups Read segments into chunks by position and asks
+ * no order of the list (AMB-V1-6, dropped from bis-01): the server sorts
+ * it, keeping list order within a position, so a reversed list and
+ * interleaved segments are taken; chunks that overlap in the unreduced
+ * stream cannot both be inserted, and are refused (AMB-V1-5, ERR_CHUNK).
+ */
+static void raw_read_order(void)
+{
+	static struct tc_reply rep;	/* 8 KiB */
+	static char note[] = "between two Read chunks";
+	static const struct {
+		enum tc_reads order;
+		const char *what;
+	} cases[] = {
+		{ TC_READS_REVERSED, "listed last chunk first" },
+		{ TC_READS_INTERLEAVED, "in two segments each, interleaved" },
+		{ TC_READS_OVERLAP, "overlapping (b 4 octets after a)" },
+	};
+	ddpt_multi_args arg = { .room = 5001 };
+	ddpt_multi_res res;
+	char da[5001], db[3001];
+	struct tc_call k;
+	struct tc t;
+	unsigned int i;
+	bool ok;
+	int r;
+
+	t_fill(da, sizeof(da), 81);
+	t_fill(db, sizeof(db), 82);
+	arg.a.a_len = sizeof(da);
+	arg.a.a_val = da;
+	arg.b.b_len = sizeof(db);
+	arg.b.b_val = db;
+	arg.note.note_len = sizeof(note) - 1;
+	arg.note.note_val = note;
+	if (tc_connect(&t, &srv, 10000)) {
+		t_check(false, "raw client: connect");
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&k, 0, sizeof(k));
+		memset(&res, 0, sizeof(res));
+		k.prog = DDPT_PROG;
+		k.vers = DDPT_VERS;
+		k.proc = DDPT_MULTI;
+		k.xargs = (xdrproc_t)xdr_ddpt_multi_args;
+		k.args = &arg;
+		k.read_item = true;
+		k.read_mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(2);
+		k.read_order = cases[i].order;
+		k.reply_chunk = 16384;
+		r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_multi_res, &res, &rep,
+			   20000);
+		if (cases[i].order == TC_READS_OVERLAP) {
+			t_check(r == 0 && rep.h.proc == RW_ERROR &&
+				rep.h.err.code == RW_ERR_CHUNK,
+				"MULTI, Read chunks %s: ERR_CHUNK (AMB-V1-5)",
+				cases[i].what);
+		} else {
+			ok = r == 0 && rep.res_ok && rep.ar_stat == SUCCESS &&
+			     res.a.a_len == sizeof(da) &&
+			     res.b.b_len == sizeof(db) &&
+			     !memcmp(res.a.a_val, da, sizeof(da)) &&
+			     !memcmp(res.b.b_val, db, sizeof(db)) &&
+			     res.note.note_len == sizeof(note) - 1;
+			t_check(ok, "MULTI, Read chunks %s: taken, both items "
+				"intact (AMB-V1-6) [%s]", cases[i].what,
+				r ? strerror(-r) : rep.h.proc == RW_ERROR ?
+				"RDMA_ERROR" : rep.rpc ? "an RPC reply" : "?");
+		}
+		if (rep.res_ok)
+			xdr_free((xdrproc_t)xdr_ddpt_multi_res, (char *)&res);
+	}
+	tc_close(&t);
+}
+
 static void group_misc(void)
 {
 	CLIENT *cl;
@@ -925,6 +1004,7 @@ static void group_misc(void)
 	stats_8m(RPCRDMA_REG_MW);
 	stats_8m(RPCRDMA_REG_MR);
 	raw_refuse();
+	raw_read_order();
 }
 
 /* ---- RPCRDMA_DDP_REG_MIN --------------------------------------------------------- */

@@ -90,6 +90,16 @@ int tc_send(struct tc *t, const void *msg, uint32_t len);
 /* The next message: its length, -ETIMEDOUT or -ENOTCONN. */
 int tc_recv(struct tc *t, void *buf, uint32_t cap, int timeout_ms);
 
+/* How the Read list lists the Read chunks of the moved items. */
+enum tc_reads {
+	TC_READS_ASCENDING = 0,	/* as a requester must (AMB-V1-6) */
+	TC_READS_REVERSED,	/* last chunk first */
+	TC_READS_INTERLEAVED,	/* each item in two segments, the chunks'
+				 * segments alternating: a1 b1 a2 b2 */
+	TC_READS_OVERLAP,	/* the last chunk moved 4 octets after the
+				 * first one's position (AMB-V1-5) */
+};
+
 /* What to send. */
 struct tc_call {
 	uint32_t prog, vers;	/* 0: rtest */
@@ -102,6 +112,10 @@ struct tc_call {
 	bool long_call;		/* payload in a Position-Zero Read chunk */
 	bool read_item;		/* the first body opaque goes in a Read chunk */
 	bool read_item_pad;	/* ... with its XDR pad (V1-RC-6) */
+	uint64_t read_mask;	/* with read_item: the body items moved
+				 * (RW_DDP_ITEM bits, at most 4; 0: item 0) */
+	enum tc_reads read_order;	/* not ASCENDING: the header is encoded
+					 * as is, unchecked */
 	size_t reply_chunk;	/* offer a Reply chunk of this size */
 	size_t reply_guard;	/* register this much more behind it, not
 				 * exposed, filled with 0xa5 */
