@@ -1,9 +1,11 @@
 /*
  * t_util.c - what the helpers of the VM tests share (t_util.h).
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,4 +90,70 @@ long tu_fill_check(const void *buf, size_t len, uint32_t seed)
 		if (p[i] != (uint8_t)((seed + i * 131u) & 0xff))
 			return (long)i;
 	return -1;
+}
+
+bool tu_net_two(void)
+{
+	const char *n = getenv("TIRPC_RDMA_VM_NET");
+
+	return n && !strcmp(n, "two");
+}
+
+/*
+ * Requester side: retries after an ACK timeout (completer_retry_err), NAKs
+ * for a sequence error or RNR that make it resend (rcvd_seq_err,
+ * rcvd_rnr_err), and the retry counts exhausted (the connection is then
+ * lost); responder side: packets that came again or out of order.
+ */
+static const char *const tu_retry_names[TU_NRETRY] = {
+	"completer_retry_err", "rcvd_seq_err", "rcvd_rnr_err",
+	"duplicate_request", "out_of_seq_request", "send_rnr_err",
+	"retry_exceeded_err", "retry_rnr_exceeded_err",
+};
+
+void tu_retry_read(uint64_t v[TU_NRETRY])
+{
+	DIR *d = opendir("/sys/class/infiniband");
+	struct dirent *e;
+	char path[512];
+
+	memset(v, 0, TU_NRETRY * sizeof(v[0]));
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		for (unsigned int i = 0; i < TU_NRETRY; i++) {
+			unsigned long long x = 0;
+			FILE *f;
+
+			snprintf(path, sizeof(path),
+				 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+				 e->d_name, tu_retry_names[i]);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fscanf(f, "%llu", &x) == 1)
+				v[i] += x;
+			fclose(f);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
+			const uint64_t b[TU_NRETRY], char *line, size_t cap)
+{
+	uint64_t sum = 0;
+	size_t n = 0;
+
+	if (cap)
+		line[0] = '\0';
+	for (unsigned int i = 0; i < TU_NRETRY; i++) {
+		sum += b[i] - a[i];
+		if (n < cap)
+			n += (size_t)snprintf(line + n, cap - n, "%s%s %llu",
+					      i ? " " : "", tu_retry_names[i],
+					      (unsigned long long)(b[i] - a[i]));
+	}
+	return sum;
 }

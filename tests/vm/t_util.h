@@ -1,7 +1,8 @@
 /*
  * t_util.h - what the helpers of the VM tests share (t_clnt_util,
  * t_svc_util, t_netid_util): the check and note lines, the monotonic clock,
- * the watchdog and the rtest data pattern.  Each helper keeps its own names
+ * the watchdog, the rtest data pattern, and the VM's network mode and
+ * retransmission counters.  Each helper keeps its own names
  * (t_, ts_, tn_: macros over these), its own failure count and its own
  * check line style.
  *
@@ -33,5 +34,27 @@ void tu_watchdog(unsigned int seconds, const char *line, int status);
 void tu_fill(void *buf, size_t len, uint32_t seed);
 /* Index of the first byte that differs from the pattern, or -1. */
 long tu_fill_check(const void *buf, size_t len, uint32_t seed);
+
+/* ---- The VM's network (tests/vm/run --net) ------------------------------ */
+
+/*
+ * True when the VM has two rxe devices (tests/vm/run --net two): the
+ * server listens on RDMA_ADDR4 at one end of the veth, clients come from
+ * the other, every frame crosses the veth and may be lost and resent
+ * (TIRPC_RDMA_VM_NETEM).  With one device rxe hands packets to itself.
+ */
+bool tu_net_two(void);
+
+/*
+ * Soft-RoCE's retransmission counters (rxe: /sys/class/infiniband/DEV/
+ * ports/1/hw_counters), each summed over every device, both ends of every
+ * connection together: tu_retry_read() fills v[TU_NRETRY] (0 where a
+ * counter is missing); tu_retry_delta() writes "name N ..." of b - a into
+ * line and returns the sum of the differences.
+ */
+#define TU_NRETRY 8
+void tu_retry_read(uint64_t v[TU_NRETRY]);
+uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
+			const uint64_t b[TU_NRETRY], char *line, size_t cap);
 
 #endif /* T_UTIL_H */
