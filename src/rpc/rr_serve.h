@@ -69,6 +69,7 @@
 
 struct rr_srv;
 struct rr_sreq;
+struct rr_xidlog;
 
 /* Longest wait for a free Send buffer before a reply gives up. */
 #define RR_SEND_WAIT_MS 5000
@@ -77,6 +78,10 @@ struct rr_srv_opts {
 	size_t max_read_bytes;	/* most octets one Call may make us pull
 				 * by RDMA Read, all its Read chunks
 				 * together */
+	struct rr_xidlog *xidlog;	/* XIDs that failed for an operational
+					 * reason, shared by the connections
+					 * of a listener (rr_srv_xidlog.h,
+					 * V1-ERR-11); NULL: none kept */
 };
 
 /* Counters of one connection (cumulative).  Error counters count the
@@ -95,6 +100,10 @@ struct rr_srv_stats {
 	uint64_t dropped;	/* Calls the RPC layer never answered */
 	uint64_t err_write_room;	/* ... a result item larger than its
 				 * Write chunk */
+	uint64_t err_failed_xid;	/* ... a retransmission of an XID
+				 * that failed (V1-ERR-11) */
+	uint64_t failed_xids;	/* XIDs recorded as failed for an
+				 * operational reason */
 	uint64_t read_chunks;	/* Read chunks pulled (PZRC included) */
 	uint64_t read_bytes;
 	uint64_t write_chunks;	/* Write chunks filled with a result item */

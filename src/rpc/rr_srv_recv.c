@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_xidlog.h"
 
 /* ---- RDMA_ERROR --------------------------------------------------------- */
 
@@ -51,6 +52,8 @@ static void count_error(struct rr_srv *s, const struct rr_sreq *r)
 		s->st.err_bad_msg++;
 	else if (r->cause == RR_CAUSE_WRITE_ROOM)
 		s->st.err_write_room++;
+	else if (r->cause == RR_CAUSE_FAILED_XID)
+		s->st.err_failed_xid++;
 }
 
 /*
@@ -378,6 +381,8 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		rr_srv_queue_error(s, r);
 		return;
 	}
+	if (rr_srv_xid_refuse(s, r))
+		return;		/* it failed before: ERR_CHUNK (V1-ERR-11) */
 	ret = pull_size(s, r, &r->pull_len);
 	if (ret) {
 		rr_srv_set_error(r, RW_ERR_CHUNK, ret == -E2BIG ?

@@ -625,6 +625,105 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	tc_close(&b);
 }
 
+/* ---- Operational failures (V1-ERR-11) ------------------------------------- */
+
+/*
+ * Send xid as a Call whose chunk the server's device must refuse (handle
+ * 0x1234 exists nowhere): an ECHO of 100 octets in a Read chunk (read), or
+ * a FILL of 8000 octets, too large to send inline, with a Reply chunk
+ * (!read).  True if the connection then died.
+ */
+static bool fail_call(struct tc *t, uint32_t xid, bool read)
+{
+	struct rw_segment bad = { 0x1234, read ? 100 : 16384, 0x10000 };
+	rtest_fill_args fa = { .len = 8000, .seed = 3 };
+	rtest_data d = { 0, NULL };
+	struct rw_read_seg reads[1];
+	struct rw_read_builder rb;
+	uint8_t msg[4096], pay[256];
+	uint32_t hl, pl, be;
+	struct rw_hdr h;
+
+	if (read)
+		pl = tc_short_call(t, xid, RTEST_ECHO,
+				   (xdrproc_t)xdr_rtest_data, &d, pay,
+				   sizeof(pay));
+	else
+		pl = tc_short_call(t, xid, RTEST_FILL,
+				   (xdrproc_t)xdr_rtest_fill_args, &fa, pay,
+				   sizeof(pay));
+	pl -= 28;
+	memmove(pay, pay + 28, pl);
+	rw_hdr_init(&h, RW_VERS_1, RW_MSG, xid, 32);
+	if (read) {
+		be = tc_be(100);	/* the item's length word */
+		memcpy(pay + 40, &be, 4);
+		rw_read_builder_init(&rb, reads, 1);
+		rw_read_builder_add(&rb, 44, &bad, 1);
+		rw_hdr_set_reads(&h, &rb);
+	} else {
+		rw_hdr_set_reply(&h, &bad, 1);
+	}
+	hl = (uint32_t)rw_encode_call(&h, msg, sizeof(msg));
+	memcpy(msg + hl, pay, pl);
+	return hl && !tc_send(t, msg, hl + pl) && tc_wait_dead(t, T_MS) >= 0;
+}
+
+/*
+ * A Call whose RDMA Read (or Write into its Reply chunk) the client's
+ * device refuses ends the connection (an operational error, RFC 8166
+ * 4.5.3).  The client reconnects and sends the same XID again, now well
+ * formed: the server answers RDMA_ERROR / ERR_CHUNK for it, once, so that a
+ * retransmission cannot fail the same way for ever (V1-ERR-11); another
+ * XID is served, and so is the same XID after that.
+ */
+static void test_failed_xid(const struct ts_server *s, bool read)
+{
+	const char *what = read ? "RDMA Read of its Read chunk" :
+				  "RDMA Write into its Reply chunk";
+	uint32_t xid = read ? 0x66660001 : 0x66660002;
+	rtest_fill_args fa = { .len = 8000, .seed = 3 };
+	struct tc_call k = { .xid = xid, .reply_chunk = 16384 };
+	rtest_data d;
+	struct tc t;
+	char data[100];
+
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "failed XID: connect");
+		return;
+	}
+	ts_check(fail_call(&t, xid, read),
+		 "%s refused by the client's device: the connection ends",
+		 what);
+	tc_close(&t);
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "failed XID: reconnect");
+		return;
+	}
+	ts_fill(data, sizeof(data), 9);
+	d.rtest_data_len = sizeof(data);
+	d.rtest_data_val = data;
+	if (read) {
+		k.proc = RTEST_ECHO;
+		k.xargs = (xdrproc_t)xdr_rtest_data;
+		k.args = &d;
+		k.read_item = true;
+	} else {
+		k.proc = RTEST_FILL;
+		k.xargs = (xdrproc_t)xdr_rtest_fill_args;
+		k.args = &fa;
+	}
+	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
+		 rep.h.proc == RW_ERROR && rep.h.xid == xid &&
+		 rep.h.err.code == RW_ERR_CHUNK,
+		 "the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
+	ts_check(null_ok(&t), "... another XID is served on that connection");
+	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
+		 rep.ar_stat == SUCCESS,
+		 "... and the same XID once more is served: the record answers once");
+	tc_close(&t);
+}
+
 /* ---- Servers ---------------------------------------------------------------- */
 
 static void stop(struct ts_server *s, const char *name)
@@ -667,6 +766,8 @@ static void main_server(void)
 	test_too_big(&t, &s);
 	test_limit_edge(&t);
 	tc_close(&t);
+	test_failed_xid(&s, true);
+	test_failed_xid(&s, false);
 	test_credits(&s);
 	stop(&s, "main server");
 }
