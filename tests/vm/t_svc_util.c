@@ -587,6 +587,26 @@ static int wait_answer(struct tc *t, uint32_t xid, struct tc_reply *rep,
 	}
 }
 
+/* wait_answer(), in slices of 5 ms, ending the connection when
+ * k->drop_when() says so. */
+static int wait_or_drop(struct tc *t, const struct tc_call *k, uint32_t xid,
+			struct tc_reply *rep, int timeout_ms)
+{
+	int64_t deadline = ts_now_ms() + timeout_ms;
+	int ret;
+
+	do {
+		ret = wait_answer(t, xid, rep, 5);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		if (k->drop_when(k->drop_arg)) {
+			rt_conn_disconnect(t->c);
+			return -ECONNABORTED;
+		}
+	} while (ts_now_ms() < deadline);
+	return -ETIMEDOUT;
+}
+
 static void decode_answer(const struct tc_call *k, struct tc_bufs *b,
 			  xdrproc_t xres, void *res, struct tc_reply *rep)
 {
@@ -657,7 +677,8 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 			usleep((useconds_t)k->die_after_us);
 		raise(SIGKILL);
 	}
-	ret = wait_answer(t, xid, rep, timeout_ms);
+	ret = k->drop_when ? wait_or_drop(t, k, xid, rep, timeout_ms) :
+			     wait_answer(t, xid, rep, timeout_ms);
 	if (!ret) {
 		if (rep->h.credit)
 			t->grant = rep->h.credit;

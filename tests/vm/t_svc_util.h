@@ -125,6 +125,11 @@ struct tc_call {
 	int die_after_us;	/* >= 0 with die: SIGKILL ourselves this long
 				 * after posting the Send, chunks exposed */
 	bool die;
+	bool (*drop_when)(void *);	/* polled while the answer is awaited:
+					 * when it says true, end the
+					 * connection (tc_rpc() returns
+					 * -ECONNABORTED; tc_close() it) */
+	void *drop_arg;
 };
 
 /* What came back. */
@@ -147,7 +152,8 @@ struct tc_reply {
 
 /*
  * Send one call and wait for its answer (whatever it is).  0 when an
- * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it).
+ * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it),
+ * -ECONNABORTED (call->drop_when).
  * Results are decoded into call->... xres/res when the reply is accepted;
  * free them with xdr_free().
  */

@@ -111,23 +111,25 @@ static const char *const tu_retry_names[TU_NRETRY] = {
 	"retry_exceeded_err", "retry_rnr_exceeded_err",
 };
 
-void tu_retry_read(uint64_t v[TU_NRETRY])
+/* Each counter of names[0..n) summed over every device into v[]. */
+static void hw_counters(const char *const *names, unsigned int n,
+			uint64_t *v)
 {
 	DIR *d = opendir("/sys/class/infiniband");
 	struct dirent *e;
 	char path[512];
 
-	memset(v, 0, TU_NRETRY * sizeof(v[0]));
+	memset(v, 0, n * sizeof(v[0]));
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		for (unsigned int i = 0; i < TU_NRETRY; i++) {
+		for (unsigned int i = 0; i < n; i++) {
 			unsigned long long x = 0;
 			FILE *f;
 
 			snprintf(path, sizeof(path),
 				 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-				 e->d_name, tu_retry_names[i]);
+				 e->d_name, names[i]);
 			f = fopen(path, "r");
 			if (!f)
 				continue;
@@ -138,6 +140,19 @@ void tu_retry_read(uint64_t v[TU_NRETRY])
 	}
 	if (d)
 		closedir(d);
+}
+
+void tu_retry_read(uint64_t v[TU_NRETRY])
+{
+	hw_counters(tu_retry_names, TU_NRETRY, v);
+}
+
+uint64_t tu_hw_counter(const char *name)
+{
+	uint64_t v;
+
+	hw_counters(&name, 1, &v);
+	return v;
 }
 
 uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],

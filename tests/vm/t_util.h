@@ -54,6 +54,8 @@ bool tu_net_two(void);
  */
 #define TU_NRETRY 8
 void tu_retry_read(uint64_t v[TU_NRETRY]);
+/* One hw_counter ("sent_pkts", ...) summed over every device. */
+uint64_t tu_hw_counter(const char *name);
 uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
 			const uint64_t b[TU_NRETRY], char *line, size_t cap);
 
