@@ -372,6 +372,17 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		send_buf(s, buf, (uint32_t)n + 28, false);
 		return true;
 	default:
+		if (proc >= T_PROC_SEED) {
+			char name[256];
+			int len = t_seed(proc - T_PROC_SEED, buf, sizeof(buf),
+					 name, sizeof(name));
+			uint32_t xid = htonl(rx->hdr.xid);
+
+			if (len >= 4)
+				memcpy(buf, &xid, 4);
+			if (len >= 0)
+				send_buf(s, buf, (uint32_t)len, false);
+		}
 		return true;
 	}
 }

@@ -11,7 +11,9 @@
  * exits 77.  One line per check; exit status 1 if any failed.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -625,6 +627,75 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	tc_close(&b);
 }
 
+/* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
+
+static int seed_filter(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/*
+ * Every header of the fuzzers' seed corpus (tests/fuzz/seeds/hdr: the
+ * digest's vectors, valid and not - Calls, Replies, errors, version 2)
+ * sent to the server as it is, under a fresh XID.  On the host they only
+ * reach the wire layer (fuzz_hdr); here they reach the responder.
+ * Whatever each gets - an answer, silence, or the end of its connection
+ * when it names memory that does not exist - the server must serve the
+ * next call, and at the end exit cleanly (the ASan build: no error, no
+ * leak).
+ */
+static void test_seeds(const struct ts_server *s)
+{
+	unsigned int answered = 0, silent = 0, ended = 0, served = 0;
+	uint8_t msg[4096], got[4096];
+	struct dirent **e = NULL;
+	char path[PATH_MAX];
+	struct tc t;
+	int n, i, len;
+	uint32_t xid = 0x77770000, be;
+	FILE *f;
+
+	n = scandir(FUZZ_SEEDS "/hdr", &e, seed_filter, alphasort);
+	ts_check(n > 0, "%d seeds in %s/hdr", n, FUZZ_SEEDS);
+	if (n <= 0 || tc_connect(&t, s, T_MS))
+		return;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/hdr/%s", FUZZ_SEEDS,
+			 e[i]->d_name);
+		f = fopen(path, "rb");
+		len = f ? (int)fread(msg, 1, sizeof(msg), f) : -1;
+		if (f)
+			fclose(f);
+		if (len >= 4) {
+			be = tc_be(++xid);
+			memcpy(msg, &be, 4);
+		}
+		if (len < 0 || tc_send(&t, msg, (uint32_t)len)) {
+			ts_note("seed %s: not sent", e[i]->d_name);
+			continue;
+		}
+		len = tc_recv(&t, got, sizeof(got), 300);
+		if (len >= 0)
+			answered++;
+		else if (len == -ETIMEDOUT && !tc_dead(&t))
+			silent++;
+		if (tc_dead(&t) || !null_ok(&t)) {
+			ended++;
+			tc_close(&t);
+			if (tc_connect(&t, s, T_MS))
+				break;
+		}
+		served += null_ok(&t);
+	}
+	ts_check(served == (unsigned int)n,
+		 "%d seeds: %u answered, %u silent, %u ended their connection; the server served a call after %u of them",
+		 n, answered, silent, ended, served);
+	tc_close(&t);
+	while (n-- > 0)
+		free(e[n]);
+	free(e);
+}
+
 /* ---- Operational failures (V1-ERR-11) ------------------------------------- */
 
 /*
@@ -768,6 +839,7 @@ static void main_server(void)
 	tc_close(&t);
 	test_failed_xid(&s, true);
 	test_failed_xid(&s, false);
+	test_seeds(&s);
 	test_credits(&s);
 	stop(&s, "main server");
 }
