@@ -60,6 +60,11 @@ void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
 /* clnt_rdma_create to the server with reg_mode; NULL with a note. */
 CLIENT *td_client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
 		  enum rpcrdma_reg_mode reg);
+/* The same with max_reply_size (0: the library's default) and a call
+ * timeout of timeout_s (CLSET_TIMEOUT). */
+CLIENT *td_client_sized(const struct ts_server *s, rpcprog_t prog,
+			rpcvers_t vers, enum rpcrdma_reg_mode reg,
+			size_t max_reply, unsigned int timeout_s);
 
 /* CLGET_RDMA_STATS; all zeros and false when refused. */
 bool td_stats(CLIENT *cl, struct rpcrdma_clnt_stats *st);

@@ -38,7 +38,6 @@
  *
  * One line per check; exit 0 only when all passed, 77 without a device.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,19 +112,7 @@ static void stop(struct ts_server *s, const char *name)
 /* The fds a process holds (a dropped connection gives its own back). */
 static int fds_of(pid_t pid)
 {
-	struct dirent *e;
-	char path[64];
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return ts_proc_fds(pid);
 }
 
 /* What pid holds once the count stays the same for a second (10 s at
@@ -162,24 +149,8 @@ static int fds_back(pid_t pid, int want)
 static CLIENT *client(const struct ts_server *s, rpcprog_t prog,
 		      rpcvers_t vers, bool big)
 {
-	struct timeval tv = { 60, 0 };
-	struct sockaddr_storage ss;
-	struct rpcrdma_attr a;
-	CLIENT *cl;
-
-	rpcrdma_attr_init(&a);
-	if (big)
-		a.max_reply_size = BIG + 64 * 1024;
-	a.connect_timeout_ms = 5000;
-	t_sockaddr(&ss, s->host, s->port);
-	cl = clnt_rdma_create((struct sockaddr *)&ss, prog, vers, &a);
-	if (!cl) {
-		t_note("clnt_rdma_create(%s port %u): %s", s->host, s->port,
-		       clnt_spcreateerror("create"));
-		return NULL;
-	}
-	clnt_control(cl, CLSET_TIMEOUT, &tv);
-	return cl;
+	return td_client_sized(s, prog, vers, RPCRDMA_REG_AUTO,
+			       big ? BIG + 64 * 1024 : 0, 60);
 }
 
 /* How long the latest RPC of this thread took, from clnt_call to its

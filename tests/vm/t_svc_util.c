@@ -10,6 +10,7 @@
  * hand-made bytes with tc_send.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -197,6 +198,23 @@ long ts_proc_kb(pid_t pid, const char *field)
 			v = strtol(line + fl + 1, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+int ts_proc_fds(pid_t pid)
+{
+	struct dirent *e;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 /* ---- Raw client: connection ---------------------------------------------- */

@@ -70,6 +70,9 @@ int ts_server_stop(struct ts_server *s);
 /* A /proc/PID/status field in kB (e.g. "VmHWM"), or -1. */
 long ts_proc_kb(pid_t pid, const char *field);
 
+/* The fds process pid holds (/proc/PID/fd), or -1. */
+int ts_proc_fds(pid_t pid);
+
 /* ---- Raw client ----------------------------------------------------------- */
 
 struct tc {
