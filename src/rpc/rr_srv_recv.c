@@ -381,8 +381,9 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		rr_srv_queue_error(s, r);
 		return;
 	}
+	/* It failed before: ERR_CHUNK (V1-ERR-11). */
 	if (rr_srv_xid_refuse(s, r))
-		return;		/* it failed before: ERR_CHUNK (V1-ERR-11) */
+		return;
 	ret = pull_size(s, r, &r->pull_len);
 	if (ret) {
 		rr_srv_set_error(r, RW_ERR_CHUNK, ret == -E2BIG ?

@@ -20,7 +20,7 @@
 struct rr_xident {
 	struct sockaddr_storage peer;
 	uint32_t xid;
-	time_t when;			/* CLOCK_MONOTONIC seconds; 0: free */
+	time_t when;		/* CLOCK_MONOTONIC seconds; 0: free */
 };
 
 struct rr_xidlog {
@@ -104,7 +104,7 @@ bool rr_xidlog_take(struct rr_xidlog *log, const struct sockaddr *peer,
 	return found;
 }
 
-/* ---- Hooks ---------------------------------------------------------------- */
+/* ---- Hooks --------------------------------------------------------- */
 
 /* Its Read chunks being pulled, or its reply being written and sent: the
  * work of r, not of a request already answered and reused. */

@@ -85,7 +85,7 @@ static uint32_t rnd(void)
 	return seed;
 }
 
-/* ---- Servers -------------------------------------------------------------- */
+/* ---- Servers ------------------------------------------------------------ */
 
 /* rtest_server on port (0: any), room for a 64 MiB Long Call. */
 static int start_rtest(uint16_t port)
@@ -142,7 +142,7 @@ static int fds_back(pid_t pid, int want)
 	return n;
 }
 
-/* ---- CLIENTs -------------------------------------------------------------- */
+/* ---- CLIENTs ------------------------------------------------------------ */
 
 /* max_reply: the Reply chunk every call of rtest offers (it has no binding
  * on the client): BIG for the 64 MiB transfers, else the default. */
@@ -255,7 +255,7 @@ static bool gets_through(CLIENT *cl, enum kind k)
 	return false;
 }
 
-/* ---- The witness: a CLIENT that calls on while faults happen elsewhere ---- */
+/* ---- The witness: a CLIENT that calls on while faults happen elsewhere --- */
 
 struct witness {
 	CLIENT *cl;
@@ -298,7 +298,7 @@ static void witness_stop(struct witness *w, unsigned int n[3])
 	clnt_destroy(w->cl);
 }
 
-/* ---- Where in a transfer: packets on the wire ------------------------------ */
+/* ---- Where in a transfer: packets on the wire --------------------------- */
 
 /*
  * The drops must come at random points of a transfer, and time is a poor
@@ -335,7 +335,7 @@ static bool point_reached(void *arg)
 	return sent_pkts() - pt->base >= pt->at;
 }
 
-/* ---- drop-server ------------------------------------------------------------ */
+/* ---- drop-server -------------------------------------------------------- */
 
 struct bg_call {
 	CLIENT *cl;
@@ -431,7 +431,7 @@ static void part_drop_server(void)
 		n[O_OK], n[O_ERR], n[O_WRONG]);
 }
 
-/* ---- drop-client -------------------------------------------------------------- */
+/* ---- drop-client -------------------------------------------------------- */
 
 /* The raw client's version of kind k, 64 MiB, its connection ended at pt. */
 static int raw_drop(struct tc *t, enum kind k, struct point *pt)
@@ -535,7 +535,7 @@ static void part_drop_client(void)
 		n[O_OK], n[O_ERR], n[O_WRONG]);
 }
 
-/* ---- kill-server ------------------------------------------------------------ */
+/* ---- kill-server -------------------------------------------------------- */
 
 /* Shared with the client processes (MAP_SHARED). */
 struct board {
@@ -543,7 +543,7 @@ struct board {
 				 * 3 stop */
 	struct {
 		atomic_uint n[3];	/* by outcome */
-		atomic_uint after;	/* correct, started after the restart */
+		atomic_uint after;	/* correct, begun after the restart */
 		atomic_uint ready;	/* threads that made a CLIENT */
 	} c[NPROC];
 };
@@ -685,7 +685,7 @@ static void part_kill_server(void)
 	munmap(b, sizeof(*b));
 }
 
-/* ---- kill-client ------------------------------------------------------------ */
+/* ---- kill-client -------------------------------------------------------- */
 
 static void part_kill_client(void)
 {
@@ -743,7 +743,7 @@ static void part_kill_client(void)
 		clnt_destroy(cl);
 }
 
-/* ---- Main -------------------------------------------------------------------- */
+/* ---- Main --------------------------------------------------------------- */
 
 static const char *const parts[] = { "drop-server", "drop-client",
 				     "kill-server", "kill-client" };

@@ -132,9 +132,9 @@ struct worker {
 	bool grow;
 	uint32_t rng;
 	pthread_barrier_t *start;
-	bool losses_ok;		/* an RPC error is a loss, not a failure */
+	bool losses_ok;		/* an RPC error: a loss, not a failure */
 	atomic_uint *fails;
-	atomic_uint *rpc_errs;	/* calls ended by an RPC error, if losses_ok */
+	atomic_uint *rpc_errs;	/* calls ended by RPC errors (losses_ok) */
 	atomic_uint *printed;
 	/* what it did */
 	uint64_t bytes;
@@ -400,7 +400,8 @@ static void check_losses(CLIENT *cl, const char *tag,
 		cs = rtest_fill_1(&a, &out, cl);
 		if (cs == RPC_SUCCESS) {
 			if (out.rtest_data_len != a.len ||
-			    t_fill_check(out.rtest_data_val, a.len, a.seed) >= 0)
+			    t_fill_check(out.rtest_data_val, a.len,
+					 a.seed) >= 0)
 				cs = RPC_CANTDECODERES;
 			xdr_free((xdrproc_t)xdr_rtest_data, (char *)&out);
 		}
