@@ -164,11 +164,32 @@ uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
 	if (cap)
 		line[0] = '\0';
 	for (unsigned int i = 0; i < TU_NRETRY; i++) {
-		sum += b[i] - a[i];
+		unsigned long long d = b[i] - a[i];
+
+		sum += d;
 		if (n < cap)
 			n += (size_t)snprintf(line + n, cap - n, "%s%s %llu",
 					      i ? " " : "", tu_retry_names[i],
-					      (unsigned long long)(b[i] - a[i]));
+					      d);
 	}
+	return sum;
+}
+
+long long tu_mr_bytes(long pid)
+{
+	char line[1024];
+	long long sum = 0;
+	FILE *f = popen("rdma resource show mr 2>/dev/null", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, " pid "), *m = strstr(line, " mrlen ");
+
+		if (p && m && strtol(p + 5, NULL, 10) == pid)
+			sum += strtoll(m + 7, NULL, 10);
+	}
+	if (pclose(f))
+		return -1;
 	return sum;
 }

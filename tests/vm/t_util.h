@@ -56,6 +56,13 @@ bool tu_net_two(void);
 void tu_retry_read(uint64_t v[TU_NRETRY]);
 /* One hw_counter ("sent_pkts", ...) summed over every device. */
 uint64_t tu_hw_counter(const char *name);
+
+/*
+ * Octets of memory regions that process pid has registered on any RDMA
+ * device, from the kernel's resource tracking ("rdma resource show mr",
+ * iproute2); -1 when that is not available.
+ */
+long long tu_mr_bytes(long pid);
 uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
 			const uint64_t b[TU_NRETRY], char *line, size_t cap);
 
