@@ -36,7 +36,9 @@
  * destroys every connection it accepted (one in the middle of a call is
  * marked dead and goes at its xp_stat), so a server that leaves svc_run
  * can free everything.  The state shared by a listener and its connections
- * lives until the last of them is destroyed.
+ * lives until the last of them is destroyed; it holds the record of XIDs
+ * that failed for an operational reason (rr_srv_xidlog.h, V1-ERR-11), so
+ * that a client that reconnects and sends one again gets ERR_CHUNK.
  */
 #include "config.h"
 
@@ -64,6 +66,7 @@
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "rpc/rr_serve.h"
+#include "rpc/rr_srv_xidlog.h"
 #include "transport/rt_conn.h"
 #include "ulb/ulb.h"
 #include "wire/rw_props.h"
@@ -124,19 +127,6 @@ static const struct xp_ops2 conn_ops2;
 
 /* ---- Helpers ------------------------------------------------------------ */
 
-/* Same host (the port does not matter). */
-static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr,
-			       sizeof(struct in6_addr));
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-}
-
 /* Messages about refused connections come from peers: at most one a
  * second, so a flood of them cannot flood the log. */
 static void warn_rate(struct svr *sv, const char *fmt, ...)
@@ -162,6 +152,7 @@ static void svr_put(struct svr *sv)
 		return;
 	/* the listener and every connection are gone: print once */
 	rpcrdma_stats_untrack(&sv->stats_reg, true);
+	rr_xidlog_destroy(sv->opts.xidlog);
 	free(sv);
 }
 
@@ -542,7 +533,7 @@ static unsigned int peer_conns(const struct svr *sv, const struct sockaddr *pa)
 	unsigned int n = 0;
 
 	for (k = sv->conns; k; k = k->next)
-		if (same_host(rr_srv_peer_addr(k->rr), pa))
+		if (rt_addr_same_host(rr_srv_peer_addr(k->rr), pa))
 			n++;
 	return n;
 }
@@ -709,6 +700,12 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	sv->opts.no_remote_inv = sv->env.no_remote_inv;
 	sv->opts.replay_bytes = sv->env.replay_bytes;
 	sv->opts.bc_max = rpcrdma_attr_bc(a);
+	/* failed XIDs outlive the connections they failed on (V1-ERR-11) */
+	sv->opts.xidlog = rr_xidlog_create();
+	if (!sv->opts.xidlog) {
+		free(sv);
+		return NULL;
+	}
 	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
 	return sv;
 }

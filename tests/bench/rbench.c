@@ -58,6 +58,7 @@
 
 #include "rbench.h"
 #include "tests/vm/t_opt.h"
+#include "tests/vm/t_util.h"
 
 /* The dispatch function of rbench_svc.c (rpcgen declares it nowhere). */
 void rbench_prog_1(struct svc_req *rq, SVCXPRT *x);
@@ -735,30 +736,6 @@ static int test_threads(enum kind kind)
 
 /* ---- Idle connections: memory --------------------------------------------- */
 
-/*
- * Octets of memory regions that process pid has registered on any RDMA
- * device, from the kernel's resource tracking ("rdma resource show mr",
- * iproute2); -1 when that is not available.
- */
-static long long mr_bytes(long pid)
-{
-	char line[1024];
-	long long sum = 0;
-	FILE *f = popen("rdma resource show mr 2>/dev/null", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, " pid "), *m = strstr(line, " mrlen ");
-
-		if (p && m && strtol(p + 5, NULL, 10) == pid)
-			sum += strtoll(m + 7, NULL, 10);
-	}
-	if (pclose(f))
-		return -1;
-	return sum;
-}
-
 static int test_idle(void)
 {
 	unsigned int n = o.conns, i;
@@ -774,8 +751,8 @@ static int test_idle(void)
 	get_stats(cl[0], &s0);
 	c0 = vmrss_kb();
 	if (is_rdma()) {
-		m0 = mr_bytes(s0.pid);
-		cm0 = mr_bytes((long)getpid());
+		m0 = tu_mr_bytes(s0.pid);
+		cm0 = tu_mr_bytes((long)getpid());
 	}
 	for (i = 1; i <= n; i++) {
 		cl[i] = connect_clnt();
@@ -785,8 +762,8 @@ static int test_idle(void)
 	get_stats(cl[0], &s1);
 	c1 = vmrss_kb();
 	if (is_rdma()) {
-		m1 = mr_bytes(s1.pid);
-		cm1 = mr_bytes((long)getpid());
+		m1 = tu_mr_bytes(s1.pid);
+		cm1 = tu_mr_bytes((long)getpid());
 	}
 	printf("RESULT test=idle netid=%s conns=%u srv_rss_kb_per_conn=%.1f cli_rss_kb_per_conn=%.1f",
 	       o.netid, n, ((double)s1.vmrss_kb - (double)s0.vmrss_kb) / n,

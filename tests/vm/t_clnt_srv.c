@@ -360,6 +360,15 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		return false;
 	case T_PROC_NOREPLY:
 		return false;
+	case T_PROC_ERR_V2_FIRST:
+		/* rdma_vers 2, RDMA2_ERR_BAD_XDR (= ERR_CHUNK): not an
+		 * answer to a version 1 Call */
+		rw_hdr_init(&h, RW_VERS_2, RW_ERROR, rx->hdr.xid, grant(s));
+		h.err.code = RW2_ERR_BAD_XDR;
+		n = rw_hdr_encode(&h, buf, sizeof(buf));
+		if (n)
+			send_buf(s, buf, (uint32_t)n, false);
+		return true;
 	case T_PROC_RUNT_FIRST:
 		memset(buf, 0, 12);
 		memcpy(buf, &rx->hdr.xid, 4);
@@ -396,6 +405,17 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		send_buf(s, buf, (uint32_t)n + 28, false);
 		return true;
 	default:
+		if (proc >= T_PROC_SEED) {
+			char name[256];
+			int len = t_seed(proc - T_PROC_SEED, buf, sizeof(buf),
+					 name, sizeof(name));
+			uint32_t xid = htonl(rx->hdr.xid);
+
+			if (len >= 4)
+				memcpy(buf, &xid, 4);
+			if (len >= 0)
+				send_buf(s, buf, (uint32_t)len, false);
+		}
 		return true;
 	}
 }
