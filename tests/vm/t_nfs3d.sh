@@ -16,7 +16,8 @@
 #                   transfers only (dd 8 MiB), the restart and the counters
 #   nfs3d-knfsd     our NFSv3 client (tests/vm/t_nfs3k) against the kernel
 #                   NFS server (nfs-kernel-server, rdma 20049), rdma and
-#                   rdma6, and against rpcrdma-nfs3d the same way
+#                   rdma6, and against rpcrdma-nfs3d the same way, with bad
+#                   requests that must get NFS errors
 #
 # One line per check; exit 0 only when all passed.  Nothing is skipped: a
 # kernel client or server that cannot be set up is a failure.
@@ -249,8 +250,8 @@ knfsd() {
 	nfsk_stop
 	start_nfs3d "$W/stats.3"
 	check $? "rpcrdma-nfs3d exports $EXP"
-	"$T_NFS3K" -a "$H4" -p $PORT -e "$EXP"
-	check $? "t_nfs3k against rpcrdma-nfs3d over rdma"
+	"$T_NFS3K" -B -a "$H4" -p $PORT -e "$EXP"
+	check $? "t_nfs3k against rpcrdma-nfs3d over rdma, bad requests too"
 	stop_nfs3d
 	check $? "rpcrdma-nfs3d stops cleanly"
 }

@@ -19,9 +19,14 @@
  *  - NULL, GETATTR, WRITE and COMMIT offer no Reply chunk and register
  *    nothing beyond their Read chunk: the built-in binding bounds their
  *    replies (V1-RP-1/2, V1-ULB-4);
- *  - 8 threads sharing the CLIENT write and read back 1 MiB each.
+ *  - 8 threads sharing the CLIENT write and read back 1 MiB each;
+ *  - with -B (rpcrdma-nfs3d): bad requests - handles that are not one of
+ *    the server's, a handle of a removed file, names with '/', empty, too
+ *    long or "..", READ of a directory, a WRITE count beyond its data, a
+ *    READDIR count too small for one entry - get their NFS error and the
+ *    server answers on (NFS3ERR_BADHANDLE, STALE, ACCES, ...).
  *
- * usage: t_nfs3k -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT
+ * usage: t_nfs3k [-B] -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT
  * (MOUNT goes to MOUNTADDR, default ADDR, over tcp or tcp6)
  * One line per check; exit 0 only when all passed.
  */
@@ -46,6 +51,7 @@
 
 static const char *addr, *mount_addr, *export_dir;
 static unsigned int port = 20049;
+static bool bad_requests;
 static char name[64], lname[96], rname[96];
 
 /* ---- Set-up -------------------------------------------------------------- */
@@ -53,7 +59,8 @@ static char name[64], lname[96], rname[96];
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: t_nfs3k -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT\n");
+		"usage: t_nfs3k [-B] -a ADDR [-m MOUNTADDR] [-p PORT] "
+		"-e EXPORT\n");
 	exit(2);
 }
 
@@ -486,6 +493,147 @@ static void rename_remove_case(CLIENT *cl, const nfs_fh3 *root)
 	}
 }
 
+/* ---- Bad requests (-B) ------------------------------------------------------------- */
+
+static nfsstat3 bad_getattr(CLIENT *cl, const char *data, u_int len)
+{
+	GETATTR3args arg;
+	GETATTR3res res;
+	nfsstat3 st;
+
+	memset(&res, 0, sizeof(res));
+	arg.object.data.data_val = (char *)data;
+	arg.object.data.data_len = len;
+	if (nfsproc3_getattr_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&res);
+	return st;
+}
+
+static nfsstat3 bad_lookup(CLIENT *cl, const nfs_fh3 *dir, const char *n)
+{
+	LOOKUP3args arg;
+	LOOKUP3res res;
+	nfsstat3 st;
+
+	memset(&res, 0, sizeof(res));
+	arg.what.dir = *dir;
+	arg.what.name = (char *)n;
+	if (nfsproc3_lookup_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_LOOKUP3res, (char *)&res);
+	return st;
+}
+
+static nfsstat3 bad_create(CLIENT *cl, const nfs_fh3 *dir, const char *n)
+{
+	CREATE3args arg;
+	CREATE3res res;
+	nfsstat3 st;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.where.dir = *dir;
+	arg.where.name = (char *)n;
+	arg.how.mode = GUARDED;
+	if (nfsproc3_create_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&res);
+	return st;
+}
+
+static void bad_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	char junk[NFS3_FHSIZE], longname[300];
+	READ3args rarg;
+	READ3res rres;
+	WRITE3res wres;
+	READDIR3args darg;
+	READDIR3res dres;
+	nfs_fh3 fh = { { 0, NULL } };
+	nfsstat3 st;
+	char dummy;
+
+	memset(junk, 0x5a, sizeof(junk));
+	t_check(bad_getattr(cl, junk, sizeof(junk)) == NFS3ERR_BADHANDLE,
+		"bad: a 64-octet handle of junk: NFS3ERR_BADHANDLE");
+	t_check(bad_getattr(cl, junk, 0) == NFS3ERR_BADHANDLE,
+		"bad: an empty handle: NFS3ERR_BADHANDLE");
+	memcpy(junk, root->data.data_val, root->data.data_len);
+	junk[2] ^= 1;	/* its length octet */
+	t_check(bad_getattr(cl, junk, root->data.data_len) ==
+		NFS3ERR_BADHANDLE, "bad: the root handle with a wrong length "
+		"octet: NFS3ERR_BADHANDLE");
+	memcpy(junk, root->data.data_val, root->data.data_len);
+	junk[root->data.data_len - 1] ^= 0x40;
+	st = bad_getattr(cl, junk, root->data.data_len);
+	t_check(st == NFS3ERR_STALE || st == NFS3ERR_BADHANDLE,
+		"bad: the root handle with its last octet changed: STALE or "
+		"BADHANDLE (%d)", (int)st);
+	t_check(bad_lookup(cl, root, "a/b") == NFS3ERR_ACCES,
+		"bad: LOOKUP of a name with '/': NFS3ERR_ACCES");
+	t_check(bad_lookup(cl, root, "") == NFS3ERR_NOENT,
+		"bad: LOOKUP of an empty name: NFS3ERR_NOENT");
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	t_check(bad_lookup(cl, root, longname) == NFS3ERR_NAMETOOLONG,
+		"bad: LOOKUP of a 299-octet name: NFS3ERR_NAMETOOLONG");
+	t_check(bad_create(cl, root, "..") == NFS3ERR_EXIST,
+		"bad: CREATE \"..\": NFS3ERR_EXIST");
+	t_check(bad_lookup(cl, root, "..") == NFS3_OK,
+		"bad: LOOKUP \"..\" of the export root stays in it: NFS3_OK");
+
+	memset(&rarg, 0, sizeof(rarg));
+	memset(&rres, 0, sizeof(rres));
+	rarg.file = *root;
+	rarg.count = 4096;
+	t_check(nfsproc3_read_3(&rarg, &rres, cl) == RPC_SUCCESS &&
+		rres.status == NFS3ERR_ISDIR, "bad: READ of a directory: "
+		"NFS3ERR_ISDIR");
+	xdr_free((xdrproc_t)xdr_READ3res, (char *)&rres);
+
+	memset(&darg, 0, sizeof(darg));
+	memset(&dres, 0, sizeof(dres));
+	darg.dir = *root;
+	darg.count = 64;
+	t_check(nfsproc3_readdir_3(&darg, &dres, cl) == RPC_SUCCESS &&
+		dres.status == NFS3ERR_TOOSMALL, "bad: READDIR count 64: "
+		"NFS3ERR_TOOSMALL");
+	xdr_free((xdrproc_t)xdr_READDIR3res, (char *)&dres);
+
+	if (create_case(cl, root, "t_nfs3k.bad", &fh)) {
+		WRITE3args warg;
+
+		memset(&warg, 0, sizeof(warg));
+		memset(&wres, 0, sizeof(wres));
+		warg.file = fh;
+		warg.count = 200;
+		warg.data.data_len = 100;
+		warg.data.data_val = junk;
+		t_check(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
+			wres.status == NFS3ERR_INVAL, "bad: WRITE count 200 "
+			"with 100 octets of data: NFS3ERR_INVAL");
+		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&wres);
+		{
+			REMOVE3args a = { { *root, "t_nfs3k.bad" } };
+			REMOVE3res r;
+
+			memset(&r, 0, sizeof(r));
+			if (nfsproc3_remove_3(&a, &r, cl) == RPC_SUCCESS)
+				xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&r);
+		}
+		t_check(bad_getattr(cl, fh.data.data_val, fh.data.data_len) ==
+			NFS3ERR_STALE, "bad: GETATTR of a removed file: "
+			"NFS3ERR_STALE");
+		free(fh.data.data_val);
+	}
+	t_check(nfsproc3_null_3(NULL, &dummy, cl) == RPC_SUCCESS,
+		"bad: the server answers on (NULL)");
+}
+
 /* ---- 8 threads on one CLIENT ------------------------------------------------------ */
 
 struct worker {
@@ -565,8 +713,9 @@ int main(int argc, char **argv)
 	CLIENT *cl;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:m:p:e:")) != -1) {
+	while ((c = getopt(argc, argv, "a:m:p:e:B")) != -1) {
 		switch (c) {
+		case 'B': bad_requests = true; break;
 		case 'a': addr = optarg; break;
 		case 'm': mount_addr = optarg; break;
 		case 'p': port = (unsigned int)atoi(optarg); break;
@@ -604,6 +753,8 @@ int main(int argc, char **argv)
 		rename_remove_case(cl, &root);
 	}
 	threads_case(cl, &root);
+	if (bad_requests)
+		bad_case(cl, &root);
 	auth_destroy(cl->cl_auth);
 	clnt_destroy(cl);
 	free(fh.data.data_val);
