@@ -31,7 +31,8 @@
 /* A directory read with getdents64 from a cookie on. */
 struct dir_read {
 	int fd;
-	char buf[16384];
+	/* getdents64 records hold 64-bit fields */
+	char buf[16384] __attribute__((aligned(8)));
 	ssize_t len;
 	ssize_t pos;
 	bool end;		/* getdents64 said there is no more */

@@ -4,16 +4,17 @@
 # of it named after their part (tests/vm/nfs3d.am):
 #
 #   nfs3d-kclient4  the kernel client mounts rpcrdma-nfs3d(8) with
-#                   vers=3,proto=rdma,port=20049 and runs a file workload:
-#                   create, write and read back with sha256 on both sides,
-#                   dd 64 MiB, directories, 4 concurrent readers, rename,
-#                   symbolic and hard links, chmod/truncate, df, sync; the
-#                   server restarts under the mount and the client carries
-#                   on (file handles survive); clean unmount; the server's
-#                   counters show the bulk data moved by Read chunks (WRITE)
-#                   and Write chunks (READ)
-#   nfs3d-kclient6  the same over proto=rdma6 ([2001:db8::1]): the data
-#                   transfers only (dd 8 MiB), the restart and the counters
+#                   vers=3,proto=rdma,port=20049: a file written and read
+#                   back with sha256 on both sides, dd 64 MiB, 4 concurrent
+#                   readers; clean unmount; the server's counters show the
+#                   bulk data moved by Read chunks (WRITE) and Write chunks
+#                   (READ)
+#   nfs3d-kclient4-ops  the same mount: directories, READDIRPLUS, stat,
+#                   rename, symbolic and hard links, chmod, truncate, df,
+#                   rm -r, sync; the server restarts under the mount and the
+#                   client carries on (file handles survive)
+#   nfs3d-kclient6  over proto=rdma6 ([2001:db8::1]): dd 8 MiB and the rest
+#                   of the data checks, the restart, the counters
 #   nfs3d-knfsd     our NFSv3 client (tests/vm/t_nfs3k) against the kernel
 #                   NFS server (nfs-kernel-server, rdma 20049), rdma and
 #                   rdma6, and against rpcrdma-nfs3d the same way, with bad
@@ -45,9 +46,9 @@ SRV=
 check() {	# check STATUS TEXT
 	checks=$((checks + 1))
 	if [[ $1 -eq 0 ]]; then
-		echo "ok: $2"
+		echo "ok: $2 [${SECONDS}s]"
 	else
-		echo "FAIL: $2"
+		echo "FAIL: $2 [${SECONDS}s]"
 		failures=$((failures + 1))
 	fi
 }
@@ -64,8 +65,8 @@ finish() {
 	fi
 	echo "$part: $((checks - failures)) passed, $failures failed"
 	rm -rf "$W"
-	((failures == 0))
-	exit
+	# explicit: in an EXIT trap, a bare exit keeps the status from before
+	exit $((failures ? 1 : 0))
 }
 trap finish EXIT
 
@@ -121,11 +122,10 @@ counter() {
 
 # ---- The workload -------------------------------------------------------------
 
-# workload MB [data]: file operations through MNT, each checked on the
-# server's side (EXP) too; MB: size of the large file.  "data": only the
-# data transfers (create, write, dd, read back), not the namespace ones.
-workload() {
-	local mb=$1 only=${2:-} m=$MNT e=$EXP i pids=
+# data_work MB: data through MNT, checked on the server's side (EXP) too:
+# a file written and read back, dd of MB MiB, 4 concurrent readers.
+data_work() {
+	local mb=$1 m=$MNT e=$EXP i pids=
 	head -c 300001 /dev/urandom >"$W/src1"
 	cp "$W/src1" "$m/f1" && sync
 	check $? "create and write a 300001-octet file (cp, sync)"
@@ -137,7 +137,6 @@ workload() {
 	same_sha "  what the server stored" "$W/big.src" "$e/big"
 	nfsk_drop_caches
 	same_sha "  read back over NFS after dropping the client's cache" "$W/big.src" "$m/big"
-	[[ $only == data ]] && return
 
 	head -c $((4 << 20)) /dev/urandom >"$W/mid.src"
 	cp "$W/mid.src" "$m/mid" && sync
@@ -152,6 +151,15 @@ workload() {
 	[[ $(wc -l <"$W/readers") -eq 1 && $(cat "$W/readers") == $(sha "$W/mid.src") ]]
 	check $? "4 concurrent readers of a 4 MiB file agree with its source"
 	rm -f "$m/big" "$m/mid"
+}
+
+# ops_work: the namespace and attribute operations on small files.
+ops_work() {
+	local m=$MNT e=$EXP i
+	head -c 300001 /dev/urandom >"$W/src1"
+	cp "$W/src1" "$m/f1" && sync
+	check $? "create and write a 300001-octet file (cp, sync)"
+	same_sha "  its octets on the server and through the mount" "$W/src1" "$e/f1" "$m/f1"
 
 	mkdir -p "$m/d1/d2/d3" && touch "$m/d1/d2/d3/e1" "$m/d1/d2/e2" &&
 		[[ -d $e/d1/d2/d3 && -f $e/d1/d2/e2 ]]
@@ -186,10 +194,26 @@ workload() {
 	check $? "sync"
 }
 
+# restart_work: the server goes away and comes back under the mount
+restart_work() {
+	head -c 100000 /dev/urandom >"$W/keep.src"
+	cp "$W/keep.src" "$MNT/keep" && sync
+	stop_nfs3d
+	check $? "the server stops cleanly (SIGTERM)"
+	start_nfs3d "$W/stats.2"
+	check $? "the server starts again"
+	nfsk_drop_caches
+	same_sha "after the restart, the client reads its open mount (handles survive)" \
+		"$W/keep.src" "$MNT/keep"
+	rm -f "$MNT/keep"
+}
+
 # ---- Parts ----------------------------------------------------------------------
 
+# kclient NETID ADDR WORK...: mount over NETID, run each WORK (data MB,
+# ops, restart), unmount; with data, the server's counters after.
 kclient() {
-	local netid=$1 mb=$2 addr=$3 only=${4:-} what stats=$W/stats.1 rc
+	local netid=$1 addr=$2 mb=0 what stats=$W/stats.1 rc
 	mkdir -p "$EXP" "$MNT"
 	nfsk_rpcbind
 	check $? "rpcbind runs"
@@ -204,24 +228,22 @@ kclient() {
 	check $? "the kernel client mounts $what with vers=3,proto=$netid,port=$PORT"
 	grep -q " $MNT nfs .*proto=$netid" /proc/mounts || return
 
-	workload "$mb" $only
-
-	# the server goes away and comes back under the mount
-	cp "$W/src1" "$MNT/keep" && sync
-	stop_nfs3d
-	check $? "the server stops cleanly (SIGTERM)"
-	start_nfs3d "$W/stats.2"
-	check $? "the server starts again"
-	nfsk_drop_caches
-	same_sha "after the restart, the client reads its open mount (handles survive)" \
-		"$W/src1" "$MNT/keep"
-	rm -f "$MNT/keep"
+	shift 2
+	while (($#)); do
+		case $1 in
+		data) mb=$2; data_work "$mb"; shift ;;
+		ops) ops_work ;;
+		restart) restart_work ;;
+		esac
+		shift
+	done
 
 	nfsk_umount "$MNT"
 	check $? "umount"
 	stop_nfs3d
 	check $? "the server stops cleanly again"
 
+	((mb)) || return
 	# counters of the first run: the large file went by chunks
 	local laddr=0.0.0.0 rb wb rc_ wc
 	[[ $netid == rdma6 ]] && laddr="[::]"
@@ -258,8 +280,9 @@ knfsd() {
 
 echo "$part: build $B"
 case $part in
-nfs3d-kclient4) kclient rdma 64 "$H4" ;;
-nfs3d-kclient6) kclient rdma6 8 "$H6" data ;;
+nfs3d-kclient4) kclient rdma "$H4" data 64 ;;
+nfs3d-kclient4-ops) kclient rdma "$H4" ops restart ;;
+nfs3d-kclient6) kclient rdma6 "$H6" data 8 restart ;;
 nfs3d-knfsd) knfsd ;;
 *)
 	echo "t_nfs3d: unknown part '$part'"

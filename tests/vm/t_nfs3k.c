@@ -612,7 +612,7 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 		warg.file = fh;
 		warg.count = 200;
 		warg.data.data_len = 100;
-		warg.data.data_val = junk;
+		warg.data.data_val = longname;	/* 300 octets */
 		t_check(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
 			wres.status == NFS3ERR_INVAL, "bad: WRITE count 200 "
 			"with 100 octets of data: NFS3ERR_INVAL");
