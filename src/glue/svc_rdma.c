@@ -26,9 +26,12 @@
  * which argument items may come in Read chunks (any other is refused by
  * the decoder: GARBAGE_ARGS, V1-DDP-1, AMB-V1-15) and its REPLY entry which
  * result items go into the Write chunks the call offered (V1-WC-2).
- * Without an entry nothing is eligible, and under RPCSEC_GSS never
- * anything, whatever the service: integrity and privacy wrap the body in
- * one opaque (V1-GSS-3), and we do not tell the services apart.
+ * Without an entry nothing is eligible, and under RPCSEC_GSS integrity or
+ * privacy never anything: they wrap the body in one opaque (V1-GSS-3).
+ * Authentication only (service none) leaves the body as the procedure's
+ * XDR, so its items are placed as under AUTH_SYS (V1-WC-2; the Linux
+ * client with sec=krb5 sends WRITE data in Read chunks): gss_wrapped()
+ * reads the service from the credential.
  *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
@@ -69,6 +72,7 @@
 #include "rpc/rr_srv_xidlog.h"
 #include "transport/rt_conn.h"
 #include "ulb/ulb.h"
+#include "wire/rw_be.h"
 #include "wire/rw_props.h"
 #include "wire/rw_xdr.h"
 
@@ -101,7 +105,9 @@ struct call_id {
 	rpcprog_t prog;
 	rpcvers_t vers;
 	rpcproc_t proc;
-	bool gss;			/* credential flavour RPCSEC_GSS */
+	bool wrapped;			/* RPCSEC_GSS wraps the body or
+					 * carries no procedure: nothing is
+					 * eligible (gss_wrapped) */
 };
 
 struct svr_conn {
@@ -218,6 +224,26 @@ static void conn_end_call(struct svr_conn *k)
 	k->cur = NULL;
 }
 
+/*
+ * Is the body of a call with this credential anything but the procedure's
+ * XDR?  Under RPCSEC_GSS (RFC 2203 section 5) the credential body is
+ * version, gss_proc, seq_num, service, handle: the arguments are the
+ * procedure's own only for RPCSEC_GSS_DATA (0) with rpc_gss_svc_none (1);
+ * integrity and privacy wrap them (V1-GSS-3), the control procedures carry
+ * tokens.  A credential too short to say counts as wrapped.
+ */
+static bool gss_wrapped(const struct opaque_auth *cred)
+{
+	const uint8_t *p = (const uint8_t *)cred->oa_base;
+
+	if (cred->oa_flavor != RPCSEC_GSS)
+		return false;
+	if (!p || cred->oa_length < 16)
+		return true;
+	return rw_get32(p) != 1 || rw_get32(p + 4) != 0 ||
+	       rw_get32(p + 12) != 1;
+}
+
 static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 {
 	struct svr_conn *k = x->xp_p1;
@@ -238,7 +264,7 @@ static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 			k->id.prog = msg->rm_call.cb_prog;
 			k->id.vers = msg->rm_call.cb_vers;
 			k->id.proc = msg->rm_call.cb_proc;
-			k->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
+			k->id.wrapped = gss_wrapped(&msg->rm_call.cb_cred);
 			k->streak++;
 			return TRUE;
 		}
@@ -281,7 +307,8 @@ static enum xprt_stat conn_stat(SVCXPRT *x)
 
 /*
  * The current call's DDP policy in direction dir: its Upper-Layer Binding
- * entry, or nothing eligible (no entry; RPCSEC_GSS, V1-GSS-3).  min_len
+ * entry, or nothing eligible (no entry; RPCSEC_GSS integrity, privacy or
+ * control, V1-GSS-3).  min_len
  * plays no part here: the decoder takes a chunk at any eligible item, and
  * a reply places every eligible result it has a Write chunk for (V1-WC-2).
  */
@@ -291,7 +318,7 @@ static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
 	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry e;
 
-	if (k->id.gss ||
+	if (k->id.wrapped ||
 	    ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e, &walk))
 		ulb_ddp_policy(NULL, true, 0, pol);
 	else if (walk)

@@ -763,39 +763,57 @@ static void raw_refuse(void)
 	tc_close(&t);
 }
 
-/* ---- RPCRDMA_SVC_GSS: nothing reduced (issue 4, V1-GSS-2/3) ------------------ */
+/* ---- RPCSEC_GSS (issue 4, issue 15; V1-GSS-2/3, V1-WC-2) -------------------- */
 
 /*
- * A stand-in for an RPCSEC_GSS context with the integrity service, as
- * libtirpc's auth_gss would marshal it (RFC 2203 section 5.3): the
- * credential says RPCSEC_GSS, and AUTH_WRAP turns the arguments into
- * databody_integ (sequence number and arguments as one opaque) followed by
- * a checksum.  No Kerberos is needed to see what the transport does with
- * the call; the server refuses the unknown context, which does not matter
- * here.
+ * A stand-in for an RPCSEC_GSS context, as libtirpc's auth_gss would
+ * marshal it (RFC 2203 section 5.3): the credential is RPCSEC_GSS_DATA on
+ * the context "fake" with a service; with integrity or privacy AUTH_WRAP
+ * turns the arguments into rpc_gss_integ_data (sequence number and
+ * arguments as one opaque) followed by a checksum, and AUTH_UNWRAP
+ * undoes the same on the results.  No Kerberos is needed to see what the
+ * transport does with the call: ddpt_server accepts "fake" through its
+ * stand-in service (gss_standin.c).
+ *
+ * disguised: the AUTH's own ah_cred says AUTH_NONE while the credential it
+ * marshals says RPCSEC_GSS.  librpcrdma's client reduces nothing under
+ * RPCSEC_GSS whatever the service (libtirpc keeps the service private);
+ * disguised, it places data by the table as the Linux client does under
+ * sec=krb5, so the server's side of the rule can be seen.
  */
 #define FG_SEQ 1u
+#define FG_SVC_NONE 1u
 #define FG_SVC_INTEGRITY 2u
+#define FG_SVC_PRIVACY 3u
 #define FG_CKSUM_LEN 16u
 
-static uint8_t fg_cred[32];
-static uint8_t fg_verf[FG_CKSUM_LEN];
+struct fg {
+	uint32_t svc;
+	struct opaque_auth wire;	/* the credential marshalled */
+	uint8_t cred[32];
+	uint8_t verf[FG_CKSUM_LEN];
+};
 
 static int fg_marshal(AUTH *a, XDR *x)
 {
-	return xdr_opaque_auth(x, &a->ah_cred) &&
+	struct fg *g = (struct fg *)a->ah_private;
+
+	return xdr_opaque_auth(x, &g->wire) &&
 	       xdr_opaque_auth(x, &a->ah_verf);
 }
 
 static int fg_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
 {
+	struct fg *g = (struct fg *)a->ah_private;
 	u_int len = (u_int)xdr_sizeof(f, p) + 4, n = FG_CKSUM_LEN;
-	char *body = malloc(len), *ck = (char *)fg_verf;
+	char *body, *ck = (char *)g->verf;
 	uint32_t seq = FG_SEQ;
 	bool_t ok;
 	XDR m;
 
-	(void)a;
+	if (g->svc == FG_SVC_NONE)
+		return (*f)(x, p);
+	body = malloc(len);
 	if (!body)
 		return FALSE;
 	xdrmem_create(&m, body, len, XDR_ENCODE);
@@ -807,8 +825,24 @@ static int fg_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
 
 static int fg_unwrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
 {
-	(void)a;
-	return (*f)(x, p);
+	struct fg *g = (struct fg *)a->ah_private;
+	char ck[FG_CKSUM_LEN], *body = NULL, *c = ck;
+	u_int len = 0, n = 0;
+	uint32_t seq;
+	bool_t ok;
+	XDR m;
+
+	if (g->svc == FG_SVC_NONE)
+		return (*f)(x, p);
+	if (!xdr_bytes(x, &body, &len, ~0u) ||
+	    !xdr_bytes(x, &c, &n, FG_CKSUM_LEN)) {
+		free(body);
+		return FALSE;
+	}
+	xdrmem_create(&m, body, len, XDR_DECODE);
+	ok = xdr_u_int(&m, &seq) && (*f)(&m, p);
+	free(body);
+	return ok;
 }
 
 static int fg_validate(AUTH *a, struct opaque_auth *v)
@@ -832,6 +866,7 @@ static void fg_nextverf(AUTH *a)
 
 static void fg_destroy(AUTH *a)
 {
+	free(a->ah_private);
 	free(a);
 }
 
@@ -841,39 +876,48 @@ static struct auth_ops fg_ops = {
 	.ah_destroy = fg_destroy, .ah_wrap = fg_wrap, .ah_unwrap = fg_unwrap,
 };
 
-static AUTH *fake_gss_create(void)
+static AUTH *fake_gss_create(uint32_t svc, bool disguised)
 {
 	static const char handle[4] = "fake";
 	AUTH *a = calloc(1, sizeof(*a));
-	XDR m;
-	uint32_t v[4] = { 1, 0 /* RPCSEC_GSS_DATA */, FG_SEQ,
-			  FG_SVC_INTEGRITY };
+	struct fg *g = calloc(1, sizeof(*g));
+	uint32_t v[4] = { 1, 0 /* RPCSEC_GSS_DATA */, FG_SEQ, svc };
 	char *h = (char *)handle;
 	u_int hl = sizeof(handle);
 	unsigned int i;
+	XDR m;
 
-	if (!a)
+	if (!a || !g) {
+		free(a);
+		free(g);
 		return NULL;
-	xdrmem_create(&m, (char *)fg_cred, sizeof(fg_cred), XDR_ENCODE);
+	}
+	g->svc = svc;
+	xdrmem_create(&m, (char *)g->cred, sizeof(g->cred), XDR_ENCODE);
 	for (i = 0; i < 4; i++)
 		xdr_u_int(&m, &v[i]);
 	xdr_bytes(&m, &h, &hl, hl);
-	a->ah_cred.oa_flavor = RPCSEC_GSS;
-	a->ah_cred.oa_base = (caddr_t)fg_cred;
-	a->ah_cred.oa_length = XDR_GETPOS(&m);
+	g->wire.oa_flavor = RPCSEC_GSS;
+	g->wire.oa_base = (caddr_t)g->cred;
+	g->wire.oa_length = XDR_GETPOS(&m);
+	a->ah_cred = g->wire;
+	if (disguised)
+		a->ah_cred.oa_flavor = AUTH_NONE;
 	a->ah_verf.oa_flavor = RPCSEC_GSS;
-	a->ah_verf.oa_base = (caddr_t)fg_verf;
+	a->ah_verf.oa_base = (caddr_t)g->verf;
 	a->ah_verf.oa_length = FG_CKSUM_LEN;
 	a->ah_ops = &fg_ops;
+	a->ah_private = (caddr_t)g;
 	return a;
 }
 
 /*
- * ECHO of len octets with auth (NULL: the CLIENT's own); deltas in a, b.
- * The snapshots are calls too: they keep the CLIENT's own AUTH.
+ * ECHO of len octets with auth (NULL: the CLIENT's own); deltas in a, b;
+ * *intact: the result is the argument.  The snapshots are calls too: they
+ * keep the CLIENT's own AUTH.
  */
 static enum clnt_stat gss_echo(CLIENT *cl, AUTH *auth, uint32_t len,
-			       struct snap *a, struct snap *b)
+			       struct snap *a, struct snap *b, bool *intact)
 {
 	AUTH *own = cl->cl_auth;
 	ddpt_echo_args arg;
@@ -890,6 +934,8 @@ static enum clnt_stat gss_echo(CLIENT *cl, AUTH *auth, uint32_t len,
 	st = ddpt_echo_1(&arg, &res, cl);
 	cl->cl_auth = own;
 	snap_after(cl, b);
+	*intact = st == RPC_SUCCESS && res.data.data_len == len &&
+		  !memcmp(res.data.data_val, arg.data.data_val, len);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&res);
 	free(arg.data.data_val);
@@ -899,7 +945,7 @@ static enum clnt_stat gss_echo(CLIENT *cl, AUTH *auth, uint32_t len,
 /*
  * ECHO's argument and result are DDP-eligible by the table: with AUTH_NONE
  * the 64 KiB argument goes in a Read chunk and the result gets a Write
- * chunk; with an RPCSEC_GSS integrity credential the same call reduces
+ * chunk; with an RPCSEC_GSS integrity credential our client reduces
  * nothing - the arguments travel whole (a Long call) and no Write chunk is
  * offered (V1-GSS-3).  The snapshots use AUTH_NONE: STATS is a call too.
  */
@@ -907,11 +953,12 @@ static void gss_case(CLIENT *cl)
 {
 	struct snap sa, sb, *a = &sa, *b = &sb;
 	const uint32_t len = 65536;
-	AUTH *gss = fake_gss_create();
+	AUTH *gss = fake_gss_create(FG_SVC_INTEGRITY, false);
 	enum clnt_stat st;
+	bool intact;
 
-	st = gss_echo(cl, NULL, len, a, b);
-	t_check(st == RPC_SUCCESS && CD(read_chunks) == 1 &&
+	st = gss_echo(cl, NULL, len, a, b, &intact);
+	t_check(st == RPC_SUCCESS && intact && CD(read_chunks) == 1 &&
 		CD(write_chunks) == 1 && SD(read_chunks) == 1,
 		"RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
 		"Read chunk (%llu) and offers a Write chunk (%llu)", len,
@@ -920,7 +967,7 @@ static void gss_case(CLIENT *cl)
 		t_check(false, "fake RPCSEC_GSS AUTH");
 		return;
 	}
-	st = gss_echo(cl, gss, len, a, b);
+	st = gss_echo(cl, gss, len, a, b, &intact);
 	auth_destroy(gss);
 	t_check(CD(calls) == 1 && CD(read_chunks) == 0 &&
 		CD(write_chunks) == 0 && CD(long_calls) == 1 &&
@@ -934,6 +981,64 @@ static void gss_case(CLIENT *cl)
 		"RPCSEC_GSS integrity: the server pulled only the Long call "
 		"(%llu octets) and filled no Write chunk (%llu)",
 		SD(read_bytes), SD(write_chunks));
+	t_check(st == RPC_SUCCESS && intact,
+		"RPCSEC_GSS integrity: the stand-in service answers, the "
+		"echo is intact [%s]", clnt_sperrno(st));
+}
+
+/*
+ * The server's side (issue 15): a client that places data under
+ * RPCSEC_GSS (disguised, above).  Authentication only (service none)
+ * leaves the body as ECHO's XDR, so the server takes the Read chunk and
+ * fills the Write chunk as under AUTH_NONE (V1-WC-2); under integrity and
+ * privacy the body is one wrapped opaque, nothing is eligible, and the
+ * chunk the client made of it is refused: GARBAGE_ARGS, no Write chunk
+ * filled (V1-GSS-3, V1-DDP-1).
+ */
+static void gss_server_case(CLIENT *cl)
+{
+	static const struct {
+		uint32_t svc;
+		const char *name;
+	} svcs[] = {
+		{ FG_SVC_NONE, "authentication only" },
+		{ FG_SVC_INTEGRITY, "integrity" },
+		{ FG_SVC_PRIVACY, "privacy" },
+	};
+	struct snap sa, sb, *a = &sa, *b = &sb;
+	const uint32_t len = 65536;
+	enum clnt_stat st;
+	bool intact;
+	unsigned int i;
+	AUTH *gss;
+
+	for (i = 0; i < sizeof(svcs) / sizeof(svcs[0]); i++) {
+		gss = fake_gss_create(svcs[i].svc, true);
+		if (!gss) {
+			t_check(false, "fake RPCSEC_GSS AUTH");
+			return;
+		}
+		st = gss_echo(cl, gss, len, a, b, &intact);
+		auth_destroy(gss);
+		if (svcs[i].svc == FG_SVC_NONE)
+			t_check(st == RPC_SUCCESS && intact &&
+				CD(read_chunks) == 1 && SD(read_chunks) == 1 &&
+				SD(write_chunks) == 1 && SD(write_bytes) == len,
+				"RPCSEC_GSS %s: the server takes ECHO %u's Read "
+				"chunk (%llu) and fills its Write chunk (%llu, "
+				"%llu octets), the echo intact [%s] (V1-WC-2)",
+				svcs[i].name, len, SD(read_chunks),
+				SD(write_chunks), SD(write_bytes),
+				clnt_sperrno(st));
+		else
+			t_check(st == RPC_CANTDECODEARGS &&
+				CD(read_chunks) == 1 && SD(write_chunks) == 0,
+				"RPCSEC_GSS %s: a Read chunk of the wrapped "
+				"body is refused, GARBAGE_ARGS (%s), no Write "
+				"chunk filled (%llu) (V1-GSS-3, V1-DDP-1)",
+				svcs[i].name, clnt_sperrno(st),
+				SD(write_chunks));
+	}
 }
 
 /*
@@ -1071,6 +1176,7 @@ static void group_misc(void)
 	unchunked_case(cl, 3, false, true);
 	void_case(cl);
 	gss_case(cl);
+	gss_server_case(cl);
 	clnt_destroy(cl);
 	stats_8m(RPCRDMA_REG_MW);
 	stats_8m(RPCRDMA_REG_MR);
