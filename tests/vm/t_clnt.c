@@ -6,7 +6,9 @@
  * registration modes and both completion modes, every control request,
  * AUTH_SYS, RDMA_ERROR and malformed Replies (fake responder only),
  * timeouts (measured), send-only calls, 8 threads x 1000 calls within the
- * credit grant, and a server killed mid-run and restarted (reconnect).
+ * credit grant, a server killed mid-run and restarted (reconnect), and
+ * (vcache, fake responder only) a v1-only server that drops v2
+ * connections, remembered so that the next connection speaks v1.
  *
  * The server is the fake responder of t_clnt_srv.c, or the command in
  * $T_CLNT_SERVER ("%p" port, "%c" credits), started in the background.
@@ -14,7 +16,8 @@
  *
  *   t_clnt [--quick] [--only PARTS]   run the tests (--quick: sizes up to
  *                     64 KiB, a tenth of the calls; PARTS: a comma-separated
- *                     list of sizes4, sizes6, misc, threads; default all)
+ *                     list of sizes4, sizes6, misc, threads, vcache;
+ *                     default all)
  *   t_clnt --serve PORT CREDITS       be the fake responder
  *   t_clnt --probe HOST PORT          one NULL call and one echo, verbose
  */
@@ -629,6 +632,89 @@ static void test_server_death(void)
 	clnt_destroy(cl);
 }
 
+/* ---- A server that drops what it does not understand --------------------- */
+
+static struct rpcrdma_clnt_stats vc_stats(CLIENT *cl)
+{
+	struct rpcrdma_clnt_stats st;
+
+	memset(&st, 0, sizeof(st));
+	t_check(clnt_control(cl, CLGET_RDMA_STATS, (char *)&st),
+		"CLGET_RDMA_STATS");
+	return st;
+}
+
+static unsigned int vc_version(CLIENT *cl)
+{
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
+	return v;
+}
+
+/*
+ * The fake speaks only version 1 and ends the connection on a version 2
+ * message.  A negotiating client's first call fails with the connection;
+ * the server is remembered (RPCRDMA_V2_RETRY seconds, here 3), so the
+ * next connection, and the next CLIENT's, speak version 1 at once: no
+ * negotiation loop (V2-NEG-6, digest 2.11).  After the time is up v2 is
+ * tried again.
+ */
+static void test_vcache(void)
+{
+	struct rpcrdma_clnt_stats st;
+	enum clnt_stat s1, s2;
+	CLIENT *cl;
+
+	t_server_kill(&srv, false);
+	/* this part negotiates, whatever the suite forces */
+	unsetenv("RPCRDMA_VERSION");
+	setenv("T_CLNT_FAKE_DROP_V2", "1", 1);
+	t_check(t_server_start(&srv, CREDITS, 30000) == 0,
+		"a fake of version 1 only that drops a v2 connection");
+	unsetenv("T_CLNT_FAKE_DROP_V2");
+	setenv("RPCRDMA_V2_RETRY", "3", 1);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (!cl)
+		return;
+	s1 = rtest_null_1(NULL, NULL, cl);
+	s2 = rtest_null_1(NULL, NULL, cl);
+	st = vc_stats(cl);
+	t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
+		vc_version(cl) == 1 && st.connects == 2 && st.v2_calls == 1,
+		"first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
+		clnt_sperrno(s1), vc_version(cl),
+		(unsigned long long)st.connects,
+		(unsigned long long)st.v2_calls);
+	t_check(echo(cl, 100000, 5), "... and it goes on in v1 (ECHO 100000)");
+	clnt_destroy(cl);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (cl) {
+		s1 = rtest_null_1(NULL, NULL, cl);
+		st = vc_stats(cl);
+		t_check(s1 == RPC_SUCCESS && vc_version(cl) == 1 &&
+			st.v2_calls == 0 && st.connects == 1,
+			"a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
+			clnt_sperrno(s1), (unsigned long long)st.v2_calls,
+			(unsigned long long)st.connects);
+		clnt_destroy(cl);
+	}
+	usleep(3300000);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (cl) {
+		s1 = rtest_null_1(NULL, NULL, cl);
+		s2 = rtest_null_1(NULL, NULL, cl);
+		st = vc_stats(cl);
+		t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
+			st.v2_calls == 1,
+			"after RPCRDMA_V2_RETRY=3 s, v2 is tried again (%s, then %s; %llu v2 call)",
+			clnt_sperrno(s1), clnt_sperrno(s2),
+			(unsigned long long)st.v2_calls);
+		clnt_destroy(cl);
+	}
+	unsetenv("RPCRDMA_V2_RETRY");
+}
+
 /* ---- Main ------------------------------------------------------------------ */
 
 static void test_one_client(void)
@@ -725,6 +811,9 @@ int main(int argc, char **argv)
 		test_threads();
 	if (part(only, "misc"))
 		test_server_death();
+	/* last: it restarts the fake in another mode */
+	if (part(only, "vcache") && fake)
+		test_vcache();
 	t_server_kill(&srv, false);
 	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;

@@ -49,6 +49,10 @@ static volatile sig_atomic_t stop;
 static rtest_stats stats;
 static struct rw_hdr_space hsp;
 static uint64_t cookies = 1;
+/* T_CLNT_FAKE_DROP_V2: speak version 1 only and end the connection on a
+ * message of another version, as some implementations do, instead of
+ * answering ERR_VERS (the client must remember it: V2-NEG-6) */
+static bool drop_v2;
 
 static void on_term(int sig)
 {
@@ -505,7 +509,10 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 	void *pay;
 
 	why = rw_recv_call(ev->data, ev->len, &rx, &hsp);
-	if (why != RW_R_OK) {
+	if (why == RW_R_BAD_VERS && drop_v2) {
+		rt_conn_disconnect(s->c);
+		s->dead = true;
+	} else if (why != RW_R_OK) {
 		/* ERR_VERS for a version it does not speak (V1-ERR-6,
 		 * V2-NEG-4) */
 		reply_error(s, &rx, why == RW_R_BAD_VERS);
@@ -621,7 +628,8 @@ int t_clnt_serve(uint16_t port, unsigned int credits)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	signal(SIGTERM, on_term);
 	/* both versions, each Call answered in its own (V2-NEG-7) */
-	rw_hdr_space_init(&hsp, &rw_v2_limits);
+	drop_v2 = getenv("T_CLNT_FAKE_DROP_V2") != NULL;
+	rw_hdr_space_init(&hsp, drop_v2 ? NULL : &rw_v2_limits);
 	ls[nl] = listen_on(t_addr4(), port, credits);
 	nl += ls[nl] != NULL;
 	ls[nl] = listen_on(t_addr6(), port, credits);
