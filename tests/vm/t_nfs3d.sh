@@ -93,7 +93,11 @@ same_sha() {
 start_nfs3d() {
 	local i
 	: >"$W/srv.log"
-	RPCRDMA_STATS=1 RPCRDMA_STATS_FILE=$1 "$NFS3D" -p $PORT "$EXP" \
+	# the server speaks both versions (the kernel client speaks 1), as
+	# the C tests' servers do (tu_server_env)
+	env -u RPCRDMA_VERSION \
+		${TIRPC_RDMA_SERVER_VERSION:+RPCRDMA_VERSION=$TIRPC_RDMA_SERVER_VERSION} \
+		RPCRDMA_STATS=1 RPCRDMA_STATS_FILE="$1" "$NFS3D" -p $PORT "$EXP" \
 		>>"$W/srv.log" 2>&1 &
 	SRV=$!
 	for ((i = 0; i < 300; i++)); do
@@ -273,15 +277,19 @@ knfsd() {
 	check $? "our NFSv3 client is built ($T_NFS3K)"
 	nfsk_start "$kexp" $PORT
 	check $? "the kernel NFS server exports $kexp over rdma and rdma6 port $PORT"
-	"$T_NFS3K" -a "$H4" -p $PORT -e "$kexp"
-	check $? "t_nfs3k against the kernel server over rdma"
-	"$T_NFS3K" -a "$H6" -m "$H4" -p $PORT -e "$kexp"
-	check $? "t_nfs3k against the kernel server over rdma6"
+	# the kernel speaks version 1 only: our client negotiates (the
+	# suite's RPCRDMA_VERSION left out) and must fall back to 1
+	env -u RPCRDMA_VERSION "$T_NFS3K" -V 1 -a "$H4" -p $PORT -e "$kexp"
+	check $? "t_nfs3k against the kernel server over rdma (negotiated down to version 1)"
+	env -u RPCRDMA_VERSION "$T_NFS3K" -V 1 -a "$H6" -m "$H4" -p $PORT \
+		-e "$kexp"
+	check $? "t_nfs3k against the kernel server over rdma6 (negotiated down to version 1)"
 	nfsk_stop
 	start_nfs3d "$W/stats.3"
 	check $? "rpcrdma-nfs3d exports $EXP"
-	"$T_NFS3K" -B -a "$H4" -p $PORT -e "$EXP"
-	check $? "t_nfs3k against rpcrdma-nfs3d over rdma, bad requests too"
+	# our client in the suite's version (negotiated: 2)
+	"$T_NFS3K" -B -V "${RPCRDMA_VERSION:-2}" -a "$H4" -p $PORT -e "$EXP"
+	check $? "t_nfs3k against rpcrdma-nfs3d over rdma in version ${RPCRDMA_VERSION:-2}, bad requests too"
 	stop_nfs3d
 	check $? "rpcrdma-nfs3d stops cleanly"
 }

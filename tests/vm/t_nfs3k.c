@@ -26,7 +26,11 @@
  *    READDIR count too small for one entry - get their NFS error and the
  *    server answers on (NFS3ERR_BADHANDLE, STALE, ACCES, ...).
  *
- * usage: t_nfs3k [-B] -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT
+ *  - with -V N: the RPC-over-RDMA version in force after the first call is
+ *    N (against the kernel, a v1-only peer: 1 after a transparent fallback
+ *    when the client negotiates).
+ *
+ * usage: t_nfs3k [-B] [-V N] -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT
  * (MOUNT goes to MOUNTADDR, default ADDR, over tcp or tcp6)
  * One line per check; exit 0 only when all passed.
  */
@@ -52,6 +56,7 @@
 static const char *addr, *mount_addr, *export_dir;
 static unsigned int port = 20049;
 static bool bad_requests;
+static unsigned int want_vers;	/* -V: 0, or the version that must be in force */
 static char name[64], lname[96], rname[96];
 
 /* ---- Set-up -------------------------------------------------------------- */
@@ -59,8 +64,8 @@ static char name[64], lname[96], rname[96];
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: t_nfs3k [-B] -a ADDR [-m MOUNTADDR] [-p PORT] "
-		"-e EXPORT\n");
+		"usage: t_nfs3k [-B] [-V VERSION] -a ADDR [-m MOUNTADDR] "
+		"[-p PORT] -e EXPORT\n");
 	exit(2);
 }
 
@@ -157,6 +162,23 @@ static void null_case(CLIENT *cl)
 	td_stats(cl, &d.b);
 	t_check(st == RPC_SUCCESS, "NULL [%s]", why(st, cl));
 	no_reply_chunk("NULL", &d);
+}
+
+/* -V: the RPC-over-RDMA version the first call settled on.  The client
+ * tries version 2 unless told otherwise; a server that speaks only 1 (the
+ * Linux kernel's) answers ERR_VERS and the same call goes on in 1, on the
+ * same connection (V2-NEG-*, digest 2.11). */
+static void version_case(CLIENT *cl, unsigned int want)
+{
+	struct rpcrdma_clnt_stats st;
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
+	td_stats(cl, &st);
+	t_check(v == want, "RPC-over-RDMA version %u in force (%u expected; "
+		"%llu fallback(s), %llu ERR_VERS)", v, want,
+		(unsigned long long)st.vers_fallbacks,
+		(unsigned long long)st.err_vers);
 }
 
 static void fsinfo_case(CLIENT *cl, const nfs_fh3 *root)
@@ -713,9 +735,10 @@ int main(int argc, char **argv)
 	CLIENT *cl;
 	int c;
 
-	while ((c = getopt(argc, argv, "a:m:p:e:B")) != -1) {
+	while ((c = getopt(argc, argv, "a:m:p:e:BV:")) != -1) {
 		switch (c) {
 		case 'B': bad_requests = true; break;
+		case 'V': want_vers = (unsigned int)atoi(optarg); break;
 		case 'a': addr = optarg; break;
 		case 'm': mount_addr = optarg; break;
 		case 'p': port = (unsigned int)atoi(optarg); break;
@@ -738,6 +761,8 @@ int main(int argc, char **argv)
 	if (!mount_export(&root) || !(cl = nfs_client()))
 		return 1;
 	null_case(cl);
+	if (want_vers)
+		version_case(cl, want_vers);
 	fsinfo_case(cl, &root);
 	if (create_case(cl, &root, name, &fh)) {
 		write_case(cl, &fh, 0, data, MiB, FILE_SYNC);
