@@ -14,12 +14,14 @@ nfsk_say() {
 	echo "nfs_kernel: $*" >&2
 }
 
-# rpcbind answering on this host, started if it is not.
+# rpcbind answering on this host, started if it is not (then
+# nfsk_rpcbind_stop stops it: the VM tests that follow start their own).
 nfsk_rpcbind() {
 	local i
 	timeout 5 rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
 	mkdir -p /run/rpcbind
 	rpcbind -w >>"$NFSK_LOG" 2>&1 || { nfsk_say "rpcbind failed"; return 1; }
+	NFSK_RPCBIND=1
 	for ((i = 0; i < 50; i++)); do
 		timeout 5 rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && return 0
 		sleep 0.2
@@ -63,6 +65,20 @@ nfsk_start() {
 		{ nfsk_say "cannot open rdma port $port (/proc/fs/nfsd/portlist)"; return 1; }
 	grep -q "rdma.*$port" /proc/fs/nfsd/portlist ||
 		{ nfsk_say "no rdma listener in /proc/fs/nfsd/portlist"; return 1; }
+	return 0
+}
+
+nfsk_rpcbind_stop() {
+	local i
+	[[ -n ${NFSK_RPCBIND:-} ]] || return 0
+	NFSK_RPCBIND=
+	pkill -x rpcbind
+	for ((i = 0; i < 50; i++)); do
+		pgrep -x rpcbind >/dev/null || break
+		sleep 0.1
+	done
+	pkill -9 -x rpcbind
+	rm -f /run/rpcbind.sock /run/rpcbind.lock
 	return 0
 }
 

@@ -57,6 +57,7 @@ finish() {
 	[[ -n $SRV ]] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
 	grep -q " $MNT " /proc/mounts && umount -f -l "$MNT" 2>/dev/null
 	[[ $part == nfs3d-knfsd ]] && nfsk_stop
+	nfsk_rpcbind_stop
 	if ((failures)); then
 		echo "--- $part: server log"
 		tail -n 20 "$W/srv.log" 2>/dev/null
