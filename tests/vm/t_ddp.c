@@ -969,14 +969,16 @@ static void gss_case(CLIENT *cl)
 	}
 	st = gss_echo(cl, gss, len, a, b, &intact);
 	auth_destroy(gss);
-	t_check(CD(calls) == 1 && CD(read_chunks) == 0 &&
-		CD(write_chunks) == 0 && CD(long_calls) == 1 &&
-		CD(long_bytes) > len,
+	/* the wrapped reply's size is unknown: in v2 it is asked inline and
+	 * REPLY_RESOURCE brings one resend with a Reply chunk (issue 13) */
+	t_check(CD(resends) <= 1 && CD(calls) == 1 + CD(resends) &&
+		CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
+		CD(long_calls) == CD(calls) && CD(long_bytes) > len,
 		"RPCSEC_GSS integrity: ECHO %u reduces nothing: Read chunks "
 		"%llu, Write chunks %llu, sent whole as a Long call (%llu, "
-		"%llu octets) [%s] (V1-GSS-3)", len, CD(read_chunks),
-		CD(write_chunks), CD(long_calls), CD(long_bytes),
-		clnt_sperrno(st));
+		"%llu octets, %llu resend) [%s] (V1-GSS-3)", len,
+		CD(read_chunks), CD(write_chunks), CD(long_calls),
+		CD(long_bytes), CD(resends), clnt_sperrno(st));
 	t_check(SD(write_chunks) == 0 && SD(read_bytes) == CD(long_bytes),
 		"RPCSEC_GSS integrity: the server pulled only the Long call "
 		"(%llu octets) and filled no Write chunk (%llu)",
