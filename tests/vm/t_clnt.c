@@ -535,6 +535,7 @@ static void test_threads(void)
 	rtest_stats ss;
 	int64_t t0;
 	CLIENT *cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	unsigned int vers;
 	bool ok;
 	int i;
 
@@ -553,6 +554,18 @@ static void test_threads(void)
 		"%d threads x %d calls on one CLIENT: %d failed, %lld ms",
 		NTHREADS, quick ? NCALLS / 10 : NCALLS, atomic_load(&fails),
 		(long long)(t_ms() - t0));
+	/* In v2 each connection starts with a CONNPROP, a one-way message
+	 * the server must neither answer nor take for a Call: it has no
+	 * chunks to pull (AMB-V2-6). */
+	vers = 0;
+	ok = clnt_control(cl, CLGET_RDMA_VERSION, &vers) &&
+	     (vers == 1 || st.connprops > 0) && st.unknown_xid == 0 &&
+	     st.discarded == 0;
+	t_check(ok,
+		"client: v%u, %llu CONNPROP sent, %llu messages for no call of ours, %llu discarded",
+		vers, (unsigned long long)st.connprops,
+		(unsigned long long)st.unknown_xid,
+		(unsigned long long)st.discarded);
 	t_check(st.over_grant == 0 && st.max_inflight <= st.max_granted &&
 		st.max_inflight > 1,
 		"client: at most %u calls in flight, grant %u, %u beyond it (V1-CR-4)",

@@ -5,7 +5,9 @@
  * Replies (RDMA Write into the Reply chunk, RDMA_NOMSG), grants the credits
  * it was started with, and answers the test-hook procedures of
  * t_clnt_util.h by misbehaving on purpose (RDMA_ERROR, malformed or foreign
- * Replies first, no reply at all).
+ * Replies first, no reply at all).  Version Two property messages are
+ * taken and dropped: it has no properties to change, and a REQPROP gets
+ * no RESPROP.
  *
  * It lets the client be tested without the project's responder, and keeps
  * the failure modes a correct server never produces.  Run as
@@ -500,6 +502,13 @@ static void serve_rpc(struct s_conn *s, const struct rw_rx_call *rx,
 	xdr_free(p.xargs, (char *)&a);
 }
 
+/* RDMA_MSG and RDMA_NOMSG carry Calls; the v2 property messages that
+ * rw_recv_call() also accepts (CONNPROP, UPDPROP, REQPROP) do not. */
+static bool is_call(const struct rw_hdr *h)
+{
+	return h->proc == RW_MSG || h->proc == RW_NOMSG;
+}
+
 static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 {
 	struct rw_rx_call rx;
@@ -516,13 +525,17 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 		/* ERR_VERS for a version it does not speak (V1-ERR-6,
 		 * V2-NEG-4) */
 		reply_error(s, &rx, why == RW_R_BAD_VERS);
-	} else {
+	} else if (is_call(&rx.hdr)) {
 		pay = call_payload(s, &rx, ev, &len, &mem);
 		if (pay)
 			serve_rpc(s, &rx, pay, len);
 		else
 			reply_error(s, &rx, false);
 	}
+	/* Otherwise a v2 property message: one-way, never answered
+	 * (AMB-V2-6).  It has no chunk lists: rw_hdr_decode() leaves those
+	 * members of rx as they were, maybe an earlier Call's, whose memory
+	 * the client may have fenced already. */
 	if (mem)
 		rt_lmem_free(s->c, mem);
 	rt_recv_repost(s->c, ev->rbuf);
