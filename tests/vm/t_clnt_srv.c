@@ -533,9 +533,9 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 			reply_error(s, &rx, false);
 	}
 	/* Otherwise a v2 property message: one-way, never answered
-	 * (AMB-V2-6).  It has no chunk lists: rw_hdr_decode() leaves those
-	 * members of rx as they were, maybe an earlier Call's, whose memory
-	 * the client may have fenced already. */
+	 * (AMB-V2-6).  It has no chunk lists (rw_hdr_decode() clears their
+	 * counts; before it did, this fake read an earlier Call's PZRC here,
+	 * memory the client had fenced already). */
 	if (mem)
 		rt_lmem_free(s->c, mem);
 	rt_recv_repost(s->c, ev->rbuf);
