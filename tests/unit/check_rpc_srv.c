@@ -237,6 +237,20 @@ START_TEST(test_srv_runt_dropped)
 }
 END_TEST
 
+/* V1-ERR-2: an empty Receive (a zero-length Send of the peer) into a
+ * request slot that never held a message is a runt like any other (it
+ * used to memcpy() to a NULL buffer: UBSan in --enable-asan builds). */
+START_TEST(test_srv_empty_receive_dropped)
+{
+	srv_start(CREDITS, 1 << 20);
+	peer_recv("", 0);
+	ck_assert_int_eq(pump(), 0);
+	ck_assert_uint_eq(fake_nsends(conn), 0);
+	ck_assert_uint_eq(stats().discarded, 1);
+	ck_assert_uint_eq(rt_conn_recvs_posted(conn), CREDITS);
+}
+END_TEST
+
 /* V1-PROC-9, N-8: an RDMA_ERROR sent to a responder is dropped. */
 START_TEST(test_srv_rdma_error_dropped)
 {
@@ -867,6 +881,7 @@ Suite *rpc_srv_suite(void)
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_checked_fixture(tp, setup, teardown);
 	tcase_add_test(tc, test_srv_runt_dropped);
+	tcase_add_test(tc, test_srv_empty_receive_dropped);
 	tcase_add_test(tc, test_srv_rdma_error_dropped);
 	tcase_add_test(tc, test_srv_backward_reply_dropped);
 	tcase_add_test(tc, test_srv_bad_version_err_vers);
