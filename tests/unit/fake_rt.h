@@ -68,10 +68,13 @@ struct fake_cfg {
 	bool no_windows;		/* the "device" has no memory windows */
 	bool no_send_inv;		/* ... cannot Send With Invalidate */
 	int connect_err;		/* rt_connect() fails with this errno */
-	bool hold_sends;		/* Sends stay in flight until
-					 * fake_complete_sends() */
-	bool hold_reads;		/* RDMA Reads complete only at
-					 * fake_complete_reads() */
+	/* Sends stay in flight until fake_complete_sends(), RDMA Reads until
+	 * fake_complete_reads(): or until the code under test waits for them
+	 * (blocks in rt_conn_poll(), or finds every Send buffer queued behind
+	 * them in rt_sbuf_get()), which lets time pass for the peer too and
+	 * completes them all, as a real peer would in the end. */
+	bool hold_sends;
+	bool hold_reads;
 	bool revoke_fails;		/* a revocation closes the connection
 					 * and returns -EIO (V1-ERR-12) */
 	/* Called for every Send as the peer receives it (scripted peer). */
