@@ -1727,12 +1727,22 @@ struct rt_conn *fake_conn_new(const struct rt_conn_attr *attr)
 
 unsigned int fake_connects(void)
 {
-	return fk.connects;
+	unsigned int n;
+
+	lock();
+	n = fk.connects;
+	unlock();
+	return n;
 }
 
 struct rt_conn *fake_last_conn(void)
 {
-	return fk.last;
+	struct rt_conn *c;
+
+	lock();
+	c = fk.last;
+	unlock();
+	return c;
 }
 
 const struct rt_conn_attr *fake_conn_attr(const struct rt_conn *c)
