@@ -833,7 +833,7 @@ END_TEST
 START_TEST(test_clnt_long_reply_wrong_xid)
 {
 	static struct one o;
-	static uint8_t rpc[8192];
+	static uint8_t rpc[8192], res[6000];
 	struct rt_conn *c = clnt_start(REQUESTED, 64 * 1024);
 	struct rw_segment seg;
 	struct seen *s;
@@ -843,7 +843,8 @@ START_TEST(test_clnt_long_reply_wrong_xid)
 	one_init(&o, XID, 40, 5000);
 	one_start(&o);
 	s = call_seen(c, 0);
-	n = rp_reply(rpc, sizeof(rpc), XID + 5, rpc, 6000);
+	rp_fill(res, sizeof(res), 6);
+	n = rp_reply(rpc, sizeof(rpc), XID + 5, res, sizeof(res));
 	seg = s->rx.hdr.reply.segs[0];
 	seg.length = n;
 	ck_assert_int_eq(fake_peer_rdma_write(c, &seg, rpc), 0);
