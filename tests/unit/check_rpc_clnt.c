@@ -62,7 +62,7 @@ static void teardown(void)
 	fake_reset();
 }
 
-/* ---- The server's side --------------------------------------------------- */
+/* ---- The server's side ------------------------------------------------- */
 
 /* A Call as the server sees it: header, the RPC message (fetched from the
  * PZRC for a Long Call) and its argument. */
@@ -164,7 +164,7 @@ static void send_raw(struct rt_conn *c, const struct rw_hdr *h,
 	ck_assert_int_eq(fake_recv(c, msg, n, 0), 0);
 }
 
-/* ---- The requester's side ------------------------------------------------ */
+/* ---- The requester's side ---------------------------------------------- */
 
 static struct rt_conn *clnt_start(uint32_t credits, size_t max_reply)
 {
@@ -303,7 +303,7 @@ static uint32_t inflight(void)
 	return n;
 }
 
-/* ---- Calls and credits --------------------------------------------------- */
+/* ---- Calls and credits ------------------------------------------------- */
 
 /* A Short Call: RDMA_MSG v1 carrying exactly the RPC message, asking for
  * the configured credits; one credit until the first Reply (V1-CR-6),
@@ -411,7 +411,7 @@ START_TEST(test_clnt_never_more_than_grant)
 }
 END_TEST
 
-/* ---- Replies --------------------------------------------------------------- */
+/* ---- Replies ----------------------------------------------------------- */
 
 /* digest 1.10: a Reply for an XID of no call is dropped and counted, its
  * Receive posted again; the right one then completes the call. */
@@ -554,7 +554,7 @@ START_TEST(test_clnt_unsized_reply_resent)
 }
 END_TEST
 
-/* ---- Timeouts, orphans ---------------------------------------------------- */
+/* ---- Timeouts, orphans ------------------------------------------------- */
 
 /* No Reply: RR_TIMEDOUT at the deadline.  The orphan keeps its credit
  * (V1-CR-4) until its late Reply comes, which is then accepted. */
@@ -670,7 +670,7 @@ START_TEST(test_clnt_send_only)
 }
 END_TEST
 
-/* ---- Connection loss ------------------------------------------------------- */
+/* ---- Connection loss --------------------------------------------------- */
 
 /* digest 1.13: a lost connection fails the waiting call with RR_CANTRECV;
  * the next call connects again and starts over at one credit (V1-CR-6). */
@@ -741,7 +741,7 @@ START_TEST(test_clnt_connect_refused)
 }
 END_TEST
 
-/* ---- Fencing --------------------------------------------------------------- */
+/* ---- Fencing ----------------------------------------------------------- */
 
 /* Every exposure of c was revoked before the moment mark. */
 static void fenced_before(const struct rt_conn *c, uint64_t mark)

@@ -216,7 +216,7 @@ static uint32_t long_call(uint8_t *buf, size_t cap, uint32_t xid,
 	return n;
 }
 
-/* ---- Classification ----------------------------------------------------- */
+/* ---- Classification ---------------------------------------------------- */
 
 /* V1-ERR-2: a runt's XID cannot be trusted: no answer, buffer reposted. */
 START_TEST(test_srv_runt_dropped)
@@ -391,7 +391,7 @@ START_TEST(test_srv_dead_connection)
 }
 END_TEST
 
-/* ---- Short Calls and inline replies -------------------------------------- */
+/* ---- Short Calls and inline replies ------------------------------------ */
 
 /* V1-TV2 shape: an RDMA_MSG Call handed up, its reply an RDMA_MSG with
  * the grant, the XID and nothing but the RPC reply behind the header. */
@@ -474,7 +474,7 @@ START_TEST(test_srv_fail_sends_err_chunk)
 }
 END_TEST
 
-/* ---- Read chunks ---------------------------------------------------------- */
+/* ---- Read chunks ------------------------------------------------------- */
 
 /* V1-RP-4: a Long Call's message is pulled from the PZRC with one RDMA
  * Read of exactly its length, then decoded; the sink is freed when the
@@ -680,7 +680,7 @@ START_TEST(test_srv_read_chunk_not_designated)
 }
 END_TEST
 
-/* ---- Replies -------------------------------------------------------------- */
+/* ---- Replies ----------------------------------------------------------- */
 
 /* A Short Call offering a Reply chunk of rlen octets in the peer's rmem
  * and/or a Write chunk of wlen octets in wmem. */

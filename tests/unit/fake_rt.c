@@ -157,7 +157,7 @@ static struct {
 	uint32_t next_handle, next_key, next_set;
 } fk = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 
-/* ---- Basics ------------------------------------------------------------- */
+/* ---- Basics ------------------------------------------------------------ */
 
 static void cfg_defaults(void)
 {
@@ -236,7 +236,7 @@ static void grow(void **arr, unsigned int *cap, unsigned int need,
 	*cap = ncap;
 }
 
-/* ---- Events ------------------------------------------------------------- */
+/* ---- Events ------------------------------------------------------------ */
 
 static void wake(struct rt_conn *c)
 {
@@ -295,7 +295,7 @@ static const char *status_str(int status)
 	       "Work Request Flushed Error" : "remote access error";
 }
 
-/* ---- Work and connection death ------------------------------------------ */
+/* ---- Work and connection death ----------------------------------------- */
 
 static void work_push(struct rt_conn *c, struct fk_work *w)
 {
@@ -424,7 +424,7 @@ static void conn_kill(struct rt_conn *c, int code, const char *msg)
 	sq_run(c);
 }
 
-/* ---- Connections -------------------------------------------------------- */
+/* ---- Connections ------------------------------------------------------- */
 
 static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi)
 {
@@ -623,8 +623,10 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 		return NULL;
 	}
 	if (fk.cfg.connect_err) {
-		rt_err_set(err, fk.cfg.connect_err, "connection to %s failed: %s",
-			   rt_addr_str(dst, 1, a), strerror(fk.cfg.connect_err));
+		rt_addr_str(dst, 1, a);
+		rt_err_set(err, fk.cfg.connect_err,
+			   "connection to %s failed: %s", a,
+			   strerror(fk.cfg.connect_err));
 		unlock();
 		return NULL;
 	}
@@ -852,7 +854,7 @@ void rt_conn_stats(const struct rt_conn *c, struct rt_stats *out)
 	unlock();
 }
 
-/* ---- Listener ------------------------------------------------------------ */
+/* ---- Listener ---------------------------------------------------------- */
 
 struct rt_listener *rt_listen(const struct sockaddr *addr, int backlog,
 			      const struct rt_conn_attr *attr,
@@ -942,7 +944,7 @@ void rt_listener_destroy(struct rt_listener *l)
 	unlock();
 }
 
-/* ---- Buffers ------------------------------------------------------------- */
+/* ---- Buffers ----------------------------------------------------------- */
 
 struct rt_sbuf *rt_sbuf_get(struct rt_conn *c, struct rt_err *err)
 {
@@ -1132,7 +1134,7 @@ struct rt_sge rt_lmem_sge(const struct rt_lmem *m, void *addr, uint32_t len)
 	return s;
 }
 
-/* ---- Posting ------------------------------------------------------------- */
+/* ---- Posting ----------------------------------------------------------- */
 
 /* sge must lie in live local memory of c with its key. */
 static bool sge_ok(const struct rt_conn *c, const struct rt_sge *s)
@@ -1253,7 +1255,8 @@ static int post_check(struct rt_conn *c, const char *fn,
 	}
 	for (i = 0; i < n; i++) {
 		if (!sge_ok(c, &sges[i])) {
-			misuse("%s: fragment %u is not live local memory", fn, i);
+			misuse("%s: fragment %u is not live local memory",
+			       fn, i);
 			return rt_err_set(err, EINVAL, "bad fragment");
 		}
 		*total += sges[i].length;
@@ -1377,7 +1380,7 @@ int rt_post_write(struct rt_conn *c, const struct rt_sge *src,
 	return 0;
 }
 
-/* ---- Registration -------------------------------------------------------- */
+/* ---- Registration ------------------------------------------------------ */
 
 struct rt_regset *rt_regset_create(struct rt_conn *c, struct rt_err *err)
 {
@@ -1435,8 +1438,9 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 	}
 	if (nseg > max) {
 		unlock();
-		return rt_err_set(err, E2BIG, "%zu segments needed, room for %u",
-				  nseg, max);
+		return rt_err_set(err, E2BIG,
+				  "%zu segments needed, room for %u", nseg,
+				  max);
 	}
 	grow((void **)&c->regs, &c->regs_cap, c->nregs + 1, sizeof(*c->regs));
 	r = &c->regs[c->nregs++];
@@ -1663,7 +1667,7 @@ void rt_reg_buf_free(struct rt_conn *c, void *p)
 	unlock();
 }
 
-/* ---- The test's side ----------------------------------------------------- */
+/* ---- The test's side --------------------------------------------------- */
 
 void fake_reset(void)
 {
