@@ -741,6 +741,38 @@ START_TEST(test_clnt_connect_refused)
 }
 END_TEST
 
+/* The registration mode: a device without windows refuses MW; a live MW
+ * connection that advertised Send With Invalidate cannot become MR, so
+ * the next call replaces it by one in MR mode. */
+START_TEST(test_clnt_reg_mode_change)
+{
+	static struct one o;
+	struct rt_conn *c;
+	struct rt_err err;
+
+	srv.answer = true;
+	c = clnt_start(REQUESTED, SMALL_REPLY);
+	ck_assert_int_eq(rr_clnt_reg_mode(clnt), RT_REG_MW);
+	ck_assert_int_eq(rr_clnt_set_reg_mode(clnt, RT_REG_MR, &err), 0);
+	ck_assert_int_eq(rt_reg_mode(c), RT_REG_MW);
+	one_init(&o, XID, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	ck_assert_uint_eq(fake_connects(), 2);
+	ck_assert(fake_destroyed(c));
+	ck_assert_int_eq(rt_reg_mode(fake_last_conn()), RT_REG_MR);
+	ck_assert_int_eq(rr_clnt_reg_mode(clnt), RT_REG_MR);
+
+	rr_clnt_destroy(clnt);
+	clnt = NULL;
+	fake_cfg()->no_windows = true;
+	clnt_start(REQUESTED, SMALL_REPLY);
+	ck_assert_int_eq(rr_clnt_reg_mode(clnt), RT_REG_MR);
+	ck_assert_int_eq(rr_clnt_set_reg_mode(clnt, RT_REG_MW, &err),
+			 -ENOTSUP);
+}
+END_TEST
+
 /* ---- Fencing ----------------------------------------------------------- */
 
 /* Every exposure of c was revoked before the moment mark. */
@@ -923,6 +955,7 @@ Suite *rpc_clnt_suite(void)
 	tcase_add_test(tc, test_clnt_orphans_hold_all_credits);
 	tcase_add_test(tc, test_clnt_conn_loss_reconnect);
 	tcase_add_test(tc, test_clnt_connect_refused);
+	tcase_add_test(tc, test_clnt_reg_mode_change);
 	tcase_add_test(tr, test_clnt_unknown_xid_dropped);
 	tcase_add_test(tr, test_clnt_malformed_reply_dropped);
 	tcase_add_test(tr, test_clnt_err_vers_ends_call);

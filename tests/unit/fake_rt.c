@@ -1886,10 +1886,10 @@ static void release(struct rt_conn *c, enum fk_kind kind, unsigned int n,
 	sq_run(c);
 }
 
-void fake_complete_sends(struct rt_conn *c, unsigned int n)
+void fake_complete_sends(struct rt_conn *c, unsigned int n, int status)
 {
 	lock();
-	release(c, FK_SEND, n, 0);
+	release(c, FK_SEND, n, status);
 	unlock();
 }
 

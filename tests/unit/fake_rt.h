@@ -151,8 +151,9 @@ bool fake_wait_sends(const struct rt_conn *c, unsigned int n, int timeout_ms);
 /* Drop the log (the count starts again at 0). */
 void fake_sends_clear(struct rt_conn *c);
 
-/* Complete the n oldest Sends held by hold_sends (all: n = 0). */
-void fake_complete_sends(struct rt_conn *c, unsigned int n);
+/* Complete the n oldest Sends held by hold_sends (all: n = 0) with
+ * status 0 or an errno (a failure ends the connection). */
+void fake_complete_sends(struct rt_conn *c, unsigned int n, int status);
 
 /* ---- Our exposures, as the peer sees them ------------------------------ */
 
