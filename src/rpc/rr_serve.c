@@ -462,6 +462,10 @@ void rr_srv_destroy(struct rr_srv *s)
 	rr_srv_bc_free(s);
 	pthread_mutex_destroy(&s->lock);
 	for (i = 0; i < s->nall; i++) {
+		/* a resend still waiting to be answered from its record
+		 * (taken out of the list by rr_replay_take) */
+		if (s->all[i]->replay)
+			rr_replay_free(s, s->all[i]->replay);
 		free(s->all[i]->msg);
 		free(s->all[i]);
 	}

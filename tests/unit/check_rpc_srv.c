@@ -773,6 +773,35 @@ START_TEST(test_srv_reply_fits_nowhere)
 }
 END_TEST
 
+/*
+ * V2-ERR-13, AMB-V2-4: the reply that fit nowhere is kept for the resend;
+ * a resend that is taken off the record but never answered, because the
+ * connection ended first, gives the record back with the responder (it
+ * leaked: fuzz_srv under LeakSanitizer, so this test fails only in an
+ * --enable-asan build).
+ */
+START_TEST(test_srv_unanswered_resend_frees_record)
+{
+	static uint8_t res[10000];
+	uint8_t arg[16] = { 3 };
+	struct rr_sreq *r;
+	struct rw_hdr h;
+
+	srv_start(CREDITS, 1 << 20);
+	r = call_offering(NULL, 0, NULL, 0);
+	ck_assert_int_eq(reply(r, res, sizeof(res), 0), -EMSGSIZE);
+	rr_sreq_done(srv, r);
+	ck_assert_uint_eq(stats().replays_kept, 1);
+	rw_hdr_init(&h, RW_VERS_1, RW_MSG, XID, CREDITS);
+	short_call(&h, XID, arg, sizeof(arg));	/* the resend */
+	ck_assert_int_eq(pump(), 1);
+	fake_kill(conn, ECONNRESET, "the peer went away");
+	ck_assert_int_eq(pump(), -ENOTCONN);
+	ck_assert_ptr_null(rr_srv_next(srv));
+	ck_assert_uint_eq(stats().replays_done, 0);
+}
+END_TEST
+
 START_TEST(test_srv_reply_chunk_too_small)
 {
 	static uint8_t rmem[8192], res[10000];
@@ -903,6 +932,7 @@ Suite *rpc_srv_suite(void)
 	tcase_add_test(tr, test_srv_read_chunk_not_designated);
 	tcase_add_test(tp, test_srv_long_reply_in_reply_chunk);
 	tcase_add_test(tp, test_srv_reply_fits_nowhere);
+	tcase_add_test(tp, test_srv_unanswered_resend_frees_record);
 	tcase_add_test(tp, test_srv_reply_chunk_too_small);
 	tcase_add_test(tp, test_srv_write_chunk_exact_length);
 	tcase_add_test(tp, test_srv_write_chunk_too_small);
