@@ -1846,6 +1846,19 @@ const struct fake_msg *fake_send(const struct rt_conn *c, unsigned int i)
 	return m;
 }
 
+bool fake_send_get(const struct rt_conn *c, unsigned int i,
+		   struct fake_msg *out)
+{
+	bool found;
+
+	lock();
+	found = i < c->nsends;
+	if (found)
+		*out = c->sends[i];
+	unlock();
+	return found;
+}
+
 bool fake_wait_sends(const struct rt_conn *c, unsigned int n, int timeout_ms)
 {
 	int64_t deadline = now_ms() + timeout_ms;

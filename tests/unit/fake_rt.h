@@ -146,6 +146,10 @@ int fake_recv(struct rt_conn *c, const void *data, uint32_t len,
 
 unsigned int fake_nsends(const struct rt_conn *c);
 const struct fake_msg *fake_send(const struct rt_conn *c, unsigned int i);
+/* The same, copied under the fake's lock (safe while the code under test
+ * posts more Sends on other threads); false if there is no Send i. */
+bool fake_send_get(const struct rt_conn *c, unsigned int i,
+		   struct fake_msg *out);
 /* Wait up to timeout_ms until at least n Sends were posted. */
 bool fake_wait_sends(const struct rt_conn *c, unsigned int n, int timeout_ms);
 /* Drop the log (the count starts again at 0). */

@@ -103,7 +103,7 @@ bool rp_xdr_call(XDR *xdrs, void *arg)
 	uint32_t w[] = { a->xid, CALL, 2, RP_PROG, RP_VERS, a->proc,
 			 AUTH_NONE, 0, AUTH_NONE, 0 };
 
-	return words(xdrs, w, 10) && rw_xdr_begin_body(xdrs) &&
+	return words(xdrs, w, 10) && (a->plain || rw_xdr_begin_body(xdrs)) &&
 	       put_opaque(xdrs, a->data, a->len);
 }
 
@@ -112,7 +112,7 @@ bool_t rp_xdr_reply(XDR *xdrs, void *arg)
 	const struct rp_args *a = arg;
 	uint32_t w[] = { a->xid, REPLY, MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS };
 
-	return words(xdrs, w, 6) && rw_xdr_begin_body(xdrs) &&
+	return words(xdrs, w, 6) && (a->plain || rw_xdr_begin_body(xdrs)) &&
 	       put_opaque(xdrs, a->data, a->len);
 }
 

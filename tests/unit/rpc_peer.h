@@ -68,9 +68,12 @@ struct rp_args {
 	uint32_t len;
 	void *out;		/* decode: where the opaque goes ... */
 	uint32_t cap;		/* ... and its room */
+	bool plain;		/* encode on plain XDR (the backward
+				 * direction): no body mark */
 };
 
-/* rr_encode_fn: the whole Call, rw_xdr_begin_body() before the argument. */
+/* rr_encode_fn: the whole Call, rw_xdr_begin_body() before the argument
+ * (unless plain). */
 bool rp_xdr_call(XDR *xdrs, void *arg);
 
 /* rr_sreq_enc.encode: the whole Reply, body marked likewise. */
