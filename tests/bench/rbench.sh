@@ -19,6 +19,11 @@
 #      the kernel's own NFS server, same tmpfs export, same device:
 #      sequential 1 MiB write and read goodput and 4 KiB random-read IOPS
 #      (fio, O_DIRECT), ratio ours/kernel
+#   7. RPC-over-RDMA version 2 against version 1: NULL round trip (event
+#      mode) of a client forced to each, and local invalidations per
+#      chunked call (a 64 KiB READ, result in a Write chunk, memory
+#      windows; per Write chunk offered) with the server's remote
+#      invalidation and without it
 # and prints one table, then one "BENCH name=..." line per figure.
 #
 # Soft-RoCE under TCG follows the host's load, which can move figures by
@@ -76,7 +81,8 @@ esac
 [[ -e /sys/class/infiniband/$DEV ]] || { echo "rbench.sh: no RDMA device $DEV" >&2; exit 2; }
 # Both sides load the Upper-Layer Binding table generated from rbench.x.
 export RPCRDMA_ULB_CONF=$CONF
-unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS
+unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS RPCRDMA_VERSION \
+	RPCRDMA_REMOTE_INV
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rbench.XXXXXX") || exit 2
 declare -A SRV RES ERR PTV
@@ -362,6 +368,20 @@ done
 stop_server srv_tcp
 stop_server srv_rs
 
+# 7: version 2 against version 1 (the server speaks both), in rounds
+INV_ENV="RPCRDMA_REG_MODE=mw RPCRDMA_VERSION"
+for ((r = 1; r <= ROUNDS; r++)); do
+	say "round $r/$ROUNDS: version 2 against version 1"
+	for v in 1 2; do
+		client lat_v$v.$r srv_rdma $LAT_LIMIT "RPCRDMA_VERSION=$v" -n rdma -p $PORT \
+			--comp event lat -N $LAT_N -s $LAT_SECS
+	done
+	client inv_on.$r srv_rdma $BULK_LIMIT "$INV_ENV=2" -n rdma -p $PORT read \
+		-t 1 -s $BULK_SECS --size 65536
+	client inv_off.$r srv_rdma $BULK_LIMIT "$INV_ENV=2 RPCRDMA_REMOTE_INV=0" -n rdma \
+		-p $PORT read -t 1 -s $BULK_SECS --size 65536
+done
+
 # 2: ECHO rate
 for t in 1 8 32; do
 	client rate_shared_$t srv_rdma $RATE_LIMIT "" -n rdma -p $PORT rate -t $t -s $SECS --size 64
@@ -450,6 +470,7 @@ nfs_teardown() {
 	grep -q " $NFS_MK " /proc/mounts && nfsk_umount "$NFS_MK"
 	stop_server nfs_ours
 	declare -F nfsk_stop >/dev/null && nfsk_stop
+	declare -F nfsk_rpcbind_stop >/dev/null && nfsk_rpcbind_stop
 }
 
 if nfs_setup; then
@@ -487,6 +508,12 @@ done
 for n in rdma tcp rs; do
 	combine read_$n MiBps "$BULK_F"
 	combine write_$n MiBps "$BULK_F"
+done
+for v in 1 2; do
+	combine lat_v$v "$LAT_F rdma_version" "calls"
+done
+for n in on off; do
+	combine inv_$n "MiBps rdma_version" "calls_sent invalidations remote_invalidations write_chunks"
 done
 
 # ---- Report ----------------------------------------------------------------
@@ -663,6 +690,43 @@ if [[ -n ${RES[idle_rdma]:-} ]]; then
 	bench mem_idle_conn "conns=$IDLE srv_rss_kb=$sr srv_reg_bytes=$sg cli_rss_kb=$cr cli_reg_bytes=$cg"
 else
 	fig_error mem_idle_conn "$(why idle_rdma srv_idle)"
+fi
+
+# 7. version 2 against version 1
+if [[ -n ${RES[lat_v1]:-} && -n ${RES[lat_v2]:-} ]]; then
+	m1=$(field lat_v1 median_us) m2=$(field lat_v2 median_us)
+	g1=$(field lat_v1 rdma_version) g2=$(field lat_v2 rdma_version)
+	ratio=$(calc "$m2 / $m1" 3)
+	ok=$(met le "$ratio" 1.05)
+	# a run that did not speak the version it was forced to measures
+	# nothing of what this figure claims
+	if [[ $g1 != 1 || $g2 != 2 ]]; then
+		fig_error v2_null_rtt "the clients spoke versions $g1 and $g2, not 1 and 2"
+	else
+		row v2_null_rtt "v2: median $m2 us" "v1: median $m1 us" "$ratio" "<=1.05" "$ok"
+		bench v2_null_rtt "v2_median_us=$m2 v1_median_us=$m1 ratio=$ratio target=1.05 op=le met=$ok rounds=$(field lat_v2 rounds)"
+	fi
+else
+	fig_error v2_null_rtt "$(why lat_v1 lat_v2 srv_rdma)"
+fi
+if [[ -n ${RES[inv_on]:-} && -n ${RES[inv_off]:-} ]]; then
+	# per chunked call: each READ offers one Write chunk; the counter
+	# calls also holds the uncounted STATS calls around the run
+	pon=$(field inv_on write_chunks) lon=$(field inv_on invalidations)
+	ron=$(field inv_on remote_invalidations)
+	poff=$(field inv_off write_chunks) loff=$(field inv_off invalidations)
+	if ((pon == 0 || poff == 0)); then
+		fig_error v2_remote_inv "no chunked calls measured ($pon and $poff)"
+	else
+		lpon=$(calc "$lon / $pon") lpoff=$(calc "$loff / $poff")
+		rpon=$(calc "$ron / $pon")
+		saved=$(calc "$lpoff - $lpon")
+		ok=$(met ge "$saved" 1)
+		row v2_remote_inv "v2: $lpon local, $rpon remote per call" "no remote inv.: $lpoff local per call" "-$saved" ">=1 fewer" "$ok"
+		bench v2_remote_inv "local_per_call=$lpon remote_per_call=$rpon local_per_call_without=$lpoff saved=$saved target=1 op=ge met=$ok chunked_calls=$pon chunked_calls_without=$poff rounds=$(field inv_on rounds)"
+	fi
+else
+	fig_error v2_remote_inv "$(why inv_on inv_off srv_rdma)"
 fi
 
 # 6. NFSv3: ours against the kernel's server, kernel client on both
