@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 {
 	const char *netid = getenv("NETID") ? getenv("NETID") : "rdma";
 	CLIENT *cl;
+	int rc;
 
 	if (!(argc == 3 && !strcmp(argv[2], "listen")) &&
 	    !(argc == 4 && !strcmp(argv[2], "publish"))) {
@@ -90,5 +91,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "listen"))
 		return listen_for(cl);
-	return publish(cl, argv[3]);
+	rc = publish(cl, argv[3]);
+	clnt_destroy(cl);
+	return rc;
 }

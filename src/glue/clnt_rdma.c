@@ -323,7 +323,7 @@ static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
 	o->ddp_copy_bytes = s.ddp_copy_bytes;
 	o->ddp_caller_regs = s.ddp_caller_regs;
 	o->registrations = s.conn.exposures;
-	o->invalidations = s.conn.invalidations + s.conn.deregistrations;
+	o->invalidations = s.conn.invalidations + s.conn.mr_fences;
 	o->remote_invalidations = s.conn.remote_invs;
 	o->err_vers = s.err_vers;
 	o->err_chunk = s.err_chunk;

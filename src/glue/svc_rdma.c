@@ -26,9 +26,12 @@
  * which argument items may come in Read chunks (any other is refused by
  * the decoder: GARBAGE_ARGS, V1-DDP-1, AMB-V1-15) and its REPLY entry which
  * result items go into the Write chunks the call offered (V1-WC-2).
- * Without an entry nothing is eligible, and under RPCSEC_GSS never
- * anything, whatever the service: integrity and privacy wrap the body in
- * one opaque (V1-GSS-3), and we do not tell the services apart.
+ * Without an entry nothing is eligible, and under RPCSEC_GSS integrity or
+ * privacy never anything: they wrap the body in one opaque (V1-GSS-3).
+ * Authentication only (service none) leaves the body as the procedure's
+ * XDR, so its items are placed as under AUTH_SYS (V1-WC-2; the Linux
+ * client with sec=krb5 sends WRITE data in Read chunks): gss_wrapped()
+ * reads the service from the credential.
  *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
@@ -36,7 +39,9 @@
  * destroys every connection it accepted (one in the middle of a call is
  * marked dead and goes at its xp_stat), so a server that leaves svc_run
  * can free everything.  The state shared by a listener and its connections
- * lives until the last of them is destroyed.
+ * lives until the last of them is destroyed; it holds the record of XIDs
+ * that failed for an operational reason (rr_srv_xidlog.h, V1-ERR-11), so
+ * that a client that reconnects and sends one again gets ERR_CHUNK.
  */
 #include "config.h"
 
@@ -64,8 +69,10 @@
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "rpc/rr_serve.h"
+#include "rpc/rr_srv_xidlog.h"
 #include "transport/rt_conn.h"
 #include "ulb/ulb.h"
+#include "wire/rw_be.h"
 #include "wire/rw_props.h"
 #include "wire/rw_xdr.h"
 
@@ -98,7 +105,9 @@ struct call_id {
 	rpcprog_t prog;
 	rpcvers_t vers;
 	rpcproc_t proc;
-	bool gss;			/* credential flavour RPCSEC_GSS */
+	bool wrapped;			/* RPCSEC_GSS wraps the body or
+					 * carries no procedure: nothing is
+					 * eligible (gss_wrapped) */
 };
 
 struct svr_conn {
@@ -123,19 +132,6 @@ static const struct xp_ops conn_ops;
 static const struct xp_ops2 conn_ops2;
 
 /* ---- Helpers ------------------------------------------------------------ */
-
-/* Same host (the port does not matter). */
-static bool same_host(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			       &((const struct sockaddr_in6 *)b)->sin6_addr,
-			       sizeof(struct in6_addr));
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-}
 
 /* Messages about refused connections come from peers: at most one a
  * second, so a flood of them cannot flood the log. */
@@ -162,6 +158,7 @@ static void svr_put(struct svr *sv)
 		return;
 	/* the listener and every connection are gone: print once */
 	rpcrdma_stats_untrack(&sv->stats_reg, true);
+	rr_xidlog_destroy(sv->opts.xidlog);
 	free(sv);
 }
 
@@ -227,6 +224,26 @@ static void conn_end_call(struct svr_conn *k)
 	k->cur = NULL;
 }
 
+/*
+ * Is the body of a call with this credential anything but the procedure's
+ * XDR?  Under RPCSEC_GSS (RFC 2203 section 5) the credential body is
+ * version, gss_proc, seq_num, service, handle: the arguments are the
+ * procedure's own only for RPCSEC_GSS_DATA (0) with rpc_gss_svc_none (1);
+ * integrity and privacy wrap them (V1-GSS-3), the control procedures carry
+ * tokens.  A credential too short to say counts as wrapped.
+ */
+static bool gss_wrapped(const struct opaque_auth *cred)
+{
+	const uint8_t *p = (const uint8_t *)cred->oa_base;
+
+	if (cred->oa_flavor != RPCSEC_GSS)
+		return false;
+	if (!p || cred->oa_length < 16)
+		return true;
+	return rw_get32(p) != 1 || rw_get32(p + 4) != 0 ||
+	       rw_get32(p + 12) != 1;
+}
+
 static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 {
 	struct svr_conn *k = x->xp_p1;
@@ -247,7 +264,7 @@ static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 			k->id.prog = msg->rm_call.cb_prog;
 			k->id.vers = msg->rm_call.cb_vers;
 			k->id.proc = msg->rm_call.cb_proc;
-			k->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
+			k->id.wrapped = gss_wrapped(&msg->rm_call.cb_cred);
 			k->streak++;
 			return TRUE;
 		}
@@ -290,7 +307,8 @@ static enum xprt_stat conn_stat(SVCXPRT *x)
 
 /*
  * The current call's DDP policy in direction dir: its Upper-Layer Binding
- * entry, or nothing eligible (no entry; RPCSEC_GSS, V1-GSS-3).  min_len
+ * entry, or nothing eligible (no entry; RPCSEC_GSS integrity, privacy or
+ * control, V1-GSS-3).  min_len
  * plays no part here: the decoder takes a chunk at any eligible item, and
  * a reply places every eligible result it has a Write chunk for (V1-WC-2).
  */
@@ -300,7 +318,7 @@ static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
 	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry e;
 
-	if (k->id.gss ||
+	if (k->id.wrapped ||
 	    ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e, &walk))
 		ulb_ddp_policy(NULL, true, 0, pol);
 	else if (walk)
@@ -542,7 +560,7 @@ static unsigned int peer_conns(const struct svr *sv, const struct sockaddr *pa)
 	unsigned int n = 0;
 
 	for (k = sv->conns; k; k = k->next)
-		if (same_host(rr_srv_peer_addr(k->rr), pa))
+		if (rt_addr_same_host(rr_srv_peer_addr(k->rr), pa))
 			n++;
 	return n;
 }
@@ -709,6 +727,12 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	sv->opts.no_remote_inv = sv->env.no_remote_inv;
 	sv->opts.replay_bytes = sv->env.replay_bytes;
 	sv->opts.bc_max = rpcrdma_attr_bc(a);
+	/* failed XIDs outlive the connections they failed on (V1-ERR-11) */
+	sv->opts.xidlog = rr_xidlog_create();
+	if (!sv->opts.xidlog) {
+		free(sv);
+		return NULL;
+	}
 	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
 	return sv;
 }

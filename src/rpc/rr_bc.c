@@ -103,6 +103,12 @@ void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 		rr->st.bc_dropped++;
 		return;
 	}
+	/* a v2 message from the server settles v2 on this connection, and
+	 * with it the 4096-octet threshold our Reply may use (V2-INL-2): the
+	 * forward Reply that settles it may still be on its way to its
+	 * waiter */
+	if (h->vers == RW_VERS_2 && c->vers == RW_VERS_2)
+		rr_conn_settled(rr, c);
 	memcpy(q->msg, payload, len);
 	q->len = len;
 	q->xid = h->xid;

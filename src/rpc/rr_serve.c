@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_xidlog.h"
 
 #define RR_EV_BATCH 16
 
@@ -179,6 +180,7 @@ void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r)
 static void on_event(struct rr_srv *s, const struct rt_event *ev)
 {
 	struct rr_sreq *r;
+	uint64_t cookie;
 
 	switch (ev->type) {
 	case RT_EV_RECV:
@@ -196,6 +198,8 @@ static void on_event(struct rr_srv *s, const struct rt_event *ev)
 		break;
 	case RT_EV_DEAD:
 		s->dead = true;
+		if (rt_conn_peer_fault(s->c, &cookie))
+			rr_srv_xid_failed(s, by_cookie(s, cookie));
 		rr_srv_bc_lost(s);
 		break;
 	default:
@@ -458,6 +462,10 @@ void rr_srv_destroy(struct rr_srv *s)
 	rr_srv_bc_free(s);
 	pthread_mutex_destroy(&s->lock);
 	for (i = 0; i < s->nall; i++) {
+		/* a resend still waiting to be answered from its record
+		 * (taken out of the list by rr_replay_take) */
+		if (s->all[i]->replay)
+			rr_replay_free(s, s->all[i]->replay);
 		free(s->all[i]->msg);
 		free(s->all[i]);
 	}

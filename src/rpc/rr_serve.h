@@ -70,6 +70,7 @@
 
 struct rr_srv;
 struct rr_sreq;
+struct rr_xidlog;
 
 /* Longest wait for a free Send buffer before a reply gives up. */
 #define RR_SEND_WAIT_MS 5000
@@ -99,6 +100,10 @@ struct rr_srv_opts {
 				 * connection keeps that many Receives
 				 * beyond the credits (rt attr recv_extra),
 				 * 0: none */
+	struct rr_xidlog *xidlog;	/* XIDs that failed for an operational
+					 * reason, shared by the connections
+					 * of a listener (rr_srv_xidlog.h,
+					 * V1-ERR-11); NULL: none kept */
 };
 
 /* Replies that could not be sent (REPLY_RESOURCE / WRITE_RESOURCE, v1
@@ -124,6 +129,10 @@ struct rr_srv_stats {
 	uint64_t dropped;	/* Calls the RPC layer never answered */
 	uint64_t err_write_room;	/* ... a result item larger than its
 				 * Write chunk */
+	uint64_t err_failed_xid;	/* ... a retransmission of an XID
+				 * that failed (V1-ERR-11) */
+	uint64_t failed_xids;	/* XIDs recorded as failed for an
+				 * operational reason */
 	uint64_t read_chunks;	/* Read chunks pulled (PZRC included) */
 	uint64_t read_bytes;
 	uint64_t write_chunks;	/* Write chunks filled with a result item */

@@ -43,6 +43,7 @@ enum rr_srv_cause {
 	RR_CAUSE_BAD_MSG,	/* RPC message or chunk data unusable */
 	RR_CAUSE_WRITE_ROOM,	/* a result item larger than its Write
 				 * chunk */
+	RR_CAUSE_FAILED_XID,	/* the XID failed before (V1-ERR-11) */
 	RR_CAUSE_SYSTEM,	/* v2 SYSTEM: a fault of ours */
 };
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_xidlog.h"
 
 /* ---- RDMA_ERROR --------------------------------------------------------- */
 
@@ -73,6 +74,8 @@ static void count_error(struct rr_srv *s, const struct rr_sreq *r)
 		s->st.err_bad_msg++;
 	else if (r->cause == RR_CAUSE_WRITE_ROOM)
 		s->st.err_write_room++;
+	else if (r->cause == RR_CAUSE_FAILED_XID)
+		s->st.err_failed_xid++;
 }
 
 /*
@@ -340,7 +343,10 @@ static bool copy_msg(struct rr_sreq *r, const struct rt_event *ev)
 		r->msg = m;
 		r->msg_cap = ev->len;
 	}
-	memcpy(r->msg, ev->data, ev->len);
+	/* A 0-octet Send is a runt for classify(); a fresh request has no
+	 * buffer, and memcpy() with NULL is undefined even for 0 octets. */
+	if (ev->len)
+		memcpy(r->msg, ev->data, ev->len);
 	r->len = ev->len;
 	return true;
 }
@@ -414,6 +420,9 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		rr_srv_queue_error(s, r);
 		return;
 	}
+	/* It failed before: ERR_CHUNK (V1-ERR-11). */
+	if (rr_srv_xid_refuse(s, r))
+		return;
 	ret = pull_size(s, r, &r->pull_len);
 	if (ret == -E2BIG) {
 		rr_srv_set_fault(r, RR_CAUSE_TOO_BIG);

@@ -432,11 +432,12 @@ static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
 /*
  * RDMA Write the octets at src, in m, into the returned segments g[0..n) in
  * order, skipping empty ones; unsignalled: the Send that follows reports
- * for them (the send queue completes in order).  -ENOTCONN on failure (the
- * connection is closed).
+ * for them (the send queue completes in order), and r's cookie names them
+ * if the peer refuses one (rt_conn_peer_fault, V1-ERR-11).  -ENOTCONN on
+ * failure (the connection is closed).
  */
-static int post_segs(struct rr_srv *s, struct rt_lmem *m, uint8_t *src,
-		     const struct rw_segment *g, uint32_t n)
+static int post_segs(struct rr_srv *s, struct rr_sreq *r, struct rt_lmem *m,
+		     uint8_t *src, const struct rw_segment *g, uint32_t n)
 {
 	struct rt_sge sge;
 	struct rt_err err;
@@ -447,7 +448,8 @@ static int post_segs(struct rr_srv *s, struct rt_lmem *m, uint8_t *src,
 		if (!g[i].length)
 			continue;
 		sge = rt_lmem_sge(m, src, g[i].length);
-		ret = rt_post_write(s->c, &sge, 1, &g[i], 0, 0, &err);
+		ret = rt_post_write(s->c, &sge, 1, &g[i], rr_srv_cookie(r), 0,
+				    &err);
 		if (ret) {
 			rr_srv_kill(s, -ret, "%s", err.msg);
 			return -ENOTCONN;
@@ -488,7 +490,8 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 	p = rt_lmem_addr(m);
 	for (k = 0; k < re->nitems; k++) {
 		c = re->items[k].slot;
-		ret = post_segs(s, m, p, o->wsegs[c], call->writes[c].nsegs);
+		ret = post_segs(s, r, m, p, o->wsegs[c],
+				call->writes[c].nsegs);
 		if (ret)
 			return ret;
 		p += re->items[k].len;
@@ -665,7 +668,8 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 	}
 	ret = items_write(s, r, re, &o);
 	if (!ret)
-		ret = post_segs(s, m, rt_lmem_addr(m), o.rsegs, rc->nsegs);
+		ret = post_segs(s, r, m, rt_lmem_addr(m), o.rsegs,
+				rc->nsegs);
 	if (ret)
 		return items_failed(s, r, b, ret);
 	/* The sources stay until the Send (after the Writes) completes. */

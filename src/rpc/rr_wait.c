@@ -15,7 +15,7 @@
  * will not wake it.
  *
  * A Reply is looked at in this order (digest 1.10, V1-ERR-1): transport
- * header decoded (a refused one: rw_reason_action() says discard or fail
+ * header decoded (a refused one: rw_reply_action() says discard or fail
  * the XID, V1-ERR-4, V1-ERR-10), XID matched to a call of this connection,
  * header checked against what that Call offered (rw_validate_reply), inline
  * payload's XID checked (V1-HDR-2).  Nothing of the payload is used before
@@ -80,8 +80,7 @@ static void repost(struct rr_conn *c, struct rt_rbuf *b)
 static void refuse(struct rr_clnt *rr, struct rr_call *k,
 		   const struct rw_hdr *h, enum rw_reason why)
 {
-	struct rw_action a = rw_reason_action(RW_ROLE_REQUESTER, h->vers, why,
-					      &rr->hsp.lim);
+	struct rw_action a = rw_reply_action(k ? &k->hdr : NULL, h, why);
 
 	if (a.what != RW_ACT_FAIL_XID || !k) {
 		rr->st.discarded++;

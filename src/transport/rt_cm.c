@@ -513,11 +513,18 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 		goto fail;
 	rt_conn_set_peer_private(c, req->private_data, req->private_data_len);
 	rt_conn_cm_params(c, &p);
-	/* Never more than the client offered (rdma_cm would refuse). */
-	if (p.responder_resources > req->initiator_depth)
-		p.responder_resources = req->initiator_depth;
-	if (p.initiator_depth > req->responder_resources)
-		p.initiator_depth = req->responder_resources;
+	/*
+	 * Never more than the client offered.  A connect request reports
+	 * the client's depths from our side (the CM swaps them, as the
+	 * kernel's svcrdma reads them): its initiator_depth is how many
+	 * RDMA Reads the client will take from us - its responder
+	 * resources - and its responder_resources how many it may issue.
+	 * The Linux client offers 0 of the latter and many of the former.
+	 */
+	if (p.initiator_depth > req->initiator_depth)
+		p.initiator_depth = req->initiator_depth;
+	if (p.responder_resources > req->responder_resources)
+		p.responder_resources = req->responder_resources;
 	link_child(l, c);
 	rt_conn_ack_timeout(c);
 	if (rdma_accept(id, &p)) {

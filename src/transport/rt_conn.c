@@ -453,6 +453,13 @@ const struct rt_err *rt_conn_error(const struct rt_conn *c)
 	return &c->err;
 }
 
+bool rt_conn_peer_fault(const struct rt_conn *c, uint64_t *cookie)
+{
+	if (c->peer_fault)
+		*cookie = c->peer_fault_cookie;
+	return c->peer_fault;
+}
+
 const struct rw_cm_inline *rt_conn_inline(const struct rt_conn *c)
 {
 	return &c->inl;

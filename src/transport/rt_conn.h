@@ -267,6 +267,16 @@ enum rt_state rt_conn_state(const struct rt_conn *c);
 /* Why the connection is dead (code 0 while it is not). */
 const struct rt_err *rt_conn_error(const struct rt_conn *c);
 
+/*
+ * Did the connection end because the peer's side of one work request was
+ * unusable - a handle, offset or length it gave that its device refused
+ * (remote access or invalid request), or a Receive too small for our Send
+ * (digest 1.10, "operational errors", V1-ERR-11)?  Then true, with the
+ * cookie that work was posted with.  False for every other ending: flushes,
+ * retries exhausted (the link, not the request), disconnects.
+ */
+bool rt_conn_peer_fault(const struct rt_conn *c, uint64_t *cookie);
+
 /* End the connection (idempotent): the peer sees a disconnect, pending work
  * is flushed, rt_conn_poll() reports RT_EV_DEAD. */
 void rt_conn_disconnect(struct rt_conn *c);
@@ -336,6 +346,8 @@ struct rt_stats {
 	uint64_t deregistrations;
 	uint64_t binds;		/* memory window binds */
 	uint64_t invalidations;	/* local invalidations completed */
+	uint64_t mr_fences;	/* MR-mode exposures fenced by deregistering
+				 * them (the MR under a window is none) */
 	uint64_t remote_invs;	/* remote invalidations honoured */
 	uint64_t exposures;	/* rt_reg_expose() calls that succeeded */
 	uint64_t revokes;	/* rt_reg_revoke() calls */

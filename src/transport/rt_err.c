@@ -81,3 +81,16 @@ const char *rt_addr_str(const struct sockaddr *sa, int with_port,
 	}
 	return buf;
 }
+
+bool rt_addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!a || !b || a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			       &((const struct sockaddr_in6 *)b)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return a->sa_family == AF_INET &&
+	       ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+}

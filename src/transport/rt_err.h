@@ -13,6 +13,7 @@
 #ifndef RT_ERR_H
 #define RT_ERR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -42,5 +43,8 @@ void rt_err_copy(struct rt_err *dst, const struct rt_err *src);
 #define RT_ADDR_STRLEN 64
 const char *rt_addr_str(const struct sockaddr *sa, int with_port,
 			char buf[RT_ADDR_STRLEN]);
+
+/* Same host: family and IPv4/IPv6 address equal, whatever the ports. */
+bool rt_addr_same_host(const struct sockaddr *a, const struct sockaddr *b);
 
 #endif /* RT_ERR_H */

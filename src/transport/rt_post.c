@@ -32,6 +32,8 @@
  *   the operation and the work completion status; the rest flush.  A queued
  *   or flushed request the caller asked to hear about still produces its
  *   event (status ECONNRESET), so the caller's bookkeeping has one path.
+ *   When the peer's side of the work was at fault (its handle or length,
+ *   its Receive), that work's cookie is kept for rt_conn_peer_fault().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,6 +107,15 @@ static void work_done(struct rt_conn *c, uint8_t kind, bool want,
 		report(c, kind, cookie, status);
 }
 
+/* What the peer's side of a work request can make fail (rt_conn_peer_fault):
+ * its handles and lengths, its Receive buffers. */
+static bool peer_fault(int status)
+{
+	return status == IBV_WC_REM_ACCESS_ERR ||
+	       status == IBV_WC_REM_INV_REQ_ERR ||
+	       status == IBV_WC_REM_OP_ERR || status == IBV_WC_LOC_LEN_ERR;
+}
+
 /* A completion that is not a success ends the connection: a flush means it
  * already ended (or the listener ended it), anything else is the cause. */
 static void fail_completion(struct rt_conn *c, uint8_t kind, int status)
@@ -143,6 +154,10 @@ void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status)
 		return;
 	}
 	kind = c->ring[seq % c->sq_size].kind;
+	if (!c->dead && peer_fault(status)) {
+		c->peer_fault = true;
+		c->peer_fault_cookie = c->ring[seq % c->sq_size].cookie;
+	}
 	for (s = c->sq_done; s <= seq; s++) {
 		struct rt_sq_rec *r = &c->ring[s % c->sq_size];
 

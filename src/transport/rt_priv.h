@@ -173,6 +173,8 @@ struct rt_conn {
 	bool dead;
 	bool dead_reported;
 	struct rt_err err;
+	bool peer_fault;		/* rt_conn_peer_fault() */
+	uint64_t peer_fault_cookie;
 	atomic_bool ext_up;		/* ESTABLISHED seen by the listener */
 	atomic_bool ext_dead;		/* death noticed by the listener */
 	atomic_bool closed;		/* rt_conn_kill() ran (for the

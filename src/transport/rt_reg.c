@@ -415,20 +415,21 @@ static int expose_mw(struct rt_conn *c, struct rt_expo *e, void *addr,
 }
 
 /* Deregister; if that fails the MR may still be reachable, so the
- * connection ends and the MR is kept to retry when it is freed. */
-static void drop_mr(struct rt_conn *c, struct ibv_mr **mrp)
+ * connection ends and the MR is kept to retry when it is freed.  True if
+ * an MR was deregistered. */
+static bool drop_mr(struct rt_conn *c, struct ibv_mr **mrp)
 {
 	struct ibv_mr **z;
 	struct rt_err why;
 	int ret;
 
 	if (!*mrp)
-		return;
+		return false;
 	ret = ibv_dereg_mr(*mrp);
 	if (!ret) {
 		c->st.deregistrations++;
 		*mrp = NULL;
-		return;
+		return true;
 	}
 	c->st.errors++;
 	rt_err_set(&why, ret, "cannot deregister chunk memory on %s: %s",
@@ -440,12 +441,18 @@ static void drop_mr(struct rt_conn *c, struct ibv_mr **mrp)
 		c->zombies[c->nzombies++] = *mrp;
 	}
 	*mrp = NULL;
+	return false;
 }
 
 /* Give back what an exposure holds.  A window not known to be invalidated
- * is deallocated: that fences it whatever the connection's state. */
-static void release_expo(struct rt_conn *c, struct rt_expo *e)
+ * is deallocated: that fences it whatever the connection's state.  True if
+ * this fenced an MR-mode exposure: there the region is what the peer
+ * holds, and deregistering it is the fence; under a window the region has
+ * no remote access, and the window's invalidation is the fence. */
+static bool release_expo(struct rt_conn *c, struct rt_expo *e)
 {
+	bool own_mr = !e->mw;
+
 	if (e->mw) {
 		if (e->mw->state == RT_MW_FREE && !e->mw->failed)
 			mw_put(c, e->mw);
@@ -453,7 +460,7 @@ static void release_expo(struct rt_conn *c, struct rt_expo *e)
 			mw_destroy(c, e->mw);
 		e->mw = NULL;
 	}
-	drop_mr(c, &e->mr);
+	return drop_mr(c, &e->mr) && own_mr;
 }
 
 static int grow_set(struct rt_regset *s, struct rt_err *err)
@@ -707,7 +714,8 @@ int rt_reg_revoke(struct rt_regset *s, struct rt_err *err)
 			ret = wait_fenced(s, err);
 	}
 	for (i = 0; i < s->n; i++)
-		release_expo(c, &s->e[i]);
+		if (release_expo(c, &s->e[i]))
+			c->st.mr_fences++;
 	c->live_expos -= s->n;
 	s->n = 0;
 	return ret;

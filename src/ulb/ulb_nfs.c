@@ -24,7 +24,16 @@
  * bound by parsing instead: the walker of ulb_nfs4.c, registered below.
  *
  * reply_max is the largest result body besides the items placed in Write
- * chunks (status, attributes, counts, length words), rounded up.
+ * chunks (status, attributes, counts, length words), rounded up.  Every
+ * other NFSv3 procedure has bounded results too, so each has its largest
+ * reply declared: without it the client offers a Reply chunk of
+ * max_reply_size on every call - a registration and an invalidation for
+ * each GETATTR, WRITE, COMMIT - and a server such as Linux's then answers
+ * through that chunk (issue 15).  These are the sizes rpcrdma-ulbgen -s
+ * computes from RFC 1813's XDR (examples/nfs3d/nfs3_prot.x; check_ulb.c
+ * compares them with tests/unit/ulb/nfs3_prot.conf, its output):
+ * nfs_fh3 at most 4 + 64, fattr3 84, post_op_attr 4 + 84, wcc_data
+ * (4 + 24) + (4 + 84).
  */
 #include "compiler.h"
 #include "ulb/ulb.h"
@@ -78,6 +87,26 @@ static const struct rpcrdma_ulb_entry ulb_nfs[] = {
 	CALL_ITEM(3, 10, 2),					/* SYMLINK */
 	REPLY_SIZE(3, 16, ARG(-4, 128)),				/* READDIR */
 	REPLY_SIZE(3, 17, ARG(-4, 128)),				/* READDIRPLUS */
+
+	/* NFSv3: the largest reply of every other procedure */
+	REPLY_SIZE(3, 0, FIXED(0)),		/* NULL */
+	REPLY_SIZE(3, 1, FIXED(88)),		/* GETATTR: status, fattr3 */
+	REPLY_SIZE(3, 2, FIXED(120)),		/* SETATTR: wcc_data */
+	REPLY_SIZE(3, 3, FIXED(248)),		/* LOOKUP: fh, 2 post_op_attr */
+	REPLY_SIZE(3, 4, FIXED(96)),		/* ACCESS */
+	REPLY_SIZE(3, 7, FIXED(136)),		/* WRITE: wcc, count, verf */
+	REPLY_SIZE(3, 8, FIXED(280)),		/* CREATE: post_op_fh3 ... */
+	REPLY_SIZE(3, 9, FIXED(280)),		/* MKDIR */
+	REPLY_SIZE(3, 10, FIXED(280)),		/* SYMLINK */
+	REPLY_SIZE(3, 11, FIXED(280)),		/* MKNOD */
+	REPLY_SIZE(3, 12, FIXED(120)),		/* REMOVE */
+	REPLY_SIZE(3, 13, FIXED(120)),		/* RMDIR */
+	REPLY_SIZE(3, 14, FIXED(236)),		/* RENAME: 2 wcc_data */
+	REPLY_SIZE(3, 15, FIXED(208)),		/* LINK */
+	REPLY_SIZE(3, 18, FIXED(144)),		/* FSSTAT */
+	REPLY_SIZE(3, 19, FIXED(140)),		/* FSINFO */
+	REPLY_SIZE(3, 20, FIXED(116)),		/* PATHCONF */
+	REPLY_SIZE(3, 21, FIXED(128)),		/* COMMIT */
 };
 
 void ulb_nfs_register(void)

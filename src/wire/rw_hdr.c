@@ -570,7 +570,12 @@ enum rw_reason rw_hdr_decode(const void *buf, size_t len, struct rw_hdr *h,
 	enum rw_reason why;
 	bool vers_ok;
 
+	/* only RDMA_MSG/RDMA_NOMSG set the lists: no other header may leave
+	 * counts of an earlier one behind for a caller to walk */
 	h->hdr_len = 0;
+	h->nreads = 0;
+	h->nwrites = 0;
+	h->has_reply = false;
 	if (len < RW_FIXED_LEN) {
 		h->xid = h->vers = h->credit = h->proc = 0;
 		return RW_R_RUNT;

@@ -163,7 +163,9 @@ struct rw_subset {
  * A decoded or to-be-encoded transport header.  Which members are meaningful
  * depends on vers and proc: the chunk-list members for MSG and NOMSG, err
  * for ERROR, opt for OPTIONAL, props/subset1/subset2 for the v2 property
- * messages.  Members of other shapes are left untouched by the decoder and
+ * messages.  Members of other shapes are left untouched by the decoder -
+ * except the list counts (nreads, nwrites, has_reply), which it always
+ * clears, so no code that walks lists walks an earlier header's - and
  * ignored by the encoder and by rw_hdr_equal().
  */
 struct rw_hdr {

@@ -162,6 +162,26 @@ struct rw_action rw_reason_action(enum rw_role role, uint32_t vers,
 	return rw_requester_action(vers, why);
 }
 
+struct rw_action rw_reply_action(const struct rw_hdr *call,
+				 const struct rw_hdr *reply,
+				 enum rw_reason why)
+{
+	/* A runt's fields past the first words were never read. */
+	bool error = why != RW_R_RUNT && reply->proc == RW_ERROR;
+	struct rw_action a;
+
+	if (!call) {	/* nothing to fail */
+		a = rw_requester_action(reply->vers, why);
+		if (a.what == RW_ACT_FAIL_XID)
+			a.what = RW_ACT_DISCARD;
+		return a;
+	}
+	if (error && reply->vers != call->vers &&
+	    reply->err.code != RW_ERR_VERS)
+		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
+	return rw_requester_action(call->vers, why);
+}
+
 int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len)
 {
 	const uint8_t *p = payload;
@@ -192,6 +212,33 @@ int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len)
 
 /* ---- Responder ------------------------------------------------------- */
 
+/*
+ * RFC 8166 groups Read segments into chunks by position and asks no order
+ * of the list (AMB-V1-6: bis-01's "SHOULD sort" was dropped).  Sort it by
+ * position, stable so that list order holds within a chunk (V1-RC-4);
+ * what then overlaps is left to rw_validate_call().  The decoder bounded
+ * segments per run of equal positions: runs merged here are checked again.
+ */
+static enum rw_reason rw_sort_reads(struct rw_hdr *h,
+				    const struct rw_limits *lim)
+{
+	struct rw_read_seg *r = h->reads, x;
+	uint32_t i, j, run = 0;
+
+	for (i = 1; i < h->nreads; i++) {
+		x = r[i];
+		for (j = i; j && r[j - 1].position > x.position; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+	for (i = 0; i < h->nreads; i++) {
+		run = i && r[i].position == r[i - 1].position ? run + 1 : 1;
+		if (run > lim->max_chunk_segs)
+			return RW_R_TOO_MANY_SEGS;
+	}
+	return RW_R_OK;
+}
+
 enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
 			    struct rw_hdr_space *sp)
 {
@@ -199,6 +246,8 @@ enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
 	enum rw_reason why;
 
 	why = rw_hdr_decode(buf, len, h, sp);
+	if (!why && h->nreads)
+		why = rw_sort_reads(h, &sp->lim);
 	if (!why)
 		why = rw_validate_call(h);
 	if (!why && h->proc == RW_MSG)

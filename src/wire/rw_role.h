@@ -67,6 +67,18 @@ struct rw_action rw_reason_action(enum rw_role role, uint32_t vers,
 				  enum rw_reason why,
 				  const struct rw_limits *lim);
 
+/*
+ * What a requester does with a Reply header refused for why (reply as
+ * rw_hdr_decode() left it), given the Call of the same XID it sent (NULL:
+ * none waits).  The Call's version decides, not the Reply's: an
+ * RDMA_ERROR labelled with another version than the Call's is no answer
+ * to it and is discarded (V1-ERR-10), except ERR_VERS, whose layout and
+ * meaning every version shares (AMB-V1-1, V2-ERR-3).
+ */
+struct rw_action rw_reply_action(const struct rw_hdr *call,
+				 const struct rw_hdr *reply,
+				 enum rw_reason why);
+
 const char *rw_counter_str(enum rw_counter c);
 
 /*
@@ -86,9 +98,12 @@ struct rw_rx_call {
 };
 
 /*
- * Decode buf[0..len) as a Call with sp's limits: rw_hdr_decode(),
- * rw_validate_call() and, for RDMA_MSG, rw_check_payload() on the inline
- * RPC message.  Returns (and stores in rx->why) the first refusal reason.
+ * Decode buf[0..len) as a Call with sp's limits: rw_hdr_decode(), the Read
+ * list sorted by position (stable: a requester need not list its chunks in
+ * order, AMB-V1-6, and segments of one position form one chunk in list
+ * order), rw_validate_call() and, for RDMA_MSG, rw_check_payload() on the
+ * inline RPC message.  Returns (and stores in rx->why) the first refusal
+ * reason.
  */
 enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
 			    struct rw_hdr_space *sp);

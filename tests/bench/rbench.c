@@ -58,6 +58,7 @@
 
 #include "rbench.h"
 #include "tests/vm/t_opt.h"
+#include "tests/vm/t_util.h"
 
 /* The dispatch function of rbench_svc.c (rpcgen declares it nowhere). */
 void rbench_prog_1(struct svc_req *rq, SVCXPRT *x);
@@ -447,6 +448,16 @@ static void clnt_stats(CLIENT *cl, struct rpcrdma_clnt_stats *st)
 		fail("CLGET_RDMA_STATS refused");
 }
 
+/* The RPC-over-RDMA version in force; 0 over tcp. */
+static unsigned int rdma_version(CLIENT *cl)
+{
+	unsigned int v = 0;
+
+	if (is_rdma() && !clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v))
+		fail("CLGET_RDMA_VERSION refused");
+	return v;
+}
+
 /*
  * After the RESULT line.  Over tcp the CLIENTs are left to the exit: with
  * rsockets preloaded, closing a connection lingers about 5 s, which would
@@ -510,14 +521,15 @@ static int test_lat(void)
 	clnt_stats(cl, &cs1);
 	get_stats(cl, &s1);
 	qsort(us, n, sizeof(*us), cmp_double);
-	printf("RESULT test=lat netid=%s comp=%s calls=%lu median_us=%.1f p99_us=%.1f mean_us=%.1f cli_cpu_us=%.2f srv_cpu_us=%.2f reply_chunks=%llu registrations=%llu\n",
+	printf("RESULT test=lat netid=%s comp=%s calls=%lu median_us=%.1f p99_us=%.1f mean_us=%.1f cli_cpu_us=%.2f srv_cpu_us=%.2f reply_chunks=%llu registrations=%llu rdma_version=%u\n",
 	       o.netid, o.comp == RPCRDMA_COMP_POLL ? "poll" : "event", n,
 	       us[n / 2], us[(size_t)((double)n * 0.99)], sum / (double)n,
 	       (double)(c1 - c0) / (double)n,
 	       (double)((s1.utime_us + s1.stime_us) -
 			(s0.utime_us + s0.stime_us)) / (double)n,
 	       (unsigned long long)(cs1.reply_chunks - cs0.reply_chunks),
-	       (unsigned long long)(cs1.registrations - cs0.registrations));
+	       (unsigned long long)(cs1.registrations - cs0.registrations),
+	       rdma_version(cl));
 	free(us);
 	tcp_quick_exit();
 	clnt_destroy(cl);
@@ -704,7 +716,7 @@ static int test_threads(enum kind kind)
 		       o.netid, t, shared ? 1 : t, o.size, total, secs,
 		       (double)total / secs);
 	} else {
-		printf("RESULT test=%s netid=%s threads=%u size=%zu calls=%lu seconds=%.2f MiBps=%.2f ddp_copies=%llu ddp_zero_copies=%llu ddp_caller_regs=%llu read_chunks=%llu write_chunks=%llu reply_chunks=%llu long_calls=%llu foreign_results=%lu srv_ddp_copies=%llu srv_read_chunks=%llu srv_write_chunks=%llu\n",
+		printf("RESULT test=%s netid=%s threads=%u size=%zu calls=%lu seconds=%.2f MiBps=%.2f ddp_copies=%llu ddp_zero_copies=%llu ddp_caller_regs=%llu read_chunks=%llu write_chunks=%llu reply_chunks=%llu long_calls=%llu foreign_results=%lu srv_ddp_copies=%llu srv_read_chunks=%llu srv_write_chunks=%llu calls_sent=%llu invalidations=%llu remote_invalidations=%llu rdma_version=%u\n",
 		       kind == K_WRITE ? "write" : "read", o.netid, t, o.size,
 		       total, secs,
 		       (double)total * (double)o.size / secs / 1048576.0,
@@ -718,7 +730,13 @@ static int test_threads(enum kind kind)
 		       foreign,
 		       (unsigned long long)(s1.ddp_copies - s0.ddp_copies),
 		       (unsigned long long)(s1.read_chunks - s0.read_chunks),
-		       (unsigned long long)(s1.write_chunks - s0.write_chunks));
+		       (unsigned long long)(s1.write_chunks - s0.write_chunks),
+		       (unsigned long long)(cs1.calls - cs0.calls),
+		       (unsigned long long)(cs1.invalidations -
+					    cs0.invalidations),
+		       (unsigned long long)(cs1.remote_invalidations -
+					    cs0.remote_invalidations),
+		       rdma_version(ctl));
 	}
 	fflush(stdout);
 	tcp_quick_exit();
@@ -735,30 +753,6 @@ static int test_threads(enum kind kind)
 
 /* ---- Idle connections: memory --------------------------------------------- */
 
-/*
- * Octets of memory regions that process pid has registered on any RDMA
- * device, from the kernel's resource tracking ("rdma resource show mr",
- * iproute2); -1 when that is not available.
- */
-static long long mr_bytes(long pid)
-{
-	char line[1024];
-	long long sum = 0;
-	FILE *f = popen("rdma resource show mr 2>/dev/null", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, " pid "), *m = strstr(line, " mrlen ");
-
-		if (p && m && strtol(p + 5, NULL, 10) == pid)
-			sum += strtoll(m + 7, NULL, 10);
-	}
-	if (pclose(f))
-		return -1;
-	return sum;
-}
-
 static int test_idle(void)
 {
 	unsigned int n = o.conns, i;
@@ -774,8 +768,8 @@ static int test_idle(void)
 	get_stats(cl[0], &s0);
 	c0 = vmrss_kb();
 	if (is_rdma()) {
-		m0 = mr_bytes(s0.pid);
-		cm0 = mr_bytes((long)getpid());
+		m0 = tu_mr_bytes(s0.pid);
+		cm0 = tu_mr_bytes((long)getpid());
 	}
 	for (i = 1; i <= n; i++) {
 		cl[i] = connect_clnt();
@@ -785,8 +779,8 @@ static int test_idle(void)
 	get_stats(cl[0], &s1);
 	c1 = vmrss_kb();
 	if (is_rdma()) {
-		m1 = mr_bytes(s1.pid);
-		cm1 = mr_bytes((long)getpid());
+		m1 = tu_mr_bytes(s1.pid);
+		cm1 = tu_mr_bytes((long)getpid());
 	}
 	printf("RESULT test=idle netid=%s conns=%u srv_rss_kb_per_conn=%.1f cli_rss_kb_per_conn=%.1f",
 	       o.netid, n, ((double)s1.vmrss_kb - (double)s0.vmrss_kb) / n,

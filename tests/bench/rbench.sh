@@ -15,6 +15,15 @@
 #   4. the same program over libtirpc's "tcp" and over "tcp" with rsockets
 #      preloaded (librspreload.so, server and client)
 #   5. CPU time per call on both sides; memory per idle connection
+#   6. NFSv3: the Linux kernel client against rpcrdma-nfs3d(8) and against
+#      the kernel's own NFS server, same tmpfs export, same device:
+#      sequential 1 MiB write and read goodput and 4 KiB random-read IOPS
+#      (fio, O_DIRECT), ratio ours/kernel
+#   7. RPC-over-RDMA version 2 against version 1: NULL round trip (event
+#      mode) of a client forced to each, and local invalidations per
+#      chunked call (a 64 KiB READ, result in a Write chunk, memory
+#      windows; per Write chunk offered) with the server's remote
+#      invalidation and without it
 # and prints one table, then one "BENCH name=..." line per figure.
 #
 # Soft-RoCE under TCG follows the host's load, which can move figures by
@@ -53,12 +62,16 @@ SIZE=1048576
 
 # per round: calls of a latency run (at most LAT_SECS seconds of them),
 # seconds of a rate or goodput run, iterations of perftest
+# NFS_MIB: the file of the NFS runs; NFS_SECS: seconds of a random-read run;
+# NFS_ROUNDS: their rounds (each fio run costs seconds of start-up in the VM)
 case $MODE in
 short)
 	ROUNDS=3 LAT_N=1000 LAT_SECS=1 PT_LAT_N=500 SECS=1 BULK_SECS=1 PT_BW_N=10 IDLE=8
+	NFS_MIB=16 NFS_SECS=2 NFS_ROUNDS=2
 	;;
 full)
 	ROUNDS=5 LAT_N=10000 LAT_SECS=8 PT_LAT_N=4000 SECS=10 BULK_SECS=6 PT_BW_N=60 IDLE=32
+	NFS_MIB=128 NFS_SECS=10 NFS_ROUNDS=5
 	;;
 *) usage ;;
 esac
@@ -68,7 +81,8 @@ esac
 [[ -e /sys/class/infiniband/$DEV ]] || { echo "rbench.sh: no RDMA device $DEV" >&2; exit 2; }
 # Both sides load the Upper-Layer Binding table generated from rbench.x.
 export RPCRDMA_ULB_CONF=$CONF
-unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS
+unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS RPCRDMA_VERSION \
+	RPCRDMA_REMOTE_INV
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rbench.XXXXXX") || exit 2
 declare -A SRV RES ERR PTV
@@ -354,6 +368,20 @@ done
 stop_server srv_tcp
 stop_server srv_rs
 
+# 7: version 2 against version 1 (the server speaks both), in rounds
+INV_ENV="RPCRDMA_REG_MODE=mw RPCRDMA_VERSION"
+for ((r = 1; r <= ROUNDS; r++)); do
+	say "round $r/$ROUNDS: version 2 against version 1"
+	for v in 1 2; do
+		client lat_v$v.$r srv_rdma $LAT_LIMIT "RPCRDMA_VERSION=$v" -n rdma -p $PORT \
+			--comp event lat -N $LAT_N -s $LAT_SECS
+	done
+	client inv_on.$r srv_rdma $BULK_LIMIT "$INV_ENV=2" -n rdma -p $PORT read \
+		-t 1 -s $BULK_SECS --size 65536
+	client inv_off.$r srv_rdma $BULK_LIMIT "$INV_ENV=2 RPCRDMA_REMOTE_INV=0" -n rdma \
+		-p $PORT read -t 1 -s $BULK_SECS --size 65536
+done
+
 # 2: ECHO rate
 for t in 1 8 32; do
 	client rate_shared_$t srv_rdma $RATE_LIMIT "" -n rdma -p $PORT rate -t $t -s $SECS --size 64
@@ -368,6 +396,105 @@ if start_server srv_idle rdma $((PORT + 3)); then
 	client idle_rdma srv_idle $((IDLE * 5 + 120)) "" -n rdma -p $((PORT + 3)) idle --conns $IDLE
 	stop_server srv_idle
 fi
+
+# 6: NFSv3 with the kernel client: rpcrdma-nfs3d against the kernel's nfsd.
+# Both export the same tmpfs directory at once (nfsd on 20049 with mountd
+# through rpcbind, ours on PORT+4 with MOUNT on PORT+5, unregistered), each
+# mounted once; fio runs alternate between the two mounts in rounds.
+NFS3D=$B/examples/nfs3d/rpcrdma-nfs3d
+NFS_KERNEL_SH=$(cd "$(dirname "${BASH_SOURCE[0]}")/../vm" && pwd)/nfs_kernel.sh
+NFS_PORT=$((PORT + 4)) NFS_MPORT=$((PORT + 5)) NFS_DEPTH=4
+NFS_X=$WORK/nfs_export NFS_MK=$WORK/nfs_mnt_kernel NFS_MO=$WORK/nfs_mnt_ours
+NFSK_LOG=$WORK/nfs_kernel.log
+
+# nfs_fio KEY MNT FIO-ARGS...: one fio run under a deadline; RES[KEY] =
+# "MiBps=... iops=..." of its read or write side, or ERR[KEY].
+nfs_fio() {
+	local key=$1 mnt=$2 out bw iops
+	shift 2
+	say "$key: fio $*"
+	out=$(timeout -k 5 $((NFS_SECS + 180)) fio --name="$key" --directory="$mnt" \
+		--direct=1 --ioengine=libaio --iodepth=$NFS_DEPTH --minimal "$@" \
+		2>"$WORK/$key.err")
+	if [[ $? -ne 0 || -z $out ]]; then
+		ERR[$key]="fio failed: $(grep -v '^$' "$WORK/$key.err" | tail -n 1 | tr -d '"')"
+		say "$key: ERROR: ${ERR[$key]}"
+		return 1
+	fi
+	# terse v3: read bandwidth (KiB/s) and IOPS are fields 7, 8; write 48, 49
+	if [[ " $* " == *" --rw=write "* ]]; then
+		bw=$(cut -d';' -f48 <<<"$out") iops=$(cut -d';' -f49 <<<"$out")
+	else
+		bw=$(cut -d';' -f7 <<<"$out") iops=$(cut -d';' -f8 <<<"$out")
+	fi
+	RES[$key]="MiBps=$(awk -v b="$bw" 'BEGIN { printf "%.2f", b / 1024 }') iops=$iops"
+}
+
+nfs_setup() {
+	local i
+	if ! command -v fio >/dev/null; then
+		ERR[nfs]="fio not installed (package fio)"
+		return 1
+	fi
+	# shellcheck source=tests/vm/nfs_kernel.sh
+	. "$NFS_KERNEL_SH" || { ERR[nfs]="cannot read $NFS_KERNEL_SH"; return 1; }
+	mkdir -p "$NFS_X" "$NFS_MK" "$NFS_MO"
+	say "nfs: the kernel NFS server exports $NFS_X on rdma port 20049"
+	if ! nfsk_start "$NFS_X" 20049 2>"$WORK/nfs.err"; then
+		ERR[nfs_kernel]="kernel NFS server: $(tail -n 1 "$WORK/nfs.err")"
+		return 1
+	fi
+	say "nfs: rpcrdma-nfs3d exports it on rdma port $NFS_PORT"
+	env -u RPCRDMA_ULB_CONF RPCRDMA_STATS=1 RPCRDMA_STATS_FILE="$WORK/nfs3d.stats" \
+		"$NFS3D" -R -p $NFS_PORT -m $NFS_MPORT "$NFS_X" >"$WORK/nfs_ours.srv" 2>&1 &
+	SRV[nfs_ours]=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^rpcrdma-nfs3d: exporting' "$WORK/nfs_ours.srv" && break
+		alive nfs_ours || break
+		sleep 0.1
+	done
+	if ! grep -q '^rpcrdma-nfs3d: exporting' "$WORK/nfs_ours.srv"; then
+		ERR[nfs_ours]="rpcrdma-nfs3d did not start: $(tail -n 1 "$WORK/nfs_ours.srv")"
+		return 1
+	fi
+	nfsk_mount "$A:$NFS_X" "$NFS_MK" rdma 20049 2>"$WORK/nfs.err" ||
+		{ ERR[nfs_kernel]="$(tail -n 1 "$WORK/nfs.err")"; return 1; }
+	nfsk_mount "$A:$NFS_X" "$NFS_MO" rdma $NFS_PORT \
+		",mountport=$NFS_MPORT,mountproto=tcp" 2>"$WORK/nfs.err" ||
+		{ ERR[nfs_ours]="$(tail -n 1 "$WORK/nfs.err")"; return 1; }
+	return 0
+}
+
+nfs_teardown() {
+	grep -q " $NFS_MO " /proc/mounts && nfsk_umount "$NFS_MO"
+	grep -q " $NFS_MK " /proc/mounts && nfsk_umount "$NFS_MK"
+	stop_server nfs_ours
+	declare -F nfsk_stop >/dev/null && nfsk_stop
+	declare -F nfsk_rpcbind_stop >/dev/null && nfsk_rpcbind_stop
+}
+
+if nfs_setup; then
+	for ((r = 1; r <= NFS_ROUNDS; r++)); do
+		say "round $r/$NFS_ROUNDS: NFSv3, kernel client"
+		for k in kernel:$NFS_MK ours:$NFS_MO; do
+			IFS=: read -r n m <<<"$k"
+			nfs_fio nfs_write_$n.$r "$m" --rw=write --bs=1M --size=${NFS_MIB}M \
+				--filename=seq.$r --end_fsync=1
+			nfs_fio nfs_read_$n.$r "$m" --rw=read --bs=1M --size=${NFS_MIB}M \
+				--filename=seq.$r
+			nfs_fio nfs_rand_$n.$r "$m" --rw=randread --bs=4k --size=${NFS_MIB}M \
+				--filename=seq.$r --runtime=$NFS_SECS --time_based
+			rm -f "$m/seq.$r"
+		done
+	done
+fi
+nfs_teardown
+for n in kernel ours; do
+	for t in write read rand; do
+		ROUNDS=$NFS_ROUNDS combine nfs_${t}_$n "MiBps iops" ""
+	done
+done
+
 ELAPSED=$((SECONDS - T0))
 
 for k in pt_lat_poll pt_lat_event pt_write_bw pt_read_bw; do
@@ -381,6 +508,12 @@ done
 for n in rdma tcp rs; do
 	combine read_$n MiBps "$BULK_F"
 	combine write_$n MiBps "$BULK_F"
+done
+for v in 1 2; do
+	combine lat_v$v "$LAT_F rdma_version" "calls"
+done
+for n in on off; do
+	combine inv_$n "MiBps rdma_version" "calls_sent invalidations remote_invalidations write_chunks"
 done
 
 # ---- Report ----------------------------------------------------------------
@@ -559,6 +692,75 @@ else
 	fig_error mem_idle_conn "$(why idle_rdma srv_idle)"
 fi
 
+# 7. version 2 against version 1
+if [[ -n ${RES[lat_v1]:-} && -n ${RES[lat_v2]:-} ]]; then
+	m1=$(field lat_v1 median_us) m2=$(field lat_v2 median_us)
+	g1=$(field lat_v1 rdma_version) g2=$(field lat_v2 rdma_version)
+	ratio=$(calc "$m2 / $m1" 3)
+	ok=$(met le "$ratio" 1.05)
+	# a run that did not speak the version it was forced to measures
+	# nothing of what this figure claims
+	if [[ $g1 != 1 || $g2 != 2 ]]; then
+		fig_error v2_null_rtt "the clients spoke versions $g1 and $g2, not 1 and 2"
+	else
+		row v2_null_rtt "v2: median $m2 us" "v1: median $m1 us" "$ratio" "<=1.05" "$ok"
+		bench v2_null_rtt "v2_median_us=$m2 v1_median_us=$m1 ratio=$ratio target=1.05 op=le met=$ok rounds=$(field lat_v2 rounds)"
+	fi
+else
+	fig_error v2_null_rtt "$(why lat_v1 lat_v2 srv_rdma)"
+fi
+if [[ -n ${RES[inv_on]:-} && -n ${RES[inv_off]:-} ]]; then
+	# per chunked call: each READ offers one Write chunk; the counter
+	# calls also holds the uncounted STATS calls around the run
+	pon=$(field inv_on write_chunks) lon=$(field inv_on invalidations)
+	ron=$(field inv_on remote_invalidations)
+	poff=$(field inv_off write_chunks) loff=$(field inv_off invalidations)
+	if ((pon == 0 || poff == 0)); then
+		fig_error v2_remote_inv "no chunked calls measured ($pon and $poff)"
+	else
+		lpon=$(calc "$lon / $pon") lpoff=$(calc "$loff / $poff")
+		rpon=$(calc "$ron / $pon")
+		saved=$(calc "$lpoff - $lpon")
+		ok=$(met ge "$saved" 1)
+		row v2_remote_inv "v2: $lpon local, $rpon remote per call" "no remote inv.: $lpoff local per call" "-$saved" ">=1 fewer" "$ok"
+		bench v2_remote_inv "local_per_call=$lpon remote_per_call=$rpon local_per_call_without=$lpoff saved=$saved target=1 op=ge met=$ok chunked_calls=$pon chunked_calls_without=$poff rounds=$(field inv_on rounds)"
+	fi
+else
+	fig_error v2_remote_inv "$(why inv_on inv_off srv_rdma)"
+fi
+
+# 6. NFSv3: ours against the kernel's server, kernel client on both
+# nfs_versus NAME TEST FIELD UNIT DESC
+nfs_versus() {
+	local name=$1 t=$2 f=$3 unit=$4 desc=$5 o k ratio ok
+	if [[ -n ${RES[nfs_${t}_ours]:-} && -n ${RES[nfs_${t}_kernel]:-} ]]; then
+		o=$(field nfs_${t}_ours "$f") k=$(field nfs_${t}_kernel "$f")
+		ratio=$(calc "$o / $k")
+		ok=$(met ge "$ratio" 0.8)
+		row $name "rpcrdma-nfs3d: $o $unit" "kernel nfsd: $k $unit" "$ratio" ">=0.8" "$ok"
+		bench $name "$f=$o knfsd_$f=$k ratio=$ratio target=0.8 op=ge met=$ok rounds=$(field nfs_${t}_ours rounds) desc=\"$desc\""
+	else
+		fig_error $name "$(why nfs nfs_ours nfs_kernel nfs_${t}_ours nfs_${t}_kernel)"
+	fi
+}
+NFS_DESC="${NFS_MIB} MiB file, fio O_DIRECT iodepth $NFS_DEPTH"
+nfs_versus nfs3_write_goodput write MiBps MiB/s "1 MiB sequential write, $NFS_DESC"
+nfs_versus nfs3_read_goodput read MiBps MiB/s "1 MiB sequential read, $NFS_DESC"
+nfs_versus nfs3_randread_iops rand iops IOPS "4 KiB random read, $NFS_SECS s, $NFS_DESC"
+# the direct data placement behind ours: its server's counters
+if [[ -s $WORK/nfs3d.stats ]]; then
+	# (no process substitution: the VM has no /dev/fd)
+	read -r nrc nrb nwc nwb nrp <<<"$(awk '{ for (i = 1; i < NF; i++) {
+		if ($i == "read_chunks") rc += $(i + 1); if ($i == "read_bytes") rb += $(i + 1)
+		if ($i == "write_chunks") wc += $(i + 1); if ($i == "write_bytes") wb += $(i + 1)
+		if ($i == "reply_chunks") rp += $(i + 1) } }
+		END { print rc + 0, rb + 0, wc + 0, wb + 0, rp + 0 }' "$WORK/nfs3d.stats")"
+	row nfs3d_chunks "Read: $nrc chunks, $nrb B" "Write: $nwc chunks, $nwb B" "" "" ""
+	bench nfs3d_chunks "read_chunks=$nrc read_bytes=$nrb write_chunks=$nwc write_bytes=$nwb reply_chunks=$nrp"
+else
+	fig_error nfs3d_chunks "$(why nfs_ours nfs)"
+fi
+
 echo
 echo "RPC-over-RDMA benchmark, $MODE mode: $DEV on $A, perftest -R, $ROUNDS interleaved rounds, $ELAPSED s"
 printf '%-30s %-40s %-34s %6s %7s %s\n' figure measured reference ratio target met
@@ -566,7 +768,8 @@ printf '%s\n' "$(printf '%.0s-' {1..128})"
 cat "$TABLE"
 echo "Each figure: the median of its rounds.  Ratios: rdma/raw verbs; rdma/tcp and rdma/rsockets"
 echo "(round-trip time, or MiB/s).  Goodput: $BULK_T call(s) outstanding on one CLIENT, MiB/s = 2^20 B/s"
-echo "as perftest.  Idle connections: $IDLE, $regnote."
+echo "as perftest.  Idle connections: $IDLE, $regnote.  NFS: ratio rpcrdma-nfs3d / kernel nfsd, the"
+echo "kernel client on both, $NFS_DESC, same tmpfs export."
 echo
 cat "$LINES"
 if ((ERRORS)); then

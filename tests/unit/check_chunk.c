@@ -10,6 +10,7 @@
 #include "check_util.h"
 #include "compiler.h"
 #include "hdr_vectors.h"
+#include "wire/rw_be.h"
 #include "wire/rw_role.h"
 
 static struct rw_hdr_space sp, sp2;
@@ -282,6 +283,83 @@ START_TEST(test_validate_call_read_order)
 }
 END_TEST
 
+/* An RDMA_MSG Call with Read list r[0..n) as listed, and 8 payload octets
+ * (XID, CALL), received by a responder with limits lim. */
+static enum rw_reason recv_reads(const struct rw_read_seg *r, uint32_t n,
+				 const struct rw_limits *lim,
+				 struct rw_rx_call *rx)
+{
+	static struct rw_hdr_space space;
+	struct rw_read_seg copy[32];
+	uint8_t buf[1024];
+	struct rw_hdr h;
+	size_t len;
+
+	memcpy(copy, r, n * sizeof(*r));
+	rw_hdr_init(&h, RW_VERS_1, RW_MSG, 0x4242, 8);
+	h.reads = copy;
+	h.nreads = n;
+	len = rw_hdr_encode(&h, buf, sizeof(buf) - 8);
+	ck_assert_uint_gt(len, 0);
+	rw_put32(buf + len, 0x4242);
+	rw_put32(buf + len + 4, 0);
+	rw_hdr_space_init(&space, lim);
+	return rw_recv_call(buf, len + 8, rx, &space);
+}
+
+/*
+ * AMB-V1-6: a responder takes a Read list in any order, grouped by
+ * position with list order kept within a position (V1-RC-4); chunks that
+ * overlap once sorted are refused (AMB-V1-5), and merged runs obey the
+ * segment limit.
+ */
+START_TEST(test_amb_v1_6_recv_unsorted_reads)
+{
+	struct rw_read_seg r[18];
+	struct rw_rx_call rx;
+	struct rw_limits lim = rw_default_limits;
+
+	/* reversed: b at 120, then a at 104 */
+	r[0] = (struct rw_read_seg){ 120, seg(2, 10, 0) };
+	r[1] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[0].position, 104);
+	ck_assert_uint_eq(rx.hdr.reads[0].seg.handle, 1);
+	ck_assert_uint_eq(rx.hdr.reads[1].seg.handle, 2);
+	/* interleaved a1 b1 a2 b2: chunks a = a1 a2, b = b1 b2 */
+	r[0] = (struct rw_read_seg){ 104, seg(11, 2, 0) };
+	r[1] = (struct rw_read_seg){ 120, seg(21, 5, 0) };
+	r[2] = (struct rw_read_seg){ 104, seg(12, 3, 0) };
+	r[3] = (struct rw_read_seg){ 120, seg(22, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 4, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[0].seg.handle, 11);
+	ck_assert_uint_eq(rx.hdr.reads[1].seg.handle, 12);
+	ck_assert_uint_eq(rx.hdr.reads[2].seg.handle, 21);
+	ck_assert_uint_eq(rx.hdr.reads[3].seg.handle, 22);
+	/* sorted, they overlap: a (5 octets at 104) reaches 112 */
+	r[0] = (struct rw_read_seg){ 108, seg(2, 10, 0) };
+	r[1] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_READ_OVERLAP);
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_RESPONDER, 1, rx.why,
+					  NULL).err, RW_ERR_CHUNK);
+	/* a PZRC listed last still makes an RDMA_MSG Call wrong (N-10) */
+	r[0] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
+	r[1] = (struct rw_read_seg){ 0, seg(3, 8, 0) };
+	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_MISPLACED_PZRC);
+	/* runs of 8 and 8 segments at 100 around one at 200: a chunk of
+	 * 16, the limit; of 9 and 8: 17, over it, though each run was not */
+	for (uint32_t i = 0; i < 17; i++)
+		r[i] = (struct rw_read_seg){ i == 8 ? 200 : 100,
+					     seg(i, 4, 0) };
+	ck_assert_int_eq(recv_reads(r, 17, &lim, &rx), RW_R_OK);
+	ck_assert_uint_eq(rx.hdr.reads[15].position, 100);
+	ck_assert_uint_eq(rx.hdr.reads[15].seg.handle, 16);
+	r[17] = r[16];
+	r[17].seg.handle = 17;
+	ck_assert_int_eq(recv_reads(r, 18, &lim, &rx), RW_R_TOO_MANY_SEGS);
+}
+END_TEST
+
 /* V2-RI-1/2, AMB-V2-14: inv_handle is 0 or a handle of the same header. */
 START_TEST(test_v2_ri_1_2_inv_handle)
 {
@@ -530,6 +608,80 @@ START_TEST(test_ddp_lengths)
 END_TEST
 
 /* ---- Reason -> action ------------------------------------------------- */
+
+/* An RDMA_ERROR's words as a requester decodes them, with limits lim. */
+static enum rw_reason dec_err(const struct rw_limits *lim, uint32_t vers,
+			      uint32_t code, unsigned int nbody,
+			      struct rw_hdr *h)
+{
+	uint32_t w[7] = { 0x5151, vers, 5, RW_ERROR, code, 1, 2 };
+	static struct rw_hdr_space space;
+	uint8_t buf[28];
+
+	rw_hdr_space_init(&space, lim);
+	for (unsigned int i = 0; i < 7; i++)
+		rw_put32(buf + 4 * i, w[i]);
+	return rw_hdr_decode(buf, 20 + 4 * nbody, h, &space);
+}
+
+/*
+ * V1-ERR-10: an RDMA_ERROR labelled with a version other than the Call's
+ * is discarded, whether the requester speaks that version or not, and
+ * whatever its code; ERR_VERS is the exception (AMB-V1-1, V2-ERR-3).  The
+ * Call's version, not the error's, picks between discarding and failing
+ * an undecodable one (AMB-V2-10).
+ */
+START_TEST(test_v1_err_10_error_of_another_version)
+{
+	struct rw_hdr v1call, v2call, e;
+	enum rw_reason why;
+
+	rw_hdr_init(&v1call, RW_VERS_1, RW_MSG, 0x5151, 5);
+	rw_hdr_init(&v2call, RW_VERS_2, RW_MSG, 0x5151, 5);
+	/* v1-only requester: a v2 BAD_XDR (= ERR_CHUNK) does not decode */
+	why = dec_err(&rw_default_limits, 2, RW2_ERR_BAD_XDR, 0, &e);
+	ck_assert_int_eq(why, RW_R_BAD_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* v1+v2 requester: it decodes; a v1 Call still ignores it */
+	why = dec_err(&lim12, 2, RW2_ERR_SYSTEM, 0, &e);
+	ck_assert_int_eq(why, RW_R_OK);
+	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_VERS_MISMATCH);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e,
+					 rw_validate_reply(&v1call, &e)).what,
+			 RW_ACT_DISCARD);
+	why = dec_err(&lim12, 2, 77, 0, &e);
+	ck_assert_int_eq(why, RW_R_UNKNOWN_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* ... and the same code for a v2 Call fails it (AMB-V2-10) */
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_FAIL_XID);
+	/* a v1 error of a code v1 lacks, for a v2 Call: discarded */
+	why = dec_err(&lim12, 1, 9, 0, &e);
+	ck_assert_int_eq(why, RW_R_UNKNOWN_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_DISCARD);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).counter,
+			 RW_CNT_BAD_VERS);
+	/* ERR_VERS in either version answers either Call */
+	why = dec_err(&rw_default_limits, 2, RW_ERR_VERS, 2, &e);
+	ck_assert_int_eq(why, RW_R_OK);
+	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_OK);
+	why = dec_err(&lim12, 1, RW_ERR_VERS, 1, &e);	/* cut short */
+	ck_assert_int_eq(why, RW_R_BAD_ERROR);
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
+			 RW_ACT_FAIL_XID);
+	ck_assert_int_eq(rw_reply_action(&v1call, &e, why).what,
+			 RW_ACT_DISCARD);
+	/* a runt's fields were never read; no Call: nothing to fail */
+	e.proc = RW_ERROR;
+	ck_assert_int_eq(rw_reply_action(&v2call, &e, RW_R_RUNT).what,
+			 RW_ACT_DISCARD);
+	ck_assert_int_eq(rw_reply_action(NULL, &e, RW_R_UNKNOWN_ERROR).what,
+			 RW_ACT_DISCARD);
+}
+END_TEST
 
 /* V1-PROC-8, V1-ERR-4, V1-ERR-10: a requester never answers. */
 START_TEST(test_v1_err_4_requester_never_answers)
@@ -1073,12 +1225,14 @@ Suite *chunk_suite(void)
 	tcase_add_test(tv, test_validate_call_accepts_vectors);
 	tcase_add_test(tv, test_validate_call_shape_rules);
 	tcase_add_test(tv, test_validate_call_read_order);
+	tcase_add_test(tv, test_amb_v1_6_recv_unsorted_reads);
 	tcase_add_test(tv, test_v2_ri_1_2_inv_handle);
 	tcase_add_test(tv, test_validate_reply_write_echo);
 	tcase_add_test(tv, test_validate_reply_reply_chunk);
 	tcase_add_test(tv, test_validate_reply_misc);
 	tcase_add_test(tv, test_check_payload);
 	tcase_add_test(ta, test_v1_err_4_requester_never_answers);
+	tcase_add_test(ta, test_v1_err_10_error_of_another_version);
 	tcase_add_test(ta, test_responder_actions);
 	tcase_add_test(ta, test_v2_err_9_over_limit_maxima);
 	tcase_add_test(ta, test_v1_err_5_errors_echo);

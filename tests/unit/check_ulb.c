@@ -948,6 +948,52 @@ START_TEST(test_nfs3_ulbgen_agrees)
 }
 END_TEST
 
+/*
+ * Every NFSv3 procedure has its largest reply declared (issue 15): the
+ * built-in REPLY entries give exactly the maxima rpcrdma-ulbgen -s
+ * computes from the whole of RFC 1813's XDR (examples/nfs3d/nfs3_prot.x;
+ * nfs3_prot.conf is its output, ulbgen.sh checks it), and the procedures
+ * it cannot bound alone (an unbounded opaque or list: READLINK, READ,
+ * READDIR, READDIRPLUS) are bounded by their own entries, so no NFSv3
+ * call offers a Reply chunk of max_reply_size (V1-RP-1, V1-ULB-4).
+ */
+START_TEST(test_nfs3_reply_sizes)
+{
+	struct rpcrdma_ulb_entry gen, built;
+	char line[512], why[128];
+	bool seen[22] = { false };
+	unsigned int n = 0;
+	FILE *f = fopen(ULB_TESTDIR "/nfs3_prot.conf", "r");
+	rpcproc_t p;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (ulb_conf_parse_line(line, &gen, why, sizeof(why)) != 1 ||
+		    gen.prog != NFS_PROG)
+			continue;
+		ck_assert_uint_eq(gen.vers, 3);
+		ck_assert_int_eq(gen.dir, RPCRDMA_ULB_REPLY);
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, gen.proc,
+						    RPCRDMA_ULB_REPLY, &built), 0);
+		ck_assert_int_eq(built.reply_max.kind, gen.reply_max.kind);
+		ck_assert_uint_eq(built.reply_max.value, gen.reply_max.value);
+		ck_assert_uint_lt(gen.proc, ARRAY_SIZE(seen));
+		seen[gen.proc] = true;
+		n++;
+	}
+	fclose(f);
+	/* NULL to COMMIT but READLINK, READ, READDIR, READDIRPLUS */
+	ck_assert_uint_eq(n, 18);
+	for (p = 0; p < ARRAY_SIZE(seen); p++) {
+		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, p,
+						    RPCRDMA_ULB_REPLY, &built), 0);
+		ck_assert_int_ne(built.reply_max.kind, RPCRDMA_ULB_SIZE_NONE);
+		if (!seen[p])
+			ck_assert(p == 5 || p == 6 || p == 16 || p == 17);
+	}
+}
+END_TEST
+
 Suite *ulb_suite(void)
 {
 	Suite *s = suite_create("ulb");
@@ -989,6 +1035,7 @@ Suite *ulb_suite(void)
 	tcase_add_test(tc, test_nfs3_rfc1813_read);
 	tcase_add_test(tc, test_nfs3_rfc1813_readlink);
 	tcase_add_test(tc, test_nfs3_ulbgen_agrees);
+	tcase_add_test(tc, test_nfs3_reply_sizes);
 	suite_add_tcase(s, tc);
 	return s;
 }

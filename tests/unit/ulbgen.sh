@@ -30,6 +30,17 @@ elif ! diff -u "$dir/nfs3.conf" "$tmp/nfs3.conf"; then
 	echo "FAIL: rpcrdma-ulbgen output differs from nfs3.conf"
 	fail=1
 fi
+# the whole of RFC 1813 (rpcrdma-nfs3d's XDR) with -s: the largest reply
+# of every bounded procedure, which check_ulb.c compares with the built-in
+# NFSv3 entries (issue 15)
+if ! python3 "$tool" -s -o "$tmp/nfs3_prot.conf" \
+	"$srcdir/examples/nfs3d/nfs3_prot.x"; then
+	echo "FAIL: rpcrdma-ulbgen -s refused nfs3_prot.x"
+	fail=1
+elif ! diff -u "$dir/nfs3_prot.conf" "$tmp/nfs3_prot.conf"; then
+	echo "FAIL: rpcrdma-ulbgen -s output differs from nfs3_prot.conf"
+	fail=1
+fi
 # rpcgen is a build requirement (configure): its absence is no skip
 if ! command -v rpcgen >/dev/null 2>&1; then
 	echo "FAIL: rpcgen not found, cannot check that it accepts annotated.x"

@@ -167,8 +167,11 @@ static void *job_thread(void *arg)
 	for (i = 0; i < j->args.count; i++) {
 		ok = call_once(j, i, &st);
 		note_result(j, ok, st);
+		/* the client is gone: a real server forgets it */
+		if (st == RPC_CANTSEND || st == RPC_CANTRECV)
+			break;
 	}
-	thread_end(j, 0);
+	thread_end(j, j->args.count - (i < j->args.count ? i + 1 : i));
 	return NULL;
 }
 

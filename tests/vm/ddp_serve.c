@@ -114,6 +114,7 @@ int ddp_serve(int argc, char **argv, const char *name, rpcprog_t prog,
 		fprintf(stderr, "%s: svc_reg failed\n", name);
 		return 1;
 	}
+	t_sig_relisten(&lx, &o.attr, prog, vers, dispatch);
 	banner(&ss, lx->xp_port);
 
 	svc_run();

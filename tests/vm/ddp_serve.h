@@ -5,7 +5,8 @@
  * ts_server_start() (t_svc_util.h) waits for, libtirpc's unchanged
  * svc_run(), and a clean exit 0 on SIGTERM or SIGINT (so a leak checker's
  * verdict shows in the exit status), as tests/vm/rtest_server.c does; also
- * when the process that started it dies (PR_SET_PDEATHSIG).
+ * when the process that started it dies (PR_SET_PDEATHSIG).  SIGUSR1 drops
+ * every connection and listens again (t_sig_relisten()).
  *
  * usage: SERVER [-4|-6] [-a ADDR] [-p PORT] [-c CREDITS]
  *

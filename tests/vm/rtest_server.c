@@ -13,7 +13,9 @@
  * flushes, so a script can wait for that line.  SIGTERM or SIGINT makes
  * svc_run() return (svc_exit() from svc_run's own thread, via a signalfd
  * SVCXPRT), everything is destroyed, and the exit status is 0: under a leak
- * checker a clean exit means nothing leaked.
+ * checker a clean exit means nothing leaked.  SIGUSR1 drops every
+ * connection and listens again on the same port (t_sig_relisten(), the
+ * fault injection of t_fault.c).
  *
  * --spend-fds N (a test knob) raises the fd limit and opens N fds once
  * listening, so that the fds of new connections are beyond what svc_run
@@ -272,6 +274,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rtest_server: svc_reg failed\n");
 		return 1;
 	}
+	t_sig_relisten(&lx, &o.attr, RTEST_PROG, RTEST_VERS, rtest_prog_1);
 	if (o.spend_fds)
 		spend_fds(o.spend_fds);
 	if (o.pidfile)

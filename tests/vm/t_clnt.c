@@ -6,7 +6,9 @@
  * registration modes and both completion modes, every control request,
  * AUTH_SYS, RDMA_ERROR and malformed Replies (fake responder only),
  * timeouts (measured), send-only calls, 8 threads x 1000 calls within the
- * credit grant, and a server killed mid-run and restarted (reconnect).
+ * credit grant, a server killed mid-run and restarted (reconnect), and
+ * (vcache, fake responder only) a v1-only server that drops v2
+ * connections, remembered so that the next connection speaks v1.
  *
  * The server is the fake responder of t_clnt_srv.c, or the command in
  * $T_CLNT_SERVER ("%p" port, "%c" credits), started in the background.
@@ -14,7 +16,8 @@
  *
  *   t_clnt [--quick] [--only PARTS]   run the tests (--quick: sizes up to
  *                     64 KiB, a tenth of the calls; PARTS: a comma-separated
- *                     list of sizes4, sizes6, misc, threads; default all)
+ *                     list of sizes4, sizes6, misc, threads, vcache;
+ *                     default all)
  *   t_clnt --serve PORT CREDITS       be the fake responder
  *   t_clnt --probe HOST PORT          one NULL call and one echo, verbose
  */
@@ -352,6 +355,40 @@ static enum clnt_stat hook(CLIENT *cl, uint32_t proc, int ms)
 	return clnt_call(cl, proc, xv, NULL, xv, NULL, tv);
 }
 
+/*
+ * Every header of the fuzzers' seed corpus (tests/fuzz/seeds/hdr) sent to
+ * the CLIENT by the fake responder under the XID of a pending call, before
+ * that call's right Reply.  Each is either taken as the answer (a valid
+ * RDMA_ERROR ends the call with RPC_SYSTEMERROR) or dropped, and the right
+ * Reply then completes the call; the CLIENT never crashes, hangs or
+ * misreads (on the host these seeds reach only the wire layer, fuzz_hdr;
+ * the ASan build checks here).
+ */
+static void test_seeds(CLIENT *cl)
+{
+	unsigned int i, ok = 0, err = 0, n = 0, after = 0;
+	uint8_t buf[4096];
+	char name[256];
+	enum clnt_stat st;
+
+	for (i = 0; t_seed(i, buf, sizeof(buf), name, sizeof(name)) >= 0;
+	     i++) {
+		n++;
+		st = hook(cl, T_PROC_SEED + i, 5000);
+		if (st == RPC_SUCCESS)
+			ok++;
+		else if (st == RPC_SYSTEMERROR)
+			err++;
+		else
+			t_note("seed %s: %s [%s]", name, clnt_sperrno(st),
+			       errmsg(cl));
+		after += null_call(cl);
+	}
+	t_check(n > 0 && ok + err == n && after == n,
+		"%u seeds as Replies: %u calls then completed by their Reply, %u ended by the seed's RDMA_ERROR, a call worked after %u",
+		n, ok, err, after);
+}
+
 static void test_hooks(CLIENT *cl)
 {
 	struct rpc_err e;
@@ -376,14 +413,19 @@ static void test_hooks(CLIENT *cl)
 		"a Reply for an unknown XID is dropped");
 	t_check(hook(cl, T_PROC_RUNT_FIRST, 5000) == RPC_SUCCESS,
 		"a 12-octet runt is dropped");
+	st = hook(cl, T_PROC_ERR_V2_FIRST, 5000);
+	t_check(st == RPC_SUCCESS,
+		"an RDMA_ERROR labelled version 2 does not end a version 1 call, the right Reply is taken (V1-ERR-10): %s",
+		clnt_sperrno(st));
 	rr_stats(cl, &b);
-	t_check(b.discarded - a.discarded == 2 &&
+	t_check(b.discarded - a.discarded == 3 &&
 		b.unknown_xid - a.unknown_xid == 1,
 		"counters: %llu discarded, %llu unknown XID (V1-ERR-4, V1-ERR-2)",
 		(unsigned long long)(b.discarded - a.discarded),
 		(unsigned long long)(b.unknown_xid - a.unknown_xid));
 	t_check(hook(cl, T_PROC_LONG_REPLY, 5000) == RPC_SUCCESS,
 		"a void Reply sent through the Reply chunk");
+	test_seeds(cl);
 	st = hook(cl, T_PROC_NOREPLY, 300);
 	t_check(st == RPC_TIMEDOUT, "no reply: %s", clnt_sperror(cl, "call"));
 	t_check(null_call(cl) && echo(cl, 300000, 4),
@@ -493,6 +535,7 @@ static void test_threads(void)
 	rtest_stats ss;
 	int64_t t0;
 	CLIENT *cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	unsigned int vers;
 	bool ok;
 	int i;
 
@@ -511,6 +554,18 @@ static void test_threads(void)
 		"%d threads x %d calls on one CLIENT: %d failed, %lld ms",
 		NTHREADS, quick ? NCALLS / 10 : NCALLS, atomic_load(&fails),
 		(long long)(t_ms() - t0));
+	/* In v2 each connection starts with a CONNPROP, a one-way message
+	 * the server must neither answer nor take for a Call: it has no
+	 * chunks to pull (AMB-V2-6). */
+	vers = 0;
+	ok = clnt_control(cl, CLGET_RDMA_VERSION, &vers) &&
+	     (vers == 1 || st.connprops > 0) && st.unknown_xid == 0 &&
+	     st.discarded == 0;
+	t_check(ok,
+		"client: v%u, %llu CONNPROP sent, %llu messages for no call of ours, %llu discarded",
+		vers, (unsigned long long)st.connprops,
+		(unsigned long long)st.unknown_xid,
+		(unsigned long long)st.discarded);
 	t_check(st.over_grant == 0 && st.max_inflight <= st.max_granted &&
 		st.max_inflight > 1,
 		"client: at most %u calls in flight, grant %u, %u beyond it (V1-CR-4)",
@@ -588,6 +643,89 @@ static void test_server_death(void)
 		(unsigned long long)st.connects,
 		(unsigned long long)st.conn_losses);
 	clnt_destroy(cl);
+}
+
+/* ---- A server that drops what it does not understand --------------------- */
+
+static struct rpcrdma_clnt_stats vc_stats(CLIENT *cl)
+{
+	struct rpcrdma_clnt_stats st;
+
+	memset(&st, 0, sizeof(st));
+	t_check(clnt_control(cl, CLGET_RDMA_STATS, (char *)&st),
+		"CLGET_RDMA_STATS");
+	return st;
+}
+
+static unsigned int vc_version(CLIENT *cl)
+{
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
+	return v;
+}
+
+/*
+ * The fake speaks only version 1 and ends the connection on a version 2
+ * message.  A negotiating client's first call fails with the connection;
+ * the server is remembered (RPCRDMA_V2_RETRY seconds, here 3), so the
+ * next connection, and the next CLIENT's, speak version 1 at once: no
+ * negotiation loop (V2-NEG-6, digest 2.11).  After the time is up v2 is
+ * tried again.
+ */
+static void test_vcache(void)
+{
+	struct rpcrdma_clnt_stats st;
+	enum clnt_stat s1, s2;
+	CLIENT *cl;
+
+	t_server_kill(&srv, false);
+	/* this part negotiates, whatever the suite forces */
+	unsetenv("RPCRDMA_VERSION");
+	setenv("T_CLNT_FAKE_DROP_V2", "1", 1);
+	t_check(t_server_start(&srv, CREDITS, 30000) == 0,
+		"a fake of version 1 only that drops a v2 connection");
+	unsetenv("T_CLNT_FAKE_DROP_V2");
+	setenv("RPCRDMA_V2_RETRY", "3", 1);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (!cl)
+		return;
+	s1 = rtest_null_1(NULL, NULL, cl);
+	s2 = rtest_null_1(NULL, NULL, cl);
+	st = vc_stats(cl);
+	t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
+		vc_version(cl) == 1 && st.connects == 2 && st.v2_calls == 1,
+		"first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
+		clnt_sperrno(s1), vc_version(cl),
+		(unsigned long long)st.connects,
+		(unsigned long long)st.v2_calls);
+	t_check(echo(cl, 100000, 5), "... and it goes on in v1 (ECHO 100000)");
+	clnt_destroy(cl);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (cl) {
+		s1 = rtest_null_1(NULL, NULL, cl);
+		st = vc_stats(cl);
+		t_check(s1 == RPC_SUCCESS && vc_version(cl) == 1 &&
+			st.v2_calls == 0 && st.connects == 1,
+			"a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
+			clnt_sperrno(s1), (unsigned long long)st.v2_calls,
+			(unsigned long long)st.connects);
+		clnt_destroy(cl);
+	}
+	usleep(3300000);
+	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
+	if (cl) {
+		s1 = rtest_null_1(NULL, NULL, cl);
+		s2 = rtest_null_1(NULL, NULL, cl);
+		st = vc_stats(cl);
+		t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
+			st.v2_calls == 1,
+			"after RPCRDMA_V2_RETRY=3 s, v2 is tried again (%s, then %s; %llu v2 call)",
+			clnt_sperrno(s1), clnt_sperrno(s2),
+			(unsigned long long)st.v2_calls);
+		clnt_destroy(cl);
+	}
+	unsetenv("RPCRDMA_V2_RETRY");
 }
 
 /* ---- Main ------------------------------------------------------------------ */
@@ -686,6 +824,9 @@ int main(int argc, char **argv)
 		test_threads();
 	if (part(only, "misc"))
 		test_server_death();
+	/* last: it restarts the fake in another mode */
+	if (part(only, "vcache") && fake)
+		test_vcache();
 	t_server_kill(&srv, false);
 	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;

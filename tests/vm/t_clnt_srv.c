@@ -5,7 +5,9 @@
  * Replies (RDMA Write into the Reply chunk, RDMA_NOMSG), grants the credits
  * it was started with, and answers the test-hook procedures of
  * t_clnt_util.h by misbehaving on purpose (RDMA_ERROR, malformed or foreign
- * Replies first, no reply at all).
+ * Replies first, no reply at all).  Version Two property messages are
+ * taken and dropped: it has no properties to change, and a REQPROP gets
+ * no RESPROP.
  *
  * It lets the client be tested without the project's responder, and keeps
  * the failure modes a correct server never produces.  Run as
@@ -49,6 +51,10 @@ static volatile sig_atomic_t stop;
 static rtest_stats stats;
 static struct rw_hdr_space hsp;
 static uint64_t cookies = 1;
+/* T_CLNT_FAKE_DROP_V2: speak version 1 only and end the connection on a
+ * message of another version, as some implementations do, instead of
+ * answering ERR_VERS (the client must remember it: V2-NEG-6) */
+static bool drop_v2;
 
 static void on_term(int sig)
 {
@@ -360,6 +366,15 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		return false;
 	case T_PROC_NOREPLY:
 		return false;
+	case T_PROC_ERR_V2_FIRST:
+		/* rdma_vers 2, RDMA2_ERR_BAD_XDR (= ERR_CHUNK): not an
+		 * answer to a version 1 Call */
+		rw_hdr_init(&h, RW_VERS_2, RW_ERROR, rx->hdr.xid, grant(s));
+		h.err.code = RW2_ERR_BAD_XDR;
+		n = rw_hdr_encode(&h, buf, sizeof(buf));
+		if (n)
+			send_buf(s, buf, (uint32_t)n, false);
+		return true;
 	case T_PROC_RUNT_FIRST:
 		memset(buf, 0, 12);
 		memcpy(buf, &rx->hdr.xid, 4);
@@ -396,6 +411,17 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		send_buf(s, buf, (uint32_t)n + 28, false);
 		return true;
 	default:
+		if (proc >= T_PROC_SEED) {
+			char name[256];
+			int len = t_seed(proc - T_PROC_SEED, buf, sizeof(buf),
+					 name, sizeof(name));
+			uint32_t xid = htonl(rx->hdr.xid);
+
+			if (len >= 4)
+				memcpy(buf, &xid, 4);
+			if (len >= 0)
+				send_buf(s, buf, (uint32_t)len, false);
+		}
 		return true;
 	}
 }
@@ -476,6 +502,13 @@ static void serve_rpc(struct s_conn *s, const struct rw_rx_call *rx,
 	xdr_free(p.xargs, (char *)&a);
 }
 
+/* RDMA_MSG and RDMA_NOMSG carry Calls; the v2 property messages that
+ * rw_recv_call() also accepts (CONNPROP, UPDPROP, REQPROP) do not. */
+static bool is_call(const struct rw_hdr *h)
+{
+	return h->proc == RW_MSG || h->proc == RW_NOMSG;
+}
+
 static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 {
 	struct rw_rx_call rx;
@@ -485,17 +518,24 @@ static void serve_recv(struct s_conn *s, const struct rt_event *ev)
 	void *pay;
 
 	why = rw_recv_call(ev->data, ev->len, &rx, &hsp);
-	if (why != RW_R_OK) {
+	if (why == RW_R_BAD_VERS && drop_v2) {
+		rt_conn_disconnect(s->c);
+		s->dead = true;
+	} else if (why != RW_R_OK) {
 		/* ERR_VERS for a version it does not speak (V1-ERR-6,
 		 * V2-NEG-4) */
 		reply_error(s, &rx, why == RW_R_BAD_VERS);
-	} else {
+	} else if (is_call(&rx.hdr)) {
 		pay = call_payload(s, &rx, ev, &len, &mem);
 		if (pay)
 			serve_rpc(s, &rx, pay, len);
 		else
 			reply_error(s, &rx, false);
 	}
+	/* Otherwise a v2 property message: one-way, never answered
+	 * (AMB-V2-6).  It has no chunk lists (rw_hdr_decode() clears their
+	 * counts; before it did, this fake read an earlier Call's PZRC here,
+	 * memory the client had fenced already). */
 	if (mem)
 		rt_lmem_free(s->c, mem);
 	rt_recv_repost(s->c, ev->rbuf);
@@ -601,7 +641,8 @@ int t_clnt_serve(uint16_t port, unsigned int credits)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	signal(SIGTERM, on_term);
 	/* both versions, each Call answered in its own (V2-NEG-7) */
-	rw_hdr_space_init(&hsp, &rw_v2_limits);
+	drop_v2 = getenv("T_CLNT_FAKE_DROP_V2") != NULL;
+	rw_hdr_space_init(&hsp, drop_v2 ? NULL : &rw_v2_limits);
 	ls[nl] = listen_on(t_addr4(), port, credits);
 	nl += ls[nl] != NULL;
 	ls[nl] = listen_on(t_addr6(), port, credits);

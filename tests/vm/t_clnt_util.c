@@ -2,6 +2,7 @@
  * t_clnt_util.c - helpers of the client-side VM tests (t_clnt_util.h).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -136,6 +137,9 @@ static bool server_up(const char *host, uint16_t port)
 
 	rpcrdma_attr_init(&a);
 	a.connect_timeout_ms = 1000;
+	/* every server here speaks 1; a probe must not teach the process's
+	 * version memory anything (the vcache part) */
+	a.version = RPCRDMA_VERSION_1;
 	t_sockaddr(&ss, host, port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
 			      &a);
@@ -216,4 +220,35 @@ bool t_have_device(void)
 		return true;
 	printf("SKIP: no RDMA device\n");
 	return false;
+}
+
+/* ---- The fuzzers' seeds --------------------------------------------------- */
+
+static int seed_filter(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+int t_seed(unsigned int i, void *buf, size_t cap, char *name, size_t ncap)
+{
+	struct dirent **e = NULL;
+	char path[4096];
+	int n, len = -1;
+	FILE *f;
+
+	n = scandir(FUZZ_SEEDS "/hdr", &e, seed_filter, alphasort);
+	if (n > 0 && i < (unsigned int)n) {
+		snprintf(path, sizeof(path), "%s/hdr/%s", FUZZ_SEEDS,
+			 e[i]->d_name);
+		snprintf(name, ncap, "%s", e[i]->d_name);
+		f = fopen(path, "rb");
+		if (f) {
+			len = (int)fread(buf, 1, cap, f);
+			fclose(f);
+		}
+	}
+	while (n-- > 0)
+		free(e[n]);
+	free(e);
+	return len;
 }

@@ -144,16 +144,24 @@ void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
 CLIENT *td_client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
 		  enum rpcrdma_reg_mode reg)
 {
-	struct timeval tv = { 30, 0 };
+	/* room for the 8 MiB echo of the control without an entry; with
+	 * an entry the entry's sizes decide (no Reply chunk for ECHO) */
+	return td_client_sized(s, prog, vers, reg, 8 * MiB + 4096, 30);
+}
+
+CLIENT *td_client_sized(const struct ts_server *s, rpcprog_t prog,
+			rpcvers_t vers, enum rpcrdma_reg_mode reg,
+			size_t max_reply, unsigned int timeout_s)
+{
+	struct timeval tv = { timeout_s, 0 };
 	struct sockaddr_storage ss;
 	struct rpcrdma_attr a;
 	CLIENT *cl;
 
 	rpcrdma_attr_init(&a);
 	a.reg_mode = reg;
-	/* room for the 8 MiB echo of the control without an entry; with
-	 * an entry the entry's sizes decide (no Reply chunk for ECHO) */
-	a.max_reply_size = 8 * MiB + 4096;
+	if (max_reply)
+		a.max_reply_size = max_reply;
 	a.connect_timeout_ms = 5000;
 	t_sockaddr(&ss, s->host, s->port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, prog, vers, &a);

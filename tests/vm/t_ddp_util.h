@@ -60,6 +60,11 @@ void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
 /* clnt_rdma_create to the server with reg_mode; NULL with a note. */
 CLIENT *td_client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
 		  enum rpcrdma_reg_mode reg);
+/* The same with max_reply_size (0: the library's default) and a call
+ * timeout of timeout_s (CLSET_TIMEOUT). */
+CLIENT *td_client_sized(const struct ts_server *s, rpcprog_t prog,
+			rpcvers_t vers, enum rpcrdma_reg_mode reg,
+			size_t max_reply, unsigned int timeout_s);
 
 /* CLGET_RDMA_STATS; when refused, all zeros, a FAIL line and false: the
  * deltas of zeros would pass every "nothing moved" check. */

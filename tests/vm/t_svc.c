@@ -11,11 +11,14 @@
  * exits 77.  One line per check; exit status 1 if any failed.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rtest.h"
@@ -384,6 +387,32 @@ static void test_discards(struct tc *t)
 		       errv, 7, 0);
 }
 
+/*
+ * A 0-octet Send as the first message of a fresh connection, whose request
+ * objects hold no message buffer yet: a runt, dropped in silence
+ * (V1-ERR-2).  Copying it once called memcpy(NULL, data, 0), undefined
+ * behaviour on which the UBSan build aborted the whole server.
+ */
+static void test_empty_send(const struct ts_server *s)
+{
+	uint8_t got[64];
+	struct tc t;
+	int n;
+
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "0-octet Send: connect");
+		return;
+	}
+	ts_check(!tc_send(&t, got, 0), "0-octet Send posted");
+	n = tc_recv(&t, got, sizeof(got), 1500);
+	ts_check(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)",
+		 n);
+	ts_check(null_ok(&t), "... and the connection still serves");
+	tc_close(&t);
+	ts_check(waitpid(s->pid, NULL, WNOHANG) == 0,
+		 "... and the server lives");
+}
+
 /* A Short call's bytes with the payload's word i replaced by v. */
 static uint32_t patched_call(struct tc *t, uint32_t xid, uint32_t proc,
 			     xdrproc_t xa, void *a, unsigned int i, uint32_t v,
@@ -602,6 +631,174 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	tc_close(&b);
 }
 
+/* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
+
+static int seed_filter(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/*
+ * Every header of the fuzzers' seed corpus (tests/fuzz/seeds/hdr: the
+ * digest's vectors, valid and not - Calls, Replies, errors, version 2)
+ * sent to the server as it is, under a fresh XID.  On the host they only
+ * reach the wire layer (fuzz_hdr); here they reach the responder.
+ * Whatever each gets - an answer, silence, or the end of its connection
+ * when it names memory that does not exist - the server must serve the
+ * next call, and at the end exit cleanly (the ASan build: no error, no
+ * leak).
+ */
+static void test_seeds(const struct ts_server *s)
+{
+	unsigned int answered = 0, silent = 0, ended = 0, served = 0;
+	uint8_t msg[4096], got[4096];
+	struct dirent **e = NULL;
+	char path[PATH_MAX];
+	struct tc t;
+	int n, i, len;
+	uint32_t xid = 0x77770000, be;
+	FILE *f;
+
+	n = scandir(FUZZ_SEEDS "/hdr", &e, seed_filter, alphasort);
+	ts_check(n > 0, "%d seeds in %s/hdr", n, FUZZ_SEEDS);
+	if (n <= 0 || tc_connect(&t, s, T_MS))
+		return;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/hdr/%s", FUZZ_SEEDS,
+			 e[i]->d_name);
+		f = fopen(path, "rb");
+		len = f ? (int)fread(msg, 1, sizeof(msg), f) : -1;
+		if (f)
+			fclose(f);
+		if (len >= 4) {
+			be = tc_be(++xid);
+			memcpy(msg, &be, 4);
+		}
+		if (len < 0 || tc_send(&t, msg, (uint32_t)len)) {
+			ts_note("seed %s: not sent", e[i]->d_name);
+			continue;
+		}
+		len = tc_recv(&t, got, sizeof(got), 300);
+		if (len >= 0)
+			answered++;
+		else if (len == -ETIMEDOUT && !tc_dead(&t))
+			silent++;
+		if (tc_dead(&t) || !null_ok(&t)) {
+			ended++;
+			tc_close(&t);
+			if (tc_connect(&t, s, T_MS))
+				break;
+		}
+		served += null_ok(&t);
+	}
+	ts_check(served == (unsigned int)n,
+		 "%d seeds: %u answered, %u silent, %u ended their connection; the server served a call after %u of them",
+		 n, answered, silent, ended, served);
+	tc_close(&t);
+	while (n-- > 0)
+		free(e[n]);
+	free(e);
+}
+
+/* ---- Operational failures (V1-ERR-11) ------------------------------------- */
+
+/*
+ * Send xid as a Call whose chunk the server's device must refuse (handle
+ * 0x1234 exists nowhere): an ECHO of 100 octets in a Read chunk (read), or
+ * a FILL of 8000 octets, too large to send inline, with a Reply chunk
+ * (!read).  True if the connection then died.
+ */
+static bool fail_call(struct tc *t, uint32_t xid, bool read)
+{
+	struct rw_segment bad = { 0x1234, read ? 100 : 16384, 0x10000 };
+	rtest_fill_args fa = { .len = 8000, .seed = 3 };
+	rtest_data d = { 0, NULL };
+	struct rw_read_seg reads[1];
+	struct rw_read_builder rb;
+	uint8_t msg[4096], pay[256];
+	uint32_t hl, pl, be;
+	struct rw_hdr h;
+
+	if (read)
+		pl = tc_short_call(t, xid, RTEST_ECHO,
+				   (xdrproc_t)xdr_rtest_data, &d, pay,
+				   sizeof(pay));
+	else
+		pl = tc_short_call(t, xid, RTEST_FILL,
+				   (xdrproc_t)xdr_rtest_fill_args, &fa, pay,
+				   sizeof(pay));
+	pl -= 28;
+	memmove(pay, pay + 28, pl);
+	rw_hdr_init(&h, RW_VERS_1, RW_MSG, xid, 32);
+	if (read) {
+		be = tc_be(100);	/* the item's length word */
+		memcpy(pay + 40, &be, 4);
+		rw_read_builder_init(&rb, reads, 1);
+		rw_read_builder_add(&rb, 44, &bad, 1);
+		rw_hdr_set_reads(&h, &rb);
+	} else {
+		rw_hdr_set_reply(&h, &bad, 1);
+	}
+	hl = (uint32_t)rw_encode_call(&h, msg, sizeof(msg));
+	memcpy(msg + hl, pay, pl);
+	return hl && !tc_send(t, msg, hl + pl) && tc_wait_dead(t, T_MS) >= 0;
+}
+
+/*
+ * A Call whose RDMA Read (or Write into its Reply chunk) the client's
+ * device refuses ends the connection (an operational error, RFC 8166
+ * 4.5.3).  The client reconnects and sends the same XID again, now well
+ * formed: the server answers RDMA_ERROR / ERR_CHUNK for it, once, so that a
+ * retransmission cannot fail the same way for ever (V1-ERR-11); another
+ * XID is served, and so is the same XID after that.
+ */
+static void test_failed_xid(const struct ts_server *s, bool read)
+{
+	const char *what = read ? "RDMA Read of its Read chunk" :
+				  "RDMA Write into its Reply chunk";
+	uint32_t xid = read ? 0x66660001 : 0x66660002;
+	rtest_fill_args fa = { .len = 8000, .seed = 3 };
+	struct tc_call k = { .xid = xid, .reply_chunk = 16384 };
+	rtest_data d;
+	struct tc t;
+	char data[100];
+
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "failed XID: connect");
+		return;
+	}
+	ts_check(fail_call(&t, xid, read),
+		 "%s refused by the client's device: the connection ends",
+		 what);
+	tc_close(&t);
+	if (tc_connect(&t, s, T_MS)) {
+		ts_check(false, "failed XID: reconnect");
+		return;
+	}
+	ts_fill(data, sizeof(data), 9);
+	d.rtest_data_len = sizeof(data);
+	d.rtest_data_val = data;
+	if (read) {
+		k.proc = RTEST_ECHO;
+		k.xargs = (xdrproc_t)xdr_rtest_data;
+		k.args = &d;
+		k.read_item = true;
+	} else {
+		k.proc = RTEST_FILL;
+		k.xargs = (xdrproc_t)xdr_rtest_fill_args;
+		k.args = &fa;
+	}
+	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
+		 rep.h.proc == RW_ERROR && rep.h.xid == xid &&
+		 rep.h.err.code == RW_ERR_CHUNK,
+		 "the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
+	ts_check(null_ok(&t), "... another XID is served on that connection");
+	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
+		 rep.ar_stat == SUCCESS,
+		 "... and the same XID once more is served: the record answers once");
+	tc_close(&t);
+}
+
 /* ---- Servers ---------------------------------------------------------------- */
 
 static void stop(struct ts_server *s, const char *name)
@@ -639,10 +836,14 @@ static void main_server(void)
 	test_vers(&t);
 	test_header_errors(&t);
 	test_discards(&t);
+	test_empty_send(&s);
 	test_payload_errors(&t);
 	test_too_big(&t, &s);
 	test_limit_edge(&t);
 	tc_close(&t);
+	test_failed_xid(&s, true);
+	test_failed_xid(&s, false);
+	test_seeds(&s);
 	test_credits(&s);
 	stop(&s, "main server");
 }

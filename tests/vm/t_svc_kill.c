@@ -10,7 +10,6 @@
  *
  * Run in the VM (tests/vm/run -- tests/vm/t_svc_kill); 77 without a device.
  */
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +27,7 @@ static struct ts_server srv;
 
 static int server_fds(void)
 {
-	char path[64];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)srv.pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return ts_proc_fds(srv.pid);
 }
 
 static bool echo(struct tc *t, struct tc_call *k, uint32_t len, uint32_t seed)

@@ -10,6 +10,7 @@
  * hand-made bytes with tc_send.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -198,6 +199,23 @@ long ts_proc_kb(pid_t pid, const char *field)
 			v = strtol(line + fl + 1, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+int ts_proc_fds(pid_t pid)
+{
+	struct dirent *e;
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }
 
 /* ---- Raw client: connection ---------------------------------------------- */
@@ -448,7 +466,7 @@ struct tc_bufs {
 	uint8_t *reply;
 	uint8_t *write;
 	struct rw_read_seg reads[16];
-	struct rw_segment pz[4], item[4], rseg[4], wseg[16];
+	struct rw_segment pz[4], item[4][2], rseg[4], wseg[16];
 	struct rw_chunk wch[1];
 };
 
@@ -463,13 +481,60 @@ static int expose(struct tc *t, void *p, size_t len, enum rt_access acc,
 	return n;
 }
 
-/* Read list: the PZRC and/or the moved item. */
+/* One moved item as a Read chunk of one segment, or of two halves for
+ * TC_READS_INTERLEAVED. */
+static int add_item(struct tc *t, const struct tc_call *k,
+		    struct rw_read_builder *rb, const struct rw_ddp_item *it,
+		    struct rw_segment *segs)
+{
+	uint32_t len = it->len, half = 0;
+	uint8_t *p = (uint8_t *)it->data;
+
+	if (k->read_item_pad)
+		len = (uint32_t)rw_roundup4(len);
+	if (k->read_order == TC_READS_INTERLEAVED) {
+		half = len / 2;
+		if (!half || expose(t, p, half, RT_REMOTE_READ, segs, 1) != 1)
+			return -1;
+	}
+	if (expose(t, p + half, len - half, RT_REMOTE_READ, segs + !!half,
+		   1) != 1)
+		return -1;
+	return rw_read_builder_add(rb, it->position, segs, 1 + !!half) ? -1 : 0;
+}
+
+/* Reorder a list the builder made in ascending order, chunks of nseg
+ * segments each after the first skip entries (the PZRC). */
+static void misorder(struct rw_read_seg *r, uint32_t n, uint32_t skip,
+		     enum tc_reads order)
+{
+	struct rw_read_seg tmp[16];
+	uint32_t i, nch = (n - skip) / 2;
+
+	r += skip;
+	n -= skip;
+	memcpy(tmp, r, n * sizeof(*r));
+	if (order == TC_READS_REVERSED) {
+		for (i = 0; i < n; i++)
+			r[i] = tmp[n - 1 - i];
+	} else if (order == TC_READS_INTERLEAVED) {
+		for (i = 0; i < nch; i++) {	/* a1 a2 b1 b2 -> a1 b1 a2 b2 */
+			r[i] = tmp[2 * i];
+			r[nch + i] = tmp[2 * i + 1];
+		}
+	} else if (order == TC_READS_OVERLAP && n >= 2) {
+		r[n - 1].position = r[0].position + 4;
+	}
+}
+
+/* Read list: the PZRC and/or the moved items. */
 static int add_reads(struct tc *t, const struct tc_call *k, struct tc_bufs *b,
 		     uint32_t plen, const struct rw_ddp_item *items,
 		     unsigned int nitems, struct rw_hdr *h)
 {
 	struct rw_read_builder rb;
-	uint32_t len;
+	uint32_t skip;
+	unsigned int i;
 	int n;
 
 	rw_read_builder_init(&rb, b->reads, 16);
@@ -478,16 +543,12 @@ static int add_reads(struct tc *t, const struct tc_call *k, struct tc_bufs *b,
 		if (n < 0 || rw_read_builder_add(&rb, 0, b->pz, (uint32_t)n))
 			return -1;
 	}
-	if (k->read_item && nitems) {
-		len = items[0].len;
-		if (k->read_item_pad)
-			len = (uint32_t)rw_roundup4(len);
-		n = expose(t, (void *)items[0].data, len, RT_REMOTE_READ,
-			   b->item, 4);
-		if (n < 0 || rw_read_builder_add(&rb, items[0].position,
-						 b->item, (uint32_t)n))
+	skip = rb.n;
+	for (i = 0; k->read_item && i < nitems && i < 4; i++)
+		if (add_item(t, k, &rb, &items[i], b->item[i]))
 			return -1;
-	}
+	if (k->read_order != TC_READS_ASCENDING)
+		misorder(b->reads, rb.n, skip, k->read_order);
 	rw_hdr_set_reads(h, &rb);
 	return 0;
 }
@@ -545,6 +606,26 @@ static int wait_answer(struct tc *t, uint32_t xid, struct tc_reply *rep,
 	}
 }
 
+/* wait_answer(), in slices of 5 ms, ending the connection when
+ * k->drop_when() says so. */
+static int wait_or_drop(struct tc *t, const struct tc_call *k, uint32_t xid,
+			struct tc_reply *rep, int timeout_ms)
+{
+	int64_t deadline = ts_now_ms() + timeout_ms;
+	int ret;
+
+	do {
+		ret = wait_answer(t, xid, rep, 5);
+		if (ret != -ETIMEDOUT)
+			return ret;
+		if (k->drop_when(k->drop_arg)) {
+			rt_conn_disconnect(t->c);
+			return -ECONNABORTED;
+		}
+	} while (ts_now_ms() < deadline);
+	return -ETIMEDOUT;
+}
+
 static void decode_answer(const struct tc_call *k, struct tc_bufs *b,
 			  xdrproc_t xres, void *res, struct tc_reply *rep)
 {
@@ -573,7 +654,9 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 	   struct tc_reply *rep, int timeout_ms)
 {
 	struct rw_ddp_policy pol = { .mode = RW_DDP_ITEMS,
-				     .mask = RW_DDP_ITEM(0), .max_chunks = 1 };
+				     .mask = k->read_mask ? k->read_mask :
+					     RW_DDP_ITEM(0),
+				     .max_chunks = 4 };
 	uint32_t xid = k->xid ? k->xid : ++t->xid, plen;
 	struct rw_ddp_item items[4];
 	struct tc_bufs b;
@@ -608,9 +691,10 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 	if (h.vers == RW_VERS_2)
 		h.inv_handle = k->inv_handle != TC_INV_REPLY ? k->inv_handle :
 			       h.has_reply ? h.reply.segs[0].handle : 0;
-	hl = rw_encode_call(&h, msg, sizeof(msg));
-	/* a header a requester must not send (e.g. a foreign inv_handle,
-	 * AMB-V2-14): this client exists to send those too */
+	/* rw_encode_call() refuses what a requester must not send (a Read
+	 * list out of order, a foreign inv_handle, AMB-V2-14): this client
+	 * exists to send those too */
+	hl = k->read_order ? 0 : rw_encode_call(&h, msg, sizeof(msg));
 	if (!hl)
 		hl = rw_hdr_encode(&h, msg, sizeof(msg));
 	if (!hl || (!k->long_call && hl + plen > sizeof(msg)))
@@ -624,7 +708,8 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 			usleep((useconds_t)k->die_after_us);
 		raise(SIGKILL);
 	}
-	ret = wait_answer(t, xid, rep, timeout_ms);
+	ret = k->drop_when ? wait_or_drop(t, k, xid, rep, timeout_ms) :
+			     wait_answer(t, xid, rep, timeout_ms);
 	if (!ret) {
 		if (rep->h.credit)
 			t->grant = rep->h.credit;

@@ -70,6 +70,9 @@ int ts_server_stop(struct ts_server *s);
 /* A /proc/PID/status field in kB (e.g. "VmHWM"), or -1. */
 long ts_proc_kb(pid_t pid, const char *field);
 
+/* The fds process pid holds (/proc/PID/fd), or -1. */
+int ts_proc_fds(pid_t pid);
+
 /* ---- Raw client ----------------------------------------------------------- */
 
 struct tc {
@@ -90,6 +93,16 @@ int tc_send(struct tc *t, const void *msg, uint32_t len);
 /* The next message: its length, -ETIMEDOUT or -ENOTCONN. */
 int tc_recv(struct tc *t, void *buf, uint32_t cap, int timeout_ms);
 
+/* How the Read list lists the Read chunks of the moved items. */
+enum tc_reads {
+	TC_READS_ASCENDING = 0,	/* as a requester must (AMB-V1-6) */
+	TC_READS_REVERSED,	/* last chunk first */
+	TC_READS_INTERLEAVED,	/* each item in two segments, the chunks'
+				 * segments alternating: a1 b1 a2 b2 */
+	TC_READS_OVERLAP,	/* the last chunk moved 4 octets after the
+				 * first one's position (AMB-V1-5) */
+};
+
 /* What to send. */
 struct tc_call {
 	uint32_t prog, vers;	/* 0: rtest */
@@ -102,6 +115,10 @@ struct tc_call {
 	bool long_call;		/* payload in a Position-Zero Read chunk */
 	bool read_item;		/* the first body opaque goes in a Read chunk */
 	bool read_item_pad;	/* ... with its XDR pad (V1-RC-6) */
+	uint64_t read_mask;	/* with read_item: the body items moved
+				 * (RW_DDP_ITEM bits, at most 4; 0: item 0) */
+	enum tc_reads read_order;	/* not ASCENDING: the header is encoded
+					 * as is, unchecked */
 	size_t reply_chunk;	/* offer a Reply chunk of this size */
 	size_t reply_guard;	/* register this much more behind it, not
 				 * exposed, filled with 0xa5 */
@@ -115,6 +132,11 @@ struct tc_call {
 	int die_after_us;	/* >= 0 with die: SIGKILL ourselves this long
 				 * after posting the Send, chunks exposed */
 	bool die;
+	bool (*drop_when)(void *);	/* polled while the answer is awaited:
+					 * when it says true, end the
+					 * connection (tc_rpc() returns
+					 * -ECONNABORTED; tc_close() it) */
+	void *drop_arg;
 };
 
 #define TC_INV_REPLY 0xffffffffu
@@ -139,7 +161,8 @@ struct tc_reply {
 
 /*
  * Send one call and wait for its answer (whatever it is).  0 when an
- * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it).
+ * answer arrived, -ETIMEDOUT, -ENOTCONN, -EINVAL (could not build it),
+ * -ECONNABORTED (call->drop_when).
  * rep is cleared first (len 0, why RW_R_RUNT): without an answer it holds
  * nothing of an earlier call.
  * Results are decoded into call->... xres/res when the reply is accepted;

@@ -1,7 +1,8 @@
 /*
  * t_util.h - what the helpers of the VM tests share (t_clnt_util,
  * t_svc_util, t_netid_util): the check and note lines, the monotonic clock,
- * the watchdog and the rtest data pattern.  Each helper keeps its own names
+ * the watchdog, the rtest data pattern, and the VM's network mode and
+ * retransmission counters.  Each helper keeps its own names
  * (t_, ts_, tn_: macros over these), its own failure count and its own
  * check line style.
  *
@@ -41,5 +42,36 @@ long tu_fill_check(const void *buf, size_t len, uint32_t seed);
  * a server of one version says so in TIRPC_RDMA_SERVER_VERSION.
  */
 void tu_server_env(void);
+
+/* ---- The VM's network (tests/vm/run --net) ------------------------------ */
+
+/*
+ * True when the VM has two rxe devices (tests/vm/run --net two): the
+ * server listens on RDMA_ADDR4 at one end of the veth, clients come from
+ * the other, every frame crosses the veth and may be lost and resent
+ * (TIRPC_RDMA_VM_NETEM).  With one device rxe hands packets to itself.
+ */
+bool tu_net_two(void);
+
+/*
+ * Soft-RoCE's retransmission counters (rxe: /sys/class/infiniband/DEV/
+ * ports/1/hw_counters), each summed over every device, both ends of every
+ * connection together: tu_retry_read() fills v[TU_NRETRY] (0 where a
+ * counter is missing); tu_retry_delta() writes "name N ..." of b - a into
+ * line and returns the sum of the differences.
+ */
+#define TU_NRETRY 8
+void tu_retry_read(uint64_t v[TU_NRETRY]);
+/* One hw_counter ("sent_pkts", ...) summed over every device. */
+uint64_t tu_hw_counter(const char *name);
+
+/*
+ * Octets of memory regions that process pid has registered on any RDMA
+ * device, from the kernel's resource tracking ("rdma resource show mr",
+ * iproute2); -1 when that is not available.
+ */
+long long tu_mr_bytes(long pid);
+uint64_t tu_retry_delta(const uint64_t a[TU_NRETRY],
+			const uint64_t b[TU_NRETRY], char *line, size_t cap);
 
 #endif /* T_UTIL_H */

@@ -1,0 +1,790 @@
+/*
+ * t_nfs3k.c - librpcrdma's NFSv3 client against a real NFS server over
+ * RPC-over-RDMA: the Linux kernel's (nfs-kernel-server, svcrdma) or
+ * rpcrdma-nfs3d(8) (issue 15; run by tests/vm/t_nfs3d.sh, part
+ * nfs3d-knfsd).  The whole RFC 1813 protocol comes from
+ * examples/nfs3d/nfs3_prot.x through rpcgen; MOUNT goes over TCP (found
+ * through rpcbind), NFS over netid rdma or rdma6 to the server's port.
+ * Direct data placement follows the built-in NFSv3 binding only
+ * (RPCRDMA_ULB_CONF=/dev/null is set here).
+ *
+ * It owns the checks that
+ *  - every procedure used answers NFS3_OK with the right results: NULL,
+ *    FSINFO, CREATE, WRITE (FILE_SYNC and UNSTABLE), COMMIT, GETATTR, READ
+ *    (to EOF), SYMLINK, READLINK, LOOKUP, READDIRPLUS, RENAME, REMOVE;
+ *  - the data is intact, through READ and in the exported file as the
+ *    server's file system holds it (-e: the export is on this machine);
+ *  - 1 MiB of WRITE data moves in one Read chunk and 1 MiB of READ data in
+ *    one Write chunk (CLGET_RDMA_STATS deltas, V1-RC, V1-WC);
+ *  - NULL, GETATTR, WRITE and COMMIT offer no Reply chunk and register
+ *    nothing beyond their Read chunk: the built-in binding bounds their
+ *    replies (V1-RP-1/2, V1-ULB-4);
+ *  - 8 threads sharing the CLIENT write and read back 1 MiB each;
+ *  - with -B (rpcrdma-nfs3d): bad requests - handles that are not one of
+ *    the server's, a handle of a removed file, names with '/', empty, too
+ *    long or "..", READ of a directory, a WRITE count beyond its data, a
+ *    READDIR count too small for one entry - get their NFS error and the
+ *    server answers on (NFS3ERR_BADHANDLE, STALE, ACCES, ...).
+ *
+ *  - with -V N: the RPC-over-RDMA version in force after the first call is
+ *    N (against the kernel, a v1-only peer: 1 after a transparent fallback
+ *    when the client negotiates).
+ *
+ * usage: t_nfs3k [-B] [-V N] -a ADDR [-m MOUNTADDR] [-p PORT] -e EXPORT
+ * (MOUNT goes to MOUNTADDR, default ADDR, over tcp or tcp6)
+ * One line per check; exit 0 only when all passed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpcrdma.h>
+
+#include "nfs3_prot.h"
+#include "tests/vm/t_clnt_util.h"
+#include "tests/vm/t_ddp_util.h"
+
+#define MiB (1u << 20)
+#define NTHREADS 8
+#define SMALL 100u
+
+static const char *addr, *mount_addr, *export_dir;
+static unsigned int port = 20049;
+static bool bad_requests;
+static unsigned int want_vers;	/* -V: 0, or the version that must be in force */
+static char name[64], lname[96], rname[96];
+
+/* ---- Set-up -------------------------------------------------------------- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: t_nfs3k [-B] [-V VERSION] -a ADDR [-m MOUNTADDR] "
+		"[-p PORT] -e EXPORT\n");
+	exit(2);
+}
+
+/* MOUNT over TCP: the handle of export into fh (malloc'd). */
+static bool mount_export(nfs_fh3 *fh)
+{
+	const char *netid = strchr(mount_addr, ':') ? "tcp6" : "tcp";
+	struct timeval tv = { 30, 0 };
+	mountres3 res;
+	dirpath path = (char *)export_dir;
+	CLIENT *cl;
+	bool ok;
+
+	cl = clnt_create_timed(mount_addr, MOUNT_PROGRAM, MOUNT_V3, netid,
+			       &tv);
+	if (!cl) {
+		t_check(false, "MOUNT v3 client over %s: %s", netid,
+			clnt_spcreateerror("clnt_create"));
+		return false;
+	}
+	cl->cl_auth = authunix_create_default();
+	memset(&res, 0, sizeof(res));
+	ok = mountproc3_mnt_3(&path, &res, cl) == RPC_SUCCESS &&
+	     res.fhs_status == MNT3_OK;
+	t_check(ok, "MOUNT v3 MNT %s over %s: MNT3_OK, a handle of %u octets",
+		export_dir, netid,
+		ok ? res.mountres3_u.mountinfo.fhandle.fhandle3_len : 0);
+	if (ok) {
+		fh->data.data_len = res.mountres3_u.mountinfo.fhandle.fhandle3_len;
+		fh->data.data_val = malloc(fh->data.data_len);
+		memcpy(fh->data.data_val,
+		       res.mountres3_u.mountinfo.fhandle.fhandle3_val,
+		       fh->data.data_len);
+		xdr_free((xdrproc_t)xdr_mountres3, (char *)&res);
+	}
+	auth_destroy(cl->cl_auth);
+	clnt_destroy(cl);
+	return ok;
+}
+
+static CLIENT *nfs_client(void)
+{
+	struct sockaddr_storage ss;
+	CLIENT *cl;
+
+	if (!t_sockaddr(&ss, addr, (uint16_t)port)) {
+		t_check(false, "address %s", addr);
+		return NULL;
+	}
+	cl = clnt_rdma_create((struct sockaddr *)&ss, NFS_PROGRAM, NFS_V3,
+			      NULL);
+	t_check(cl != NULL, "NFSv3 CLIENT over %s to port %u%s%s",
+		strchr(addr, ':') ? "rdma6" : "rdma", port, cl ? "" : ": ",
+		cl ? "" : clnt_spcreateerror("clnt_rdma_create"));
+	if (cl)
+		cl->cl_auth = authunix_create_default();
+	return cl;
+}
+
+/* ---- Counters ---------------------------------------------------------------- */
+
+struct delta {
+	struct rpcrdma_clnt_stats a, b;
+};
+
+#define D(d, f) TD_D(&(d)->b, &(d)->a, f)
+
+/* The call asked for no Reply chunk and registered only its Read chunks
+ * (V1-RP-1/2: the binding bounds the reply). */
+static void no_reply_chunk(const char *what, const struct delta *d)
+{
+	t_check(D(d, reply_chunks) == 0 &&
+		D(d, registrations) == D(d, read_chunks),
+		"%s: no Reply chunk offered (%llu), registrations %llu = its "
+		"Read chunks %llu (V1-RP-1, V1-ULB-4)", what,
+		D(d, reply_chunks), D(d, registrations), D(d, read_chunks));
+}
+
+static const char *why(enum clnt_stat st, CLIENT *cl)
+{
+	return st == RPC_SUCCESS ? "ok" : td_errmsg(cl);
+}
+
+/* ---- Procedures ------------------------------------------------------------------ */
+
+static void null_case(CLIENT *cl)
+{
+	struct delta d;
+	enum clnt_stat st;
+	char dummy;
+
+	td_stats(cl, &d.a);
+	st = nfsproc3_null_3(NULL, &dummy, cl);
+	td_stats(cl, &d.b);
+	t_check(st == RPC_SUCCESS, "NULL [%s]", why(st, cl));
+	no_reply_chunk("NULL", &d);
+}
+
+/* -V: the RPC-over-RDMA version the first call settled on.  The client
+ * tries version 2 unless told otherwise; a server that speaks only 1 (the
+ * Linux kernel's) answers ERR_VERS and the same call goes on in 1, on the
+ * same connection (V2-NEG-*, digest 2.11). */
+static void version_case(CLIENT *cl, unsigned int want)
+{
+	struct rpcrdma_clnt_stats st;
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
+	td_stats(cl, &st);
+	t_check(v == want, "RPC-over-RDMA version %u in force (%u expected; "
+		"%llu fallback(s), %llu ERR_VERS)", v, want,
+		(unsigned long long)st.vers_fallbacks,
+		(unsigned long long)st.err_vers);
+}
+
+static void fsinfo_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	FSINFO3args arg = { *root };
+	FSINFO3res res;
+	enum clnt_stat st;
+
+	memset(&res, 0, sizeof(res));
+	st = nfsproc3_fsinfo_3(&arg, &res, cl);
+	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		res.FSINFO3res_u.resok.rtmax >= MiB &&
+		res.FSINFO3res_u.resok.wtmax >= MiB,
+		"FSINFO: rtmax %u, wtmax %u (>= 1 MiB) [%s]",
+		res.FSINFO3res_u.resok.rtmax, res.FSINFO3res_u.resok.wtmax,
+		why(st, cl));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_FSINFO3res, (char *)&res);
+}
+
+/* CREATE name in dir (UNCHECKED, mode 0644): its handle into fh. */
+static bool create_case(CLIENT *cl, const nfs_fh3 *dir, const char *fname,
+			nfs_fh3 *fh)
+{
+	CREATE3args arg;
+	CREATE3res res;
+	CREATE3resok *ok = &res.CREATE3res_u.resok;
+	enum clnt_stat st;
+	bool good;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.where.dir = *dir;
+	arg.where.name = (char *)fname;
+	arg.how.mode = UNCHECKED;
+	arg.how.createhow3_u.obj_attributes.mode.set_it = TRUE;
+	arg.how.createhow3_u.obj_attributes.mode.set_mode3_u.mode = 0644;
+	st = nfsproc3_create_3(&arg, &res, cl);
+	good = st == RPC_SUCCESS && res.status == NFS3_OK &&
+	       ok->obj.handle_follows;
+	t_check(good, "CREATE %s: NFS3_OK with a handle [%s, status %d]",
+		fname, why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
+	if (good) {
+		*fh = ok->obj.post_op_fh3_u.handle;
+		ok->obj.post_op_fh3_u.handle.data.data_val = NULL;
+		ok->obj.post_op_fh3_u.handle.data.data_len = 0;
+	}
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&res);
+	return good;
+}
+
+static enum clnt_stat do_write(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
+			       const uint8_t *data, uint32_t len,
+			       stable_how how, WRITE3res *res)
+{
+	WRITE3args arg;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(res, 0, sizeof(*res));
+	arg.file = *fh;
+	arg.offset = off;
+	arg.count = len;
+	arg.stable = how;
+	arg.data.data_len = len;
+	arg.data.data_val = (char *)data;
+	return nfsproc3_write_3(&arg, res, cl);
+}
+
+static void write_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
+		       const uint8_t *data, uint32_t len, stable_how how)
+{
+	struct delta d;
+	WRITE3res res;
+	enum clnt_stat st;
+	char what[64];
+
+	td_stats(cl, &d.a);
+	st = do_write(cl, fh, off, data, len, how, &res);
+	td_stats(cl, &d.b);
+	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		res.WRITE3res_u.resok.count == len &&
+		res.WRITE3res_u.resok.committed >= how,
+		"WRITE %u at %llu, %s: NFS3_OK, count %u, committed %d [%s]",
+		len, (unsigned long long)off,
+		how == FILE_SYNC ? "FILE_SYNC" : "UNSTABLE",
+		st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
+		st == RPC_SUCCESS ? (int)res.WRITE3res_u.resok.committed : -1,
+		why(st, cl));
+	if (len >= MiB)
+		t_check(D(&d, read_chunks) == 1 && D(&d, read_bytes) == len,
+			"WRITE %u: the data in one Read chunk (%llu, %llu "
+			"octets) (RFC 8267 section 4, V1-RC)", len,
+			D(&d, read_chunks), D(&d, read_bytes));
+	else
+		t_check(D(&d, read_chunks) == 0,
+			"WRITE %u: inline, no Read chunk (%llu)", len,
+			D(&d, read_chunks));
+	snprintf(what, sizeof(what), "WRITE %u", len);
+	no_reply_chunk(what, &d);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&res);
+}
+
+static void commit_case(CLIENT *cl, const nfs_fh3 *fh)
+{
+	COMMIT3args arg;
+	COMMIT3res res;
+	struct delta d;
+	enum clnt_stat st;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.file = *fh;
+	td_stats(cl, &d.a);
+	st = nfsproc3_commit_3(&arg, &res, cl);
+	td_stats(cl, &d.b);
+	t_check(st == RPC_SUCCESS && res.status == NFS3_OK, "COMMIT [%s]",
+		why(st, cl));
+	no_reply_chunk("COMMIT", &d);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_COMMIT3res, (char *)&res);
+}
+
+static void getattr_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
+{
+	GETATTR3args arg = { *fh };
+	GETATTR3res res;
+	struct delta d;
+	enum clnt_stat st;
+
+	memset(&res, 0, sizeof(res));
+	td_stats(cl, &d.a);
+	st = nfsproc3_getattr_3(&arg, &res, cl);
+	td_stats(cl, &d.b);
+	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		res.GETATTR3res_u.resok.obj_attributes.type == NF3REG &&
+		res.GETATTR3res_u.resok.obj_attributes.size == size,
+		"GETATTR: a regular file of %llu octets [%s]",
+		(unsigned long long)size, why(st, cl));
+	no_reply_chunk("GETATTR", &d);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&res);
+}
+
+/* READ count at off: want (wlen octets) and eof. */
+static bool do_read(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
+		    uint32_t count, const uint8_t *want, uint32_t wlen,
+		    bool eof, struct delta *d)
+{
+	READ3resok *ok;
+	READ3args arg;
+	READ3res res;
+	enum clnt_stat st;
+	bool good;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	ok = &res.READ3res_u.resok;
+	arg.file = *fh;
+	arg.offset = off;
+	arg.count = count;
+	td_stats(cl, &d->a);
+	st = nfsproc3_read_3(&arg, &res, cl);
+	td_stats(cl, &d->b);
+	good = st == RPC_SUCCESS && res.status == NFS3_OK &&
+	       ok->count == wlen && ok->data.data_len == wlen &&
+	       !ok->eof == !eof && !memcmp(ok->data.data_val, want, wlen);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
+	return good;
+}
+
+static void read_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
+		      uint32_t count, const uint8_t *want, uint32_t wlen,
+		      bool eof)
+{
+	struct delta d;
+	bool good = do_read(cl, fh, off, count, want, wlen, eof, &d);
+
+	t_check(good, "READ %u at %llu: %u octets intact, eof %s", count,
+		(unsigned long long)off, wlen, eof ? "TRUE" : "FALSE");
+	if (wlen >= MiB)
+		t_check(D(&d, write_chunks) == 1 && D(&d, write_bytes) == wlen,
+			"READ %u: the data in one Write chunk (%llu, %llu "
+			"octets) (V1-WC)", count, D(&d, write_chunks),
+			D(&d, write_bytes));
+}
+
+/* The file as the server's file system has it equals data (len). */
+static void export_case(const char *fname, const uint8_t *data, size_t len)
+{
+	char path[512];
+	uint8_t *buf = malloc(len + 1);
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", export_dir, fname);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0 && buf) {
+		n = read(fd, buf, len + 1);
+		close(fd);
+	}
+	t_check(n == (ssize_t)len && !memcmp(buf, data, len),
+		"the exported file %s holds the %zu octets written", path, len);
+	free(buf);
+}
+
+static void symlink_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	static char target[] = "a/link/target";
+	SYMLINK3args arg;
+	SYMLINK3res res;
+	READLINK3args rarg;
+	READLINK3res rres;
+	enum clnt_stat st;
+	char path[512], buf[64];
+	ssize_t n;
+	bool ok;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.where.dir = *root;
+	arg.where.name = lname;
+	arg.symlink.symlink_data = target;
+	st = nfsproc3_symlink_3(&arg, &res, cl);
+	ok = st == RPC_SUCCESS && res.status == NFS3_OK &&
+	     res.SYMLINK3res_u.resok.obj.handle_follows;
+	t_check(ok, "SYMLINK %s -> %s [%s]", lname, target, why(st, cl));
+	snprintf(path, sizeof(path), "%s/%s", export_dir, lname);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	t_check(n == (ssize_t)strlen(target) && !memcmp(buf, target, n),
+		"the server's file system has the link");
+	if (!ok) {
+		if (st == RPC_SUCCESS)
+			xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
+		return;
+	}
+	memset(&rres, 0, sizeof(rres));
+	rarg.symlink = res.SYMLINK3res_u.resok.obj.post_op_fh3_u.handle;
+	st = nfsproc3_readlink_3(&rarg, &rres, cl);
+	t_check(st == RPC_SUCCESS && rres.status == NFS3_OK &&
+		!strcmp(rres.READLINK3res_u.resok.data, target),
+		"READLINK: %s [%s]", target, why(st, cl));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_READLINK3res, (char *)&rres);
+	xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
+}
+
+static void lookup_case(CLIENT *cl, const nfs_fh3 *root, const char *fname,
+			const nfs_fh3 *want, nfsstat3 want_st)
+{
+	LOOKUP3args arg;
+	LOOKUP3res res;
+	const nfs_fh3 *got = &res.LOOKUP3res_u.resok.object;
+	enum clnt_stat st;
+
+	memset(&res, 0, sizeof(res));
+	arg.what.dir = *root;
+	arg.what.name = (char *)fname;
+	st = nfsproc3_lookup_3(&arg, &res, cl);
+	t_check(st == RPC_SUCCESS && res.status == want_st &&
+		(want_st != NFS3_OK ||
+		 (got->data.data_len == want->data.data_len &&
+		  !memcmp(got->data.data_val, want->data.data_val,
+			  want->data.data_len))),
+		"LOOKUP %s: %s [%s, status %d]", fname,
+		want_st == NFS3_OK ? "the handle CREATE gave" : "NFS3ERR_NOENT",
+		why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_LOOKUP3res, (char *)&res);
+}
+
+/* READDIRPLUS of root finds both names, with attributes and handles. */
+static void readdir_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	READDIRPLUS3args arg;
+	READDIRPLUS3res res;
+	entryplus3 *e;
+	enum clnt_stat st;
+	int found = 0, n = 0;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.dir = *root;
+	arg.dircount = 8192;
+	arg.maxcount = 32768;
+	st = nfsproc3_readdirplus_3(&arg, &res, cl);
+	if (st == RPC_SUCCESS && res.status == NFS3_OK) {
+		for (e = res.READDIRPLUS3res_u.resok.reply.entries; e;
+		     e = e->nextentry, n++)
+			if ((!strcmp(e->name, name) || !strcmp(e->name, lname)) &&
+			    e->name_attributes.attributes_follow &&
+			    e->name_handle.handle_follows)
+				found++;
+	}
+	t_check(found == 2, "READDIRPLUS: %d entries, %s and %s among them "
+		"with attributes and handles [%s]", n, name, lname,
+		why(st, cl));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_READDIRPLUS3res, (char *)&res);
+}
+
+static void rename_remove_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	RENAME3args rarg;
+	RENAME3res rres;
+	REMOVE3args arg;
+	REMOVE3res res;
+	enum clnt_stat st;
+	const char *names[2] = { rname, lname };
+	unsigned int i;
+
+	memset(&rres, 0, sizeof(rres));
+	rarg.from.dir = *root;
+	rarg.from.name = name;
+	rarg.to.dir = *root;
+	rarg.to.name = rname;
+	st = nfsproc3_rename_3(&rarg, &rres, cl);
+	t_check(st == RPC_SUCCESS && rres.status == NFS3_OK,
+		"RENAME %s %s [%s]", name, rname, why(st, cl));
+	if (st == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_RENAME3res, (char *)&rres);
+	lookup_case(cl, root, name, NULL, NFS3ERR_NOENT);
+	for (i = 0; i < 2; i++) {
+		memset(&res, 0, sizeof(res));
+		arg.object.dir = *root;
+		arg.object.name = (char *)names[i];
+		st = nfsproc3_remove_3(&arg, &res, cl);
+		t_check(st == RPC_SUCCESS && res.status == NFS3_OK,
+			"REMOVE %s [%s]", names[i], why(st, cl));
+		if (st == RPC_SUCCESS)
+			xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&res);
+	}
+}
+
+/* ---- Bad requests (-B) ------------------------------------------------------------- */
+
+static nfsstat3 bad_getattr(CLIENT *cl, const char *data, u_int len)
+{
+	GETATTR3args arg;
+	GETATTR3res res;
+	nfsstat3 st;
+
+	memset(&res, 0, sizeof(res));
+	arg.object.data.data_val = (char *)data;
+	arg.object.data.data_len = len;
+	if (nfsproc3_getattr_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&res);
+	return st;
+}
+
+static nfsstat3 bad_lookup(CLIENT *cl, const nfs_fh3 *dir, const char *n)
+{
+	LOOKUP3args arg;
+	LOOKUP3res res;
+	nfsstat3 st;
+
+	memset(&res, 0, sizeof(res));
+	arg.what.dir = *dir;
+	arg.what.name = (char *)n;
+	if (nfsproc3_lookup_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_LOOKUP3res, (char *)&res);
+	return st;
+}
+
+static nfsstat3 bad_create(CLIENT *cl, const nfs_fh3 *dir, const char *n)
+{
+	CREATE3args arg;
+	CREATE3res res;
+	nfsstat3 st;
+
+	memset(&arg, 0, sizeof(arg));
+	memset(&res, 0, sizeof(res));
+	arg.where.dir = *dir;
+	arg.where.name = (char *)n;
+	arg.how.mode = GUARDED;
+	if (nfsproc3_create_3(&arg, &res, cl) != RPC_SUCCESS)
+		return (nfsstat3)-1;
+	st = res.status;
+	xdr_free((xdrproc_t)xdr_CREATE3res, (char *)&res);
+	return st;
+}
+
+static void bad_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	char junk[NFS3_FHSIZE], longname[300];
+	READ3args rarg;
+	READ3res rres;
+	WRITE3res wres;
+	READDIR3args darg;
+	READDIR3res dres;
+	nfs_fh3 fh = { { 0, NULL } };
+	nfsstat3 st;
+	char dummy;
+
+	memset(junk, 0x5a, sizeof(junk));
+	t_check(bad_getattr(cl, junk, sizeof(junk)) == NFS3ERR_BADHANDLE,
+		"bad: a 64-octet handle of junk: NFS3ERR_BADHANDLE");
+	t_check(bad_getattr(cl, junk, 0) == NFS3ERR_BADHANDLE,
+		"bad: an empty handle: NFS3ERR_BADHANDLE");
+	memcpy(junk, root->data.data_val, root->data.data_len);
+	junk[2] ^= 1;	/* its length octet */
+	t_check(bad_getattr(cl, junk, root->data.data_len) ==
+		NFS3ERR_BADHANDLE, "bad: the root handle with a wrong length "
+		"octet: NFS3ERR_BADHANDLE");
+	memcpy(junk, root->data.data_val, root->data.data_len);
+	junk[root->data.data_len - 1] ^= 0x40;
+	st = bad_getattr(cl, junk, root->data.data_len);
+	t_check(st == NFS3ERR_STALE || st == NFS3ERR_BADHANDLE,
+		"bad: the root handle with its last octet changed: STALE or "
+		"BADHANDLE (%d)", (int)st);
+	t_check(bad_lookup(cl, root, "a/b") == NFS3ERR_ACCES,
+		"bad: LOOKUP of a name with '/': NFS3ERR_ACCES");
+	t_check(bad_lookup(cl, root, "") == NFS3ERR_NOENT,
+		"bad: LOOKUP of an empty name: NFS3ERR_NOENT");
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	t_check(bad_lookup(cl, root, longname) == NFS3ERR_NAMETOOLONG,
+		"bad: LOOKUP of a 299-octet name: NFS3ERR_NAMETOOLONG");
+	t_check(bad_create(cl, root, "..") == NFS3ERR_EXIST,
+		"bad: CREATE \"..\": NFS3ERR_EXIST");
+	t_check(bad_lookup(cl, root, "..") == NFS3_OK,
+		"bad: LOOKUP \"..\" of the export root stays in it: NFS3_OK");
+
+	memset(&rarg, 0, sizeof(rarg));
+	memset(&rres, 0, sizeof(rres));
+	rarg.file = *root;
+	rarg.count = 4096;
+	t_check(nfsproc3_read_3(&rarg, &rres, cl) == RPC_SUCCESS &&
+		rres.status == NFS3ERR_ISDIR, "bad: READ of a directory: "
+		"NFS3ERR_ISDIR");
+	xdr_free((xdrproc_t)xdr_READ3res, (char *)&rres);
+
+	memset(&darg, 0, sizeof(darg));
+	memset(&dres, 0, sizeof(dres));
+	darg.dir = *root;
+	darg.count = 64;
+	t_check(nfsproc3_readdir_3(&darg, &dres, cl) == RPC_SUCCESS &&
+		dres.status == NFS3ERR_TOOSMALL, "bad: READDIR count 64: "
+		"NFS3ERR_TOOSMALL");
+	xdr_free((xdrproc_t)xdr_READDIR3res, (char *)&dres);
+
+	if (create_case(cl, root, "t_nfs3k.bad", &fh)) {
+		WRITE3args warg;
+
+		memset(&warg, 0, sizeof(warg));
+		memset(&wres, 0, sizeof(wres));
+		warg.file = fh;
+		warg.count = 200;
+		warg.data.data_len = 100;
+		warg.data.data_val = longname;	/* 300 octets */
+		t_check(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
+			wres.status == NFS3ERR_INVAL, "bad: WRITE count 200 "
+			"with 100 octets of data: NFS3ERR_INVAL");
+		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&wres);
+		{
+			REMOVE3args a = { { *root, "t_nfs3k.bad" } };
+			REMOVE3res r;
+
+			memset(&r, 0, sizeof(r));
+			if (nfsproc3_remove_3(&a, &r, cl) == RPC_SUCCESS)
+				xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&r);
+		}
+		t_check(bad_getattr(cl, fh.data.data_val, fh.data.data_len) ==
+			NFS3ERR_STALE, "bad: GETATTR of a removed file: "
+			"NFS3ERR_STALE");
+		free(fh.data.data_val);
+	}
+	t_check(nfsproc3_null_3(NULL, &dummy, cl) == RPC_SUCCESS,
+		"bad: the server answers on (NULL)");
+}
+
+/* ---- 8 threads on one CLIENT ------------------------------------------------------ */
+
+struct worker {
+	CLIENT *cl;
+	const nfs_fh3 *root;
+	unsigned int id;
+	bool ok;
+	char why[128];
+};
+
+static void *work(void *p)
+{
+	struct worker *w = p;
+	uint8_t *data = malloc(MiB);
+	char fname[80];
+	struct delta d;
+	WRITE3res res;
+	nfs_fh3 fh;
+	REMOVE3args rarg;
+	REMOVE3res rres;
+
+	snprintf(fname, sizeof(fname), "%s.t%u", name, w->id);
+	t_fill(data, MiB, 1000 + w->id);
+	if (!create_case(w->cl, w->root, fname, &fh)) {
+		snprintf(w->why, sizeof(w->why), "CREATE failed");
+		free(data);
+		return NULL;
+	}
+	w->ok = do_write(w->cl, &fh, 0, data, MiB, FILE_SYNC, &res) ==
+		RPC_SUCCESS && res.status == NFS3_OK;
+	xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&res);
+	if (!w->ok)
+		snprintf(w->why, sizeof(w->why), "WRITE failed");
+	else if (!(w->ok = do_read(w->cl, &fh, 0, MiB, data, MiB, true, &d)))
+		snprintf(w->why, sizeof(w->why), "READ back differs");
+	memset(&rres, 0, sizeof(rres));
+	rarg.object.dir = *w->root;
+	rarg.object.name = fname;
+	if (nfsproc3_remove_3(&rarg, &rres, w->cl) == RPC_SUCCESS)
+		xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&rres);
+	free(fh.data.data_val);
+	free(data);
+	return NULL;
+}
+
+static void threads_case(CLIENT *cl, const nfs_fh3 *root)
+{
+	struct worker w[NTHREADS];
+	pthread_t tid[NTHREADS];
+	unsigned int i, good = 0;
+
+	for (i = 0; i < NTHREADS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].cl = cl;
+		w[i].root = root;
+		w[i].id = i;
+		pthread_create(&tid[i], NULL, work, &w[i]);
+	}
+	for (i = 0; i < NTHREADS; i++) {
+		pthread_join(tid[i], NULL);
+		if (w[i].ok)
+			good++;
+		else
+			t_note("thread %u: %s", i, w[i].why);
+	}
+	t_check(good == NTHREADS, "%u threads on one CLIENT: CREATE, WRITE "
+		"1 MiB FILE_SYNC, READ it back intact: %u of them did",
+		NTHREADS, good);
+}
+
+/* ---- The test ---------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	nfs_fh3 root = { { 0, NULL } }, fh = { { 0, NULL } };
+	uint8_t *data = malloc(MiB + SMALL);
+	CLIENT *cl;
+	int c;
+
+	while ((c = getopt(argc, argv, "a:m:p:e:BV:")) != -1) {
+		switch (c) {
+		case 'B': bad_requests = true; break;
+		case 'V': want_vers = (unsigned int)atoi(optarg); break;
+		case 'a': addr = optarg; break;
+		case 'm': mount_addr = optarg; break;
+		case 'p': port = (unsigned int)atoi(optarg); break;
+		case 'e': export_dir = optarg; break;
+		default: usage();
+		}
+	}
+	if (!addr || !export_dir || optind != argc)
+		usage();
+	if (!mount_addr)
+		mount_addr = addr;
+	/* the built-in binding alone */
+	setenv("RPCRDMA_ULB_CONF", "/dev/null", 1);
+	t_watchdog(100);
+	snprintf(name, sizeof(name), "t_nfs3k.%d", (int)getpid());
+	snprintf(lname, sizeof(lname), "%s.link", name);
+	snprintf(rname, sizeof(rname), "%s.renamed", name);
+	t_fill(data, MiB + SMALL, 7);
+
+	if (!mount_export(&root) || !(cl = nfs_client()))
+		return 1;
+	null_case(cl);
+	if (want_vers)
+		version_case(cl, want_vers);
+	fsinfo_case(cl, &root);
+	if (create_case(cl, &root, name, &fh)) {
+		write_case(cl, &fh, 0, data, MiB, FILE_SYNC);
+		write_case(cl, &fh, MiB, data + MiB, SMALL, UNSTABLE);
+		commit_case(cl, &fh);
+		getattr_case(cl, &fh, MiB + SMALL);
+		read_case(cl, &fh, 0, MiB, data, MiB, false);
+		read_case(cl, &fh, MiB, MiB, data + MiB, SMALL, true);
+		export_case(name, data, MiB + SMALL);
+		lookup_case(cl, &root, name, &fh, NFS3_OK);
+		symlink_case(cl, &root);
+		readdir_case(cl, &root);
+		rename_remove_case(cl, &root);
+	}
+	threads_case(cl, &root);
+	if (bad_requests)
+		bad_case(cl, &root);
+	auth_destroy(cl->cl_auth);
+	clnt_destroy(cl);
+	free(fh.data.data_val);
+	free(root.data.data_val);
+	free(data);
+	printf("t_nfs3k %s: %s\n", addr, t_failures ? "FAILED" : "passed");
+	return t_failures ? 1 : 0;
+}
