@@ -389,6 +389,15 @@ static void test_seeds(CLIENT *cl)
 		n, ok, err, after);
 }
 
+/* The RPC-over-RDMA version in force on cl's connection (0: none yet). */
+static unsigned int rdma_version(CLIENT *cl)
+{
+	unsigned int v = 0;
+
+	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
+	return v;
+}
+
 static void test_hooks(CLIENT *cl)
 {
 	struct rpc_err e;
@@ -415,7 +424,8 @@ static void test_hooks(CLIENT *cl)
 		"a 12-octet runt is dropped");
 	st = hook(cl, T_PROC_ERR_V2_FIRST, 5000);
 	t_check(st == RPC_SUCCESS,
-		"an RDMA_ERROR labelled version 2 does not end a version 1 call, the right Reply is taken (V1-ERR-10): %s",
+		"an RDMA_ERROR labelled version %u does not end a version %u call, the right Reply is taken (V1-ERR-10): %s",
+		rdma_version(cl) == 2 ? 1 : 2, rdma_version(cl),
 		clnt_sperrno(st));
 	rr_stats(cl, &b);
 	t_check(b.discarded - a.discarded == 3 &&
@@ -657,14 +667,6 @@ static struct rpcrdma_clnt_stats vc_stats(CLIENT *cl)
 	return st;
 }
 
-static unsigned int vc_version(CLIENT *cl)
-{
-	unsigned int v = 0;
-
-	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
-	return v;
-}
-
 /*
  * The fake speaks only version 1 and ends the connection on a version 2
  * message.  A negotiating client's first call fails with the connection;
@@ -694,9 +696,9 @@ static void test_vcache(void)
 	s2 = rtest_null_1(NULL, NULL, cl);
 	st = vc_stats(cl);
 	t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
-		vc_version(cl) == 1 && st.connects == 2 && st.v2_calls == 1,
+		rdma_version(cl) == 1 && st.connects == 2 && st.v2_calls == 1,
 		"first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
-		clnt_sperrno(s1), vc_version(cl),
+		clnt_sperrno(s1), rdma_version(cl),
 		(unsigned long long)st.connects,
 		(unsigned long long)st.v2_calls);
 	t_check(echo(cl, 100000, 5), "... and it goes on in v1 (ECHO 100000)");
@@ -705,7 +707,7 @@ static void test_vcache(void)
 	if (cl) {
 		s1 = rtest_null_1(NULL, NULL, cl);
 		st = vc_stats(cl);
-		t_check(s1 == RPC_SUCCESS && vc_version(cl) == 1 &&
+		t_check(s1 == RPC_SUCCESS && rdma_version(cl) == 1 &&
 			st.v2_calls == 0 && st.connects == 1,
 			"a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
 			clnt_sperrno(s1), (unsigned long long)st.v2_calls,

@@ -367,10 +367,12 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 	case T_PROC_NOREPLY:
 		return false;
 	case T_PROC_ERR_V2_FIRST:
-		/* rdma_vers 2, RDMA2_ERR_BAD_XDR (= ERR_CHUNK): not an
-		 * answer to a version 1 Call */
-		rw_hdr_init(&h, RW_VERS_2, RW_ERROR, rx->hdr.xid, grant(s));
-		h.err.code = RW2_ERR_BAD_XDR;
+		/* an RDMA_ERROR of the other version, ERR_CHUNK (v1) or
+		 * RDMA2_ERR_BAD_XDR (v2), both code 2: not an answer to the
+		 * Call (V1-ERR-10, V2-NEG-7) */
+		rw_hdr_init(&h, rx->hdr.vers == RW_VERS_2 ? RW_VERS_1 :
+			    RW_VERS_2, RW_ERROR, rx->hdr.xid, grant(s));
+		h.err.code = RW_ERR_CHUNK;
 		n = rw_hdr_encode(&h, buf, sizeof(buf));
 		if (n)
 			send_buf(s, buf, (uint32_t)n, false);

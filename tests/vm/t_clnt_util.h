@@ -28,8 +28,9 @@ enum t_hook_proc {
 	T_PROC_RUNT_FIRST,		/* a 12-octet message first */
 	T_PROC_NOREPLY,			/* never answer */
 	T_PROC_LONG_REPLY,		/* void reply through the Reply chunk */
-	T_PROC_ERR_V2_FIRST,		/* RDMA_ERROR labelled version 2 first
-					 * (V1-ERR-10), then the right one */
+	T_PROC_ERR_V2_FIRST,		/* RDMA_ERROR of the other version
+					 * first (V1-ERR-10), then the right
+					 * one */
 	T_PROC_SEED = 1000,		/* + i: seed i of the fuzzers' header
 					 * corpus first, under the Call's XID,
 					 * then the right Reply */
