@@ -20,9 +20,9 @@
 
 #include "rdemo.h"
 
-#define SUM_N		100000
-#define FILL_LEN	(512 * 1024)
-#define FILL_SEED	7
+#define SUM_N	  100000
+#define FILL_LEN  (512 * 1024)
+#define FILL_SEED 7
 
 static int failures;
 
@@ -72,8 +72,9 @@ static void do_echo(CLIENT *cl)
 
 	if (!call_ok(cl, rdemo_echo_1(&in, &out, cl), "ECHO"))
 		return;
-	report(out && !strcmp(in, out), "ECHO    \"%s\" (%zu bytes) came back %s",
-	       in, strlen(in), out && !strcmp(in, out) ? "unchanged" : "DIFFERENT");
+	report(out && !strcmp(in, out),
+	       "ECHO    \"%s\" (%zu bytes) came back %s", in, strlen(in),
+	       out && !strcmp(in, out) ? "unchanged" : "DIFFERENT");
 	xdr_free((xdrproc_t)xdr_rdemo_str, (char *)&out);
 }
 
@@ -90,8 +91,10 @@ static void do_sum(CLIENT *cl)
 	for (int i = 0; i < SUM_N; i++)
 		in.rdemo_ints_val[i] = i + 1;
 	if (call_ok(cl, rdemo_sum_1(&in, &got, cl), "SUM"))
-		report(got == want, "SUM     1..%d (%zu bytes of ints) = %lld (want %lld)",
-		       SUM_N, SUM_N * sizeof(int), (long long)got, (long long)want);
+		report(got == want,
+		       "SUM     1..%d (%zu bytes of ints) = %lld (want %lld)",
+		       SUM_N, SUM_N * sizeof(int), (long long)got,
+		       (long long)want);
 	free(in.rdemo_ints_val);
 }
 
@@ -112,7 +115,8 @@ static void do_digest(CLIENT *cl, size_t len)
 	if (call_ok(cl, rdemo_digest_1(&in, &got, cl), "DIGEST"))
 		report(got.len == len && got.fnv == want,
 		       "DIGEST  %zu bytes of opaque sent; server counted %u, "
-		       "checksum 0x%08x (want 0x%08x)", len, got.len, got.fnv, want);
+		       "checksum 0x%08x (want 0x%08x)",
+		       len, got.len, got.fnv, want);
 	free(in.rdemo_data_val);
 }
 
@@ -128,8 +132,8 @@ static void do_fill(CLIENT *cl)
 		bad += out.rdemo_data_val[i] != (char)(FILL_SEED + 131u * i);
 	report(out.rdemo_data_len == FILL_LEN && !bad,
 	       "FILL    reply of %u bytes (far beyond the 4 KiB inline "
-	       "threshold): %s", out.rdemo_data_len,
-	       bad ? "WRONG BYTES" : "every byte verified");
+	       "threshold): %s",
+	       out.rdemo_data_len, bad ? "WRONG BYTES" : "every byte verified");
 	xdr_free((xdrproc_t)xdr_rdemo_data, (char *)&out);
 }
 
@@ -138,12 +142,13 @@ int main(int argc, char **argv)
 	const char *host = argc > 1 ? argv[1] : NULL;
 	const char *nettype = argc > 2 ? argv[2] : "rdma";
 	size_t mib = argc > 3 ? strtoul(argv[3], NULL, 10) : 8;
-	struct timeval slow = { 60, 0 };	/* emulated RDMA is slow */
+	struct timeval slow = { 60, 0 }; /* emulated RDMA is slow */
 	char netid[16];
 	CLIENT *cl;
 
 	if (!host || mib > 8) {
-		fprintf(stderr, "usage: %s HOST [NETTYPE [MIB (at most 8)]]\n", argv[0]);
+		fprintf(stderr, "usage: %s HOST [NETTYPE [MIB (at most 8)]]\n",
+			argv[0]);
 		return 2;
 	}
 	cl = clnt_create(host, RDEMO_PROG, RDEMO_VERS, nettype);

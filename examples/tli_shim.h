@@ -17,13 +17,13 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 
-#define FMNAMESZ	8
-#define I_PUSH		(('S' << 8) | 2)
-#define I_POP		(('S' << 8) | 3)
-#define I_LOOK		(('S' << 8) | 4)
+#define FMNAMESZ 8
+#define I_PUSH	 (('S' << 8) | 2)
+#define I_POP	 (('S' << 8) | 3)
+#define I_LOOK	 (('S' << 8) | 4)
 
-#define T_CLTS		3
-#define T_DATAXFER	5
+#define T_CLTS	   3
+#define T_DATAXFER 5
 
 struct t_info {
 	long addr, options, tsdu, etsdu, connect, discon, servtype, flags;
@@ -43,9 +43,9 @@ static inline int t_getinfo(int fd, struct t_info *info)
 }
 
 typedef pthread_mutex_t mutex_t;
-#define USYNC_THREAD		0
+#define USYNC_THREAD		 0
 #define mutex_init(m, type, arg) pthread_mutex_init((m), NULL)
-#define mutex_lock(m)		pthread_mutex_lock(m)
-#define mutex_unlock(m)		pthread_mutex_unlock(m)
+#define mutex_lock(m)		 pthread_mutex_lock(m)
+#define mutex_unlock(m)		 pthread_mutex_unlock(m)
 
 #endif

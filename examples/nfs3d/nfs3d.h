@@ -25,25 +25,25 @@
 #include "nfs3_prot.h"
 
 /* Largest READ and WRITE (FSINFO rtmax, wtmax): the Linux client's most. */
-#define NFS3D_MAX_IO	(1u << 20)
+#define NFS3D_MAX_IO (1u << 20)
 /* Largest directory read we build, whatever the client asks. */
-#define NFS3D_MAX_DIR	(1u << 20)
+#define NFS3D_MAX_DIR (1u << 20)
 /* Longest symbolic link target we read (Linux PATH_MAX). */
-#define NFS3D_MAX_PATH	4096u
+#define NFS3D_MAX_PATH 4096u
 /* Identity of AUTH_NONE callers and of AUTH_SYS ones we cannot read. */
-#define NFS3D_ANON_ID	65534u
+#define NFS3D_ANON_ID	 65534u
 #define NFS3D_MAX_GROUPS 16
 
 struct nfs3d_export {
-	const char *path;	/* canonical path of the exported directory */
-	int root_fd;		/* open on it: open_by_handle_at's mount fd
+	const char *path; /* canonical path of the exported directory */
+	int root_fd;	  /* open on it: open_by_handle_at's mount fd
 				 * (fdget() refuses an O_PATH descriptor) */
-	dev_t dev;		/* its file system ... */
-	ino_t ino;		/* ... and inode */
-	uint64_t fsid;		/* fattr3.fsid */
+	dev_t dev;	  /* its file system ... */
+	ino_t ino;	  /* ... and inode */
+	uint64_t fsid;	  /* fattr3.fsid */
 	char root_fh[NFS3_FHSIZE];
 	u_int root_fh_len;
-	writeverf3 verf;	/* new at each start: unstable data is resent */
+	writeverf3 verf; /* new at each start: unstable data is resent */
 	bool read_only;
 };
 
@@ -70,8 +70,7 @@ nfsstat3 nfs3d_errno(int err);
  * a descriptor, or -1 with *st the status (BADHANDLE for a malformed
  * handle, STALE for a file that is gone).  With sb, its attributes too.
  */
-int nfs3d_fh_open(const nfs_fh3 *fh, int flags, struct stat *sb,
-		  nfsstat3 *st);
+int nfs3d_fh_open(const nfs_fh3 *fh, int flags, struct stat *sb, nfsstat3 *st);
 
 /* The handle of name in directory dirfd (not followed) into out, its
  * octets malloc'd; NFS3_OK or the status. */

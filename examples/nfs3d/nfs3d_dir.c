@@ -21,12 +21,12 @@
 
 #include "nfs3d.h"
 
-#define XDR_PAD(n)	(((n) + 3u) & ~3u)
+#define XDR_PAD(n) (((n) + 3u) & ~3u)
 /* post_op_attr with attributes: the boolean and a fattr3 */
-#define POST_ATTR_LEN	(4u + 84u)
+#define POST_ATTR_LEN (4u + 84u)
 /* resok around the entries: dir_attributes, cookieverf, the list's end
  * (a FALSE pointer) and eof */
-#define RESOK_FIXED	(POST_ATTR_LEN + 8u + 4u + 4u)
+#define RESOK_FIXED (POST_ATTR_LEN + 8u + 4u + 4u)
 
 /* A directory read with getdents64 from a cookie on. */
 struct dir_read {
@@ -35,7 +35,7 @@ struct dir_read {
 	char buf[16384] __attribute__((aligned(8)));
 	ssize_t len;
 	ssize_t pos;
-	bool end;		/* getdents64 said there is no more */
+	bool end; /* getdents64 said there is no more */
 	int err;
 };
 
@@ -73,7 +73,7 @@ static bool dir_open(const struct svc_req *rq, const nfs_fh3 *fh,
 	memset(d, 0, sizeof(*d));
 	d->fd = nfs3d_fh_open(fh, O_RDONLY | O_DIRECTORY, dsb, st);
 	if (d->fd < 0) {
-		if (*st == NFS3ERR_INVAL)	/* ELOOP: not a directory */
+		if (*st == NFS3ERR_INVAL) /* ELOOP: not a directory */
 			*st = NFS3ERR_NOTDIR;
 		return false;
 	}
@@ -197,13 +197,13 @@ static uint32_t plus_len(const entryplus3 *n)
 	if (n->name_attributes.attributes_follow)
 		len += POST_ATTR_LEN - 4u;
 	if (n->name_handle.handle_follows)
-		len += 4u + XDR_PAD(n->name_handle.post_op_fh3_u.handle.data.
-				    data_len);
+		len += 4u + XDR_PAD(n->name_handle.post_op_fh3_u.handle.data
+					    .data_len);
 	return len;
 }
 
-bool_t nfsproc3_readdirplus_3_svc(READDIRPLUS3args *arg,
-				  READDIRPLUS3res *res, struct svc_req *rq)
+bool_t nfsproc3_readdirplus_3_svc(READDIRPLUS3args *arg, READDIRPLUS3res *res,
+				  struct svc_req *rq)
 {
 	READDIRPLUS3resok *ok = &res->READDIRPLUS3res_u.resok;
 	uint32_t room = arg->maxcount, dirroom = arg->dircount;

@@ -50,10 +50,10 @@
 
 #include "nfs3d.h"
 
-#define FH_MAGIC	0x52u
-#define FH_VERS		1u
-#define FH_HDR		8u
-#define FH_MAX_KERNEL	(NFS3_FHSIZE - FH_HDR)
+#define FH_MAGIC      0x52u
+#define FH_VERS	      1u
+#define FH_HDR	      8u
+#define FH_MAX_KERNEL (NFS3_FHSIZE - FH_HDR)
 
 struct nfs3d_export nfs3d_exp = { .root_fd = -1 };
 
@@ -67,29 +67,52 @@ struct kernel_fh {
 nfsstat3 nfs3d_errno(int err)
 {
 	switch (err) {
-	case 0: return NFS3_OK;
-	case EPERM: return NFS3ERR_PERM;
-	case ENOENT: return NFS3ERR_NOENT;
-	case ENXIO: return NFS3ERR_NXIO;
-	case EACCES: return NFS3ERR_ACCES;
-	case EEXIST: return NFS3ERR_EXIST;
-	case EXDEV: return NFS3ERR_XDEV;
-	case ENODEV: return NFS3ERR_NODEV;
-	case ENOTDIR: return NFS3ERR_NOTDIR;
-	case EISDIR: return NFS3ERR_ISDIR;
-	case EINVAL: return NFS3ERR_INVAL;
-	case EFBIG: return NFS3ERR_FBIG;
-	case ENOSPC: return NFS3ERR_NOSPC;
-	case EROFS: return NFS3ERR_ROFS;
-	case EMLINK: return NFS3ERR_MLINK;
-	case ENAMETOOLONG: return NFS3ERR_NAMETOOLONG;
-	case ENOTEMPTY: return NFS3ERR_NOTEMPTY;
-	case EDQUOT: return NFS3ERR_DQUOT;
-	case ESTALE: return NFS3ERR_STALE;
-	case EOPNOTSUPP: return NFS3ERR_NOTSUPP;
-	case ELOOP: return NFS3ERR_INVAL;
-	case ENOMEM: return NFS3ERR_SERVERFAULT;
-	default: return NFS3ERR_IO;
+	case 0:
+		return NFS3_OK;
+	case EPERM:
+		return NFS3ERR_PERM;
+	case ENOENT:
+		return NFS3ERR_NOENT;
+	case ENXIO:
+		return NFS3ERR_NXIO;
+	case EACCES:
+		return NFS3ERR_ACCES;
+	case EEXIST:
+		return NFS3ERR_EXIST;
+	case EXDEV:
+		return NFS3ERR_XDEV;
+	case ENODEV:
+		return NFS3ERR_NODEV;
+	case ENOTDIR:
+		return NFS3ERR_NOTDIR;
+	case EISDIR:
+		return NFS3ERR_ISDIR;
+	case EINVAL:
+		return NFS3ERR_INVAL;
+	case EFBIG:
+		return NFS3ERR_FBIG;
+	case ENOSPC:
+		return NFS3ERR_NOSPC;
+	case EROFS:
+		return NFS3ERR_ROFS;
+	case EMLINK:
+		return NFS3ERR_MLINK;
+	case ENAMETOOLONG:
+		return NFS3ERR_NAMETOOLONG;
+	case ENOTEMPTY:
+		return NFS3ERR_NOTEMPTY;
+	case EDQUOT:
+		return NFS3ERR_DQUOT;
+	case ESTALE:
+		return NFS3ERR_STALE;
+	case EOPNOTSUPP:
+		return NFS3ERR_NOTSUPP;
+	case ELOOP:
+		return NFS3ERR_INVAL;
+	case ENOMEM:
+		return NFS3ERR_SERVERFAULT;
+	default:
+		return NFS3ERR_IO;
 	}
 }
 
@@ -102,8 +125,10 @@ static nfsstat3 fh_wrap(const struct kernel_fh *k, nfs_fh3 *out)
 
 	memset(out, 0, sizeof(*out));
 	if (k->h.handle_bytes == 0 || k->h.handle_bytes > FH_MAX_KERNEL) {
-		fprintf(stderr, "rpcrdma-nfs3d: a file handle of %u octets "
-			"does not fit in NFSv3's 64\n", k->h.handle_bytes);
+		fprintf(stderr,
+			"rpcrdma-nfs3d: a file handle of %u octets "
+			"does not fit in NFSv3's 64\n",
+			k->h.handle_bytes);
 		return NFS3ERR_SERVERFAULT;
 	}
 	p = malloc(FH_HDR + k->h.handle_bytes);
@@ -152,8 +177,10 @@ static nfsstat3 fh_open_err(int err)
 		return NFS3ERR_BADHANDLE;
 	case EPERM:
 		if (!said)
-			fprintf(stderr, "rpcrdma-nfs3d: open_by_handle_at: "
-				"%s (run as root)\n", strerror(err));
+			fprintf(stderr,
+				"rpcrdma-nfs3d: open_by_handle_at: "
+				"%s (run as root)\n",
+				strerror(err));
 		said = true;
 		return NFS3ERR_SERVERFAULT;
 	default:
@@ -161,8 +188,7 @@ static nfsstat3 fh_open_err(int err)
 	}
 }
 
-int nfs3d_fh_open(const nfs_fh3 *fh, int flags, struct stat *sb,
-		  nfsstat3 *st)
+int nfs3d_fh_open(const nfs_fh3 *fh, int flags, struct stat *sb, nfsstat3 *st)
 {
 	struct kernel_fh k;
 	int fd;
@@ -194,7 +220,7 @@ static nfsstat3 fh_name(int dirfd, const char *name, int flags, nfs_fh3 *out)
 	k.h.handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(dirfd, name, &k.h, &mnt, flags))
 		return errno == EOVERFLOW ? NFS3ERR_SERVERFAULT :
-		       nfs3d_errno(errno);
+					    nfs3d_errno(errno);
 	return fh_wrap(&k, out);
 }
 
@@ -250,9 +276,10 @@ bool nfs3d_export_open(const char *path, bool read_only)
 	}
 	nfs3d_exp.root_fd = fd;
 	if (nfs3d_fh_of_fd(fd, &fh) != NFS3_OK) {
-		fprintf(stderr, "rpcrdma-nfs3d: %s: no file handles on this "
-			"file system (name_to_handle_at: %s)\n", real,
-			strerror(errno));
+		fprintf(stderr,
+			"rpcrdma-nfs3d: %s: no file handles on this "
+			"file system (name_to_handle_at: %s)\n",
+			real, strerror(errno));
 		goto fail;
 	}
 	memcpy(nfs3d_exp.root_fh, fh.data.data_val, fh.data.data_len);
@@ -260,11 +287,14 @@ bool nfs3d_export_open(const char *path, bool read_only)
 	free(fh.data.data_val);
 	/* Handles must open: this needs CAP_DAC_READ_SEARCH. */
 	if (!fh_unwrap(&(nfs_fh3){ { nfs3d_exp.root_fh_len,
-				     nfs3d_exp.root_fh } }, &k) ||
+				     nfs3d_exp.root_fh } },
+		       &k) ||
 	    (fd = open_by_handle_at(nfs3d_exp.root_fd, &k.h,
 				    O_PATH | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "rpcrdma-nfs3d: open_by_handle_at: %s (the "
-			"server must run as root)\n", strerror(errno));
+		fprintf(stderr,
+			"rpcrdma-nfs3d: open_by_handle_at: %s (the "
+			"server must run as root)\n",
+			strerror(errno));
 		goto fail;
 	}
 	close(fd);
@@ -329,13 +359,12 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	bool started;
-	bool pending;			/* an operation waits for the thread */
+	bool pending; /* an operation waits for the thread */
 	const struct nfs3d_cred *cred;
 	nfs3d_fs_fn fn;
 	void *arg;
 	int result;
-} ident = { .lock = PTHREAD_MUTEX_INITIALIZER,
-	    .cv = PTHREAD_COND_INITIALIZER };
+} ident = { .lock = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 static void *ident_main(void *unused)
 {
@@ -440,13 +469,20 @@ uint32_t nfs3d_access(const struct nfs3d_cred *c, const struct stat *sb,
 static ftype3 ftype(mode_t m)
 {
 	switch (m & S_IFMT) {
-	case S_IFDIR: return NF3DIR;
-	case S_IFBLK: return NF3BLK;
-	case S_IFCHR: return NF3CHR;
-	case S_IFLNK: return NF3LNK;
-	case S_IFSOCK: return NF3SOCK;
-	case S_IFIFO: return NF3FIFO;
-	default: return NF3REG;
+	case S_IFDIR:
+		return NF3DIR;
+	case S_IFBLK:
+		return NF3BLK;
+	case S_IFCHR:
+		return NF3CHR;
+	case S_IFLNK:
+		return NF3LNK;
+	case S_IFSOCK:
+		return NF3SOCK;
+	case S_IFIFO:
+		return NF3FIFO;
+	default:
+		return NF3REG;
 	}
 }
 

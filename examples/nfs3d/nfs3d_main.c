@@ -38,9 +38,9 @@ int nfs3d_verbose;
 
 struct opts {
 	const char *export;
-	const char *addr;		/* NULL: both wildcards */
+	const char *addr; /* NULL: both wildcards */
 	unsigned long port;
-	unsigned long mount_port;	/* 0: any */
+	unsigned long mount_port; /* 0: any */
 	bool no_rpcbind;
 	bool read_only;
 	struct rpcrdma_attr attr;
@@ -48,9 +48,8 @@ struct opts {
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: rpcrdma-nfs3d [-rRv] [-a ADDR] [-p PORT] "
-		"[-m MOUNTPORT] [-c CREDITS] DIRECTORY\n");
+	fprintf(stderr, "usage: rpcrdma-nfs3d [-rRv] [-a ADDR] [-p PORT] "
+			"[-m MOUNTPORT] [-c CREDITS] DIRECTORY\n");
 	exit(2);
 }
 
@@ -75,15 +74,29 @@ static void parse(int argc, char **argv, struct opts *o)
 	rpcrdma_attr_init(&o->attr);
 	while ((c = getopt(argc, argv, "a:c:m:p:rRv")) != -1) {
 		switch (c) {
-		case 'a': o->addr = optarg; break;
-		case 'c': o->attr.credits = (unsigned int)number(optarg, 4096);
+		case 'a':
+			o->addr = optarg;
 			break;
-		case 'm': o->mount_port = number(optarg, 65535); break;
-		case 'p': o->port = number(optarg, 65535); break;
-		case 'r': o->read_only = true; break;
-		case 'R': o->no_rpcbind = true; break;
-		case 'v': nfs3d_verbose = 1; break;
-		default: usage();
+		case 'c':
+			o->attr.credits = (unsigned int)number(optarg, 4096);
+			break;
+		case 'm':
+			o->mount_port = number(optarg, 65535);
+			break;
+		case 'p':
+			o->port = number(optarg, 65535);
+			break;
+		case 'r':
+			o->read_only = true;
+			break;
+		case 'R':
+			o->no_rpcbind = true;
+			break;
+		case 'v':
+			nfs3d_verbose = 1;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc - 1)
@@ -94,18 +107,21 @@ static void parse(int argc, char **argv, struct opts *o)
 /* ---- NFS over RDMA ------------------------------------------------------- */
 
 static const char *const proc_names[] = {
-	"NULL", "GETATTR", "SETATTR", "LOOKUP", "ACCESS", "READLINK", "READ",
-	"WRITE", "CREATE", "MKDIR", "SYMLINK", "MKNOD", "REMOVE", "RMDIR",
-	"RENAME", "LINK", "READDIR", "READDIRPLUS", "FSSTAT", "FSINFO",
-	"PATHCONF", "COMMIT",
+	"NULL",	  "GETATTR", "SETATTR",	 "LOOKUP", "ACCESS",  "READLINK",
+	"READ",	  "WRITE",   "CREATE",	 "MKDIR",  "SYMLINK", "MKNOD",
+	"REMOVE", "RMDIR",   "RENAME",	 "LINK",   "READDIR", "READDIRPLUS",
+	"FSSTAT", "FSINFO",  "PATHCONF", "COMMIT",
 };
 
 static void nfs_dispatch(struct svc_req *rq, SVCXPRT *x)
 {
 	if (nfs3d_verbose)
 		fprintf(stderr, "rpcrdma-nfs3d: %s (%s)\n",
-			rq->rq_proc < sizeof(proc_names) / sizeof(proc_names[0]) ?
-			proc_names[rq->rq_proc] : "?", x->xp_netid);
+			rq->rq_proc < sizeof(proc_names) /
+						sizeof(proc_names[0]) ?
+				proc_names[rq->rq_proc] :
+				"?",
+			x->xp_netid);
 	nfs_program_3(rq, x);
 }
 
@@ -180,8 +196,8 @@ static unsigned int sock_port(int fd)
 	if (getsockname(fd, (struct sockaddr *)&ss, &len))
 		return 0;
 	return ntohs(ss.ss_family == AF_INET6 ?
-		     ((struct sockaddr_in6 *)&ss)->sin6_port :
-		     ((struct sockaddr_in *)&ss)->sin_port);
+			     ((struct sockaddr_in6 *)&ss)->sin6_port :
+			     ((struct sockaddr_in *)&ss)->sin_port);
 }
 
 /* MOUNT v3 on netid ("tcp" or "tcp6"); its port in *port. */
@@ -208,8 +224,10 @@ static SVCXPRT *mount_listen(const char *netid, unsigned int *port,
 		rpcb_unset(MOUNT_PROGRAM, MOUNT_V3, nc);
 	if (!svc_reg(x, MOUNT_PROGRAM, MOUNT_V3, mount_program_3,
 		     rpcbind ? nc : NULL)) {
-		fprintf(stderr, "rpcrdma-nfs3d: cannot register MOUNT over "
-			"%s%s\n", netid, rpcbind ? " with rpcbind" : "");
+		fprintf(stderr,
+			"rpcrdma-nfs3d: cannot register MOUNT over "
+			"%s%s\n",
+			netid, rpcbind ? " with rpcbind" : "");
 		svc_destroy(x);
 		x = NULL;
 	}
@@ -230,29 +248,32 @@ static bool start(const struct opts *o, struct xprts *x)
 	bool want6 = !o->addr || strchr(o->addr, ':');
 
 	if (want4)
-		x->rdma4 = rdma_listen(AF_INET, o->addr,
-				       (unsigned int)o->port, &o->attr);
+		x->rdma4 = rdma_listen(AF_INET, o->addr, (unsigned int)o->port,
+				       &o->attr);
 	if (want6)
-		x->rdma6 = rdma_listen(AF_INET6, o->addr,
-				       (unsigned int)o->port, &o->attr);
-	if ((want4 && !x->rdma4 && o->addr) || (want6 && !x->rdma6 &&
-						 o->addr) ||
-	    (!x->rdma4 && !x->rdma6)) {
-		fprintf(stderr, "rpcrdma-nfs3d: cannot listen for NFS over "
-			"RDMA on port %lu\n", o->port);
+		x->rdma6 = rdma_listen(AF_INET6, o->addr, (unsigned int)o->port,
+				       &o->attr);
+	if ((want4 && !x->rdma4 && o->addr) ||
+	    (want6 && !x->rdma6 && o->addr) || (!x->rdma4 && !x->rdma6)) {
+		fprintf(stderr,
+			"rpcrdma-nfs3d: cannot listen for NFS over "
+			"RDMA on port %lu\n",
+			o->port);
 		return false;
 	}
 	x->mnt4 = mount_listen("tcp", &mport, !o->no_rpcbind);
 	x->mnt6 = mount_listen("tcp6", &mport, !o->no_rpcbind);
 	if (!x->mnt4) {
-		fprintf(stderr, "rpcrdma-nfs3d: cannot serve MOUNT over TCP "
-			"(port %u)\n", mport);
+		fprintf(stderr,
+			"rpcrdma-nfs3d: cannot serve MOUNT over TCP "
+			"(port %u)\n",
+			mport);
 		return false;
 	}
 	printf("rpcrdma-nfs3d: exporting %s: NFSv3 over%s%s port %lu, "
-	       "MOUNT v3 over tcp%s port %u%s\n", nfs3d_exp.path,
-	       x->rdma4 ? " rdma" : "", x->rdma6 ? " rdma6" : "", o->port,
-	       x->mnt6 ? " tcp6" : "", mport,
+	       "MOUNT v3 over tcp%s port %u%s\n",
+	       nfs3d_exp.path, x->rdma4 ? " rdma" : "",
+	       x->rdma6 ? " rdma6" : "", o->port, x->mnt6 ? " tcp6" : "", mport,
 	       o->no_rpcbind ? "" : " (rpcbind)");
 	fflush(stdout);
 	return true;

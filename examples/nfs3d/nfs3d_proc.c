@@ -30,7 +30,7 @@
 #include "nfs3d.h"
 
 #define DEFAULT_FILE_MODE 0644
-#define DEFAULT_DIR_MODE 0755
+#define DEFAULT_DIR_MODE  0755
 
 static void close_fd(int fd)
 {
@@ -97,13 +97,13 @@ static int set_attrs(int fd, const struct stat *sb, const sattr3 *s,
 
 /* The operands of one operation run by nfs3d_as_caller. */
 struct fs_op {
-	int dfd;		/* the directory (set_attrs: the file) */
+	int dfd; /* the directory (set_attrs: the file) */
 	const char *name;
-	int dfd2;		/* RENAME's and LINK's other directory */
+	int dfd2; /* RENAME's and LINK's other directory */
 	const char *name2;
 	const struct stat *sb;
-	const void *how;	/* sattr3, createhow3, mknoddata3 */
-	const sattr3 *attrs;	/* MKNOD: the attributes its arm gives */
+	const void *how;     /* sattr3, createhow3, mknoddata3 */
+	const sattr3 *attrs; /* MKNOD: the attributes its arm gives */
 	bool skip_mode;
 	int flags;
 	mode_t mode;
@@ -120,8 +120,9 @@ static nfsstat3 set_attrs_as(const struct svc_req *rq, int fd,
 			     const struct stat *sb, const sattr3 *s,
 			     bool skip_mode)
 {
-	struct fs_op o = { .dfd = fd, .sb = sb, .how = s,
-			   .skip_mode = skip_mode };
+	struct fs_op o = {
+		.dfd = fd, .sb = sb, .how = s, .skip_mode = skip_mode
+	};
 
 	return nfs3d_errno(nfs3d_as_caller(rq, op_set_attrs, &o));
 }
@@ -171,8 +172,8 @@ bool_t nfsproc3_setattr_3_svc(SETATTR3args *arg, SETATTR3res *res,
 	else if (nfs3d_exp.read_only)
 		res->status = NFS3ERR_ROFS;
 	else
-		res->status = set_attrs_as(rq, fd, &sb, &arg->new_attributes,
-					   false);
+		res->status =
+			set_attrs_as(rq, fd, &sb, &arg->new_attributes, false);
 	/* resok and resfail have the same shape */
 	nfs3d_wcc(&sb, fd, w);
 	close(fd);
@@ -217,9 +218,9 @@ static nfsstat3 lookup_name_ok(const char *name)
 {
 	nfsstat3 st = nfs3d_name_ok(name);
 
-	if (st == NFS3ERR_EXIST)	/* "." or ".." */
+	if (st == NFS3ERR_EXIST) /* "." or ".." */
 		return NFS3_OK;
-	if (st == NFS3ERR_INVAL)	/* empty */
+	if (st == NFS3ERR_INVAL) /* empty */
 		return NFS3ERR_NOENT;
 	return st;
 }
@@ -239,8 +240,7 @@ bool_t nfsproc3_lookup_3_svc(LOOKUP3args *arg, LOOKUP3res *res,
 		return TRUE;
 	nfs3d_cred_get(rq, &c);
 	res->status = lookup_name_ok(name);
-	if (res->status == NFS3_OK &&
-	    !nfs3d_access(&c, &dsb, ACCESS3_LOOKUP))
+	if (res->status == NFS3_OK && !nfs3d_access(&c, &dsb, ACCESS3_LOOKUP))
 		res->status = NFS3ERR_ACCES;
 	/* ".." of the exported directory is itself: never leave it */
 	if (res->status == NFS3_OK && nfs3d_is_root(&dsb) &&
@@ -306,8 +306,7 @@ bool_t nfsproc3_readlink_3_svc(READLINK3args *arg, READLINK3res *res,
 static bool may_io(const struct nfs3d_cred *c, const struct stat *sb,
 		   bool write)
 {
-	uint32_t want = write ? ACCESS3_MODIFY :
-			ACCESS3_READ | ACCESS3_EXECUTE;
+	uint32_t want = write ? ACCESS3_MODIFY : ACCESS3_READ | ACCESS3_EXECUTE;
 
 	if (write && nfs3d_exp.read_only)
 		return false;
@@ -315,8 +314,8 @@ static bool may_io(const struct nfs3d_cred *c, const struct stat *sb,
 }
 
 /* The regular file a READ, WRITE or COMMIT names, open for its I/O. */
-static int open_file(const struct svc_req *rq, const nfs_fh3 *fh,
-		     bool write, struct stat *sb, nfsstat3 *st)
+static int open_file(const struct svc_req *rq, const nfs_fh3 *fh, bool write,
+		     struct stat *sb, nfsstat3 *st)
 {
 	struct nfs3d_cred c;
 	int fd;
@@ -336,7 +335,7 @@ static int open_file(const struct svc_req *rq, const nfs_fh3 *fh,
 	nfs3d_cred_get(rq, &c);
 	if (!may_io(&c, sb, write)) {
 		*st = write && nfs3d_exp.read_only ? NFS3ERR_ROFS :
-		      NFS3ERR_ACCES;
+						     NFS3ERR_ACCES;
 		return -1;
 	}
 	return nfs3d_fh_open(fh, write ? O_WRONLY : O_RDONLY, NULL, st);
@@ -388,7 +387,8 @@ bool_t nfsproc3_read_3_svc(READ3args *arg, READ3res *res, struct svc_req *rq)
 		ok->count = (count3)n;
 		buf = NULL;
 		if (fstat(fd, &sb) == 0)
-			ok->eof = arg->offset + (offset3)n >= (offset3)sb.st_size;
+			ok->eof = arg->offset + (offset3)n >=
+				  (offset3)sb.st_size;
 	}
 	free(buf);
 	nfs3d_post_attr(&sb, &ok->file_attributes);
@@ -424,8 +424,7 @@ static int sync_file(int fd, stable_how how, bool *synced)
 	return 0;
 }
 
-bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
-			    struct svc_req *rq)
+bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res, struct svc_req *rq)
 {
 	WRITE3resok *ok = &res->WRITE3res_u.resok;
 	struct stat sb;
@@ -448,7 +447,7 @@ bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
 	else if (arg->stable != UNSTABLE)
 		err = sync_file(fd, arg->stable, &synced);
 	res->status = nfs3d_errno(err);
-	nfs3d_wcc(&sb, fd, &ok->file_wcc);	/* resfail: the same shape */
+	nfs3d_wcc(&sb, fd, &ok->file_wcc); /* resfail: the same shape */
 	if (!err) {
 		ok->count = arg->count;
 		ok->committed = synced ? arg->stable : UNSTABLE;
@@ -490,8 +489,7 @@ struct made {
  * Common start: the directory (O_PATH, its attributes before in dsb) and
  * a name an entry may have, on an export that may change; -1 with *st.
  */
-static int make_start(const diropargs3 *where, struct stat *dsb,
-		      nfsstat3 *st)
+static int make_start(const diropargs3 *where, struct stat *dsb, nfsstat3 *st)
 {
 	int dfd = open_dir(&where->dir, dsb, st);
 
@@ -526,11 +524,9 @@ static void make_end(const struct svc_req *rq, int dfd, const char *name,
 		close_fd(fd);
 	}
 	if (*st == NFS3_OK &&
-	    nfs3d_fh_make(dfd, name, &m->obj->post_op_fh3_u.handle) ==
-	    NFS3_OK)
+	    nfs3d_fh_make(dfd, name, &m->obj->post_op_fh3_u.handle) == NFS3_OK)
 		m->obj->handle_follows = TRUE;
-	if (*st == NFS3_OK &&
-	    !fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW))
+	if (*st == NFS3_OK && !fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW))
 		nfs3d_post_attr(&sb, m->obj_attributes);
 	nfs3d_wcc(dsb, dfd, m->dir_wcc);
 }
@@ -568,8 +564,8 @@ static int create_file(void *arg)
 		if (how->mode != EXCLUSIVE)
 			return 0;
 		verf_times(how->createhow3_u.verf, ts);
-		return utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW) ?
-		       errno : 0;
+		return utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW) ? errno :
+								       0;
 	}
 	if (errno != EEXIST || how->mode == GUARDED)
 		return errno;
@@ -580,7 +576,9 @@ static int create_file(void *arg)
 	/* EXCLUSIVE: a retransmission of ours finds its own verifier */
 	verf_times(how->createhow3_u.verf, ts);
 	return S_ISREG(sb.st_mode) && sb.st_atim.tv_sec == ts[0].tv_sec &&
-	       sb.st_mtim.tv_sec == ts[1].tv_sec ? 0 : EEXIST;
+			       sb.st_mtim.tv_sec == ts[1].tv_sec ?
+		       0 :
+		       EEXIST;
 }
 
 bool_t nfsproc3_create_3_svc(CREATE3args *arg, CREATE3res *res,
@@ -601,8 +599,10 @@ bool_t nfsproc3_create_3_svc(CREATE3args *arg, CREATE3res *res,
 	res->status = nfs3d_errno(nfs3d_as_caller(rq, create_file, &o));
 	/* resfail's dir_wcc is where resok's is: same union storage */
 	make_end(rq, dfd, name, &dsb,
-		 arg->how.mode == EXCLUSIVE ? NULL :
-		 &arg->how.createhow3_u.obj_attributes, &res->status, &m);
+		 arg->how.mode == EXCLUSIVE ?
+			 NULL :
+			 &arg->how.createhow3_u.obj_attributes,
+		 &res->status, &m);
 	if (res->status != NFS3_OK)
 		nfs3d_wcc(&dsb, dfd, &res->CREATE3res_u.resfail.dir_wcc);
 	close(dfd);
@@ -616,8 +616,7 @@ static int op_mkdir(void *arg)
 	return mkdirat(o->dfd, o->name, o->mode) ? errno : 0;
 }
 
-bool_t nfsproc3_mkdir_3_svc(MKDIR3args *arg, MKDIR3res *res,
-			    struct svc_req *rq)
+bool_t nfsproc3_mkdir_3_svc(MKDIR3args *arg, MKDIR3res *res, struct svc_req *rq)
 {
 	MKDIR3resok *ok = &res->MKDIR3res_u.resok;
 	const struct made m = { &ok->obj, &ok->obj_attributes, &ok->dir_wcc };
@@ -633,8 +632,8 @@ bool_t nfsproc3_mkdir_3_svc(MKDIR3args *arg, MKDIR3res *res,
 		return TRUE;
 	o.dfd = dfd;
 	res->status = nfs3d_errno(nfs3d_as_caller(rq, op_mkdir, &o));
-	make_end(rq, dfd, arg->where.name, &dsb, &arg->attributes,
-		 &res->status, &m);
+	make_end(rq, dfd, arg->where.name, &dsb, &arg->attributes, &res->status,
+		 &m);
 	if (res->status != NFS3_OK)
 		nfs3d_wcc(&dsb, dfd, &res->MKDIR3res_u.resfail.dir_wcc);
 	close(dfd);
@@ -697,20 +696,22 @@ static int make_node(void *arg)
 		*attrs = &dev->dev_attributes;
 		return mknodat(dfd, name, type | sattr_mode(*attrs, 0644),
 			       makedev(dev->spec.specdata1,
-				       dev->spec.specdata2)) ? errno : 0;
+				       dev->spec.specdata2)) ?
+			       errno :
+			       0;
 	case NF3SOCK:
 	case NF3FIFO:
 		type = what->type == NF3SOCK ? S_IFSOCK : S_IFIFO;
 		*attrs = &what->mknoddata3_u.pipe_attributes;
-		return mknodat(dfd, name, type | sattr_mode(*attrs, 0644),
-			       0) ? errno : 0;
+		return mknodat(dfd, name, type | sattr_mode(*attrs, 0644), 0) ?
+			       errno :
+			       0;
 	default:
-		return -1;	/* NFS3ERR_BADTYPE */
+		return -1; /* NFS3ERR_BADTYPE */
 	}
 }
 
-bool_t nfsproc3_mknod_3_svc(MKNOD3args *arg, MKNOD3res *res,
-			    struct svc_req *rq)
+bool_t nfsproc3_mknod_3_svc(MKNOD3args *arg, MKNOD3res *res, struct svc_req *rq)
 {
 	MKNOD3resok *ok = &res->MKNOD3res_u.resok;
 	const struct made m = { &ok->obj, &ok->obj_attributes, &ok->dir_wcc };
@@ -778,8 +779,7 @@ bool_t nfsproc3_remove_3_svc(REMOVE3args *arg, REMOVE3res *res,
 			    &res->REMOVE3res_u.resok.dir_wcc);
 }
 
-bool_t nfsproc3_rmdir_3_svc(RMDIR3args *arg, RMDIR3res *res,
-			    struct svc_req *rq)
+bool_t nfsproc3_rmdir_3_svc(RMDIR3args *arg, RMDIR3res *res, struct svc_req *rq)
 {
 	memset(res, 0, sizeof(*res));
 	return remove_entry(rq, &arg->object, AT_REMOVEDIR, &res->status,
@@ -807,8 +807,9 @@ bool_t nfsproc3_rename_3_svc(RENAME3args *arg, RENAME3res *res,
 		return TRUE;
 	tfd = open_dir(&arg->to.dir, &tsb, &res->status);
 	if (tfd >= 0) {
-		res->status = nfs3d_exp.read_only ? NFS3ERR_ROFS :
-			      unlink_name_ok(arg->from.name);
+		res->status = nfs3d_exp.read_only ?
+				      NFS3ERR_ROFS :
+				      unlink_name_ok(arg->from.name);
 		if (res->status == NFS3_OK)
 			res->status = unlink_name_ok(arg->to.name);
 	}
@@ -829,8 +830,9 @@ static int op_link(void *arg)
 {
 	const struct fs_op *o = arg;
 
-	return linkat(AT_FDCWD, o->name2, o->dfd, o->name,
-		      AT_SYMLINK_FOLLOW) ? errno : 0;
+	return linkat(AT_FDCWD, o->name2, o->dfd, o->name, AT_SYMLINK_FOLLOW) ?
+		       errno :
+		       0;
 }
 
 bool_t nfsproc3_link_3_svc(LINK3args *arg, LINK3res *res, struct svc_req *rq)

@@ -30,7 +30,7 @@ void notify_prog_1(struct svc_req *rqstp, SVCXPRT *transp);
 
 struct subscriber {
 	struct subscriber *next;
-	CLIENT *cb;		/* calls back on the subscriber's connection */
+	CLIENT *cb; /* calls back on the subscriber's connection */
 	char addr[64];
 };
 
@@ -49,8 +49,7 @@ static void addr_of(SVCXPRT *x, char *buf, size_t len)
 		freenetconfigent(nc);
 }
 
-bool_t notify_subscribe_1_svc(void *argp, void *result,
-			      struct svc_req *rqstp)
+bool_t notify_subscribe_1_svc(void *argp, void *result, struct svc_req *rqstp)
 {
 	struct subscriber *s = calloc(1, sizeof(*s));
 
@@ -81,8 +80,7 @@ static bool_t notify_one(struct subscriber *s, notify_cb_event *ev)
 	return FALSE;
 }
 
-bool_t notify_publish_1_svc(char **text, u_int *result,
-			    struct svc_req *rqstp)
+bool_t notify_publish_1_svc(char **text, u_int *result, struct svc_req *rqstp)
 {
 	notify_cb_event ev = { ++seq, *text };
 	struct subscriber **pp = &subscribers, *s;

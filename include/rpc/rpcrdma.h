@@ -28,8 +28,8 @@ const char *rpcrdma_version(void);
  */
 enum rpcrdma_reg_mode {
 	RPCRDMA_REG_AUTO = 0,
-	RPCRDMA_REG_MW = 1,	/* type 2 memory windows over registered pools */
-	RPCRDMA_REG_MR = 2,	/* ibv_reg_mr / ibv_dereg_mr per RPC */
+	RPCRDMA_REG_MW = 1, /* type 2 memory windows over registered pools */
+	RPCRDMA_REG_MR = 2, /* ibv_reg_mr / ibv_dereg_mr per RPC */
 };
 
 /*
@@ -63,29 +63,29 @@ enum rpcrdma_version {
  * rpcrdma_attr_init(), then change what you need; 0 keeps a default.
  */
 struct rpcrdma_attr {
-	unsigned int credits;		/* client: credits requested; server:
+	unsigned int credits;	  /* client: credits requested; server:
 					 * most credits granted per connection
 					 * (default 32) */
-	unsigned int inline_send;	/* largest message sent inline (4096;
+	unsigned int inline_send; /* largest message sent inline (4096;
 					 * the peer may lower it, RFC 8797) */
-	unsigned int inline_recv;	/* receive buffer size (4096) */
+	unsigned int inline_recv; /* receive buffer size (4096) */
 	enum rpcrdma_reg_mode reg_mode;
 	enum rpcrdma_comp_mode comp_mode;
 	unsigned int connect_timeout_ms; /* address, route, connect (5000) */
-	size_t max_reply_size;		/* client: largest reply it accepts
+	size_t max_reply_size;		 /* client: largest reply it accepts
 					 * (256 MiB); a reply of unknown size
 					 * that does not fit inline is asked
 					 * for again with a Reply chunk */
-	size_t max_read_bytes;		/* server: most octets one request may
+	size_t max_read_bytes;		 /* server: most octets one request may
 					 * ask it to pull by RDMA Read (16 MiB) */
-	unsigned int max_conns;		/* server: connections at once (256) */
+	unsigned int max_conns;		 /* server: connections at once (256) */
 	unsigned int max_conns_per_peer; /* server: per client address (64) */
-	enum rpcrdma_version version;	/* RPCRDMA_VERSION_AUTO */
-	unsigned int bc_credits;	/* backward-direction calls taken at
+	enum rpcrdma_version version;	 /* RPCRDMA_VERSION_AUTO */
+	unsigned int bc_credits;	 /* backward-direction calls taken at
 					 * once on a connection (client: the
 					 * Receives kept for them; 4;
 					 * RPCRDMA_BC_NONE: none) */
-	unsigned long reserved[7];	/* must be zero */
+	unsigned long reserved[7];	 /* must be zero */
 };
 
 /* bc_credits: no backward-direction calls at all (0 keeps the default). */
@@ -141,15 +141,17 @@ int svc_rdma_bc_poll(SVCXPRT *xprt, int timeout_ms);
  * clnt_control() requests specific to RDMA transports, beyond the CLSET_ and
  * CLGET_ requests of clnt_vc.  Values are chosen far above libtirpc's.
  */
-#define CLGET_RDMA_REG_MODE	0x52440001	/* enum rpcrdma_reg_mode * */
-#define CLSET_RDMA_REG_MODE	0x52440002	/* enum rpcrdma_reg_mode * */
-#define CLGET_RDMA_COMP_MODE	0x52440003	/* enum rpcrdma_comp_mode * */
-#define CLSET_RDMA_COMP_MODE	0x52440004	/* enum rpcrdma_comp_mode * */
-#define CLGET_RDMA_CREDITS	0x52440005	/* unsigned int *: current grant */
-#define CLGET_RDMA_VERSION	0x52440008	/* unsigned int *: version of the
+#define CLGET_RDMA_REG_MODE  0x52440001 /* enum rpcrdma_reg_mode * */
+#define CLSET_RDMA_REG_MODE  0x52440002 /* enum rpcrdma_reg_mode * */
+#define CLGET_RDMA_COMP_MODE 0x52440003 /* enum rpcrdma_comp_mode * */
+#define CLSET_RDMA_COMP_MODE 0x52440004 /* enum rpcrdma_comp_mode * */
+#define CLGET_RDMA_CREDITS   0x52440005 /* unsigned int *: current grant */
+#define CLGET_RDMA_VERSION \
+	0x52440008 /* unsigned int *: version of the
 						 * current connection, 1 or 2
 						 * (0: none yet) */
-#define CLGET_RDMA_PEER_PROPS	0x52440009	/* struct rpcrdma_props *: the
+#define CLGET_RDMA_PEER_PROPS \
+	0x52440009 /* struct rpcrdma_props *: the
 						 * server's */
 
 /*
@@ -157,10 +159,10 @@ int svc_rdma_bc_poll(SVCXPRT *xprt, int timeout_ms);
  * 2): what its CONNPROP/UPDPROP said, or the defaults (received 0).
  */
 struct rpcrdma_props {
-	uint32_t version;	/* RPC-over-RDMA version of the connection */
-	uint32_t received;	/* 1 once the peer sent its properties */
-	uint32_t rbsiz;		/* Receive Buffer Size (4096) */
-	uint32_t brs;		/* Backward Request Support: 0 none,
+	uint32_t version;  /* RPC-over-RDMA version of the connection */
+	uint32_t received; /* 1 once the peer sent its properties */
+	uint32_t rbsiz;	   /* Receive Buffer Size (4096) */
+	uint32_t brs;	   /* Backward Request Support: 0 none,
 				 * 1 inline (default), 2 general */
 	uint32_t reserved[4];
 };
@@ -171,59 +173,62 @@ struct rpcrdma_props {
  * rq_xprt): counters of the server, cumulative over every connection the
  * listener accepted.
  */
-#define SVCGET_RDMA_STATS	0x52440101	/* struct rpcrdma_svc_stats * */
+#define SVCGET_RDMA_STATS 0x52440101 /* struct rpcrdma_svc_stats * */
 /* On a connection SVCXPRT (e.g. a request's rq_xprt): */
-#define SVCGET_RDMA_VERSION	0x52440102	/* unsigned int *: the version
+#define SVCGET_RDMA_VERSION \
+	0x52440102 /* unsigned int *: the version
 						 * the client's calls use */
-#define SVCGET_RDMA_PEER_PROPS	0x52440103	/* struct rpcrdma_props *: the
+#define SVCGET_RDMA_PEER_PROPS \
+	0x52440103 /* struct rpcrdma_props *: the
 						 * client's */
 
 struct rpcrdma_svc_stats {
-	uint64_t requests;	/* calls handed to the RPC layer */
-	uint64_t replies_inline;	/* replies sent inline (RDMA_MSG) */
-	uint64_t replies_long;	/* replies written into a Reply chunk */
-	uint64_t err_vers;	/* RDMA_ERROR/ERR_VERS sent */
-	uint64_t err_chunk;	/* RDMA_ERROR/ERR_CHUNK sent, all causes: */
-	uint64_t err_too_big;	/*   Read chunks over max_read_bytes */
-	uint64_t err_no_room;	/*   reply larger than inline and Reply chunk */
-	uint64_t discarded;	/* messages dropped unanswered (runts, ...) */
-	uint64_t dropped;	/* calls the RPC layer did not answer */
-	uint64_t read_chunks;	/* Read chunks pulled by RDMA Read */
+	uint64_t requests;	 /* calls handed to the RPC layer */
+	uint64_t replies_inline; /* replies sent inline (RDMA_MSG) */
+	uint64_t replies_long;	 /* replies written into a Reply chunk */
+	uint64_t err_vers;	 /* RDMA_ERROR/ERR_VERS sent */
+	uint64_t err_chunk;	 /* RDMA_ERROR/ERR_CHUNK sent, all causes: */
+	uint64_t err_too_big;	 /*   Read chunks over max_read_bytes */
+	uint64_t err_no_room; /*   reply larger than inline and Reply chunk */
+	uint64_t discarded;   /* messages dropped unanswered (runts, ...) */
+	uint64_t dropped;     /* calls the RPC layer did not answer */
+	uint64_t read_chunks; /* Read chunks pulled by RDMA Read */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Write chunks filled by RDMA Write */
+	uint64_t write_chunks; /* Write chunks filled by RDMA Write */
 	uint64_t write_bytes;
-	uint64_t reply_chunks;	/* Reply chunks filled by RDMA Write */
+	uint64_t reply_chunks; /* Reply chunks filled by RDMA Write */
 	uint64_t reply_bytes;
-	uint64_t inline_bytes;	/* octets received and sent inline */
-	uint64_t ddp_copies;	/* DDP items copied between the RPC layer's
+	uint64_t inline_bytes; /* octets received and sent inline */
+	uint64_t ddp_copies;   /* DDP items copied between the RPC layer's
 				 * memory and registered memory */
 	uint64_t ddp_copy_bytes;
 	uint64_t err_write_room; /* ERR_CHUNK: a result item larger than its
 				 * Write chunk (also in err_chunk) */
-	uint32_t max_inflight;	/* most calls received and not yet answered
+	uint32_t max_inflight;	 /* most calls received and not yet answered
 				 * on one connection */
-	uint32_t max_granted;	/* largest credit grant sent */
+	uint32_t max_granted;	 /* largest credit grant sent */
 	uint32_t conns_accepted;
-	uint32_t conns_rejected;	/* over max_conns / max_conns_per_peer */
+	uint32_t conns_rejected; /* over max_conns / max_conns_per_peer */
 	uint32_t conns_active;
 	uint32_t reserved32;
-	uint64_t v2_requests;	/* calls received in version 2 */
-	uint64_t replies_inv;	/* replies sent With Invalidate */
-	uint64_t err_resource;	/* REPLY_RESOURCE / WRITE_RESOURCE sent
+	uint64_t v2_requests;	 /* calls received in version 2 */
+	uint64_t replies_inv;	 /* replies sent With Invalidate */
+	uint64_t err_resource;	 /* REPLY_RESOURCE / WRITE_RESOURCE sent
 				 * (also in err_chunk) */
-	uint64_t replays_done;	/* resends answered from a kept reply: the
+	uint64_t replays_done;	 /* resends answered from a kept reply: the
 				 * procedure did not run again */
 	uint64_t replays_missed; /* replies too large to keep: a resend runs
 				 * the procedure again */
-	uint64_t bc_calls;	/* backward calls sent to clients
+	uint64_t bc_calls;	 /* backward calls sent to clients
 				 * (clnt_rdma_bc_create) */
-	uint64_t bc_replies;	/* ... answered */
-	uint64_t bc_timeouts;	/* ... given up by their caller */
+	uint64_t bc_replies;	 /* ... answered */
+	uint64_t bc_timeouts;	 /* ... given up by their caller */
 };
-#define CLGET_RDMA_ERRMSG	0x52440006	/* char[RPCRDMA_ERRMSG_LEN]: why the
+#define CLGET_RDMA_ERRMSG \
+	0x52440006 /* char[RPCRDMA_ERRMSG_LEN]: why the
 						 * last call failed, one line */
-#define RPCRDMA_ERRMSG_LEN	256
-#define CLGET_RDMA_STATS	0x52440007	/* struct rpcrdma_clnt_stats * */
+#define RPCRDMA_ERRMSG_LEN 256
+#define CLGET_RDMA_STATS   0x52440007 /* struct rpcrdma_clnt_stats * */
 
 /*
  * Counters of one CLIENT (CLGET_RDMA_STATS), cumulative over every
@@ -233,47 +238,47 @@ struct rpcrdma_svc_stats {
  * headers.
  */
 struct rpcrdma_clnt_stats {
-	uint64_t calls;		/* calls sent */
-	uint64_t replies;	/* replies accepted */
-	uint64_t long_calls;	/* calls sent Long (Position-Zero Read chunk) */
-	uint64_t long_replies;	/* replies that came in the Reply chunk */
-	uint64_t inline_bytes;	/* octets sent and received inline */
-	uint64_t long_bytes;	/* octets of Long calls, read by the server */
-	uint64_t read_chunks;	/* argument items sent as Read chunks */
+	uint64_t calls;	       /* calls sent */
+	uint64_t replies;      /* replies accepted */
+	uint64_t long_calls;   /* calls sent Long (Position-Zero Read chunk) */
+	uint64_t long_replies; /* replies that came in the Reply chunk */
+	uint64_t inline_bytes; /* octets sent and received inline */
+	uint64_t long_bytes;   /* octets of Long calls, read by the server */
+	uint64_t read_chunks;  /* argument items sent as Read chunks */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Write chunks offered for result items */
-	uint64_t write_bytes;	/* octets the server placed in them */
-	uint64_t reply_chunks;	/* Reply chunks offered */
-	uint64_t reply_bytes;	/* octets received in Reply chunks */
+	uint64_t write_chunks;	  /* Write chunks offered for result items */
+	uint64_t write_bytes;	  /* octets the server placed in them */
+	uint64_t reply_chunks;	  /* Reply chunks offered */
+	uint64_t reply_bytes;	  /* octets received in Reply chunks */
 	uint64_t ddp_zero_copies; /* result items placed straight into the
 				 * caller's buffer */
-	uint64_t ddp_copies;	/* result items copied out of a pool buffer */
+	uint64_t ddp_copies;	  /* result items copied out of a pool buffer */
 	uint64_t ddp_copy_bytes;
 	uint64_t ddp_caller_regs; /* caller buffers registered for a chunk */
-	uint64_t registrations;	/* memory exposed to the server (windows
+	uint64_t registrations;	  /* memory exposed to the server (windows
 				 * bound, regions registered) */
-	uint64_t invalidations;	/* exposures fenced by us */
+	uint64_t invalidations;	  /* exposures fenced by us */
 	uint64_t remote_invalidations; /* ... by the server's Send With
 				 * Invalidate */
-	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS received */
-	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK received */
+	uint64_t err_vers;	       /* RDMA_ERROR / ERR_VERS received */
+	uint64_t err_chunk;	       /* RDMA_ERROR / ERR_CHUNK received */
 	uint64_t timeouts;
-	uint64_t discarded;	/* malformed replies dropped */
-	uint64_t conn_losses;	/* connections found dead */
-	uint32_t connects;	/* connections made */
-	uint32_t credits;	/* credit grant in force now */
-	uint32_t max_granted;	/* largest grant received */
-	uint32_t max_inflight;	/* credits used: most calls outstanding */
-	uint64_t v2_calls;	/* calls sent in version 2 */
+	uint64_t discarded;	 /* malformed replies dropped */
+	uint64_t conn_losses;	 /* connections found dead */
+	uint32_t connects;	 /* connections made */
+	uint32_t credits;	 /* credit grant in force now */
+	uint32_t max_granted;	 /* largest grant received */
+	uint32_t max_inflight;	 /* credits used: most calls outstanding */
+	uint64_t v2_calls;	 /* calls sent in version 2 */
 	uint64_t vers_fallbacks; /* connections that went on in version 1 */
-	uint64_t resends;	/* calls sent again (same XID) after an
+	uint64_t resends;	 /* calls sent again (same XID) after an
 				 * RDMA_ERROR that asked for more room */
-	uint64_t inv_nominated;	/* version 2 calls asking the server to
+	uint64_t inv_nominated;	 /* version 2 calls asking the server to
 				 * invalidate a handle remotely */
-	uint64_t bc_calls;	/* backward calls taken from the server
+	uint64_t bc_calls;	 /* backward calls taken from the server
 				 * (svc_rdma_bc_create) */
-	uint64_t bc_replies;	/* ... answered */
-	uint64_t bc_dropped;	/* ... dropped: before the program was
+	uint64_t bc_replies;	 /* ... answered */
+	uint64_t bc_dropped;	 /* ... dropped: before the program was
 				 * ready, with chunks, over the grant */
 	uint64_t reserved[1];
 };
@@ -291,14 +296,14 @@ struct rpcrdma_clnt_stats {
  * rpcrdma_ulb_register(), the later overriding the earlier.
  */
 enum rpcrdma_ulb_dir {
-	RPCRDMA_ULB_CALL = 0,		/* the procedure's arguments */
-	RPCRDMA_ULB_REPLY = 1,		/* the procedure's results */
+	RPCRDMA_ULB_CALL = 0,  /* the procedure's arguments */
+	RPCRDMA_ULB_REPLY = 1, /* the procedure's results */
 };
 
 enum rpcrdma_ulb_size_kind {
-	RPCRDMA_ULB_SIZE_NONE = 0,	/* not given */
-	RPCRDMA_ULB_SIZE_FIXED,		/* 'value' octets */
-	RPCRDMA_ULB_SIZE_ARG,		/* the unsigned int argument at 'offset'
+	RPCRDMA_ULB_SIZE_NONE = 0, /* not given */
+	RPCRDMA_ULB_SIZE_FIXED,	   /* 'value' octets */
+	RPCRDMA_ULB_SIZE_ARG,	   /* the unsigned int argument at 'offset'
 					 * plus 'value' octets */
 };
 
@@ -326,19 +331,19 @@ struct rpcrdma_ulb_entry {
 	rpcvers_t vers;
 	rpcproc_t proc;
 	enum rpcrdma_ulb_dir dir;
-	uint64_t items;			/* DDP-eligible body items */
-	uint32_t min_len;		/* CALL: shorter items stay inline;
+	uint64_t items;			   /* DDP-eligible body items */
+	uint32_t min_len;		   /* CALL: shorter items stay inline;
 					 * REPLY: smallest room worth a Write
 					 * chunk.  0 = transport default */
-	uint32_t max_chunks;		/* most items moved, 0 = no limit */
-	struct rpcrdma_ulb_size room;	/* REPLY: maximum size of each
+	uint32_t max_chunks;		   /* most items moved, 0 = no limit */
+	struct rpcrdma_ulb_size room;	   /* REPLY: maximum size of each
 					 * eligible result (the Write chunk) */
 	struct rpcrdma_ulb_size reply_max; /* REPLY: largest encoded results
 					 * (no RPC header or verifier) with
 					 * the eligible ones in Write chunks;
 					 * add 'room' for each result not
 					 * given a Write chunk */
-	unsigned long reserved[4];	/* must be zero */
+	unsigned long reserved[4];	   /* must be zero */
 };
 
 /* Add or replace the entry for (prog, vers, proc, dir); 0 or an errno. */
@@ -366,9 +371,8 @@ int rpcrdma_ulb_load(const char *path);
  * entry gives no size.  Returns 0, or EINVAL if an offset falls outside
  * the arguments.
  */
-int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry,
-		      const void *args, size_t len,
-		      uint32_t *room, uint32_t *reply_max);
+int rpcrdma_ulb_sizes(const struct rpcrdma_ulb_entry *entry, const void *args,
+		      size_t len, uint32_t *room, uint32_t *reply_max);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 		return false;
 	pthread_mutex_lock(c->auth_lock);
 	ok = AUTH_MARSHALL(c->cl->cl_auth, xdrs);
-	rw_xdr_begin_body(xdrs);	/* false for a plain stream: fine */
+	rw_xdr_begin_body(xdrs); /* false for a plain stream: fine */
 	ok = ok && AUTH_WRAP(c->cl->cl_auth, xdrs, c->xargs, c->argsp);
 	pthread_mutex_unlock(c->auth_lock);
 	return ok;

@@ -18,7 +18,7 @@
 /* What the encoder of one Call needs (an rr_encode_fn's arg). */
 struct clnt_msg_call {
 	CLIENT *cl;
-	pthread_mutex_t *auth_lock;	/* serializes AUTH_* on cl_auth */
+	pthread_mutex_t *auth_lock; /* serializes AUTH_* on cl_auth */
 	uint32_t xid;
 	rpcprog_t prog;
 	rpcvers_t vers;

@@ -50,29 +50,29 @@
 #define CLNT_RDMA_HDR_MAX (6 * 4 + 2 * (8 + MAX_AUTH_BYTES))
 
 struct clnt_rdma {
-	atomic_uint refs;		/* the CLIENT's, and a backward
+	atomic_uint refs; /* the CLIENT's, and a backward
 					 * service's (svc_rdma_bc.c) */
-	atomic_bool gone;		/* clnt_destroy() was called */
+	atomic_bool gone; /* clnt_destroy() was called */
 	struct rr_clnt *rr;
-	pthread_mutex_t lock;		/* the members below */
-	pthread_mutex_t auth_lock;	/* AUTH_* operations on cl_auth */
-	struct timeval wait;		/* CLSET_TIMEOUT */
+	pthread_mutex_t lock;	   /* the members below */
+	pthread_mutex_t auth_lock; /* AUTH_* operations on cl_auth */
+	struct timeval wait;	   /* CLSET_TIMEOUT */
 	bool waitset;
-	struct timeval retry;		/* CLSET_RETRY_TIMEOUT (unused) */
-	uint32_t xid;			/* XID of the latest call */
+	struct timeval retry; /* CLSET_RETRY_TIMEOUT (unused) */
+	uint32_t xid;	      /* XID of the latest call */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	struct rpc_err err;		/* of the latest call to finish */
+	struct rpc_err err; /* of the latest call to finish */
 	char errmsg[RPCRDMA_ERRMSG_LEN];
 	struct sockaddr_storage addr;
-	struct netbuf nb;		/* CLGET_SVC_ADDR: points at addr */
-	struct rpcrdma_stats_reg stats_reg;	/* RPCRDMA_STATS printing */
+	struct netbuf nb;		    /* CLGET_SVC_ADDR: points at addr */
+	struct rpcrdma_stats_reg stats_reg; /* RPCRDMA_STATS printing */
 };
 
 /* One call: its message (clnt_msg.h) and the binding of its results. */
 struct clnt_rdma_enc {
 	struct clnt_msg_call m;
-	struct rpcrdma_ulb_entry reply_ulb;	/* this call's results */
+	struct rpcrdma_ulb_entry reply_ulb; /* this call's results */
 };
 
 static const struct clnt_ops clnt_rdma_ops;
@@ -174,8 +174,10 @@ static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
 				     struct timeval timeout)
 {
 	struct clnt_rdma *ct = cl->cl_private;
-	struct clnt_rdma_enc enc = { .m = { .cl = cl, .auth_lock = &ct->auth_lock,
-					    .proc = proc, .xargs = xargs,
+	struct clnt_rdma_enc enc = { .m = { .cl = cl,
+					    .auth_lock = &ct->auth_lock,
+					    .proc = proc,
+					    .xargs = xargs,
 					    .argsp = argsp } };
 	int refreshes = is_gss(cl) ? 0 : 2;
 	struct rpc_msg reply;
@@ -202,7 +204,8 @@ again:
 	if (refused && refreshes-- > 0 &&
 	    clnt_msg_refresh(cl, &ct->auth_lock, &reply))
 		goto again;
-	set_err(ct, &e, e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
+	set_err(ct, &e,
+		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
 
@@ -289,13 +292,15 @@ static bool bad_time(const struct timeval *t)
 static enum rt_reg_mode reg_mode_rt(enum rpcrdma_reg_mode m)
 {
 	return m == RPCRDMA_REG_MW ? RT_REG_MW :
-	       m == RPCRDMA_REG_MR ? RT_REG_MR : RT_REG_AUTO;
+	       m == RPCRDMA_REG_MR ? RT_REG_MR :
+				     RT_REG_AUTO;
 }
 
 static enum rpcrdma_reg_mode reg_mode_pub(enum rt_reg_mode m)
 {
 	return m == RT_REG_MW ? RPCRDMA_REG_MW :
-	       m == RT_REG_MR ? RPCRDMA_REG_MR : RPCRDMA_REG_AUTO;
+	       m == RT_REG_MR ? RPCRDMA_REG_MR :
+				RPCRDMA_REG_AUTO;
 }
 
 /* The requester's counters as <rpc/rpcrdma.h> publishes them. */
@@ -361,8 +366,8 @@ static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
 /* RPCRDMA_STATS: the counters on destroy or at exit (rpcrdma-environ(7)). */
 static void clnt_rdma_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
-	struct clnt_rdma *ct = RPCRDMA_STATS_OWNER(reg, struct clnt_rdma,
-						   stats_reg);
+	struct clnt_rdma *ct =
+		RPCRDMA_STATS_OWNER(reg, struct clnt_rdma, stats_reg);
 	char label[RPCRDMA_STATS_LABEL_LEN];
 	struct rpcrdma_clnt_stats st;
 
@@ -386,8 +391,10 @@ static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
 	case CLSET_RDMA_REG_MODE:
 		if (*(enum rpcrdma_reg_mode *)info > RPCRDMA_REG_MR)
 			return FALSE;
-		if (!rr_clnt_set_reg_mode(ct->rr, reg_mode_rt(
-				*(enum rpcrdma_reg_mode *)info), &err))
+		if (!rr_clnt_set_reg_mode(ct->rr,
+					  reg_mode_rt(*(
+						  enum rpcrdma_reg_mode *)info),
+					  &err))
 			return TRUE;
 		pthread_mutex_lock(&ct->lock);
 		snprintf(ct->errmsg, sizeof(ct->errmsg), "%s", err.msg);
@@ -395,13 +402,14 @@ static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
 		return FALSE;
 	case CLGET_RDMA_COMP_MODE:
 		*(enum rpcrdma_comp_mode *)info = rr_clnt_busy_poll(ct->rr) ?
-			RPCRDMA_COMP_POLL : RPCRDMA_COMP_EVENT;
+							  RPCRDMA_COMP_POLL :
+							  RPCRDMA_COMP_EVENT;
 		return TRUE;
 	case CLSET_RDMA_COMP_MODE:
 		if (*(enum rpcrdma_comp_mode *)info > RPCRDMA_COMP_POLL)
 			return FALSE;
 		rr_clnt_set_busy_poll(ct->rr, *(enum rpcrdma_comp_mode *)info ==
-					      RPCRDMA_COMP_POLL);
+						      RPCRDMA_COMP_POLL);
 		return TRUE;
 	case CLGET_RDMA_CREDITS:
 		*(unsigned int *)info = rr_clnt_credits(ct->rr, NULL);
@@ -433,7 +441,7 @@ static bool_t control_vc(struct clnt_rdma *ct, u_int req, void *info)
 	switch (req) {
 	case CLSET_FD_CLOSE:
 	case CLSET_FD_NCLOSE:
-		return TRUE;	/* the fd is the connection's own */
+		return TRUE; /* the fd is the connection's own */
 	case CLSET_TIMEOUT:
 		if (bad_time(info))
 			return FALSE;
@@ -455,13 +463,13 @@ static bool_t control_vc(struct clnt_rdma *ct, u_int req, void *info)
 		memcpy(info, &ct->addr, ct->nb.len);
 		return TRUE;
 	case CLGET_SVC_ADDR:
-		*(struct netbuf *)info = ct->nb;	/* not to be freed */
+		*(struct netbuf *)info = ct->nb; /* not to be freed */
 		return TRUE;
 	case CLGET_XID:
-		*(uint32_t *)info = ct->xid;		/* the previous call's */
+		*(uint32_t *)info = ct->xid; /* the previous call's */
 		return TRUE;
 	case CLSET_XID:
-		ct->xid = *(uint32_t *)info + 1;	/* the next call's */
+		ct->xid = *(uint32_t *)info + 1; /* the next call's */
 		return TRUE;
 	case CLGET_VERS:
 		*(uint32_t *)info = (uint32_t)ct->vers;
@@ -556,7 +564,8 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 	o->conn.recv_extra = rpcrdma_attr_bc(a) ? rpcrdma_attr_bc(a) + 1 : 0;
 	o->max_reply = a->max_reply_size;
 	o->vers = a->version == RPCRDMA_VERSION_1 ? RR_VERS_1 :
-		  a->version == RPCRDMA_VERSION_2 ? RR_VERS_2 : RR_VERS_AUTO;
+		  a->version == RPCRDMA_VERSION_2 ? RR_VERS_2 :
+						    RR_VERS_AUTO;
 	o->v2_retry_s = env.v2_retry_s;
 	o->no_inv_nominate = env.no_remote_inv;
 	o->ddp_reg_min = rpcrdma_env_size("RPCRDMA_DDP_REG_MIN",
@@ -566,18 +575,18 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 static socklen_t addr_len(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-	       sizeof(struct sockaddr_in);
+					   sizeof(struct sockaddr_in);
 }
 
 static uint16_t addr_port(const struct sockaddr *sa)
 {
 	return ntohs(sa->sa_family == AF_INET6 ?
-		     ((const struct sockaddr_in6 *)sa)->sin6_port :
-		     ((const struct sockaddr_in *)sa)->sin_port);
+			     ((const struct sockaddr_in6 *)sa)->sin6_port :
+			     ((const struct sockaddr_in *)sa)->sin_port);
 }
 
-static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr,
-				  rpcprog_t prog, rpcvers_t vers)
+static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr, rpcprog_t prog,
+				  rpcvers_t vers)
 {
 	struct clnt_rdma *ct = calloc(1, sizeof(*ct));
 
@@ -594,7 +603,7 @@ static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr,
 	}
 	atomic_init(&ct->refs, 1);
 	atomic_init(&ct->gone, false);
-	ct->wait.tv_sec = 25;		/* what rpcgen stubs pass */
+	ct->wait.tv_sec = 25; /* what rpcgen stubs pass */
 	ct->xid = first_xid();
 	ct->prog = prog;
 	ct->vers = vers;
@@ -642,8 +651,8 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 	struct rt_err err;
 	CLIENT *cl;
 
-	if (!raddr || (raddr->sa_family != AF_INET &&
-		       raddr->sa_family != AF_INET6))
+	if (!raddr ||
+	    (raddr->sa_family != AF_INET && raddr->sa_family != AF_INET6))
 		return create_failed(RPC_UNKNOWNADDR, EAFNOSUPPORT,
 				     "RDMA needs an IPv4 or IPv6 address");
 	if (!addr_port(raddr))
@@ -655,8 +664,9 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 		memset(&a, 0, sizeof(a));
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
-		return create_failed(RPC_SYSTEMERROR, EINVAL,
-				     "invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
+		return create_failed(
+			RPC_SYSTEMERROR, EINVAL,
+			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
 	ct = ct_alloc(raddr, prog, vers);
 	cl = ct ? cl_alloc(ct, raddr->sa_family) : NULL;
 	if (!cl) {

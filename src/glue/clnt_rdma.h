@@ -15,7 +15,7 @@
  * struct rr_stats (src/rpc/rr_call.h).  Not part of the public interface:
  * the layout may change with the library.
  */
-#define CLGET_RDMA_RR_STATS	0x524400f0
+#define CLGET_RDMA_RR_STATS 0x524400f0
 
 /* True if cl was made by clnt_rdma_create(). */
 bool clnt_rdma_is(const CLIENT *cl);

@@ -31,16 +31,16 @@
 #include "rpc/rr_serve.h"
 
 struct clnt_rdma_bc {
-	struct svr_conn *conn;		/* held */
+	struct svr_conn *conn; /* held */
 	struct rr_srv *srv;
-	pthread_mutex_t lock;		/* the members below */
-	pthread_mutex_t auth_lock;	/* AUTH_* operations on cl_auth */
-	struct timeval wait;		/* CLSET_TIMEOUT */
+	pthread_mutex_t lock;	   /* the members below */
+	pthread_mutex_t auth_lock; /* AUTH_* operations on cl_auth */
+	struct timeval wait;	   /* CLSET_TIMEOUT */
 	bool waitset;
-	uint32_t xid;			/* XID of the latest call */
+	uint32_t xid; /* XID of the latest call */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	struct rpc_err err;		/* of the latest call to finish */
+	struct rpc_err err; /* of the latest call to finish */
 	char errmsg[RPCRDMA_ERRMSG_LEN];
 };
 
@@ -65,8 +65,10 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 			      struct timeval timeout)
 {
 	struct clnt_rdma_bc *bt = cl->cl_private;
-	struct clnt_msg_call m = { .cl = cl, .auth_lock = &bt->auth_lock,
-				   .proc = proc, .xargs = xargs,
+	struct clnt_msg_call m = { .cl = cl,
+				   .auth_lock = &bt->auth_lock,
+				   .proc = proc,
+				   .xargs = xargs,
 				   .argsp = argsp };
 	struct rr_srv_bcall *k;
 	struct rr_result res;
@@ -91,8 +93,8 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	clnt_msg_decode(cl, &bt->auth_lock, rr_srv_bcall_xdr(k), xres, resp,
 			NULL, NULL, &reply, &e);
 	rr_srv_bcall_done(bt->srv, k);
-	set_err(bt, &e, e.re_status == RPC_SUCCESS ? "" :
-						     clnt_sperrno(e.re_status));
+	set_err(bt, &e,
+		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
 
@@ -223,7 +225,7 @@ static struct clnt_rdma_bc *bt_alloc(struct svr_conn *conn, rpcprog_t prog,
 	}
 	bt->conn = conn;
 	bt->srv = svc_rdma_conn_srv(conn);
-	bt->wait.tv_sec = 25;		/* what rpcgen stubs pass */
+	bt->wait.tv_sec = 25; /* what rpcgen stubs pass */
 	if (getrandom(&bt->xid, sizeof(bt->xid), GRND_NONBLOCK) !=
 	    sizeof(bt->xid))
 		bt->xid = (uint32_t)(uintptr_t)bt * 2654435761u;
@@ -240,8 +242,9 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog,
 	CLIENT *cl;
 
 	if (!conn)
-		return create_failed(RPC_UNKNOWNPROTO, EINVAL,
-				     "not a connection of an RDMA server (svc_rdma_create, netid rdma or rdma6)");
+		return create_failed(
+			RPC_UNKNOWNPROTO, EINVAL,
+			"not a connection of an RDMA server (svc_rdma_create, netid rdma or rdma6)");
 	bt = bt_alloc(conn, prog, vers);
 	cl = bt ? calloc(1, sizeof(*cl)) : NULL;
 	if (cl) {

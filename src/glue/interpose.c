@@ -30,7 +30,7 @@
 
 #include "glue/rpcrdma_netid.h"
 
-#define TIRPC_NODE "TIRPC_0.3.0"
+#define TIRPC_NODE   "TIRPC_0.3.0"
 #define TIRPC_SONAME "libtirpc.so.3"
 
 static struct rpcrdma_real real;
@@ -87,7 +87,8 @@ static void *lookup(const char *name)
 		p = dlsym(RTLD_NEXT, name);
 	}
 	if (!p) {
-		fprintf(stderr, "librpcrdma: fatal: libtirpc's %s@%s not found: %s\n",
+		fprintf(stderr,
+			"librpcrdma: fatal: libtirpc's %s@%s not found: %s\n",
 			name, TIRPC_NODE, dlerror());
 		abort();
 	}
@@ -144,8 +145,7 @@ static bool we_win(const char *name)
 	Dl_info mine, found;
 	void *p = dlvsym(RTLD_DEFAULT, name, TIRPC_NODE);
 
-	if (!p || !dladdr(p, &found) ||
-	    !dladdr((void *)rpcrdma_real, &mine))
+	if (!p || !dladdr(p, &found) || !dladdr((void *)rpcrdma_real, &mine))
 		return false;
 	return found.dli_fbase == mine.dli_fbase;
 }

@@ -86,7 +86,7 @@ struct netconfig *rpcrdma_nconf_make(const char *netid)
 		free(s);
 		return NULL;
 	}
-	nc->nc_netid = s;	/* the block freenetconfigent() frees */
+	nc->nc_netid = s; /* the block freenetconfigent() frees */
 	memcpy(s, n->netid, lid);
 	nc->nc_protofmly = memcpy(s + lid, n->protofmly, lfam);
 	nc->nc_proto = memcpy(s + lid + lfam, "rdma", lproto);

@@ -34,7 +34,7 @@
 
 /* What clnt_create_vers and rpc_call wait for a reply (as libtirpc). */
 #define VERS_PROBE_S 10
-#define RPC_CALL_S 25
+#define RPC_CALL_S   25
 
 /* ---- One rdma CLIENT ---------------------------------------------------------- */
 
@@ -62,9 +62,8 @@ static CLIENT *rdma_connect(const struct sockaddr_storage *ss, rpcprog_t prog,
  * port from the environment (or the NFS convention) or from the host's
  * rpcbind; tp bounds each rpcbind exchange and each RDMA connect.
  */
-static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog,
-			      rpcvers_t vers, const char *netid,
-			      const struct timeval *tp)
+static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
+			      const char *netid, const struct timeval *tp)
 {
 	unsigned int port = rpcrdma_env_port(prog);
 	struct sockaddr_storage ss;
@@ -96,8 +95,8 @@ static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog,
  * clnt_create_timed(), report a failure more telling than "unknown host"
  * or "name to address translation failed" if one happened on the way.
  */
-static CLIENT *netpath_create(const char *host, rpcprog_t prog,
-			      rpcvers_t vers, const struct timeval *tp)
+static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
+			      const struct timeval *tp)
 {
 	__typeof__(rpc_createerr) saved = { .cf_stat = RPC_SUCCESS };
 	struct rpcrdma_netpath np;
@@ -113,7 +112,8 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog,
 		if (rpcrdma_nconf_family(nc))
 			cl = rdma_tp_create(host, prog, vers, nc->nc_netid, tp);
 		else
-			cl = REAL(clnt_tp_create_timed)(host, prog, vers, nc, tp);
+			cl = REAL(clnt_tp_create_timed)(host, prog, vers, nc,
+							tp);
 		freenetconfigent(nc);
 		if (!cl && rpc_createerr.cf_stat != RPC_N2AXLATEFAILURE &&
 		    rpc_createerr.cf_stat != RPC_UNKNOWNHOST)
@@ -144,9 +144,9 @@ static CLIENT *create_timed(const char *host, rpcprog_t prog, rpcvers_t vers,
 
 /* ---- clnt_create_vers: libtirpc's negotiation, over our CLIENTs ------------ */
 
-static CLIENT *create_vers(const char *host, rpcprog_t prog, rpcvers_t *vers_out,
-			   rpcvers_t low, rpcvers_t high, const char *nettype,
-			   const struct timeval *tp)
+static CLIENT *create_vers(const char *host, rpcprog_t prog,
+			   rpcvers_t *vers_out, rpcvers_t low, rpcvers_t high,
+			   const char *nettype, const struct timeval *tp)
 {
 	struct timeval to = { VERS_PROBE_S, 0 };
 	struct rpc_err e = { .re_status = RPC_SUCCESS };
@@ -224,13 +224,11 @@ RPCRDMA_EXPORT CLIENT *clnt_create(const char *host, const rpcprog_t prog,
 	return create_timed(host, prog, vers, nettype, NULL);
 }
 
-RPCRDMA_EXPORT CLIENT *clnt_create_vers_timed(const char *host,
-					      const rpcprog_t prog,
-					      rpcvers_t *vers_out,
-					      const rpcvers_t low,
-					      const rpcvers_t high,
-					      const char *nettype,
-					      const struct timeval *tp)
+RPCRDMA_EXPORT CLIENT *
+clnt_create_vers_timed(const char *host, const rpcprog_t prog,
+		       rpcvers_t *vers_out, const rpcvers_t low,
+		       const rpcvers_t high, const char *nettype,
+		       const struct timeval *tp)
 {
 	if (!nettype_ours(nettype))
 		return REAL(clnt_create_vers_timed)(host, prog, vers_out, low,
@@ -238,11 +236,9 @@ RPCRDMA_EXPORT CLIENT *clnt_create_vers_timed(const char *host,
 	return create_vers(host, prog, vers_out, low, high, nettype, tp);
 }
 
-RPCRDMA_EXPORT CLIENT *clnt_create_vers(const char *host, const rpcprog_t prog,
-					rpcvers_t *vers_out,
-					const rpcvers_t low,
-					const rpcvers_t high,
-					const char *nettype)
+RPCRDMA_EXPORT CLIENT *
+clnt_create_vers(const char *host, const rpcprog_t prog, rpcvers_t *vers_out,
+		 const rpcvers_t low, const rpcvers_t high, const char *nettype)
 {
 	if (!nettype_ours(nettype))
 		return REAL(clnt_create_vers)(host, prog, vers_out, low, high,
@@ -254,12 +250,10 @@ RPCRDMA_EXPORT CLIENT *clnt_create_vers(const char *host, const rpcprog_t prog,
  * An RDMA connection is not a file descriptor: the caller's fd cannot be
  * used, and must not be touched.
  */
-RPCRDMA_EXPORT CLIENT *clnt_tli_create(const int fd,
-				       const struct netconfig *nconf,
-				       struct netbuf *svcaddr,
-				       const rpcprog_t prog,
-				       const rpcvers_t vers,
-				       const u_int sendsz, const u_int recvsz)
+RPCRDMA_EXPORT CLIENT *
+clnt_tli_create(const int fd, const struct netconfig *nconf,
+		struct netbuf *svcaddr, const rpcprog_t prog,
+		const rpcvers_t vers, const u_int sendsz, const u_int recvsz)
 {
 	int family = rpcrdma_nconf_family(nconf);
 	const struct sockaddr *sa;
@@ -268,9 +262,10 @@ RPCRDMA_EXPORT CLIENT *clnt_tli_create(const int fd,
 		return REAL(clnt_tli_create)(fd, nconf, svcaddr, prog, vers,
 					     sendsz, recvsz);
 	if (fd != RPC_ANYFD) {
-		rpcrdma_warn("clnt_tli_create: netid %s cannot use file descriptor "
-			     "%d (an RDMA connection is not one): pass RPC_ANYFD",
-			     nconf->nc_netid, fd);
+		rpcrdma_warn(
+			"clnt_tli_create: netid %s cannot use file descriptor "
+			"%d (an RDMA connection is not one): pass RPC_ANYFD",
+			nconf->nc_netid, fd);
 		rpcrdma_createerr(RPC_SYSTEMERROR, EOPNOTSUPP);
 		return NULL;
 	}
@@ -282,7 +277,7 @@ RPCRDMA_EXPORT CLIENT *clnt_tli_create(const int fd,
 	}
 	if (sa->sa_family != family ||
 	    svcaddr->len < (family == AF_INET ? sizeof(struct sockaddr_in) :
-			    sizeof(struct sockaddr_in6))) {
+						sizeof(struct sockaddr_in6))) {
 		rpcrdma_createerr(RPC_SYSTEMERROR, EAFNOSUPPORT);
 		return NULL;
 	}
@@ -361,7 +356,7 @@ static CLIENT *cached_client(const char *host, rpcprog_t prog, rpcvers_t vers,
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	snprintf(c->nettype, sizeof(c->nettype), "%s", nettype);
 	if (strcmp(c->host, host) || strcmp(c->nettype, nettype))
-		c->host[0] = '\0';	/* too long to compare: never a hit */
+		c->host[0] = '\0'; /* too long to compare: never a hit */
 	return c->cl;
 }
 
@@ -376,12 +371,10 @@ static void cache_drop(void)
 	}
 }
 
-RPCRDMA_EXPORT enum clnt_stat rpc_call(const char *host, const rpcprog_t prog,
-				       const rpcvers_t vers,
-				       const rpcproc_t proc,
-				       const xdrproc_t inproc, const char *in,
-				       const xdrproc_t outproc, char *out,
-				       const char *nettype)
+RPCRDMA_EXPORT enum clnt_stat
+rpc_call(const char *host, const rpcprog_t prog, const rpcvers_t vers,
+	 const rpcproc_t proc, const xdrproc_t inproc, const char *in,
+	 const xdrproc_t outproc, char *out, const char *nettype)
 {
 	struct timeval to = { RPC_CALL_S, 0 };
 	enum clnt_stat st;

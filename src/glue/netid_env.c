@@ -22,12 +22,12 @@
 
 #include "glue/rpcrdma_netid.h"
 
-#define NFS_PROGRAM 100003
+#define NFS_PROGRAM   100003
 #define NFS_RDMA_PORT 20049
 
 struct port_rule {
-	unsigned int any;		/* PORT entry: 0 if none */
-	unsigned int prog_port;		/* PROG=PORT entry for the program */
+	unsigned int any;	/* PORT entry: 0 if none */
+	unsigned int prog_port; /* PROG=PORT entry for the program */
 	bool prog_found;
 };
 
@@ -94,8 +94,10 @@ static bool port_rule(rpcprog_t prog, struct port_rule *r)
 		return true;
 	if (!told) {
 		told = true;
-		rpcrdma_warn("RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
-			     "separated by commas", v);
+		rpcrdma_warn(
+			"RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
+			"separated by commas",
+			v);
 	}
 	memset(r, 0, sizeof(*r));
 	return false;
@@ -139,7 +141,8 @@ bool rpcrdma_env_rpcbind(void)
 	}
 	if (!told) {
 		told = true;
-		rpcrdma_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1", v);
+		rpcrdma_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1",
+			     v);
 	}
 	return true;
 }

@@ -38,7 +38,7 @@ typedef void (*dispatch_fn)(struct svc_req *, SVCXPRT *);
 static socklen_t family_len(int family)
 {
 	return family == AF_INET ? sizeof(struct sockaddr_in) :
-	       sizeof(struct sockaddr_in6);
+				   sizeof(struct sockaddr_in6);
 }
 
 static SVCXPRT *rdma_listen(const char *netid, const struct netbuf *bind,
@@ -52,8 +52,9 @@ static SVCXPRT *rdma_listen(const char *netid, const struct netbuf *bind,
 	if (bind && bind->len) {
 		if (!sa || bind->len < family_len(family) ||
 		    sa->sa_family != family) {
-			rpcrdma_warn("svc_tli_create: netid %s needs an %s bind address",
-				     netid, family == AF_INET ? "IPv4" : "IPv6");
+			rpcrdma_warn(
+				"svc_tli_create: netid %s needs an %s bind address",
+				netid, family == AF_INET ? "IPv4" : "IPv6");
 			return NULL;
 		}
 		memcpy(&ss, sa, family_len(family));
@@ -72,8 +73,8 @@ static SVCXPRT *rdma_listen(const char *netid, const struct netbuf *bind,
 static void rpcbind_register(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 			     const char *netid)
 {
-	char *ua = rpcrdma_taddr2uaddr(rpcrdma_netid_family(netid),
-				       &x->xp_ltaddr);
+	char *ua =
+		rpcrdma_taddr2uaddr(rpcrdma_netid_family(netid), &x->xp_ltaddr);
 	const char *why = "no universal address for the listener";
 
 	if (ua && rpcrdma_rpcb_set(prog, vers, netid, ua, &why)) {
@@ -81,9 +82,10 @@ static void rpcbind_register(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 	} else {
 		rpcrdma_warn("svc_reg: program %lu version %lu on %s (%s) not "
 			     "registered with rpcbind: %s; clients need its port "
-			     "(RPCRDMA_PORT=%lu=%u)", (unsigned long)prog,
-			     (unsigned long)vers, netid, ua ? ua : "?", why,
-			     (unsigned long)prog, x->xp_port);
+			     "(RPCRDMA_PORT=%lu=%u)",
+			     (unsigned long)prog, (unsigned long)vers, netid,
+			     ua ? ua : "?", why, (unsigned long)prog,
+			     x->xp_port);
 	}
 	free(ua);
 }
@@ -101,7 +103,8 @@ static bool_t rdma_reg(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 {
 	if (!x || !x->xp_netid || strcmp(x->xp_netid, nconf->nc_netid)) {
 		rpcrdma_warn("svc_reg: netid %s needs an RDMA SVCXPRT of that "
-			     "netid (this one is %s)", nconf->nc_netid,
+			     "netid (this one is %s)",
+			     nconf->nc_netid,
 			     x && x->xp_netid ? x->xp_netid : "unknown");
 		return FALSE;
 	}
@@ -123,9 +126,10 @@ static SVCXPRT *rdma_tp_create(dispatch_fn dispatch, rpcprog_t prog,
 	if (rpcrdma_env_rpcbind())
 		rpcbind_unregister(prog, vers, nconf->nc_netid);
 	if (!rdma_reg(x, prog, vers, dispatch, nconf)) {
-		rpcrdma_warn("svc_tp_create: could not register prog %lu vers %lu on %s",
-			     (unsigned long)prog, (unsigned long)vers,
-			     nconf->nc_netid);
+		rpcrdma_warn(
+			"svc_tp_create: could not register prog %lu vers %lu on %s",
+			(unsigned long)prog, (unsigned long)vers,
+			nconf->nc_netid);
 		SVC_DESTROY(x);
 		return NULL;
 	}
@@ -167,9 +171,9 @@ static bool reuse(struct xlist *l, dispatch_fn dispatch, rpcprog_t prog,
 		ok = REAL(svc_reg)(l->x, prog, vers, dispatch, nc);
 	}
 	if (!ok)
-		rpcrdma_warn("svc_create: could not register prog %lu vers %lu on %s",
-			     (unsigned long)prog, (unsigned long)vers,
-			     nc->nc_netid);
+		rpcrdma_warn(
+			"svc_create: could not register prog %lu vers %lu on %s",
+			(unsigned long)prog, (unsigned long)vers, nc->nc_netid);
 	return ok;
 }
 
@@ -204,8 +208,7 @@ out:
 	return n;
 }
 
-static int create_netpath(dispatch_fn dispatch, rpcprog_t prog,
-			  rpcvers_t vers)
+static int create_netpath(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers)
 {
 	struct rpcrdma_netpath np;
 	struct netconfig *nc;
@@ -259,11 +262,13 @@ RPCRDMA_EXPORT SVCXPRT *svc_tli_create(const int fd,
 				       const u_int sendsz, const u_int recvsz)
 {
 	if (!rpcrdma_nconf_family(nconf))
-		return REAL(svc_tli_create)(fd, nconf, bindaddr, sendsz, recvsz);
+		return REAL(svc_tli_create)(fd, nconf, bindaddr, sendsz,
+					    recvsz);
 	if (fd != RPC_ANYFD) {
-		rpcrdma_warn("svc_tli_create: netid %s cannot use file descriptor "
-			     "%d (an RDMA listener is not one): pass RPC_ANYFD",
-			     nconf->nc_netid, fd);
+		rpcrdma_warn(
+			"svc_tli_create: netid %s cannot use file descriptor "
+			"%d (an RDMA listener is not one): pass RPC_ANYFD",
+			nconf->nc_netid, fd);
 		return NULL;
 	}
 	return rdma_listen(nconf->nc_netid, bindaddr ? &bindaddr->addr : NULL,

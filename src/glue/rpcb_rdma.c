@@ -32,9 +32,9 @@
 #include "compiler.h"
 #include "glue/rpcrdma_netid.h"
 
-#define RPCBIND_PORT 111
+#define RPCBIND_PORT	   111
 #define DEFAULT_CONNECT_MS 10000
-#define DEFAULT_CALL_S 25
+#define DEFAULT_CALL_S	   25
 
 int rpcrdma_tv_ms(const struct timeval *tp, int dflt)
 {
@@ -67,7 +67,8 @@ static int timed_connect(const struct sockaddr *sa, int timeout_ms, int *err)
 	socklen_t elen = sizeof(*err);
 	int fd, r;
 
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
 	if (fd < 0) {
 		*err = errno;
 		return -1;
@@ -108,7 +109,8 @@ fail:
  */
 CLIENT *rpcrdma_rpcb_client(const struct sockaddr *sa, int timeout_ms, int *err)
 {
-	struct netbuf nb = { .buf = (void *)sa, .len = sa_len(sa),
+	struct netbuf nb = { .buf = (void *)sa,
+			     .len = sa_len(sa),
 			     .maxlen = sa_len(sa) };
 	int fd = timed_connect(sa, timeout_ms, err);
 	CLIENT *cl;
@@ -118,7 +120,8 @@ CLIENT *rpcrdma_rpcb_client(const struct sockaddr *sa, int timeout_ms, int *err)
 	cl = REAL(clnt_tli_create)(fd, NULL, &nb, RPCBPROG, RPCBVERS4, 0, 0);
 	if (!cl) {
 		*err = rpc_createerr.cf_error.re_errno ?
-		       rpc_createerr.cf_error.re_errno : EIO;
+			       rpc_createerr.cf_error.re_errno :
+			       EIO;
 		close(fd);
 		return NULL;
 	}
@@ -151,7 +154,8 @@ static const RPCB *pick(const rpcblist *l, rpcprog_t prog, rpcvers_t vers,
 	for (; l; l = l->rpcb_next) {
 		const RPCB *m = &l->rpcb_map;
 
-		if (m->r_prog != prog || !m->r_netid || strcmp(m->r_netid, netid))
+		if (m->r_prog != prog || !m->r_netid ||
+		    strcmp(m->r_netid, netid))
 			continue;
 		if (m->r_vers == vers)
 			return m;
@@ -166,7 +170,8 @@ static bool is_wildcard(const struct sockaddr *sa)
 	if (sa->sa_family == AF_INET)
 		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr ==
 		       htonl(INADDR_ANY);
-	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return IN6_IS_ADDR_UNSPECIFIED(
+		&((const struct sockaddr_in6 *)sa)->sin6_addr);
 }
 
 /* The registered address, a wildcard one made concrete with host. */
@@ -183,7 +188,7 @@ static int to_sockaddr(const RPCB *m, int family, const struct sockaddr *host,
 	if (!is_wildcard((struct sockaddr *)out))
 		return 0;
 	port = family == AF_INET ? ((struct sockaddr_in *)out)->sin_port :
-	       ((struct sockaddr_in6 *)out)->sin6_port;
+				   ((struct sockaddr_in6 *)out)->sin6_port;
 	memcpy(out, host, sa_len(host));
 	if (family == AF_INET)
 		((struct sockaddr_in *)out)->sin_port = port;
@@ -200,8 +205,7 @@ static void rpcb_failed(enum clnt_stat why, int err)
 
 int rpcrdma_rpcb_lookup(const struct sockaddr *host, rpcprog_t prog,
 			rpcvers_t vers, const char *netid,
-			const struct timeval *tp,
-			struct sockaddr_storage *out)
+			const struct timeval *tp, struct sockaddr_storage *out)
 {
 	struct timeval tv = tp ? *tp : (struct timeval){ DEFAULT_CALL_S, 0 };
 	int family = rpcrdma_netid_family(netid), err, rc = -1;
@@ -219,7 +223,8 @@ int rpcrdma_rpcb_lookup(const struct sockaddr *host, rpcprog_t prog,
 	cl = rpcrdma_rpcb_client((struct sockaddr *)&rb,
 				 rpcrdma_tv_ms(tp, DEFAULT_CONNECT_MS), &err);
 	if (!cl) {
-		rpcb_failed(err == ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND, err);
+		rpcb_failed(err == ETIMEDOUT ? RPC_TIMEDOUT : RPC_CANTSEND,
+			    err);
 		return -1;
 	}
 	st = rpcrdma_rpcb_call(cl, RPCBPROC_DUMP, RPCRDMA_XDR_VOID, NULL,
@@ -232,7 +237,7 @@ int rpcrdma_rpcb_lookup(const struct sockaddr *host, rpcprog_t prog,
 	if (!m)
 		rpcrdma_createerr(RPC_PROGNOTREGISTERED, 0);
 	else if (to_sockaddr(m, family, host, out))
-		rpcb_failed(RPC_CANTDECODERES, EINVAL);	/* a bad r_addr */
+		rpcb_failed(RPC_CANTDECODERES, EINVAL); /* a bad r_addr */
 	else
 		rc = 0;
 out:
@@ -267,7 +272,8 @@ static bool_t rdma_getaddr(rpcprog_t prog, rpcvers_t vers, const char *netid,
 	if (!res)
 		return FALSE;
 	for (ai = res; ai; ai = ai->ai_next) {
-		if (rpcrdma_rpcb_lookup(ai->ai_addr, prog, vers, netid, NULL, &ss))
+		if (rpcrdma_rpcb_lookup(ai->ai_addr, prog, vers, netid, NULL,
+					&ss))
 			continue;
 		freeaddrinfo(res);
 		len = sa_len((struct sockaddr *)&ss);

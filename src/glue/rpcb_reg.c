@@ -28,7 +28,7 @@
 #include "glue/rpcrdma_netid.h"
 
 #define LOCAL_CONNECT_MS 5000
-#define LOCAL_CALL_S 10
+#define LOCAL_CALL_S	 10
 
 /* ---- Talking to the local rpcbind ------------------------------------------ */
 
@@ -70,9 +70,11 @@ static bool rpcb_op(rpcproc_t proc, rpcprog_t prog, rpcvers_t vers,
 
 	cl = local_rpcbind(errs);
 	if (!cl) {
-		snprintf(msg, sizeof(msg), "rpcbind is not running? %s: %s, "
-			 "port 111 of localhost: %s", _PATH_RPCBINDSOCK,
-			 strerror(errs[0]), strerror(errs[1]));
+		snprintf(msg, sizeof(msg),
+			 "rpcbind is not running? %s: %s, "
+			 "port 111 of localhost: %s",
+			 _PATH_RPCBINDSOCK, strerror(errs[0]),
+			 strerror(errs[1]));
 		goto fail;
 	}
 	snprintf(owner, sizeof(owner), "%u", (unsigned int)geteuid());
@@ -91,9 +93,11 @@ static bool rpcb_op(rpcproc_t proc, rpcprog_t prog, rpcvers_t vers,
 	}
 	if (ok)
 		return true;
-	snprintf(msg, sizeof(msg), proc == RPCBPROC_SET ?
-		 "rpcbind refused (another address is registered for it, or "
-		 "the caller may not register)" : "rpcbind had nothing to remove");
+	snprintf(msg, sizeof(msg),
+		 proc == RPCBPROC_SET ?
+			 "rpcbind refused (another address is registered for it, or "
+			 "the caller may not register)" :
+			 "rpcbind had nothing to remove");
 fail:
 	if (why)
 		*why = msg;

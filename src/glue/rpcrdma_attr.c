@@ -115,8 +115,8 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 void rpcrdma_env_read(struct rpcrdma_env *env)
 {
 	memset(env, 0, sizeof(*env));
-	env->v2_retry_s = env_u32("RPCRDMA_V2_RETRY",
-				  RPCRDMA_DEFAULT_V2_RETRY_S);
+	env->v2_retry_s =
+		env_u32("RPCRDMA_V2_RETRY", RPCRDMA_DEFAULT_V2_RETRY_S);
 	env->no_remote_inv = !env_u32("RPCRDMA_REMOTE_INV", 1);
 	env->max_read_chunks = env_u32("RPCRDMA_MAX_READ_CHUNKS", 0);
 	env->max_write_chunks = env_u32("RPCRDMA_MAX_WRITE_CHUNKS", 0);
@@ -129,9 +129,12 @@ void rpcrdma_env_read(struct rpcrdma_env *env)
 static const char *peer_text(const struct sockaddr *peer, char *buf,
 			     socklen_t len)
 {
-	const void *a = peer->sa_family == AF_INET6 ?
-		(const void *)&((const struct sockaddr_in6 *)peer)->sin6_addr :
-		(const void *)&((const struct sockaddr_in *)peer)->sin_addr;
+	const void *a =
+		peer->sa_family == AF_INET6 ?
+			(const void *)&((const struct sockaddr_in6 *)peer)
+				->sin6_addr :
+			(const void *)&((const struct sockaddr_in *)peer)
+				->sin_addr;
 
 	return inet_ntop(peer->sa_family, a, buf, len);
 }
@@ -170,8 +173,8 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	fill_sz(&a->max_read_bytes, RPCRDMA_DEFAULT_MAX_READ);
 	fill_u(&a->max_conns, RPCRDMA_DEFAULT_MAX_CONNS);
 	fill_u(&a->max_conns_per_peer, RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER);
-	fill_u(&a->bc_credits, env_u32("RPCRDMA_BC_CREDITS",
-				       RPCRDMA_DEFAULT_BC_CREDITS));
+	fill_u(&a->bc_credits,
+	       env_u32("RPCRDMA_BC_CREDITS", RPCRDMA_DEFAULT_BC_CREDITS));
 	a->reg_mode = env_reg_mode(a->reg_mode);
 	a->comp_mode = env_comp_mode(a->comp_mode);
 	a->version = env_version(a->version);

@@ -10,24 +10,24 @@
 
 #include <rpc/rpcrdma.h>
 
-#define RPCRDMA_DEFAULT_CREDITS 32
-#define RPCRDMA_DEFAULT_INLINE 4096
+#define RPCRDMA_DEFAULT_CREDITS	   32
+#define RPCRDMA_DEFAULT_INLINE	   4096
 #define RPCRDMA_DEFAULT_CONNECT_MS 5000
-#define RPCRDMA_DEFAULT_MAX_REPLY ((size_t)256 << 20)
+#define RPCRDMA_DEFAULT_MAX_REPLY  ((size_t)256 << 20)
 #define RPCRDMA_DEFAULT_BC_CREDITS 4
 /* How long a server found not to speak RPC-over-RDMA v2 is spoken to in
  * v1 (seconds). */
 #define RPCRDMA_DEFAULT_V2_RETRY_S 600
-#define RPCRDMA_DEFAULT_MAX_READ (16u << 20)
+#define RPCRDMA_DEFAULT_MAX_READ   (16u << 20)
 /* Smallest caller result buffer a Write chunk points at directly instead
  * of pool memory and one copy (RPCRDMA_DDP_REG_MIN; measured on
  * Soft-RoCE, see rpcrdma_ulb(3)). */
 #define RPCRDMA_DEFAULT_DDP_REG_MIN (64u << 10)
 /* Smallest argument item moved by a Read chunk when the ULB entry leaves
  * it to the transport (min=0). */
-#define RPCRDMA_DEFAULT_DDP_MIN 1024u
-#define RPCRDMA_DEFAULT_MAX_CONNS 256
-#define RPCRDMA_MAX_BC_CREDITS 256u
+#define RPCRDMA_DEFAULT_DDP_MIN		   1024u
+#define RPCRDMA_DEFAULT_MAX_CONNS	   256
+#define RPCRDMA_MAX_BC_CREDITS		   256u
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
 
 /* Replace zeros by defaults and apply RPCRDMA_REG_MODE / RPCRDMA_COMP_MODE /
@@ -47,11 +47,11 @@ unsigned int rpcrdma_attr_bc(const struct rpcrdma_attr *a);
 struct rpcrdma_env {
 	uint32_t v2_retry_s;
 	bool no_remote_inv;
-	uint32_t max_read_chunks;	/* 0: the wire layer's default */
+	uint32_t max_read_chunks; /* 0: the wire layer's default */
 	uint32_t max_write_chunks;
 	uint32_t max_chunk_segs;
 	size_t replay_bytes;
-	const char *xcharext;		/* "all", or addresses, or NULL */
+	const char *xcharext; /* "all", or addresses, or NULL */
 };
 
 void rpcrdma_env_read(struct rpcrdma_env *env);

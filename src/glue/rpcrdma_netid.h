@@ -148,8 +148,7 @@ bool rpcrdma_env_rpcbind(void);
  */
 int rpcrdma_rpcb_lookup(const struct sockaddr *host, rpcprog_t prog,
 			rpcvers_t vers, const char *netid,
-			const struct timeval *tp,
-			struct sockaddr_storage *out);
+			const struct timeval *tp, struct sockaddr_storage *out);
 
 /* Addresses of host in family, or NULL with RPC_UNKNOWNHOST. */
 struct addrinfo *rpcrdma_resolve(const char *host, int family);

@@ -25,7 +25,7 @@
 struct stats_line {
 	FILE *f;
 	const char *label;
-	const char *group;	/* of the line being written, NULL: none yet */
+	const char *group; /* of the line being written, NULL: none yet */
 };
 
 static void put(struct stats_line *l, const char *group, const char *name,
@@ -100,8 +100,8 @@ char *rpcrdma_stats_label(char *buf, size_t len, const char *kind,
 		snprintf(addr, sizeof(addr), " family%d", (int)sa->sa_family);
 	}
 	if (prog)
-		snprintf(pv, sizeof(pv), " prog 0x%lx v%lu", (unsigned long)prog,
-			 (unsigned long)vers);
+		snprintf(pv, sizeof(pv), " prog 0x%lx v%lu",
+			 (unsigned long)prog, (unsigned long)vers);
 	snprintf(buf, len, "%s%s%s", kind ? kind : "", addr, pv);
 	return buf;
 }
@@ -109,8 +109,8 @@ char *rpcrdma_stats_label(char *buf, size_t len, const char *kind,
 /* ---- Registry ----------------------------------------------------------- */
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct rpcrdma_stats_reg *reg_head;	/* tracked objects */
-static bool reg_hooks;		/* atexit() and pthread_atfork() done;
+static struct rpcrdma_stats_reg *reg_head; /* tracked objects */
+static bool reg_hooks; /* atexit() and pthread_atfork() done;
 				 * written under reg_lock, read atomically */
 
 void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
@@ -142,8 +142,10 @@ static FILE *out_open(void)
 		return f;
 	if (!warned) {
 		warned = true;
-		fprintf(stderr, "rpcrdma: RPCRDMA_STATS_FILE=%s: %s; "
-			"printing statistics on stderr\n", p, strerror(errno));
+		fprintf(stderr,
+			"rpcrdma: RPCRDMA_STATS_FILE=%s: %s; "
+			"printing statistics on stderr\n",
+			p, strerror(errno));
 	}
 	return stderr;
 }

@@ -130,78 +130,78 @@
  * where the group changes.  Reserved members are not listed.
  */
 #define RPCRDMA_CLNT_STATS_FIELDS(X) \
-	X(calls, calls) \
-	X(calls, replies) \
-	X(calls, long_calls) \
-	X(calls, long_replies) \
-	X(calls, inline_bytes) \
-	X(calls, long_bytes) \
-	X(chunks, read_chunks) \
-	X(chunks, read_bytes) \
-	X(chunks, write_chunks) \
-	X(chunks, write_bytes) \
-	X(chunks, reply_chunks) \
-	X(chunks, reply_bytes) \
-	X(ddp, ddp_zero_copies) \
-	X(ddp, ddp_copies) \
-	X(ddp, ddp_copy_bytes) \
-	X(ddp, ddp_caller_regs) \
-	X(reg, registrations) \
-	X(reg, invalidations) \
+	X(calls, calls)              \
+	X(calls, replies)            \
+	X(calls, long_calls)         \
+	X(calls, long_replies)       \
+	X(calls, inline_bytes)       \
+	X(calls, long_bytes)         \
+	X(chunks, read_chunks)       \
+	X(chunks, read_bytes)        \
+	X(chunks, write_chunks)      \
+	X(chunks, write_bytes)       \
+	X(chunks, reply_chunks)      \
+	X(chunks, reply_bytes)       \
+	X(ddp, ddp_zero_copies)      \
+	X(ddp, ddp_copies)           \
+	X(ddp, ddp_copy_bytes)       \
+	X(ddp, ddp_caller_regs)      \
+	X(reg, registrations)        \
+	X(reg, invalidations)        \
 	X(reg, remote_invalidations) \
-	X(errors, err_vers) \
-	X(errors, err_chunk) \
-	X(errors, timeouts) \
-	X(errors, discarded) \
-	X(errors, conn_losses) \
-	X(conn, connects) \
-	X(conn, credits) \
-	X(conn, max_granted) \
-	X(conn, max_inflight) \
-	X(v2, v2_calls) \
-	X(v2, vers_fallbacks) \
-	X(v2, resends) \
-	X(v2, inv_nominated) \
-	X(backward, bc_calls) \
-	X(backward, bc_replies) \
+	X(errors, err_vers)          \
+	X(errors, err_chunk)         \
+	X(errors, timeouts)          \
+	X(errors, discarded)         \
+	X(errors, conn_losses)       \
+	X(conn, connects)            \
+	X(conn, credits)             \
+	X(conn, max_granted)         \
+	X(conn, max_inflight)        \
+	X(v2, v2_calls)              \
+	X(v2, vers_fallbacks)        \
+	X(v2, resends)               \
+	X(v2, inv_nominated)         \
+	X(backward, bc_calls)        \
+	X(backward, bc_replies)      \
 	X(backward, bc_dropped)
 
 #define RPCRDMA_SVC_STATS_FIELDS(X) \
-	X(requests, requests) \
+	X(requests, requests)       \
 	X(requests, replies_inline) \
-	X(requests, replies_long) \
-	X(requests, dropped) \
-	X(requests, discarded) \
-	X(requests, inline_bytes) \
-	X(chunks, read_chunks) \
-	X(chunks, read_bytes) \
-	X(chunks, write_chunks) \
-	X(chunks, write_bytes) \
-	X(chunks, reply_chunks) \
-	X(chunks, reply_bytes) \
-	X(chunks, ddp_copies) \
-	X(chunks, ddp_copy_bytes) \
-	X(errors, err_vers) \
-	X(errors, err_chunk) \
-	X(errors, err_too_big) \
-	X(errors, err_no_room) \
-	X(errors, err_write_room) \
-	X(conns, conns_accepted) \
-	X(conns, conns_rejected) \
-	X(conns, conns_active) \
-	X(conns, max_inflight) \
-	X(conns, max_granted) \
-	X(v2, v2_requests) \
-	X(v2, replies_inv) \
-	X(v2, err_resource) \
-	X(v2, replays_done) \
-	X(v2, replays_missed) \
-	X(backward, bc_calls) \
-	X(backward, bc_replies) \
+	X(requests, replies_long)   \
+	X(requests, dropped)        \
+	X(requests, discarded)      \
+	X(requests, inline_bytes)   \
+	X(chunks, read_chunks)      \
+	X(chunks, read_bytes)       \
+	X(chunks, write_chunks)     \
+	X(chunks, write_bytes)      \
+	X(chunks, reply_chunks)     \
+	X(chunks, reply_bytes)      \
+	X(chunks, ddp_copies)       \
+	X(chunks, ddp_copy_bytes)   \
+	X(errors, err_vers)         \
+	X(errors, err_chunk)        \
+	X(errors, err_too_big)      \
+	X(errors, err_no_room)      \
+	X(errors, err_write_room)   \
+	X(conns, conns_accepted)    \
+	X(conns, conns_rejected)    \
+	X(conns, conns_active)      \
+	X(conns, max_inflight)      \
+	X(conns, max_granted)       \
+	X(v2, v2_requests)          \
+	X(v2, replies_inv)          \
+	X(v2, err_resource)         \
+	X(v2, replays_done)         \
+	X(v2, replays_missed)       \
+	X(backward, bc_calls)       \
+	X(backward, bc_replies)     \
 	X(backward, bc_timeouts)
 
 /* Number of members each printer prints (entries of the lists above). */
-#define RPCRDMA_STATS_COUNT_(g, m) + 1
+#define RPCRDMA_STATS_COUNT_(g, m) +1
 #define RPCRDMA_CLNT_STATS_NFIELDS \
 	(0 RPCRDMA_CLNT_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
 #define RPCRDMA_SVC_STATS_NFIELDS \
@@ -236,13 +236,13 @@ struct rpcrdma_stats_reg {
 	void (*get)(struct rpcrdma_stats_reg *reg, FILE *f);
 	/* Private to the registry. */
 	struct rpcrdma_stats_reg *prev, *next;
-	pid_t pid;			/* process that tracked it */
+	pid_t pid; /* process that tracked it */
 	bool tracked;
 };
 
 /* The struct containing reg, as container_of(). */
 #define RPCRDMA_STATS_OWNER(reg, type, member) \
-	((type *)(void *)((char *)(reg) - offsetof(type, member)))
+	((type *)(void *)((char *)(reg)-offsetof(type, member)))
 
 /* Zero reg and set its callback.  A zeroed struct with get set is the
  * same. */

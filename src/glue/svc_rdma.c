@@ -77,25 +77,25 @@
 #include "wire/rw_xdr.h"
 
 #define LSN_BACKLOG 64
-#define LSN_BATCH 16
+#define LSN_BATCH   16
 
 struct svr_conn;
 
 /* What a listener and the connections it accepted share. */
 struct svr {
-	atomic_uint refs;		/* the listener's, each connection's */
+	atomic_uint refs; /* the listener's, each connection's */
 	struct rpcrdma_attr attr;
 	struct rpcrdma_env env;
 	struct rr_srv_opts opts;
 	struct rt_listener *l;
-	SVCXPRT *lx;			/* the listening SVCXPRT, or NULL */
-	const char *netid;		/* "rdma" or "rdma6" */
+	SVCXPRT *lx;	   /* the listening SVCXPRT, or NULL */
+	const char *netid; /* "rdma" or "rdma6" */
 	struct svr_conn *conns;
 	unsigned int nconns;
-	struct rpcrdma_svc_stats st;	/* listener counters and those of
+	struct rpcrdma_svc_stats st; /* listener counters and those of
 					 * connections already destroyed */
 	time_t last_warn;
-	struct rpcrdma_stats_reg stats_reg;	/* RPCRDMA_STATS printing */
+	struct rpcrdma_stats_reg stats_reg; /* RPCRDMA_STATS printing */
 	char stats_label[RPCRDMA_STATS_LABEL_LEN];
 };
 
@@ -105,23 +105,23 @@ struct call_id {
 	rpcprog_t prog;
 	rpcvers_t vers;
 	rpcproc_t proc;
-	bool wrapped;			/* RPCSEC_GSS wraps the body or
+	bool wrapped; /* RPCSEC_GSS wraps the body or
 					 * carries no procedure: nothing is
 					 * eligible (gss_wrapped) */
 };
 
 struct svr_conn {
-	atomic_uint refs;		/* the SVCXPRT's, and one per backward
+	atomic_uint refs; /* the SVCXPRT's, and one per backward
 					 * CLIENT (clnt_rdma_bc.c) */
 	SVCXPRT *x;
 	struct svr *sv;
 	struct rr_srv *rr;
-	struct rr_sreq *cur;		/* the call being dispatched */
-	struct call_id id;		/* ... its procedure */
+	struct rr_sreq *cur; /* the call being dispatched */
+	struct call_id id;   /* ... its procedure */
 	struct svr_conn *next;
 	struct svr_conn *prev;
-	bool in_call;			/* inside svc_getreq_common */
-	unsigned int streak;		/* calls taken in this turn */
+	bool in_call;	     /* inside svc_getreq_common */
+	unsigned int streak; /* calls taken in this turn */
 	bool dead;
 	char verf[MAX_AUTH_BYTES];
 };
@@ -350,7 +350,7 @@ static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 	/* A Read chunk the message never used is a malformed call. */
 	if (ok && rr_sreq_args_done(k->cur))
 		ok = FALSE;
-	if (!ok)	/* the caller answers GARBAGE_ARGS and frees nothing */
+	if (!ok) /* the caller answers GARBAGE_ARGS and frees nothing */
 		xdr_free(proc, where);
 	return ok;
 }
@@ -363,7 +363,8 @@ static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
 	struct svc_xprt_reply c;
 	struct rr_sreq_enc enc = { .encode = svc_xprt_reply_encode,
 				   .size_hint = svc_xprt_reply_size,
-				   .arg = &c, .ddp = { .mode = RW_DDP_NONE } };
+				   .arg = &c,
+				   .ddp = { .mode = RW_DDP_NONE } };
 
 	if (!k->cur || k->dead)
 		return FALSE;
@@ -533,7 +534,7 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
 	}
 	k->x = svc_xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
-			rt_conn_local_addr(c), rt_conn_peer_addr(c));
+			    rt_conn_local_addr(c), rt_conn_peer_addr(c));
 	if (!k->x) {
 		rr_srv_destroy(k->rr);
 		free(k);
@@ -574,8 +575,7 @@ static const char *refusal(const struct svr *sv, struct rt_conn *c)
 {
 	if (sv->nconns >= sv->attr.max_conns)
 		return "connections at the limit (max_conns)";
-	if (peer_conns(sv, rt_conn_peer_addr(c)) >=
-	    sv->attr.max_conns_per_peer)
+	if (peer_conns(sv, rt_conn_peer_addr(c)) >= sv->attr.max_conns_per_peer)
 		return "connections from this address at the limit "
 		       "(max_conns_per_peer)";
 	return NULL;
@@ -662,7 +662,7 @@ static void lsn_destroy(SVCXPRT *x)
 	for (k = sv->conns; k; k = next) {
 		next = k->next;
 		if (k->in_call)
-			k->dead = true;	/* goes at its xp_stat */
+			k->dead = true; /* goes at its xp_stat */
 		else
 			conn_destroy(k->x);
 	}
@@ -703,7 +703,8 @@ static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 	/* Receives for the Replies of backward calls (V1-BD-5) */
 	ca->recv_extra = rpcrdma_attr_bc(a);
 	ca->reg_mode = a->reg_mode == RPCRDMA_REG_MW ? RT_REG_MW :
-		       a->reg_mode == RPCRDMA_REG_MR ? RT_REG_MR : RT_REG_AUTO;
+		       a->reg_mode == RPCRDMA_REG_MR ? RT_REG_MR :
+						       RT_REG_AUTO;
 	/* svc_run sleeps in poll(): a server always uses completion events,
 	 * whatever comp_mode says. */
 	ca->busy_poll = false;
@@ -775,7 +776,7 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 	else
 		((struct sockaddr_in *)&bound)->sin_port = port;
 	x = svc_xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
-		     sv->netid, (struct sockaddr *)&bound, NULL);
+			 sv->netid, (struct sockaddr *)&bound, NULL);
 	if (!x)
 		return NULL;
 	sv->lx = x;
@@ -797,8 +798,8 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	SVCXPRT *x;
 	int fd;
 
-	if (!laddr || (laddr->sa_family != AF_INET &&
-		       laddr->sa_family != AF_INET6))
+	if (!laddr ||
+	    (laddr->sa_family != AF_INET && laddr->sa_family != AF_INET6))
 		return fail(EAFNOSUPPORT, "an IPv4 or IPv6 address is needed");
 	if (attr)
 		a = *attr;
@@ -806,7 +807,9 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 		memset(&a, 0, sizeof(a));
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
-		return fail(EINVAL, "invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
+		return fail(
+			EINVAL,
+			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
 	sv = svr_new(&a, laddr->sa_family);
 	if (!sv)
 		return fail(ENOMEM, "out of memory");
@@ -820,7 +823,8 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	if (fd >= _rpc_dtablesize()) {
 		rt_listener_destroy(sv->l);
 		free(sv);
-		return fail(EMFILE, "listener fd %d is beyond what svc_run() polls (%d)",
+		return fail(EMFILE,
+			    "listener fd %d is beyond what svc_run() polls (%d)",
 			    fd, _rpc_dtablesize());
 	}
 	x = lsn_new(sv, laddr);

@@ -35,14 +35,14 @@
 #include "rpc/rr_call.h"
 
 struct svc_rdma_bc {
-	struct clnt_rdma *ct;		/* held */
+	struct clnt_rdma *ct; /* held */
 	struct rr_clnt *rr;
-	struct rr_bcq *cur;		/* the call being dispatched */
-	bool answered;			/* ... has had its one reply (or its
+	struct rr_bcq *cur; /* the call being dispatched */
+	bool answered;	    /* ... has had its one reply (or its
 					 * one attempt) */
-	XDR xdr;			/* ... decoded from its message */
+	XDR xdr;	    /* ... decoded from its message */
 	char verf[MAX_AUTH_BYTES];
-	unsigned int streak;		/* calls taken in this turn */
+	unsigned int streak; /* calls taken in this turn */
 };
 
 /* Calls taken in a row before svc_run is given back to other fds. */
@@ -88,7 +88,7 @@ static enum xprt_stat bc_stat(SVCXPRT *x)
 		return XPRT_DIED;
 	if (!rr_clnt_bc_pending(b->rr) || b->streak >= BC_STREAK) {
 		if (b->streak >= BC_STREAK)
-			rr_clnt_bc_wake(b->rr);	/* the rest after the poll */
+			rr_clnt_bc_wake(b->rr); /* the rest after the poll */
 		b->streak = 0;
 		return XPRT_IDLE;
 	}
@@ -209,7 +209,8 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_bc_create(CLIENT *cl)
 	SVCXPRT *x;
 
 	if (!clnt_rdma_is(cl))
-		return fail("not an RDMA CLIENT (clnt_rdma_create, netid rdma or rdma6)");
+		return fail(
+			"not an RDMA CLIENT (clnt_rdma_create, netid rdma or rdma6)");
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return fail("out of memory");

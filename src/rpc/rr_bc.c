@@ -135,8 +135,9 @@ int rr_clnt_bc_enable(struct rr_clnt *rr, struct rt_err *err)
 	if (rr->bc)
 		goto out;
 	if (!rr->opts.conn.recv_extra) {
-		ret = rt_err_set(err, EINVAL,
-				 "no Receives are kept for backward calls (the CLIENT was made with bc_credits RPCRDMA_BC_NONE)");
+		ret = rt_err_set(
+			err, EINVAL,
+			"no Receives are kept for backward calls (the CLIENT was made with bc_credits RPCRDMA_BC_NONE)");
 		goto out;
 	}
 	bc = calloc(1, sizeof(*bc));
@@ -146,7 +147,8 @@ int rr_clnt_bc_enable(struct rr_clnt *rr, struct rt_err *err)
 	}
 	bc->conn_fd = -1;
 	/* one Receive of recv_extra is the server's CONNPROP's */
-	bc->max = rr->opts.conn.recv_extra > 1 ? rr->opts.conn.recv_extra - 1 : 1;
+	bc->max = rr->opts.conn.recv_extra > 1 ? rr->opts.conn.recv_extra - 1 :
+						 1;
 	bc->epfd = epoll_create1(EPOLL_CLOEXEC);
 	bc->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	ev.data.fd = bc->kick;
@@ -210,7 +212,7 @@ struct rr_bcq *rr_clnt_bc_next(struct rr_clnt *rr)
 	unkick(bc);
 	if (rr->conn && !rr->conn->lost)
 		rr_drain(rr, rr->conn);
-	rr_bc_conn_changed(rr);		/* a loss found by the drain */
+	rr_bc_conn_changed(rr); /* a loss found by the drain */
 	q = bc->head;
 	if (q) {
 		bc->head = q->next;
@@ -222,7 +224,7 @@ struct rr_bcq *rr_clnt_bc_next(struct rr_clnt *rr)
 		q->busy = true;
 	}
 	if (bc->head)
-		kick(bc);		/* more: poll again at once */
+		kick(bc); /* more: poll again at once */
 out:
 	pthread_mutex_unlock(&rr->lock);
 	return q;
@@ -312,9 +314,10 @@ static uint32_t bc_encode(struct rr_clnt *rr, const struct rr_bcq *q,
 	}
 	xdrmem_create(&x, (char *)p + hl, cap - hl, XDR_ENCODE);
 	if (!enc(&x, arg)) {
-		rr_res_set(res, RR_CANTENCODE, EMSGSIZE,
-			   "the backward reply does not fit the server's %u-octet Receive buffers (backward messages are inline only)",
-			   cap);
+		rr_res_set(
+			res, RR_CANTENCODE, EMSGSIZE,
+			"the backward reply does not fit the server's %u-octet Receive buffers (backward messages are inline only)",
+			cap);
 		return 0;
 	}
 	return hl + xdr_getpos(&x);
@@ -341,7 +344,7 @@ int rr_clnt_bc_reply(struct rr_clnt *rr, struct rr_bcq *q, rr_encode_fn enc,
 	/* the server takes what its Receives hold (RFC 8797; 4096 at least
 	 * once v2 is settled) */
 	cap = c->call_inline < rt_sbuf_size(b) ? c->call_inline :
-						  rt_sbuf_size(b);
+						 rt_sbuf_size(b);
 	n = bc_encode(rr, q, b, cap, enc, arg, res);
 	if (!n) {
 		rt_sbuf_put(c->rt, b);

@@ -114,8 +114,8 @@ static bool only_orphans(struct rr_clnt *rr, const struct rr_conn *c)
 	return true;
 }
 
-static bool take_credit(struct rr_clnt *rr, struct rr_call *k,
-			int64_t deadline, struct rr_result *res)
+static bool take_credit(struct rr_clnt *rr, struct rr_call *k, int64_t deadline,
+			struct rr_result *res)
 {
 	struct rr_conn *c = k->conn;
 	bool ready;
@@ -128,14 +128,15 @@ static bool take_credit(struct rr_clnt *rr, struct rr_call *k,
 			continue;
 		if (only_orphans(rr, c))
 			rt_conn_disconnect(c->rt);
-		rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,
-			   "no credit for a new call before the deadline (%u calls outstanding)",
-			   credits(k)->inflight);
+		rr_res_set(
+			res, RR_TIMEDOUT, ETIMEDOUT,
+			"no credit for a new call before the deadline (%u calls outstanding)",
+			credits(k)->inflight);
 		return false;
 	}
 	if (c->lost) {
-		rr_res_set(res, RR_CANTSEND, rt_conn_error(c->rt)->code,
-			   "%s", rt_conn_error(c->rt)->msg);
+		rr_res_set(res, RR_CANTSEND, rt_conn_error(c->rt)->code, "%s",
+			   rt_conn_error(c->rt)->msg);
 		return false;
 	}
 	k->credit = true;
@@ -154,14 +155,14 @@ static void credit_return(struct rr_clnt *rr, struct rr_call *k)
 		return;
 	k->credit = false;
 	if (k->conn->lost)
-		return;		/* the window died with the connection */
+		return; /* the window died with the connection */
 	cr = credits(k);
 	if (k->state == RR_S_PREP)
 		rw_credits_cancel(cr);
 	else
 		rw_credits_complete(cr, k->grant,
 				    k->res.status == RR_ERR_VERS ||
-				    k->res.status == RR_ERR_CHUNK);
+					    k->res.status == RR_ERR_CHUNK);
 	if (cr->established && cr->granted > rr->st.max_granted)
 		rr->st.max_granted = cr->granted;
 	if (rr->credit_waiters)
@@ -289,10 +290,11 @@ static void plan_in(const struct rr_clnt *rr, const struct rr_call *k,
 	in->payload_len = r ? rw_rxdr_unreduced_len(r) : 0;
 	in->reduced_len = reduced;
 	for (i = 0; r && i < rw_rxdr_nitems(r); i++)
-		in->read_segs += (k->items[i].len + RT_REG_MAX_SEG - 1) /
-				 RT_REG_MAX_SEG;
-	in->pzrc_segs = reduced > RT_REG_MAX_SEG ?
-			(reduced + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG : 1;
+		in->read_segs +=
+			(k->items[i].len + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG;
+	in->pzrc_segs = reduced > RT_REG_MAX_SEG ? (reduced + RT_REG_MAX_SEG -
+						    1) / RT_REG_MAX_SEG :
+						   1;
 	in->write_chunks = k->nwrites;
 	in->write_segs = k->nwrites;
 	in->max_reply_len = (uint32_t)k->max_reply;
@@ -322,7 +324,7 @@ static bool encode_into(struct rr_call *k, const struct rr_req *req,
 	if (rw_rxdr_finish(r) != RW_XERR_OK)
 		return false;
 	if (!ok && rw_rxdr_error(r) == RW_XERR_OK)
-		r->err = RW_XERR_BAD_ARG;	/* the encoder refused */
+		r->err = RW_XERR_BAD_ARG; /* the encoder refused */
 	return ok;
 }
 
@@ -348,7 +350,8 @@ static bool long_alloc(struct rr_clnt *rr, struct rr_call *k, size_t cap,
 	if (!k->conn->lost)
 		k->long_buf = rt_reg_buf_alloc(k->conn->rt, cap, &err);
 	else
-		rt_err_set(&err, ENOTCONN, "%s", rt_conn_error(k->conn->rt)->msg);
+		rt_err_set(&err, ENOTCONN, "%s",
+			   rt_conn_error(k->conn->rt)->msg);
 	pthread_mutex_unlock(&rr->lock);
 	if (!k->long_buf) {
 		rr_res_set(res, RR_CANTSEND, err.code,
@@ -414,8 +417,10 @@ static bool prepare(struct rr_clnt *rr, struct rr_call *k, int64_t deadline,
 
 	while (!(k->sbuf = rt_sbuf_get(rt, &err))) {
 		if (err.code != EAGAIN || rr_now_ms() >= deadline) {
-			rr_res_set(res, err.code == EAGAIN ? RR_TIMEDOUT :
-				   RR_CANTSEND, err.code, "%s", err.msg);
+			rr_res_set(res,
+				   err.code == EAGAIN ? RR_TIMEDOUT :
+							RR_CANTSEND,
+				   err.code, "%s", err.msg);
 			return false;
 		}
 		pthread_mutex_unlock(&rr->lock);
@@ -446,8 +451,8 @@ static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
 		k->reply_heap = p != NULL;
 		rt_err_set(&err, ENOMEM, "out of memory");
 	} else {
-		k->reply_buf = rt_reg_buf_alloc(k->conn->rt, k->reply_cap,
-						&err);
+		k->reply_buf =
+			rt_reg_buf_alloc(k->conn->rt, k->reply_cap, &err);
 	}
 	if (!k->reply_buf)
 		rr_res_set(res, RR_CANTSEND, err.code,
@@ -456,8 +461,8 @@ static bool reply_alloc(struct rr_clnt *rr, struct rr_call *k,
 	return k->reply_buf != NULL;
 }
 
-static int expose(struct rr_call *k, void *addr, size_t len,
-		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
+static int expose(struct rr_call *k, void *addr, size_t len, enum rt_access acc,
+		  struct rw_segment *segs, unsigned int max,
 		  struct rr_result *res)
 {
 	struct rt_err err;
@@ -471,8 +476,8 @@ static int expose(struct rr_call *k, void *addr, size_t len,
 /* The Read list: the PZRC of a Long call first, then reduced items at
  * their positions in the unreduced stream (V1-RC-1..3, AMB-V1-6). */
 static bool build_reads(struct rr_clnt *rr, struct rr_call *k,
-			const struct rw_rxdr *r,
-			const struct rw_call_plan *p, struct rr_result *res)
+			const struct rw_rxdr *r, const struct rw_call_plan *p,
+			struct rr_result *res)
 {
 	struct rw_segment segs[RR_PZRC_SEGS];
 	struct rw_read_builder b;
@@ -492,8 +497,8 @@ static bool build_reads(struct rr_clnt *rr, struct rr_call *k,
 		k->caller_mem = true;
 		n = expose(k, (void *)it->data, it->len, RT_REMOTE_READ, segs,
 			   RR_PZRC_SEGS, res);
-		if (n < 0 || rw_read_builder_add(&b, it->position, segs,
-						 (uint32_t)n))
+		if (n < 0 ||
+		    rw_read_builder_add(&b, it->position, segs, (uint32_t)n))
 			goto bad;
 		rr->st.read_chunks++;
 		rr->st.read_bytes += it->len;
@@ -502,7 +507,8 @@ static bool build_reads(struct rr_clnt *rr, struct rr_call *k,
 	return true;
 bad:
 	if (res->status == RR_OK)
-		rr_res_set(res, RR_CANTSEND, EINVAL, "cannot build the Read list");
+		rr_res_set(res, RR_CANTSEND, EINVAL,
+			   "cannot build the Read list");
 	return false;
 }
 
@@ -581,8 +587,10 @@ static void walk_sizes(struct rr_call *k, const struct rr_req *req,
 	uint32_t i;
 
 	memset(&p, 0, sizeof(p));
-	if (req->reply_walk->plan(&v, rw_rxdr_unreduced_len(r) -
-				  rw_rxdr_body_pos(r), &p))
+	if (req->reply_walk->plan(&v,
+				  rw_rxdr_unreduced_len(r) -
+					  rw_rxdr_body_pos(r),
+				  &p))
 		memset(&p, 0, sizeof(p));
 	k->nwrites = 0;
 	inl = p.inline_room;
@@ -592,7 +600,7 @@ static void walk_sizes(struct rr_call *k, const struct rr_req *req,
 	 * no chunk at all: an empty Write list asks for exactly that
 	 * (RFC 8267 6.4), and saves a registration per result. */
 	if (p.reply_max && RR_REPLY_HDR + p.reply_max + inl <=
-			   rt_conn_inline(k->conn->rt)->recv) {
+				   rt_conn_inline(k->conn->rt)->recv) {
 		set_max_reply(k, p.reply_max, inl);
 		return;
 	}
@@ -626,8 +634,9 @@ static void ulb_reply_sizes(struct rr_call *k, const struct rr_req *req,
 	}
 	if (k->nwrites > max_writes)
 		k->nwrites = max_writes;
-	if (!e || ulb_sizes_at(e, args_word, r, rw_rxdr_unreduced_len(r) -
-			       rw_rxdr_body_pos(r), &room, &max)) {
+	if (!e || ulb_sizes_at(e, args_word, r,
+			       rw_rxdr_unreduced_len(r) - rw_rxdr_body_pos(r),
+			       &room, &max)) {
 		k->nwrites = 0;
 		return;
 	}
@@ -661,8 +670,8 @@ static void reply_sizes(struct rr_call *k, const struct rr_req *req,
 
 	k->max_reply = 0;
 	k->reply_sized = false;
-	ulb_reply_sizes(k, req, r, tr->limit_writes ? tr->max_writes :
-						       RR_MAX_WRITES);
+	ulb_reply_sizes(k, req, r,
+			tr->limit_writes ? tr->max_writes : RR_MAX_WRITES);
 	for (i = 0; i < k->nwrites; i++)
 		if (tr->wroom[i] > k->wroom[i])
 			k->wroom[i] = tr->wroom[i];
@@ -698,8 +707,8 @@ static bool write_buf(struct rr_clnt *rr, struct rr_call *k, uint32_t i,
 	k->wbuf[i] = rt_reg_buf_alloc(k->conn->rt, room, &err);
 	if (!k->wbuf[i]) {
 		rr_res_set(res, RR_CANTSEND, err.code,
-			   "no memory for a Write chunk of %u octets: %s",
-			   room, err.msg);
+			   "no memory for a Write chunk of %u octets: %s", room,
+			   err.msg);
 		return false;
 	}
 	k->wpool[i] = true;
@@ -799,7 +808,8 @@ static bool build_reply_chunk(struct rr_clnt *rr, struct rr_call *k,
 	if (n < 0)
 		return false;
 	if (rw_hdr_set_reply(&k->hdr, k->reply_segs, (uint32_t)n)) {
-		rr_res_set(res, RR_CANTSEND, EINVAL, "cannot build the Reply chunk");
+		rr_res_set(res, RR_CANTSEND, EINVAL,
+			   "cannot build the Reply chunk");
 		return false;
 	}
 	rr->st.reply_chunks++;
@@ -811,8 +821,8 @@ static bool build_reply_chunk(struct rr_clnt *rr, struct rr_call *k,
  * header of exactly hdr_len octets (unreduced if items were cut out), a
  * Chunked one likewise (reduced), a Long one in pool memory.
  */
-static bool place_payload(struct rr_call *k, const struct rw_rxdr *r,
-			  bool inl, uint32_t hlen, const struct rw_call_plan *p,
+static bool place_payload(struct rr_call *k, const struct rw_rxdr *r, bool inl,
+			  uint32_t hlen, const struct rw_call_plan *p,
 			  struct rr_result *res)
 {
 	uint8_t *sb = rt_sbuf_data(k->sbuf);
@@ -877,8 +887,8 @@ static void count_kind(struct rr_clnt *rr, const struct rw_rxdr *r,
 	} else {
 		rr->st.short_calls++;
 		rr->st.inline_bytes += p->kind == RW_SHORT ?
-				       rw_rxdr_unreduced_len(r) :
-				       rw_rxdr_reduced_len(r);
+					       rw_rxdr_unreduced_len(r) :
+					       rw_rxdr_reduced_len(r);
 	}
 }
 
@@ -892,7 +902,7 @@ static uint32_t inv_handle(const struct rr_clnt *rr, const struct rr_call *k)
 {
 	if (k->conn->vers == RW_VERS_2)
 		return rr->opts.no_inv_nominate ? 0 :
-		       rt_regset_inv_any(k->regs);
+						  rt_regset_inv_any(k->regs);
 	return rt_regset_inv_handle(k->regs);
 }
 
@@ -938,7 +948,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 	rw_hdr_init(&k->hdr, k->conn->vers,
 		    p.kind == RW_LONG ? RW_NOMSG : RW_MSG, k->xid,
 		    credits(k)->requested);
-	k->hdr.direction = RW_DIR_CALL;		/* v2 only (V2-DIR-2) */
+	k->hdr.direction = RW_DIR_CALL; /* v2 only (V2-DIR-2) */
 	if (!need_long_buf(rr, k, r, inl, &p, res) ||
 	    !build_reads(rr, k, r, &p, res) || !build_writes(rr, k, req, res) ||
 	    !build_reply_chunk(rr, k, &p, res))
@@ -950,9 +960,10 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 		return false;
 	n = rw_encode_call(&k->hdr, rt_sbuf_data(k->sbuf), p.hdr_len);
 	if (n != p.hdr_len) {
-		rr_res_set(res, RR_CANTSEND, EINVAL,
-			   "cannot encode the transport header (%zu of %u octets)",
-			   n, p.hdr_len);
+		rr_res_set(
+			res, RR_CANTSEND, EINVAL,
+			"cannot encode the transport header (%zu of %u octets)",
+			n, p.hdr_len);
 		return false;
 	}
 	len = p.send_len;
@@ -961,11 +972,11 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 	if (rt_post_send(rt, k->sbuf, len, NULL, 0, 0, 0, 0, &err)) {
 		k->sbuf = NULL;
 		rr_xid_remove(rr, k);
-		k->state = RR_S_PREP;	/* never sent */
+		k->state = RR_S_PREP; /* never sent */
 		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 		return false;
 	}
-	k->sbuf = NULL;		/* the connection's again */
+	k->sbuf = NULL; /* the connection's again */
 	count_kind(rr, r, &p);
 	count_sent(rr, k);
 	return true;
@@ -1017,7 +1028,8 @@ static enum rr_status finish(struct rr_clnt *rr, struct rr_call *k,
 	}
 	if (!rw_axdr_create(&k->ax, k->payload, k->plen, RW_AXDR_WRITE,
 			    k->wdchunk, k->nwrites, &k->rpol)) {
-		rr_res_set(res, RR_CANTDECODE, EBADMSG, "cannot decode the reply: %s",
+		rr_res_set(res, RR_CANTDECODE, EBADMSG,
+			   "cannot decode the reply: %s",
 			   rw_xdr_err_str(rw_axdr_error(&k->ax)));
 		return res->status;
 	}
@@ -1031,7 +1043,7 @@ static bool start(struct rr_clnt *rr, struct rr_call *k,
 {
 	static const struct rw_ddp_policy inline_args = { .mode = RW_DDP_NONE };
 	const struct rw_ddp_policy *pol = tr->no_reads ? &inline_args :
-							&req->ddp;
+							 &req->ddp;
 	struct rw_rxdr r;
 	uint32_t hlen;
 	bool inl, ok;
@@ -1078,8 +1090,7 @@ static bool resend_plan(struct rr_clnt *rr, struct rr_call *k,
 
 	if (k->errh.proc != RW_ERROR)
 		return false;
-	rs = rw_resend_plan(&k->hdr, &k->errh, k->negotiating,
-			    !k->reply_sized);
+	rs = rw_resend_plan(&k->hdr, &k->errh, k->negotiating, !k->reply_sized);
 	if (rs.what == RW_RESEND_NONE ||
 	    (rs.what != RW_RESEND_REPLY_ROOM && (tr->used & (1u << rs.what))))
 		return false;
@@ -1099,10 +1110,11 @@ static bool resend_plan(struct rr_clnt *rr, struct rr_call *k,
 		    k->results_unknown)
 			return false;
 		if (k->wcap[rs.index] && rs.length > k->wcap[rs.index]) {
-			rr_res_set(res, RR_ERR_CHUNK, EREMOTEIO,
-				   "result %u of XID 0x%08x needs %u octets, more than the %u of the caller's buffer",
-				   rs.index + 1, k->xid, rs.length,
-				   k->wcap[rs.index]);
+			rr_res_set(
+				res, RR_ERR_CHUNK, EREMOTEIO,
+				"result %u of XID 0x%08x needs %u octets, more than the %u of the caller's buffer",
+				rs.index + 1, k->xid, rs.length,
+				k->wcap[rs.index]);
 			return false;
 		}
 		tr->wroom[rs.index] = rs.length;
@@ -1112,13 +1124,14 @@ static bool resend_plan(struct rr_clnt *rr, struct rr_call *k,
 			return false;
 		tr->reply_guess = !rs.length;
 		tr->reply_room = rs.length ? rw_roundup4(rs.length) :
-				 ladder_room(rr, k, tr);
+					     ladder_room(rr, k, tr);
 		if (!tr->reply_room)
 			return false;
 		if (tr->reply_room > rr->opts.max_reply) {
-			rr_res_set(res, RR_ERR_CHUNK, EREMOTEIO,
-				   "the reply to XID 0x%08x needs %zu octets, more than the %zu accepted (max_reply_size)",
-				   k->xid, tr->reply_room, rr->opts.max_reply);
+			rr_res_set(
+				res, RR_ERR_CHUNK, EREMOTEIO,
+				"the reply to XID 0x%08x needs %zu octets, more than the %zu accepted (max_reply_size)",
+				k->xid, tr->reply_room, rr->opts.max_reply);
 			return false;
 		}
 		break;
@@ -1211,8 +1224,7 @@ enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
 				   "sent without waiting for a reply");
 			break;
 		}
-		if (!rr_wait(rr, k->conn, call_done, k, deadline,
-			     &k->waiter)) {
+		if (!rr_wait(rr, k->conn, call_done, k, deadline, &k->waiter)) {
 			rr->st.timeouts++;
 			probe_lost(rr, k);
 			orphan(rr, k);

@@ -64,17 +64,17 @@ struct rr_call;
 
 /* Which RPC-over-RDMA version an rr_clnt speaks (digest 2.11). */
 enum rr_vers_mode {
-	RR_VERS_AUTO = 0,	/* v2 first, v1 if the server says ERR_VERS or
+	RR_VERS_AUTO = 0, /* v2 first, v1 if the server says ERR_VERS or
 				 * is remembered not to speak v2 */
 	RR_VERS_1 = 1,
-	RR_VERS_2 = 2,		/* v2 only: ERR_VERS fails the call */
+	RR_VERS_2 = 2, /* v2 only: ERR_VERS fails the call */
 };
 
 /* How an rr_clnt connects, and the largest Reply it accepts. */
 struct rr_opts {
-	struct rt_conn_attr conn;	/* credits, inline sizes, busy_poll,
+	struct rt_conn_attr conn; /* credits, inline sizes, busy_poll,
 					 * reg_mode, connect timeout */
-	size_t max_reply;		/* largest Reply payload accepted, at
+	size_t max_reply;	  /* largest Reply payload accepted, at
 					 * most RR_MAX_REPLY.  A Reply of
 					 * unknown size is first asked inline;
 					 * only when the server says it does
@@ -82,14 +82,14 @@ struct rr_opts {
 					 * (the size the server names in v2;
 					 * in v1 RR_REPLY_FIRST, then larger
 					 * up to this size) */
-	size_t ddp_reg_min;		/* smallest caller result buffer a
+	size_t ddp_reg_min;	  /* smallest caller result buffer a
 					 * Write chunk points at directly
 					 * (registered); smaller ones get pool
 					 * memory and one copy */
 	enum rr_vers_mode vers;
-	uint32_t v2_retry_s;		/* how long a server found without v2
+	uint32_t v2_retry_s;  /* how long a server found without v2
 					 * is spoken to in v1 (RR_VERS_AUTO) */
-	bool no_inv_nominate;		/* v2: never ask for remote
+	bool no_inv_nominate; /* v2: never ask for remote
 					 * invalidation */
 };
 
@@ -98,28 +98,28 @@ struct rr_opts {
  * how much is needed, and of the next ones: RR_REPLY_STEP times larger, at
  * most RR_REPLY_STEPS resends, never beyond max_reply. */
 #define RR_REPLY_FIRST ((size_t)1 << 20)
-#define RR_REPLY_STEP 16
+#define RR_REPLY_STEP  16
 #define RR_REPLY_STEPS 3
 
 enum rr_status {
-	RR_OK = 0,		/* Reply ready: rr_call_xdr() */
-	RR_SENT,		/* send-only call posted, no Reply awaited */
-	RR_TIMEDOUT,		/* no Reply before the deadline */
-	RR_CANTENCODE,		/* the encoder failed */
-	RR_CANTSEND,		/* not sent: no connection, or posting
+	RR_OK = 0,     /* Reply ready: rr_call_xdr() */
+	RR_SENT,       /* send-only call posted, no Reply awaited */
+	RR_TIMEDOUT,   /* no Reply before the deadline */
+	RR_CANTENCODE, /* the encoder failed */
+	RR_CANTSEND,   /* not sent: no connection, or posting
 				 * failed */
-	RR_CANTRECV,		/* sent, then the connection was lost */
-	RR_ERR_VERS,		/* RDMA_ERROR / ERR_VERS (V1-ERR-9) */
-	RR_ERR_CHUNK,		/* RDMA_ERROR / ERR_CHUNK or another code,
+	RR_CANTRECV,   /* sent, then the connection was lost */
+	RR_ERR_VERS,   /* RDMA_ERROR / ERR_VERS (V1-ERR-9) */
+	RR_ERR_CHUNK,  /* RDMA_ERROR / ERR_CHUNK or another code,
 				 * after any resend it allowed */
-	RR_CANTDECODE,		/* Reply unusable once fenced */
+	RR_CANTDECODE, /* Reply unusable once fenced */
 };
 
 /* Why a call failed: status, errno value and one line of text. */
 struct rr_result {
 	enum rr_status status;
 	int err;
-	uint32_t vers_low, vers_high;	/* RR_ERR_VERS */
+	uint32_t vers_low, vers_high; /* RR_ERR_VERS */
 	char msg[RT_ERR_MSG_LEN];
 };
 
@@ -130,10 +130,10 @@ typedef bool (*rr_encode_fn)(XDR *xdrs, void *arg);
 struct ulb_walker;
 
 struct rr_req {
-	uint32_t xid;		/* the XID the encoder writes */
+	uint32_t xid; /* the XID the encoder writes */
 	rr_encode_fn encode;
 	void *arg;
-	size_t size_hint;	/* expected octets of the message; 0: unknown */
+	size_t size_hint; /* expected octets of the message; 0: unknown */
 	struct rw_ddp_policy ddp; /* which arguments to reduce (RW_DDP_NONE
 				   * without an Upper-Layer Binding, and
 				   * always with RPCSEC_GSS integrity or
@@ -143,68 +143,68 @@ struct rr_req {
 	 * RPCSEC_GSS integrity or privacy, V1-GSS-3), and the caller's
 	 * results, probed for buffers to place them in (rw_pxdr). */
 	const struct rpcrdma_ulb_entry *reply_ulb;
-	const struct ulb_walker *reply_walk;	/* a walker binding's
+	const struct ulb_walker *reply_walk; /* a walker binding's
 						 * results (ulb.h) */
 	xdrproc_t xres;
 	void *resp;
-	int64_t deadline_ms;	/* CLOCK_MONOTONIC, see rr_now_ms() */
-	bool send_only;		/* post and return RR_SENT */
+	int64_t deadline_ms; /* CLOCK_MONOTONIC, see rr_now_ms() */
+	bool send_only;	     /* post and return RR_SENT */
 };
 
 /* Counters of one rr_clnt, cumulative over its connections. */
 struct rr_stats {
-	uint64_t calls;		/* Calls sent */
-	uint64_t short_calls;	/* ... inline (RDMA_MSG) */
-	uint64_t long_calls;	/* ... Long (RDMA_NOMSG + PZRC) */
-	uint64_t reply_chunks;	/* Reply chunks offered */
-	uint64_t long_replies;	/* Replies that came in the Reply chunk */
-	uint64_t replies;	/* Replies accepted */
-	uint64_t rdma_errors;	/* RDMA_ERRORs that ended a call of ours */
-	uint64_t discarded;	/* Replies dropped (V1-ERR-4, V1-ERR-10) */
-	uint64_t unknown_xid;	/* Replies for no call of ours */
-	uint64_t orphans;	/* calls abandoned (timeout, send-only) */
-	uint64_t late_replies;	/* Replies to abandoned calls */
-	uint64_t foreign_inv;	/* Send With Invalidate of a handle the call
+	uint64_t calls;	       /* Calls sent */
+	uint64_t short_calls;  /* ... inline (RDMA_MSG) */
+	uint64_t long_calls;   /* ... Long (RDMA_NOMSG + PZRC) */
+	uint64_t reply_chunks; /* Reply chunks offered */
+	uint64_t long_replies; /* Replies that came in the Reply chunk */
+	uint64_t replies;      /* Replies accepted */
+	uint64_t rdma_errors;  /* RDMA_ERRORs that ended a call of ours */
+	uint64_t discarded;    /* Replies dropped (V1-ERR-4, V1-ERR-10) */
+	uint64_t unknown_xid;  /* Replies for no call of ours */
+	uint64_t orphans;      /* calls abandoned (timeout, send-only) */
+	uint64_t late_replies; /* Replies to abandoned calls */
+	uint64_t foreign_inv;  /* Send With Invalidate of a handle the call
 				 * did not nominate */
 	uint64_t timeouts;
-	uint64_t connects;	/* connections made */
-	uint64_t inline_bytes;	/* RPC octets sent and received inline */
-	uint64_t long_bytes;	/* octets of Long Calls (PZRC) */
-	uint64_t read_chunks;	/* argument items sent in Read chunks */
+	uint64_t connects;     /* connections made */
+	uint64_t inline_bytes; /* RPC octets sent and received inline */
+	uint64_t long_bytes;   /* octets of Long Calls (PZRC) */
+	uint64_t read_chunks;  /* argument items sent in Read chunks */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Write chunks offered */
-	uint64_t write_bytes;	/* octets returned in them */
-	uint64_t reply_bytes;	/* octets of Replies in the Reply chunk */
+	uint64_t write_chunks;	  /* Write chunks offered */
+	uint64_t write_bytes;	  /* octets returned in them */
+	uint64_t reply_bytes;	  /* octets of Replies in the Reply chunk */
 	uint64_t ddp_zero_copies; /* result items decoded in place */
-	uint64_t ddp_copies;	/* result items copied from pool memory */
+	uint64_t ddp_copies;	  /* result items copied from pool memory */
 	uint64_t ddp_copy_bytes;
 	uint64_t ddp_caller_regs; /* caller buffers exposed as Write chunks */
-	uint64_t err_vers;	/* RDMA_ERROR / ERR_VERS that ended a call */
-	uint64_t err_chunk;	/* RDMA_ERROR / ERR_CHUNK (or another code)
+	uint64_t err_vers;	  /* RDMA_ERROR / ERR_VERS that ended a call */
+	uint64_t err_chunk;	  /* RDMA_ERROR / ERR_CHUNK (or another code)
 				 * that ended a call (not one a resend
 				 * cured: see resends) */
-	struct rt_stats conn;	/* transport counters of the connections
+	struct rt_stats conn;	  /* transport counters of the connections
 				 * already gone (rr_clnt_stats adds the
 				 * current one) */
-	uint64_t conn_losses;	/* connections found dead */
+	uint64_t conn_losses;	  /* connections found dead */
 	uint64_t revoke_failures; /* fences that closed the connection */
-	uint32_t max_inflight;	/* most Calls outstanding at once */
-	uint32_t over_grant;	/* Calls sent beyond the grant (must be 0) */
-	uint32_t max_granted;	/* largest grant received */
+	uint32_t max_inflight;	  /* most Calls outstanding at once */
+	uint32_t over_grant;	  /* Calls sent beyond the grant (must be 0) */
+	uint32_t max_granted;	  /* largest grant received */
 	/* RPC-over-RDMA v2 */
-	uint64_t v2_calls;	/* Calls sent in version 2 */
+	uint64_t v2_calls;	 /* Calls sent in version 2 */
 	uint64_t vers_fallbacks; /* connections that went on in v1 after
 				 * ERR_VERS (or were known to need it) */
-	uint64_t resends;	/* Calls sent again after an RDMA_ERROR that
+	uint64_t resends;	 /* Calls sent again after an RDMA_ERROR that
 				 * allowed it (same XID) */
-	uint64_t inv_nominated;	/* v2 Calls naming a handle to invalidate */
-	uint64_t connprops;	/* CONNPROP messages sent */
-	uint64_t peer_props;	/* CONNPROP/UPDPROP received and applied */
-	uint64_t bc_dropped;	/* backward-direction messages dropped: no
+	uint64_t inv_nominated;	 /* v2 Calls naming a handle to invalidate */
+	uint64_t connprops;	 /* CONNPROP messages sent */
+	uint64_t peer_props;	 /* CONNPROP/UPDPROP received and applied */
+	uint64_t bc_dropped;	 /* backward-direction messages dropped: no
 				 * backward service yet, chunks, over the
 				 * backward grant */
-	uint64_t bc_calls;	/* backward Calls taken */
-	uint64_t bc_replies;	/* backward Replies sent */
+	uint64_t bc_calls;	 /* backward Calls taken */
+	uint64_t bc_replies;	 /* backward Replies sent */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */

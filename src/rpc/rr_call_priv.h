@@ -34,7 +34,7 @@
 /* Segments of the Reply chunk (RR_MAX_REPLY / RT_REG_MAX_SEG) and of the
  * PZRC (a message of up to 4 GiB). */
 #define RR_REPLY_SEGS 1
-#define RR_PZRC_SEGS 4
+#define RR_PZRC_SEGS  4
 /* Reduced argument items one Call may carry as Read chunks. */
 #define RR_MAX_ITEMS RW_MAX_READ_CHUNKS
 #define RR_MAX_READS (RR_PZRC_SEGS + RR_MAX_ITEMS * 4)
@@ -66,95 +66,95 @@ struct rr_conn {
 	bool negotiating;
 	bool known;
 	bool fell_back;
-	uint32_t call_inline;	/* largest Call sent inline now */
-	uint32_t reply_inline;	/* largest Reply we may receive inline */
+	uint32_t call_inline;  /* largest Call sent inline now */
+	uint32_t reply_inline; /* largest Reply we may receive inline */
 	/* v2 properties: our CONNPROP (sent once v2 is known, a one-way
 	 * message holding a credit until a Reply to a later Call comes,
 	 * AMB-V2-6) and the server's */
 	bool connprop_sent;
 	bool oneway_credit;
 	uint64_t oneway_seq;
-	uint64_t seq;		/* Calls sent on this connection */
+	uint64_t seq; /* Calls sent on this connection */
 	struct rw_props peer;
-	unsigned int refs;	/* the rr_clnt's while current, calls (in
+	unsigned int refs; /* the rr_clnt's while current, calls (in
 				 * flight, orphaned or finishing), a polling
 				 * leader */
-	bool lost;		/* seen dead: its calls have been failed */
-	bool busy_poll;		/* its completion mode */
-	bool retire;		/* replace it once idle (mode change) */
-	bool draining;		/* rr_drain() is running on it ... */
-	bool redrain;		/* ... and was asked again meanwhile */
+	bool lost;	   /* seen dead: its calls have been failed */
+	bool busy_poll;	   /* its completion mode */
+	bool retire;	   /* replace it once idle (mode change) */
+	bool draining;	   /* rr_drain() is running on it ... */
+	bool redrain;	   /* ... and was asked again meanwhile */
 };
 
 enum rr_slot_state {
 	RR_S_FREE = 0,
-	RR_S_PREP,		/* being built, or never sent; not in the
+	RR_S_PREP,   /* being built, or never sent; not in the
 				 * XID table */
-	RR_S_WAIT,		/* sent, the caller waits */
-	RR_S_DONE,		/* completed, the caller finishes it */
-	RR_S_ORPHAN,		/* sent, the caller left (timeout,
+	RR_S_WAIT,   /* sent, the caller waits */
+	RR_S_DONE,   /* completed, the caller finishes it */
+	RR_S_ORPHAN, /* sent, the caller left (timeout,
 				 * send-only): the layer finishes it */
 };
 
 /* One call.  Slots live in the rr_clnt (orphans outlive their caller). */
 struct rr_call {
-	struct rr_call *next;		/* XID chain or free list */
+	struct rr_call *next; /* XID chain or free list */
 	enum rr_slot_state state;
 	uint32_t xid;
-	struct rr_conn *conn;		/* referenced while set */
-	struct rr_waiter *waiter;	/* the caller, while it waits */
-	bool credit;			/* holds a credit of conn */
-	bool caller_mem;		/* exposes memory of the caller */
-	uint64_t seq;			/* its order among conn's Calls */
-	bool negotiating;		/* sent as conn's version probe */
-	bool reply_sized;		/* its Reply chunk (or none) follows a
+	struct rr_conn *conn;	  /* referenced while set */
+	struct rr_waiter *waiter; /* the caller, while it waits */
+	bool credit;		  /* holds a credit of conn */
+	bool caller_mem;	  /* exposes memory of the caller */
+	uint64_t seq;		  /* its order among conn's Calls */
+	bool negotiating;	  /* sent as conn's version probe */
+	bool reply_sized;	  /* its Reply chunk (or none) follows a
 					 * known largest Reply */
-	struct rw_hdr errh;		/* RDMA_ERROR that ended it (proc
+	struct rw_hdr errh;	  /* RDMA_ERROR that ended it (proc
 					 * RW_ERROR), fixed words and err */
 
 	/* what the Call offered (rw_validate_reply compares with it) */
 	struct rw_hdr hdr;
 	struct rw_read_seg reads[RR_MAX_READS];
 	struct rw_segment reply_segs[RR_REPLY_SEGS];
-	uint32_t inv_handle;		/* the handle it nominates */
+	uint32_t inv_handle; /* the handle it nominates */
 	struct rw_chunk wchunks[RR_MAX_WRITES];
 	struct rw_segment wsegs[RR_MAX_WRITES];
 
 	/* result items: Write chunk memory, the caller's or a pool buffer */
 	uint32_t nwrites;
-	uint32_t wroom[RR_MAX_WRITES];	/* octets of each Write chunk */
+	uint32_t wroom[RR_MAX_WRITES]; /* octets of each Write chunk */
 	void *wbuf[RR_MAX_WRITES];
 	bool wpool[RR_MAX_WRITES];
-	uint32_t wlen[RR_MAX_WRITES];	/* lengths the Reply returned */
-	uint32_t wcap[RR_MAX_WRITES];	/* room of the caller's own buffer
+	uint32_t wlen[RR_MAX_WRITES]; /* lengths the Reply returned */
+	uint32_t wcap[RR_MAX_WRITES]; /* room of the caller's own buffer
 					 * for each result (0: none) */
-	bool results_unknown;		/* the caller's results could not be
+	bool results_unknown;	      /* the caller's results could not be
 					 * probed (ASan builds) */
 	struct rw_ddp_seg wdseg[RR_MAX_WRITES];
 	struct rw_ddp_chunk wdchunk[RR_MAX_WRITES];
-	struct rw_ddp_policy rpol;	/* result items designated */
-	size_t max_reply;		/* largest Reply payload expected */
+	struct rw_ddp_policy rpol; /* result items designated */
+	size_t max_reply;	   /* largest Reply payload expected */
 
 	/* resources */
 	struct rt_sbuf *sbuf;
 	struct rt_regset *regs;
-	void *long_buf;			/* PZRC copy of the message */
+	void *long_buf; /* PZRC copy of the message */
 	size_t long_cap;
-	void *reply_buf;		/* Reply chunk */
+	void *reply_buf; /* Reply chunk */
 	size_t reply_cap;
-	bool reply_heap;		/* reply_buf is malloc'd, not pool
+	bool reply_heap;   /* reply_buf is malloc'd, not pool
 					 * memory (a large resend's) */
-	bool reply_resent;		/* its size came from an earlier
+	bool reply_resent; /* its size came from an earlier
 					 * attempt's error */
 	struct rw_ddp_item items[RR_MAX_ITEMS];
 
 	/* completion */
 	struct rr_result res;
-	uint32_t grant;			/* rdma_credit of the Reply */
-	struct rt_rbuf *rbuf;		/* RDMA_MSG: the Receive it came in */
-	const uint8_t *payload;		/* the RPC Reply message ... */
-	uint32_t plen;			/* ... and its length */
-	struct rw_axdr ax;		/* its decode stream */
+	uint32_t grant;		/* rdma_credit of the Reply */
+	struct rt_rbuf *rbuf;	/* RDMA_MSG: the Receive it came in */
+	const uint8_t *payload; /* the RPC Reply message ... */
+	uint32_t plen;		/* ... and its length */
+	struct rw_axdr ax;	/* its decode stream */
 };
 
 /*
@@ -163,40 +163,40 @@ struct rr_call {
  * Reply-chunk ladder at most twice.
  */
 struct rr_try {
-	unsigned int used;		/* bit per enum rw_resend_kind */
-	unsigned int ladder;		/* v1 ERR_CHUNK resends so far */
-	bool no_reads;			/* arguments inline or in a PZRC */
+	unsigned int used;   /* bit per enum rw_resend_kind */
+	unsigned int ladder; /* v1 ERR_CHUNK resends so far */
+	bool no_reads;	     /* arguments inline or in a PZRC */
 	bool limit_writes;
 	uint32_t max_writes;
-	uint32_t wroom[RR_MAX_WRITES];	/* at least this room (0: as planned) */
-	size_t reply_room;		/* offer a Reply chunk this large */
-	bool reply_guess;		/* ... a v1 guess, not a size the
+	uint32_t wroom[RR_MAX_WRITES]; /* at least this room (0: as planned) */
+	size_t reply_room;	       /* offer a Reply chunk this large */
+	bool reply_guess;	       /* ... a v1 guess, not a size the
 					 * server named */
 };
 
 /* A backward-direction Call taken from a connection (rr_bc.c). */
 struct rr_bcq {
 	struct rr_bcq *next;
-	struct rr_conn *conn;		/* referenced: the Reply goes on it */
+	struct rr_conn *conn; /* referenced: the Reply goes on it */
 	uint32_t xid;
 	uint32_t vers;
-	uint8_t *msg;			/* the RPC Call, copied */
+	uint8_t *msg; /* the RPC Call, copied */
 	uint32_t len;
-	bool busy;			/* counted in rr_bc.busy: taken, not
+	bool busy; /* counted in rr_bc.busy: taken, not
 					 * yet answered */
 };
 
 /* The backward service of an rr_clnt, once enabled (rr_bc.c). */
 struct rr_bc {
-	int epfd;			/* rr_clnt_bc_fd(): conn_fd and kick */
-	int kick;			/* eventfd: a Call waits */
+	int epfd; /* rr_clnt_bc_fd(): conn_fd and kick */
+	int kick; /* eventfd: a Call waits */
 	bool kicked;
-	int conn_fd;			/* the connection's fd in epfd, or -1 */
-	struct rr_bcq *head;		/* Calls waiting for the caller */
+	int conn_fd;	     /* the connection's fd in epfd, or -1 */
+	struct rr_bcq *head; /* Calls waiting for the caller */
 	struct rr_bcq *tail;
 	uint32_t n;
-	uint32_t busy;			/* handed out, not yet done */
-	uint32_t max;			/* our backward grant */
+	uint32_t busy; /* handed out, not yet done */
+	uint32_t max;  /* our backward grant */
 };
 
 struct rr_clnt {
@@ -204,21 +204,21 @@ struct rr_clnt {
 	struct rr_opts opts;
 	struct sockaddr_storage dst;
 
-	struct rr_conn *conn;		/* current, or NULL */
-	bool connecting;		/* a thread is in rt_connect() */
-	bool leading;			/* a thread polls the connection */
-	bool want_busy;			/* completion mode for new connections */
+	struct rr_conn *conn; /* current, or NULL */
+	bool connecting;      /* a thread is in rt_connect() */
+	bool leading;	      /* a thread polls the connection */
+	bool want_busy;	      /* completion mode for new connections */
 
-	struct rr_waiter *waiters;	/* all waiting threads, FIFO */
-	unsigned int credit_waiters;	/* ... of which wait for a credit */
+	struct rr_waiter *waiters;   /* all waiting threads, FIFO */
+	unsigned int credit_waiters; /* ... of which wait for a credit */
 	struct rr_call *xids[RR_XID_BUCKETS];
 	struct rr_call *free_slots;
-	unsigned int nslots;		/* allocated */
-	unsigned int busy_slots;	/* not free */
+	unsigned int nslots;	 /* allocated */
+	unsigned int busy_slots; /* not free */
 
-	struct rw_hdr_space hsp;	/* decoding Replies */
-	uint32_t ctl_xid;		/* XIDs of our one-way messages */
-	struct rr_bc *bc;		/* backward service, or NULL */
+	struct rw_hdr_space hsp; /* decoding Replies */
+	uint32_t ctl_xid;	 /* XIDs of our one-way messages */
+	struct rr_bc *bc;	 /* backward service, or NULL */
 	struct rr_stats st;
 };
 

@@ -68,7 +68,7 @@ static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *c)
 		c->call_inline = RW_V1_INLINE_DEFAULT;
 	c->reply_inline = inl->recv;
 	if (!v2 && rr->opts.vers == RR_VERS_AUTO)
-		rr->st.vers_fallbacks++;	/* remembered: v1 at once */
+		rr->st.vers_fallbacks++; /* remembered: v1 at once */
 }
 
 /* What a v2 peer accepts inline: at least 4096 (V2-INL-2), its Receive
@@ -154,7 +154,7 @@ static void conn_send_connprop(struct rr_clnt *rr, struct rr_conn *c)
 		if (!n)
 			rt_sbuf_put(c->rt, b);
 		rw_credits_cancel(cr);
-		c->connprop_sent = true;	/* not again */
+		c->connprop_sent = true; /* not again */
 		return;
 	}
 	c->connprop_sent = true;
@@ -205,7 +205,7 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 		free(c);
 		return NULL;
 	}
-	c->refs = 1;		/* the rr_clnt's, as its current connection */
+	c->refs = 1; /* the rr_clnt's, as its current connection */
 	c->busy_poll = attr.busy_poll;
 	conn_init_vers(rr, c);
 	return c;
@@ -342,7 +342,7 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 	for (;;) {
 		c = rr->conn;
 		if (c && !c->lost)
-			rr_drain(rr, c);	/* notice a death first */
+			rr_drain(rr, c); /* notice a death first */
 		if (c && !c->lost && !conn_wrong_mode(rr, c)) {
 			conn_send_connprop(rr, c);
 			c->refs++;
@@ -353,12 +353,14 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 		if (c)
 			conn_detach(rr);
 		if (rr->connecting) {
-			if (!rr_wait(rr, NULL, not_connecting, rr, deadline, NULL)) {
+			if (!rr_wait(rr, NULL, not_connecting, rr, deadline,
+				     NULL)) {
 				char a[RT_ADDR_STRLEN];
 
-				rr_res_set(res, RR_CANTSEND, ETIMEDOUT,
-					   "timed out waiting for the connection to %s",
-					   rt_addr_str(rr_clnt_peer(rr), 1, a));
+				rr_res_set(
+					res, RR_CANTSEND, ETIMEDOUT,
+					"timed out waiting for the connection to %s",
+					rt_addr_str(rr_clnt_peer(rr), 1, a));
 				return NULL;
 			}
 			continue;
@@ -378,9 +380,10 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
 
 	rt_err_clear(err);
 	len = dst && dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-	      sizeof(struct sockaddr_in);
+						  sizeof(struct sockaddr_in);
 	if (!dst || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6)) {
-		rt_err_set(err, EAFNOSUPPORT, "RDMA needs an IPv4 or IPv6 address");
+		rt_err_set(err, EAFNOSUPPORT,
+			   "RDMA needs an IPv4 or IPv6 address");
 		return NULL;
 	}
 	rr = calloc(1, sizeof(*rr));
@@ -393,7 +396,7 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
 	rr->opts = *opts;
 	if (!rr->opts.max_reply || rr->opts.max_reply > RR_MAX_REPLY)
 		rr->opts.max_reply = rr->opts.max_reply ? RR_MAX_REPLY :
-				     (size_t)1 << 20;
+							  (size_t)1 << 20;
 	if (!rr->opts.conn.timeout_ms)
 		rr->opts.conn.timeout_ms = 5000;
 	rr->want_busy = opts->conn.busy_poll;

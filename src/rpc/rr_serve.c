@@ -104,7 +104,7 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
 void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
 {
 	rr_srv_release_sink(s, r);
-	rr_srv_release_reply(s, r);	/* its Send is done, if it had one */
+	rr_srv_release_reply(s, r); /* its Send is done, if it had one */
 	if (r->counted) {
 		r->counted = false;
 		s->st.inflight--;
@@ -203,7 +203,7 @@ static void on_event(struct rr_srv *s, const struct rt_event *ev)
 		rr_srv_bc_lost(s);
 		break;
 	default:
-		break;		/* Writes are never signalled */
+		break; /* Writes are never signalled */
 	}
 }
 
@@ -352,7 +352,7 @@ void rr_srv_done(struct rr_srv *s, struct rr_sreq *r)
 	}
 	rr_srv_release_sink(s, r);
 	if (r->send_pending) {
-		r->state = RR_SENDING;	/* freed once its Send is done */
+		r->state = RR_SENDING; /* freed once its Send is done */
 		return;
 	}
 	rr_srv_req_put(s, r);
@@ -441,7 +441,7 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 	s->max_reqs = 2 * target + 16 + o->bc_max;
 	limits_init(s);
 	s->bc_max = o->bc_max;
-	s->bc_granted = 1;	/* until the first backward Reply */
+	s->bc_granted = 1; /* until the first backward Reply */
 	s->cm_send = rt_conn_inline(c)->send;
 	rw_props_init(&s->peer);
 	s->bc_xid = (uint32_t)(uintptr_t)s * 2654435761u;

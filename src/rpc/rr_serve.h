@@ -76,7 +76,7 @@ struct rr_xidlog;
 #define RR_SEND_WAIT_MS 5000
 
 struct rr_srv_opts {
-	size_t max_read_bytes;	/* most octets one Call may make us pull
+	size_t max_read_bytes; /* most octets one Call may make us pull
 				 * by RDMA Read, all its Read chunks
 				 * together */
 	/* RPC-over-RDMA versions spoken, within 1..2 (0: 1 and 2); Calls
@@ -89,18 +89,18 @@ struct rr_srv_opts {
 	uint32_t max_read_chunks;
 	uint32_t max_write_chunks;
 	uint32_t max_chunk_segs;
-	bool no_remote_inv;	/* never answer with Send With Invalidate */
-	bool xcharext;		/* read xcharext-02 characteristics from this
+	bool no_remote_inv;	  /* never answer with Send With Invalidate */
+	bool xcharext;		  /* read xcharext-02 characteristics from this
 				 * peer (RDMA2_OPTIONAL opttype 1-4, digest
 				 * 3.6); off: INVAL_OPTION */
-	size_t replay_bytes;	/* memory for replies kept for a resend, per
+	size_t replay_bytes;	  /* memory for replies kept for a resend, per
 				 * connection (0: RR_REPLAY_BYTES) */
-	uint32_t replay_ms;	/* how long one is kept (0: RR_REPLAY_MS) */
-	uint32_t bc_max;	/* backward Calls outstanding at once: the
+	uint32_t replay_ms;	  /* how long one is kept (0: RR_REPLAY_MS) */
+	uint32_t bc_max;	  /* backward Calls outstanding at once: the
 				 * connection keeps that many Receives
 				 * beyond the credits (rt attr recv_extra),
 				 * 0: none */
-	struct rr_xidlog *xidlog;	/* XIDs that failed for an operational
+	struct rr_xidlog *xidlog; /* XIDs that failed for an operational
 					 * reason, shared by the connections
 					 * of a listener (rr_srv_xidlog.h,
 					 * V1-ERR-11); NULL: none kept */
@@ -110,64 +110,64 @@ struct rr_srv_opts {
  * ERR_CHUNK) are kept to answer the resend with the same XID without
  * executing the procedure again (V2-ERR-13, AMB-V2-4). */
 #define RR_REPLAY_BYTES ((size_t)128 << 20)
-#define RR_REPLAY_MS 15000u
-#define RR_REPLAY_MAX 16u
+#define RR_REPLAY_MS	15000u
+#define RR_REPLAY_MAX	16u
 
 /* Counters of one connection (cumulative).  Error counters count the
  * RDMA_ERRORs sent, by cause. */
 struct rr_srv_stats {
-	uint64_t requests;	/* Calls handed up (rr_srv_next) */
-	uint64_t replies_inline;	/* RDMA_MSG replies */
-	uint64_t replies_long;	/* replies written into a Reply chunk */
-	uint64_t err_vers;	/* ERR_VERS sent */
-	uint64_t err_chunk;	/* ERR_CHUNK sent, every cause below */
-	uint64_t err_too_big;	/* ... Read chunks over max_read_bytes */
-	uint64_t err_no_room;	/* ... reply fits neither inline nor in the
+	uint64_t requests;	 /* Calls handed up (rr_srv_next) */
+	uint64_t replies_inline; /* RDMA_MSG replies */
+	uint64_t replies_long;	 /* replies written into a Reply chunk */
+	uint64_t err_vers;	 /* ERR_VERS sent */
+	uint64_t err_chunk;	 /* ERR_CHUNK sent, every cause below */
+	uint64_t err_too_big;	 /* ... Read chunks over max_read_bytes */
+	uint64_t err_no_room;	 /* ... reply fits neither inline nor in the
 				 * Reply chunk */
-	uint64_t err_bad_msg;	/* ... RPC message or chunks unusable */
-	uint64_t discarded;	/* messages dropped without an answer */
-	uint64_t dropped;	/* Calls the RPC layer never answered */
-	uint64_t err_write_room;	/* ... a result item larger than its
+	uint64_t err_bad_msg;	 /* ... RPC message or chunks unusable */
+	uint64_t discarded;	 /* messages dropped without an answer */
+	uint64_t dropped;	 /* Calls the RPC layer never answered */
+	uint64_t err_write_room; /* ... a result item larger than its
 				 * Write chunk */
-	uint64_t err_failed_xid;	/* ... a retransmission of an XID
+	uint64_t err_failed_xid; /* ... a retransmission of an XID
 				 * that failed (V1-ERR-11) */
-	uint64_t failed_xids;	/* XIDs recorded as failed for an
+	uint64_t failed_xids;	 /* XIDs recorded as failed for an
 				 * operational reason */
-	uint64_t read_chunks;	/* Read chunks pulled (PZRC included) */
+	uint64_t read_chunks;	 /* Read chunks pulled (PZRC included) */
 	uint64_t read_bytes;
-	uint64_t write_chunks;	/* Write chunks filled with a result item */
+	uint64_t write_chunks; /* Write chunks filled with a result item */
 	uint64_t write_bytes;
-	uint64_t reply_chunks;	/* Reply chunks written (Long replies) */
+	uint64_t reply_chunks; /* Reply chunks written (Long replies) */
 	uint64_t reply_bytes;
-	uint64_t inline_bytes;	/* RPC message octets received inline
+	uint64_t inline_bytes; /* RPC message octets received inline
 				 * (RDMA_MSG Calls) and sent inline
 				 * (RDMA_MSG replies); no transport headers */
-	uint64_t ddp_copies;	/* DDP items copied between the RPC layer's
+	uint64_t ddp_copies;   /* DDP items copied between the RPC layer's
 				 * memory and registered memory: argument
 				 * items out of the pulled Read chunks,
 				 * result items into Write-chunk sources */
 	uint64_t ddp_copy_bytes;
 	/* RPC-over-RDMA v2 and the resend of replies */
-	uint64_t v2_requests;	/* Calls handed up that came in version 2 */
-	uint64_t replies_inv;	/* replies sent With Invalidate */
-	uint64_t err_v2;	/* v2 RDMA_ERRORs sent other than ERR_VERS and
+	uint64_t v2_requests;	  /* Calls handed up that came in version 2 */
+	uint64_t replies_inv;	  /* replies sent With Invalidate */
+	uint64_t err_v2;	  /* v2 RDMA_ERRORs sent other than ERR_VERS and
 				 * BAD_XDR (counted in err_chunk): */
-	uint64_t err_resource;	/*   REPLY_RESOURCE and WRITE_RESOURCE */
-	uint64_t replays_kept;	/* replies recorded for a resend */
-	uint64_t replays_done;	/* resends answered from the record, the
+	uint64_t err_resource;	  /*   REPLY_RESOURCE and WRITE_RESOURCE */
+	uint64_t replays_kept;	  /* replies recorded for a resend */
+	uint64_t replays_done;	  /* resends answered from the record, the
 				 * procedure not executed again */
 	uint64_t replays_dropped; /* records expired or pushed out unused */
-	uint64_t replays_missed; /* replies too large to record: a resend
+	uint64_t replays_missed;  /* replies too large to record: a resend
 				 * executes the procedure again */
-	uint64_t props_received; /* CONNPROP/UPDPROP/REQPROP (and xcharext)
+	uint64_t props_received;  /* CONNPROP/UPDPROP/REQPROP (and xcharext)
 				 * messages taken */
-	uint64_t props_sent;	/* CONNPROP and RESPROP sent */
-	uint64_t bc_calls;	/* backward Calls sent */
-	uint64_t bc_replies;	/* ... answered */
-	uint64_t bc_timeouts;	/* ... whose caller gave up */
-	uint32_t inflight;	/* Calls received and not yet answered */
-	uint32_t max_inflight;	/* the most there ever were */
-	uint32_t max_granted;	/* largest credit grant sent */
+	uint64_t props_sent;	  /* CONNPROP and RESPROP sent */
+	uint64_t bc_calls;	  /* backward Calls sent */
+	uint64_t bc_replies;	  /* ... answered */
+	uint64_t bc_timeouts;	  /* ... whose caller gave up */
+	uint32_t inflight;	  /* Calls received and not yet answered */
+	uint32_t max_inflight;	  /* the most there ever were */
+	uint32_t max_granted;	  /* largest credit grant sent */
 };
 
 /*
@@ -271,7 +271,7 @@ struct rr_sreq_enc {
  * -ENOTCONN if the connection is dead or had to be closed.
  */
 int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
-		 const struct rr_sreq_enc *enc);
+		  const struct rr_sreq_enc *enc);
 
 /*
  * Answer r with RDMA_ERROR/ERR_CHUNK instead of an RPC reply ("no
@@ -303,8 +303,8 @@ struct rr_srv_bcall;
  * the client yet, bc_max 0), RR_TIMEDOUT, RR_CANTRECV.  Safe from any
  * thread, svc_run's included.
  */
-enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid,
-			      rr_encode_fn enc, void *arg, int64_t deadline,
+enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
+			      void *arg, int64_t deadline,
 			      struct rr_srv_bcall **callp,
 			      struct rr_result *res);
 XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *k);

@@ -55,12 +55,12 @@
 struct rr_srv_bcall {
 	struct rr_srv_bcall *next;
 	uint32_t xid;
-	bool done;			/* the Reply came (or the connection
+	bool done;	       /* the Reply came (or the connection
 					 * ended: reply NULL) */
-	bool orphan;			/* the caller left */
-	int64_t orphan_until;		/* ... its credit comes back then */
-	struct rr_sreq *reply;		/* holds the Reply message */
-	XDR xdr;			/* over its RPC Reply */
+	bool orphan;	       /* the caller left */
+	int64_t orphan_until;  /* ... its credit comes back then */
+	struct rr_sreq *reply; /* holds the Reply message */
+	XDR xdr;	       /* over its RPC Reply */
 };
 
 static void res_set(struct rr_result *res, enum rr_status st, int err,
@@ -129,7 +129,7 @@ bool rr_srv_bc_reply(struct rr_srv *s, struct rr_sreq *r)
 	    rw_check_payload(h, r->msg + h->hdr_len, r->len - h->hdr_len))
 		return false;
 	if (h->credit)
-		s->bc_granted = h->credit;	/* a 0 never counts (V1-BD-2) */
+		s->bc_granted = h->credit; /* a 0 never counts (V1-BD-2) */
 	credit_back(s);
 	if (k->orphan) {
 		unlink_call(s, k);
@@ -178,8 +178,8 @@ static void lead_once(struct rr_srv *s, int64_t deadline)
 	s->bc_leading = true;
 	pthread_mutex_unlock(&s->lock);
 	if (left > 0)
-		poll(&pfd, 1, left < RR_BC_SLICE_MS ? (int)left :
-						     RR_BC_SLICE_MS);
+		poll(&pfd, 1,
+		     left < RR_BC_SLICE_MS ? (int)left : RR_BC_SLICE_MS);
 	pthread_mutex_lock(&s->lock);
 	s->bc_leading = false;
 	if (rr_srv_progress_locked(s) > 0)
@@ -256,8 +256,7 @@ static uint32_t send_limit(const struct rr_srv *s)
 
 /* Header and RPC Call into b: octets, or 0 with res set. */
 static uint32_t encode_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
-			    void *arg, struct rt_sbuf *b,
-			    struct rr_result *res)
+			    void *arg, struct rt_sbuf *b, struct rr_result *res)
 {
 	uint32_t cap = send_limit(s), hl;
 	uint8_t *p = rt_sbuf_data(b);
@@ -271,14 +270,14 @@ static uint32_t encode_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
 	hl = (uint32_t)rw_hdr_encode(&h, p, cap);
 	if (!hl) {
 		res_set(res, RR_CANTENCODE, EINVAL,
-			   "cannot encode a backward call header");
+			"cannot encode a backward call header");
 		return 0;
 	}
 	xdrmem_create(&x, (char *)p + hl, cap - hl, XDR_ENCODE);
 	if (!enc(&x, arg)) {
 		res_set(res, RR_CANTENCODE, EMSGSIZE,
-			   "the backward call does not fit the client's %u-octet Receive buffers (backward calls are inline only)",
-			   cap);
+			"the backward call does not fit the client's %u-octet Receive buffers (backward calls are inline only)",
+			cap);
 		return 0;
 	}
 	return hl + xdr_getpos(&x);
@@ -287,18 +286,17 @@ static uint32_t encode_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
 static bool can_call(struct rr_srv *s, struct rr_result *res)
 {
 	if (s->dead) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
-			   rr_srv_error(s)->msg);
+		res_set(res, RR_CANTSEND, ENOTCONN, "%s", rr_srv_error(s)->msg);
 		return false;
 	}
 	if (!s->bc_max) {
 		res_set(res, RR_CANTSEND, EINVAL,
-			   "no Receives are kept for backward replies (the server was made with bc_credits RPCRDMA_BC_NONE)");
+			"no Receives are kept for backward replies (the server was made with bc_credits RPCRDMA_BC_NONE)");
 		return false;
 	}
 	if (!s->vers_seen) {
 		res_set(res, RR_CANTSEND, EAGAIN,
-			   "the client has not called yet: its version is unknown");
+			"the client has not called yet: its version is unknown");
 		return false;
 	}
 	/* v2: the client says whether it takes backward requests (its
@@ -306,7 +304,7 @@ static bool can_call(struct rr_srv *s, struct rr_result *res)
 	if (s->vers_seen == RW_VERS_2 &&
 	    s->peer.val[RW_SP_BRS] == RW2_BRS_NONE) {
 		res_set(res, RR_CANTSEND, EOPNOTSUPP,
-			   "the client does not take backward requests (its Backward Request Support property is none)");
+			"the client does not take backward requests (its Backward Request Support property is none)");
 		return false;
 	}
 	return true;
@@ -323,15 +321,14 @@ static bool send_call(struct rr_srv *s, struct rr_srv_bcall *k,
 
 	if (!wait_for(s, credit_free, NULL, deadline)) {
 		res_set(res, s->dead ? RR_CANTSEND : RR_TIMEDOUT,
-			   s->dead ? ENOTCONN : ETIMEDOUT,
-			   "no backward credit before the deadline (%u outstanding, grant %u)",
-			   s->bc_inflight, s->bc_granted);
+			s->dead ? ENOTCONN : ETIMEDOUT,
+			"no backward credit before the deadline (%u outstanding, grant %u)",
+			s->bc_inflight, s->bc_granted);
 		return false;
 	}
 	b = rr_srv_sbuf_wait(s);
 	if (!b) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
-			   rr_srv_error(s)->msg);
+		res_set(res, RR_CANTSEND, ENOTCONN, "%s", rr_srv_error(s)->msg);
 		return false;
 	}
 	n = encode_call(s, k->xid, enc, arg, b, res);
@@ -350,8 +347,8 @@ static bool send_call(struct rr_srv *s, struct rr_srv_bcall *k,
 	return true;
 }
 
-enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid,
-			      rr_encode_fn enc, void *arg, int64_t deadline,
+enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
+			      void *arg, int64_t deadline,
 			      struct rr_srv_bcall **callp,
 			      struct rr_result *res)
 {
@@ -371,12 +368,12 @@ enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid,
 		goto out;
 	}
 	if (!wait_for(s, call_done, k, deadline)) {
-		k->orphan = true;	/* its Reply will be dropped */
+		k->orphan = true; /* its Reply will be dropped */
 		k->orphan_until = now_ms() + RR_BC_ORPHAN_MS;
 		s->st.bc_timeouts++;
 		res_set(res, s->dead ? RR_CANTRECV : RR_TIMEDOUT,
-			   s->dead ? ENOTCONN : ETIMEDOUT,
-			   "no reply to backward XID 0x%08x", xid);
+			s->dead ? ENOTCONN : ETIMEDOUT,
+			"no reply to backward XID 0x%08x", xid);
 		if (s->dead) {
 			unlink_call(s, k);
 			free(k);
@@ -387,7 +384,7 @@ enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid,
 	r = k->reply;
 	if (!r) {
 		res_set(res, RR_CANTRECV, ENOTCONN,
-			   "the connection ended before the backward reply");
+			"the connection ended before the backward reply");
 		free(k);
 		goto out;
 	}

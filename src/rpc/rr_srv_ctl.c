@@ -81,7 +81,7 @@ static bool take_props(struct rr_srv *s, struct rr_sreq *r)
 		return true;
 	}
 	peer_props_changed(s);
-	rr_srv_req_put(s, r);	/* one-way: nothing to answer */
+	rr_srv_req_put(s, r); /* one-way: nothing to answer */
 	return true;
 }
 
@@ -105,8 +105,7 @@ static bool take_xchar(struct rr_srv *s, struct rr_sreq *r)
 		return true;
 	}
 	if (!why && m.type == RW_XC_INITXCH)
-		why = rw_props_initial(&s->peer, RW_PC_XCHAR, &m.set,
-				       &m.nochg);
+		why = rw_props_initial(&s->peer, RW_PC_XCHAR, &m.set, &m.nochg);
 	else if (!why)
 		why = rw_props_update(&s->peer, RW_PC_XCHAR, &m.set);
 	if (why) {
@@ -148,11 +147,11 @@ static size_t build_resprop(struct rr_srv *s, const struct rr_sreq *r,
 	rw_hdr_init(&h, RW_VERS_2, RW2_RESPROP, r->rx.hdr.xid, credit);
 	rw_props_answer(&local, RW_PC_V2, &r->rx.hdr.props, &h.subset1,
 			&h.subset2);
-	return rw_hdr_encode(&h, buf, cap);	/* rdma_other empty */
+	return rw_hdr_encode(&h, buf, cap); /* rdma_other empty */
 }
 
-static size_t build_respxch(const struct rr_sreq *r, uint32_t credit,
-			    void *buf, size_t cap)
+static size_t build_respxch(const struct rr_sreq *r, uint32_t credit, void *buf,
+			    size_t cap)
 {
 	struct rw_subset done, rej;
 	struct rw_xchar_msg m;
@@ -161,8 +160,8 @@ static size_t build_respxch(const struct rr_sreq *r, uint32_t credit,
 	struct rw_hdr h;
 
 	rw_props_init(&local);
-	if (rw_xchar_decode(RW_XC_REQXCH, r->rx.hdr.opt.info,
-			    r->rx.hdr.opt.len, &m))
+	if (rw_xchar_decode(RW_XC_REQXCH, r->rx.hdr.opt.info, r->rx.hdr.opt.len,
+			    &m))
 		return 0;
 	rw_props_answer(&local, RW_PC_XCHAR, &m.set, &done, &rej);
 	rw_hdr_init(&h, RW_VERS_2, RW2_OPTIONAL, r->rx.hdr.xid, credit);
@@ -182,10 +181,10 @@ int rr_srv_send_ctl(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 	if (r->ctl == RR_CTL_ERROR)
 		return rr_srv_send_error(s, r, b);
 	n = r->ctl == RR_CTL_RESPROP ?
-	    build_resprop(s, r, rr_srv_grant(s), rt_sbuf_data(b),
-			  rt_sbuf_size(b)) :
-	    build_respxch(r, rr_srv_grant(s), rt_sbuf_data(b),
-			  rt_sbuf_size(b));
+		    build_resprop(s, r, rr_srv_grant(s), rt_sbuf_data(b),
+				  rt_sbuf_size(b)) :
+		    build_respxch(r, rr_srv_grant(s), rt_sbuf_data(b),
+				  rt_sbuf_size(b));
 	rr_srv_answered(s, r);
 	if (!n) {
 		rt_sbuf_put(s->c, b);

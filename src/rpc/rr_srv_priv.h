@@ -22,58 +22,58 @@
  */
 enum rr_sreq_state {
 	RR_FREE = 0,
-	RR_WAIT_PULL,	/* Read chunks to pull, waiting for the budget */
-	RR_PULLING,	/* RDMA Reads posted */
-	RR_READY,	/* in the ready queue */
-	RR_CURRENT,	/* handed to the caller (rr_srv_next) */
-	RR_ERRQ,	/* an RDMA_ERROR to send, waiting for a Send buffer */
-	RR_SENDING,	/* answered with a reply whose source memory (Reply
+	RR_WAIT_PULL, /* Read chunks to pull, waiting for the budget */
+	RR_PULLING,   /* RDMA Reads posted */
+	RR_READY,     /* in the ready queue */
+	RR_CURRENT,   /* handed to the caller (rr_srv_next) */
+	RR_ERRQ,      /* an RDMA_ERROR to send, waiting for a Send buffer */
+	RR_SENDING,   /* answered with a reply whose source memory (Reply
 			 * chunk, Write-chunk items) is kept until the Send
 			 * completes */
-	RR_BCREPLY,	/* holds a backward Reply for its caller
+	RR_BCREPLY,   /* holds a backward Reply for its caller
 			 * (rr_srv_bc.c) */
 };
 
 /* Why an RDMA_ERROR is sent, for the counters. */
 enum rr_srv_cause {
-	RR_CAUSE_HDR = 0,	/* the header was refused (rw_recv_call) */
-	RR_CAUSE_TOO_BIG,	/* Read chunks over max_read_bytes
+	RR_CAUSE_HDR = 0,    /* the header was refused (rw_recv_call) */
+	RR_CAUSE_TOO_BIG,    /* Read chunks over max_read_bytes
 				 * (V1-SEC-4) */
-	RR_CAUSE_NO_ROOM,	/* reply fits nowhere (AMB-V1-14) */
-	RR_CAUSE_BAD_MSG,	/* RPC message or chunk data unusable */
-	RR_CAUSE_WRITE_ROOM,	/* a result item larger than its Write
+	RR_CAUSE_NO_ROOM,    /* reply fits nowhere (AMB-V1-14) */
+	RR_CAUSE_BAD_MSG,    /* RPC message or chunk data unusable */
+	RR_CAUSE_WRITE_ROOM, /* a result item larger than its Write
 				 * chunk */
-	RR_CAUSE_FAILED_XID,	/* the XID failed before (V1-ERR-11) */
-	RR_CAUSE_SYSTEM,	/* v2 SYSTEM: a fault of ours */
+	RR_CAUSE_FAILED_XID, /* the XID failed before (V1-ERR-11) */
+	RR_CAUSE_SYSTEM,     /* v2 SYSTEM: a fault of ours */
 };
 
 /* What a request in the control queue is answered with. */
 enum rr_ctl {
-	RR_CTL_ERROR = 0,	/* RDMA_ERROR r->err */
-	RR_CTL_RESPROP,		/* RESPROP to a REQPROP (V2-OPS-8) */
-	RR_CTL_RESPXCH,		/* xcharext RESPXCH to a REQXCH */
+	RR_CTL_ERROR = 0, /* RDMA_ERROR r->err */
+	RR_CTL_RESPROP,	  /* RESPROP to a REQPROP (V2-OPS-8) */
+	RR_CTL_RESPXCH,	  /* xcharext RESPXCH to a REQXCH */
 };
 
 /* A reply recorded for a resend with the same XID (rr_srv_replay.c). */
 struct rr_replay {
 	struct rr_replay *next;
 	uint32_t xid;
-	uint32_t prog, vers, proc;	/* the Call's, checked on the resend */
+	uint32_t prog, vers, proc; /* the Call's, checked on the resend */
 	int64_t expires_ms;
-	struct rw_ddp_policy pol;	/* which results its reply moves */
+	struct rw_ddp_policy pol; /* which results its reply moves */
 	struct rw_tape tape;
 };
 
 struct rr_sreq {
-	struct rr_sreq *next;		/* queue link */
-	uint32_t idx;			/* in s->all[] */
-	uint32_t gen;			/* bumped each use (cookies) */
+	struct rr_sreq *next; /* queue link */
+	uint32_t idx;	      /* in s->all[] */
+	uint32_t gen;	      /* bumped each use (cookies) */
 	enum rr_sreq_state state;
-	bool answered;			/* reply or RDMA_ERROR posted */
-	bool counted;			/* counted in inflight */
+	bool answered; /* reply or RDMA_ERROR posted */
+	bool counted;  /* counted in inflight */
 
 	/* the message as received */
-	uint8_t *msg;			/* a copy, ours */
+	uint8_t *msg; /* a copy, ours */
 	uint32_t len;
 	uint32_t msg_cap;
 	struct rw_rx_call rx;
@@ -84,12 +84,12 @@ struct rr_sreq {
 	struct rw_action err;
 	enum rr_srv_cause cause;
 	enum rr_ctl ctl;
-	struct rr_replay *replay;	/* a resend answered from a record */
+	struct rr_replay *replay; /* a resend answered from a record */
 
 	/* Read chunks, pulled back to back into sink in Read-list order */
 	uint64_t pull_len;
 	struct rt_lmem *sink;
-	uint32_t nchunks;		/* item chunks (PZRC excluded) */
+	uint32_t nchunks; /* item chunks (PZRC excluded) */
 	struct rw_ddp_seg segs[RW_MAX_READ_CHUNKS];
 	struct rw_ddp_chunk chunks[RW_MAX_READ_CHUNKS];
 
@@ -116,37 +116,37 @@ struct rr_srv_queue {
 struct rr_srv_bcall;
 
 struct rr_srv {
-	pthread_mutex_t lock;		/* everything below: svc_run's thread
+	pthread_mutex_t lock; /* everything below: svc_run's thread
 					 * and backward callers share s */
 	struct rt_conn *c;
-	int epfd;			/* rr_srv_fd(): the connection's fd and
+	int epfd; /* rr_srv_fd(): the connection's fd and
 					 * kick */
-	int kick;			/* eventfd set by rr_srv_defer() */
+	int kick; /* eventfd set by rr_srv_defer() */
 	bool kicked;
 	struct rr_srv_opts opts;
-	uint32_t max_reqs;		/* request objects we ever allocate */
+	uint32_t max_reqs; /* request objects we ever allocate */
 	bool dead;
 	struct rt_err err;
 
-	struct rr_sreq **all;		/* every request object, by idx */
+	struct rr_sreq **all; /* every request object, by idx */
 	uint32_t nall;
 	struct rr_srv_queue free;
 	struct rr_srv_queue wait_pull;
 	struct rr_srv_queue ready;
 	struct rr_srv_queue errq;
 
-	uint64_t pull_held;		/* octets of sinks held */
+	uint64_t pull_held; /* octets of sinks held */
 	struct rr_srv_stats st;
 
 	/* versions and properties (digest 2.10, 2.11) */
-	struct rw_limits lim;		/* what Calls are decoded against */
-	uint32_t vers_seen;		/* of the latest Call */
-	uint32_t cm_send;		/* inline send threshold of RFC 8797 */
-	uint32_t v2_send;		/* ... for v2 Replies (0: not yet) */
-	struct rw_props peer;		/* the client's */
-	bool connprop_due;		/* our CONNPROP waits for a Send */
+	struct rw_limits lim; /* what Calls are decoded against */
+	uint32_t vers_seen;   /* of the latest Call */
+	uint32_t cm_send;     /* inline send threshold of RFC 8797 */
+	uint32_t v2_send;     /* ... for v2 Replies (0: not yet) */
+	struct rw_props peer; /* the client's */
+	bool connprop_due;    /* our CONNPROP waits for a Send */
 	bool connprop_sent;
-	uint32_t bc_xid;		/* XIDs of our one-way messages */
+	uint32_t bc_xid; /* XIDs of our one-way messages */
 
 	/* replies kept for a resend */
 	struct rr_replay *replays;
@@ -155,12 +155,12 @@ struct rr_srv {
 
 	/* backward-direction Calls in flight (rr_srv_bc.c) */
 	struct rr_srv_bcall *bcalls;
-	uint32_t bc_granted;		/* the client's backward grant (1
+	uint32_t bc_granted; /* the client's backward grant (1
 					 * until its first backward Reply) */
 	uint32_t bc_inflight;
-	uint32_t bc_max;		/* Receives we keep for their Replies */
-	bool bc_leading;		/* a backward caller polls the fd */
-	pthread_cond_t bc_cv;		/* backward callers wait on it */
+	uint32_t bc_max;      /* Receives we keep for their Replies */
+	bool bc_leading;      /* a backward caller polls the fd */
+	pthread_cond_t bc_cv; /* backward callers wait on it */
 };
 
 /* rr_serve.c (the _locked / rr_srv_ functions want s->lock held) */

@@ -44,8 +44,10 @@ void rr_srv_set_error(struct rr_sreq *r, uint32_t code, enum rr_srv_cause cause)
  * only say ERR_CHUNK. */
 void rr_srv_set_fault(struct rr_sreq *r, enum rr_srv_cause cause)
 {
-	rr_srv_set_error(r, r->rx.hdr.vers == RW_VERS_2 ? RW2_ERR_SYSTEM :
-			 RW_ERR_CHUNK, cause);
+	rr_srv_set_error(r,
+			 r->rx.hdr.vers == RW_VERS_2 ? RW2_ERR_SYSTEM :
+						       RW_ERR_CHUNK,
+			 cause);
 }
 
 void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r)
@@ -118,7 +120,7 @@ bool rr_srv_flush_errors(struct rr_srv *s)
 		asked = true;
 		b = rt_sbuf_get(s->c, &err);
 		if (!b)
-			break;	/* all in flight: a completion wakes us */
+			break; /* all in flight: a completion wakes us */
 		r = rr_srv_q_pop(&s->errq);
 		rr_srv_send_ctl(s, r, b);
 		rr_srv_req_put(s, r);
@@ -144,7 +146,7 @@ static int map_chunks(struct rr_sreq *r)
 	r->nchunks = 0;
 	rw_read_iter_init(&it, &r->rx.hdr);
 	while (rw_read_iter_next(&it, &c) > 0) {
-		if (!base)	/* nothing pulled: every chunk is empty */
+		if (!base) /* nothing pulled: every chunk is empty */
 			return c.position ? -EINVAL : 0;
 		if (c.position == 0) {
 			r->payload = base + off;
@@ -304,7 +306,7 @@ static void start_pull(struct rr_srv *s, struct rr_sreq *r)
 	s->pull_held += r->pull_len;
 	r->state = RR_PULLING;
 	if (post_reads(s, r))
-		return;		/* the connection is closed */
+		return; /* the connection is closed */
 	s->st.read_chunks += count_chunks(&r->rx.hdr);
 	s->st.read_bytes += r->pull_len;
 }
@@ -358,11 +360,11 @@ static bool is_reply(const struct rr_sreq *r)
 {
 	const struct rw_hdr *h = &r->rx.hdr;
 
-	return (r->rx.why == RW_R_OK || (h->vers == RW_VERS_2 &&
-					  r->rx.why == RW_R_DIR_MISMATCH)) &&
+	return (r->rx.why == RW_R_OK ||
+		(h->vers == RW_VERS_2 && r->rx.why == RW_R_DIR_MISMATCH)) &&
 	       h->proc == RW_MSG &&
-	       rw_hdr_direction(h, r->msg + h->hdr_len,
-				r->len - h->hdr_len) == RW_DIR_REPLY;
+	       rw_hdr_direction(h, r->msg + h->hdr_len, r->len - h->hdr_len) ==
+		       RW_DIR_REPLY;
 }
 
 /* r is a Call we answer: count it, and refuse a peer over its credits
@@ -384,8 +386,8 @@ static bool count_inflight(struct rr_srv *s, struct rr_sreq *r)
 static void classify(struct rr_srv *s, struct rr_sreq *r)
 {
 	enum rw_reason why = rw_recv_call(r->msg, r->len, &r->rx, &r->sp);
-	struct rw_action a = rw_reason_action(RW_ROLE_RESPONDER,
-					      r->rx.hdr.vers, why, &r->sp.lim);
+	struct rw_action a = rw_reason_action(RW_ROLE_RESPONDER, r->rx.hdr.vers,
+					      why, &r->sp.lim);
 	int ret;
 
 	if (is_reply(r)) {
@@ -397,7 +399,7 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		return;
 	}
 	if (a.what == RW_ACT_DISCARD) {
-		s->st.discarded++;	/* runt, RDMA_ERROR (V1-PROC-9) ... */
+		s->st.discarded++; /* runt, RDMA_ERROR (V1-PROC-9) ... */
 		rr_srv_req_put(s, r);
 		return;
 	}
@@ -406,7 +408,7 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		return;
 	}
 	if (rr_srv_take_control(s, r))
-		return;		/* properties: answered, queued or done */
+		return; /* properties: answered, queued or done */
 	if (a.what == RW_ACT_REPLY_ERR) {
 		/* ERR_VERS with the range we speak, or ERR_CHUNK */
 		r->err = a;

@@ -118,8 +118,8 @@ bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
 	p->vers = w[1];
 	p->proc = w[2];
 	p->pol = enc->ddp;
-	p->expires_ms = now_ms() + (s->opts.replay_ms ? s->opts.replay_ms :
-							RR_REPLAY_MS);
+	p->expires_ms = now_ms() +
+			(s->opts.replay_ms ? s->opts.replay_ms : RR_REPLAY_MS);
 	p->next = s->replays;
 	s->replays = p;
 	s->nreplays++;
@@ -140,7 +140,7 @@ struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r)
 		if (p->xid != r->rx.hdr.xid)
 			continue;
 		if (p->prog != w[0] || p->vers != w[1] || p->proc != w[2])
-			return NULL;	/* the XID was reused for another call */
+			return NULL; /* the XID was reused for another call */
 		*pp = p->next;
 		p->next = NULL;
 		return p;
@@ -173,8 +173,10 @@ static size_t played_size(void *arg)
 void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r)
 {
 	struct rr_replay *p = r->replay;
-	struct rr_sreq_enc enc = { .encode = play, .size_hint = played_size,
-				   .arg = p, .ddp = p->pol };
+	struct rr_sreq_enc enc = { .encode = play,
+				   .size_hint = played_size,
+				   .arg = p,
+				   .ddp = p->pol };
 
 	r->state = RR_CURRENT;
 	s->st.replays_done++;

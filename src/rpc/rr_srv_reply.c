@@ -58,8 +58,8 @@ struct reply_enc {
 	struct rw_ddp_policy pol;
 	struct rw_ddp_item items[RW_MAX_WRITE_CHUNKS];
 	uint32_t nitems;
-	uint32_t len;			/* reduced payload octets */
-	uint64_t moved;			/* item octets, no pads */
+	uint32_t len;	/* reduced payload octets */
+	uint64_t moved; /* item octets, no pads */
 };
 
 static int64_t now_ms(void)
@@ -107,7 +107,7 @@ static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 	uint32_t i;
 
 	rw_hdr_init(&o->h, call->vers, proc, call->xid, 1);
-	o->h.direction = RW_DIR_REPLY;		/* v2 only (V2-DIR-2) */
+	o->h.direction = RW_DIR_REPLY; /* v2 only (V2-DIR-2) */
 	for (i = 0; i < call->nwrites; i++) {
 		rw_write_chunk_return(&call->writes[i], 0, o->wsegs[i]);
 		o->writes[i].nsegs = call->writes[i].nsegs;
@@ -119,11 +119,10 @@ static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 
 /* What the requester takes inline in this Call's version: 4096 or its
  * Receive Buffer Size in v2, RFC 8797's agreement in v1. */
-static uint32_t reply_threshold(const struct rr_srv *s,
-			       const struct rr_sreq *r)
+static uint32_t reply_threshold(const struct rr_srv *s, const struct rr_sreq *r)
 {
 	return r->rx.hdr.vers == RW_VERS_2 && s->v2_send ? s->v2_send :
-							     s->cm_send;
+							   s->cm_send;
 }
 
 static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
@@ -172,8 +171,7 @@ static uint32_t hdr_len(const struct rr_sreq *r, bool nomsg)
  * Without a Write list nothing moves, whatever the binding says: an item
  * has nowhere to go (and max_chunks 0 would mean "no limit").
  */
-static void reply_policy(const struct rr_sreq *r,
-			 const struct rr_sreq_enc *enc,
+static void reply_policy(const struct rr_sreq *r, const struct rr_sreq_enc *enc,
 			 struct rw_ddp_policy *pol)
 {
 	uint32_t n = r->rx.hdr.nwrites;
@@ -201,8 +199,7 @@ static enum rw_xdr_err encode(struct reply_enc *re, void *buf, size_t cap)
 	uint32_t i;
 	bool_t ok;
 
-	rw_rxdr_create(&x, buf, cap, &re->pol, re->items,
-		       RW_MAX_WRITE_CHUNKS);
+	rw_rxdr_create(&x, buf, cap, &re->pol, re->items, RW_MAX_WRITE_CHUNKS);
 	ok = re->enc->encode(&x.xdr, re->enc->arg);
 	e = rw_rxdr_finish(&x);
 	re->len = rw_rxdr_reduced_len(&x);
@@ -220,7 +217,13 @@ static uint32_t sole_handle(const struct rw_hdr *call)
 {
 	uint32_t h = 0, i, j;
 
-#define SOLE(x) do { if (!h) h = (x); else if (h != (x)) return 0; } while (0)
+#define SOLE(x)                    \
+	do {                       \
+		if (!h)            \
+			h = (x);   \
+		else if (h != (x)) \
+			return 0;  \
+	} while (0)
 	for (i = 0; i < call->nreads; i++)
 		SOLE(call->reads[i].seg.handle);
 	for (i = 0; i < call->nwrites; i++)
@@ -298,8 +301,7 @@ static int put_hdr(struct rr_srv *s, struct rr_sreq *r, struct reply_hdr *o,
 }
 
 /* Send the error r->err in b instead of the reply. */
-static int answer_error(struct rr_srv *s, struct rr_sreq *r,
-			struct rt_sbuf *b)
+static int answer_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 {
 	if (rr_srv_send_error(s, r, b))
 		return -ENOTCONN;
@@ -320,8 +322,8 @@ static int refuse(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
 
 static uint32_t encoded_size(const struct rr_sreq_enc *enc)
 {
-	unsigned long n = xdr_sizeof((xdrproc_t)(void (*)(void))enc->encode,
-				     enc->arg);
+	unsigned long n =
+		xdr_sizeof((xdrproc_t)(void (*)(void))enc->encode, enc->arg);
 
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
@@ -409,8 +411,7 @@ static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
 		/* reply_policy never lets the encoder go past the list, and
 		 * a slot is used once (slots ascend) */
 		c = re->items[k].slot;
-		if (c >= call->nwrites ||
-		    (k && c <= re->items[k - 1].slot)) {
+		if (c >= call->nwrites || (k && c <= re->items[k - 1].slot)) {
 			f->cause = RR_CAUSE_BAD_MSG;
 			return -EINVAL;
 		}
@@ -490,8 +491,7 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 	p = rt_lmem_addr(m);
 	for (k = 0; k < re->nitems; k++) {
 		c = re->items[k].slot;
-		ret = post_segs(s, r, m, p, o->wsegs[c],
-				call->writes[c].nsegs);
+		ret = post_segs(s, r, m, p, o->wsegs[c], call->writes[c].nsegs);
 		if (ret)
 			return ret;
 		p += re->items[k].len;
@@ -518,8 +518,8 @@ void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
 /* items_write failed after the header was built into b: answer ERR_CHUNK
  * (v2 SYSTEM) if it only lacked memory, else give up (the connection is
  * closed). */
-static int items_failed(struct rr_srv *s, struct rr_sreq *r,
-			struct rt_sbuf *b, int ret)
+static int items_failed(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
+			int ret)
 {
 	rr_srv_release_reply(s, r);
 	if (ret == -ENOMEM)
@@ -620,8 +620,8 @@ static size_t put_long_hdr(struct rr_srv *s, struct rr_sreq *r,
 
 /* Long reply: the (reduced) payload into the Reply chunk, RDMA_NOMSG
  * header. */
-static int reply_long(struct rr_srv *s, struct rr_sreq *r,
-		      struct reply_enc *re, struct rt_sbuf *b)
+static int reply_long(struct rr_srv *s, struct rr_sreq *r, struct reply_enc *re,
+		      struct rt_sbuf *b)
 {
 	const struct rw_chunk *rc = &r->rx.hdr.reply;
 	struct place_fail fail;
@@ -668,8 +668,7 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r,
 	}
 	ret = items_write(s, r, re, &o);
 	if (!ret)
-		ret = post_segs(s, r, m, rt_lmem_addr(m), o.rsegs,
-				rc->nsegs);
+		ret = post_segs(s, r, m, rt_lmem_addr(m), o.rsegs, rc->nsegs);
 	if (ret)
 		return items_failed(s, r, b, ret);
 	/* The sources stay until the Send (after the Writes) completes. */

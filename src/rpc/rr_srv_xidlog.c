@@ -20,12 +20,12 @@
 struct rr_xident {
 	struct sockaddr_storage peer;
 	uint32_t xid;
-	time_t when;		/* CLOCK_MONOTONIC seconds; 0: free */
+	time_t when; /* CLOCK_MONOTONIC seconds; 0: free */
 };
 
 struct rr_xidlog {
 	pthread_mutex_t lock;
-	unsigned int next;		/* the slot the next failure takes */
+	unsigned int next; /* the slot the next failure takes */
 	struct rr_xident e[RR_XIDLOG_SIZE];
 };
 
@@ -34,7 +34,7 @@ static time_t now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1;		/* never 0 */
+	return ts.tv_sec + 1; /* never 0 */
 }
 
 struct rr_xidlog *rr_xidlog_create(void)
@@ -94,8 +94,7 @@ bool rr_xidlog_take(struct rr_xidlog *log, const struct sockaddr *peer,
 
 		if (!e->when || e->xid != xid ||
 		    now - e->when > RR_XIDLOG_TTL_S ||
-		    !rt_addr_same_host((const struct sockaddr *)&e->peer,
-				       peer))
+		    !rt_addr_same_host((const struct sockaddr *)&e->peer, peer))
 			continue;
 		e->when = 0;
 		found = true;

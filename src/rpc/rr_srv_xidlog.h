@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define RR_XIDLOG_SIZE 64
+#define RR_XIDLOG_SIZE	64
 #define RR_XIDLOG_TTL_S 300
 
 struct rr_xidlog;

@@ -21,7 +21,7 @@
 
 struct rr_vcache_ent {
 	struct sockaddr_storage addr;
-	int64_t expires_ms;		/* 0: free */
+	int64_t expires_ms; /* 0: free */
 };
 
 static struct rr_vcache_ent rr_vcache[RR_VCACHE_SIZE];
@@ -96,9 +96,9 @@ void rr_vcache_note(const struct sockaddr *server, uint32_t ttl_s)
 	if (!e)
 		e = victim();
 	memset(&e->addr, 0, sizeof(e->addr));
-	memcpy(&e->addr, server, server->sa_family == AF_INET6 ?
-				 sizeof(struct sockaddr_in6) :
-				 sizeof(struct sockaddr_in));
+	memcpy(&e->addr, server,
+	       server->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					       sizeof(struct sockaddr_in));
 	e->expires_ms = now + (int64_t)ttl_s * 1000;
 	pthread_mutex_unlock(&rr_vcache_lock);
 }

@@ -100,18 +100,20 @@ static void take_error(struct rr_clnt *rr, struct rr_call *k,
 {
 	/* counted by rr_call once it knows whether the error is final */
 	k->grant = h->credit;
-	k->errh = *h;		/* what a resend may change (rr_call.c) */
+	k->errh = *h; /* what a resend may change (rr_call.c) */
 	rr_conn_oneway_done(k->conn, k);
 	if (h->err.code == RW_ERR_VERS) {
-		rr_res_set(&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
-			   "the server does not speak RPC-over-RDMA version %u (it supports %u to %u)",
-			   k->hdr.vers, h->err.low, h->err.high);
+		rr_res_set(
+			&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
+			"the server does not speak RPC-over-RDMA version %u (it supports %u to %u)",
+			k->hdr.vers, h->err.low, h->err.high);
 		k->res.vers_low = h->err.low;
 		k->res.vers_high = h->err.high;
 	} else {
-		rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
-			   "the server refused the call's transport header or could not send the reply (RDMA_ERROR %u: %s)",
-			   h->err.code, rw_err_str(h->vers, h->err.code));
+		rr_res_set(
+			&k->res, RR_ERR_CHUNK, EREMOTEIO,
+			"the server refused the call's transport header or could not send the reply (RDMA_ERROR %u: %s)",
+			h->err.code, rw_err_str(h->vers, h->err.code));
 	}
 	rr_call_complete(rr, k);
 }
@@ -217,7 +219,7 @@ static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
 	if (why == RW_R_OK || ev->len >= RW_FIXED_LEN)
 		k = rr_xid_find(rr, h.xid);
 	if (k && (k->conn != c || k->state == RR_S_DONE))
-		k = NULL;	/* not a call waiting on this connection */
+		k = NULL; /* not a call waiting on this connection */
 	if (why == RW_R_OK && !k)
 		rr->st.unknown_xid++;
 	if (why == RW_R_OK && k)
@@ -251,7 +253,7 @@ static bool dispatch(struct rr_clnt *rr, struct rr_conn *c,
 	case RT_EV_DEAD:
 		return true;
 	default:
-		return false;	/* nothing is posted signalled */
+		return false; /* nothing is posted signalled */
 	}
 }
 
@@ -386,7 +388,7 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
 	waiter_add(rr, &w);
 	/* published while we wait, set back to NULL before w goes away */
 	if (pub)
-		*pub = &w;	/* cppcheck-suppress autoVariables */
+		*pub = &w; /* cppcheck-suppress autoVariables */
 	while (!done(arg) && rr_now_ms() < deadline) {
 		if (c && !c->lost && !rr->leading)
 			lead(rr, c, done, arg, deadline);

@@ -42,11 +42,13 @@ static int setup_sbufs(struct rt_conn *c, struct rt_err *err)
 	c->sbufs = calloc(c->nsbufs, sizeof(*c->sbufs));
 	c->sslab = slab_alloc(sz * c->nsbufs);
 	if (!c->sbufs || !c->sslab)
-		return rt_err_set(err, ENOMEM, "out of memory for Send buffers");
+		return rt_err_set(err, ENOMEM,
+				  "out of memory for Send buffers");
 	/* Send buffers are only read by the device: no access flags. */
 	c->smr = ibv_reg_mr(c->pd, c->sslab, sz * c->nsbufs, 0);
 	if (!c->smr)
-		return rt_err_set(err, errno, "cannot register Send buffers on %s: %s",
+		return rt_err_set(err, errno,
+				  "cannot register Send buffers on %s: %s",
 				  c->devname, strerror(errno));
 	for (i = c->nsbufs; i-- > 0;) {
 		struct rt_sbuf *b = &c->sbufs[i];
@@ -68,11 +70,13 @@ static int setup_rbufs(struct rt_conn *c, struct rt_err *err)
 	c->rbufs = calloc(c->nrbufs, sizeof(*c->rbufs));
 	c->rslab = slab_alloc(sz * c->nrbufs);
 	if (!c->rbufs || !c->rslab)
-		return rt_err_set(err, ENOMEM, "out of memory for Receive buffers");
+		return rt_err_set(err, ENOMEM,
+				  "out of memory for Receive buffers");
 	c->rmr = ibv_reg_mr(c->pd, c->rslab, sz * c->nrbufs,
 			    IBV_ACCESS_LOCAL_WRITE);
 	if (!c->rmr)
-		return rt_err_set(err, errno, "cannot register Receive buffers on %s: %s",
+		return rt_err_set(err, errno,
+				  "cannot register Receive buffers on %s: %s",
 				  c->devname, strerror(errno));
 	for (i = 0; i < c->nrbufs; i++) {
 		struct rt_rbuf *b = &c->rbufs[i];
@@ -96,7 +100,8 @@ static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
 {
 	struct ibv_sge sge = { (uintptr_t)b->data, b->size, b->lkey };
 	struct ibv_recv_wr wr = { .wr_id = RT_WRID_RECV | b->index,
-				  .sg_list = &sge, .num_sge = 1 };
+				  .sg_list = &sge,
+				  .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 	int ret = ibv_post_recv(c->qp, &wr, &bad);
 
@@ -118,7 +123,8 @@ int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err)
 			continue;
 		ret = post_recv(c, &c->rbufs[i]);
 		if (ret)
-			return rt_err_set(err, ret, "cannot post Receives on %s: %s",
+			return rt_err_set(err, ret,
+					  "cannot post Receives on %s: %s",
 					  c->devname, strerror(ret));
 	}
 	return 0;
@@ -155,17 +161,19 @@ static void recv_failed(struct rt_conn *c, const struct ibv_wc *wc,
 		c->st.flushed++;
 		if (c->dead)
 			return;
-		rt_err_set(&why, ECONNRESET, "connection to %s ended: work flushed",
-			   a);
+		rt_err_set(&why, ECONNRESET,
+			   "connection to %s ended: work flushed", a);
 	} else if (wc->status == IBV_WC_LOC_LEN_ERR) {
 		c->st.errors++;
-		rt_err_set(&why, EPROTO,
-			   "%s sent a message larger than our %u-octet Receive buffers",
-			   a, b->size);
+		rt_err_set(
+			&why, EPROTO,
+			"%s sent a message larger than our %u-octet Receive buffers",
+			a, b->size);
 	} else {
 		c->st.errors++;
-		rt_err_set(&why, EIO, "Receive failed on the connection to %s: %s",
-			   a, rt_wc_status_str(wc->status));
+		rt_err_set(&why, EIO,
+			   "Receive failed on the connection to %s: %s", a,
+			   rt_wc_status_str(wc->status));
 	}
 	rt_conn_kill(c, &why);
 }
@@ -186,7 +194,8 @@ void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
 
 	if (index >= c->nrbufs || !c->rbufs[index].posted) {
 		c->st.errors++;
-		rt_err_set(&why, EIO, "Receive completion for a buffer not posted on %s",
+		rt_err_set(&why, EIO,
+			   "Receive completion for a buffer not posted on %s",
 			   c->devname);
 		rt_conn_kill(c, &why);
 		return;
@@ -223,7 +232,7 @@ struct rt_sbuf *rt_sbuf_get(struct rt_conn *c, struct rt_err *err)
 		return NULL;
 	}
 	if (!c->sfree)
-		rt_cq_service(c);	/* reap completed Sends */
+		rt_cq_service(c); /* reap completed Sends */
 	b = c->sfree;
 	if (c->dead) {
 		rt_err_set(err, ENOTCONN, "connection is down: %s", c->err.msg);
@@ -329,7 +338,7 @@ static struct rt_lmem *lmem_new(struct rt_conn *c, size_t len, int cls,
 		return NULL;
 	}
 	m->cap = cls >= 0 ? (size_t)1 << (RT_LMEM_MIN_SHIFT + cls) :
-		 page_round(len);
+			    page_round(len);
 	m->addr = slab_alloc(m->cap);
 	m->owned = true;
 	m->cls = cls;
@@ -375,8 +384,7 @@ struct rt_lmem *rt_lmem_get(struct rt_conn *c, size_t len, bool regbuf,
 	return m;
 }
 
-struct rt_lmem *rt_lmem_alloc(struct rt_conn *c, size_t len,
-			      struct rt_err *err)
+struct rt_lmem *rt_lmem_alloc(struct rt_conn *c, size_t len, struct rt_err *err)
 {
 	return rt_lmem_get(c, len, false, err);
 }

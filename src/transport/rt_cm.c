@@ -52,8 +52,8 @@ struct rt_connecting {
 	const struct sockaddr *dst;
 	int64_t start;
 	int64_t deadline;
-	char addr[RT_ADDR_STRLEN];	/* host only */
-	char addrport[RT_ADDR_STRLEN];	/* host:port */
+	char addr[RT_ADDR_STRLEN];     /* host only */
+	char addrport[RT_ADDR_STRLEN]; /* host:port */
 };
 
 /*
@@ -119,8 +119,8 @@ static int expect_event(struct rt_connecting *k, enum rdma_cm_event_type want,
 		return 0;
 	if (status < 0)
 		status = -status;
-	return step_failed(k, what, status ? status : EIO,
-			   rdma_event_str(got), err);
+	return step_failed(k, what, status ? status : EIO, rdma_event_str(got),
+			   err);
 }
 
 static int resolve(struct rt_connecting *k, struct rt_err *err)
@@ -141,7 +141,8 @@ static int resolve(struct rt_connecting *k, struct rt_err *err)
 				  k->addr);
 	snprintf(what, sizeof(what), "route resolution failed for %s", k->addr);
 	if (rdma_resolve_route(c->id, (int)(k->deadline - now_ms()) > 0 ?
-			       (int)(k->deadline - now_ms()) : 1))
+					      (int)(k->deadline - now_ms()) :
+					      1))
 		return step_failed(k, what, errno, NULL, err);
 	return expect_event(k, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
 }
@@ -198,8 +199,8 @@ static int connect_result(struct rt_connecting *k, struct rt_err *err)
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
 		ret = rt_err_set(err, EHOSTUNREACH, "%s unreachable: %s",
-				 k->addrport, strerror(status < 0 ? -status :
-						       ETIMEDOUT));
+				 k->addrport,
+				 strerror(status < 0 ? -status : ETIMEDOUT));
 		break;
 	default:
 		ret = rt_err_set(err, ECONNABORTED,
@@ -287,7 +288,7 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 	rt_addr_str(dst, 0, k.addr);
 	rt_addr_str(dst, 1, k.addrport);
 	if (client_connect(&k, err)) {
-		k.c->dead = true;	/* no disconnect, no event */
+		k.c->dead = true; /* no disconnect, no event */
 		rt_conn_free(k.c);
 		return NULL;
 	}
@@ -304,15 +305,15 @@ static void client_event(struct rt_conn *c, const struct rdma_cm_event *ev)
 	rt_addr_str(rt_conn_peer_addr(c), 1, a);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
-		rt_err_set(&why, ECONNRESET, "connection to %s closed by the peer",
-			   a);
+		rt_err_set(&why, ECONNRESET,
+			   "connection to %s closed by the peer", a);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		rt_err_set(&why, ENODEV, "RDMA device %s removed", c->devname);
 		break;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		rt_err_set(&why, ENETRESET, "local address of the connection to %s changed",
-			   a);
+		rt_err_set(&why, ENETRESET,
+			   "local address of the connection to %s changed", a);
 		break;
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -370,14 +371,17 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
 	if (listen_v6only(l, addr))
-		return rt_err_set(err, errno, "cannot make %s an IPv6-only listener: %s",
-				  a, strerror(errno));
+		return rt_err_set(err, errno,
+				  "cannot make %s an IPv6-only listener: %s", a,
+				  strerror(errno));
 	if (rdma_bind_addr(l->id, (struct sockaddr *)addr))
-		return rt_err_set(err, errno, "cannot bind RDMA listener to %s: %s",
-				  a, strerror(errno));
+		return rt_err_set(err, errno,
+				  "cannot bind RDMA listener to %s: %s", a,
+				  strerror(errno));
 	if (rdma_listen(l->id, backlog > 0 ? backlog : RT_LISTEN_BACKLOG))
-		return rt_err_set(err, errno, "cannot listen for RDMA on %s: %s",
-				  a, strerror(errno));
+		return rt_err_set(err, errno,
+				  "cannot listen for RDMA on %s: %s", a,
+				  strerror(errno));
 	l->port = ntohs(rdma_get_src_port(l->id));
 	return 0;
 }
@@ -528,7 +532,8 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 	link_child(l, c);
 	rt_conn_ack_timeout(c);
 	if (rdma_accept(id, &p)) {
-		rt_err_set(err, errno, "cannot accept the connection from %s: %s",
+		rt_err_set(err, errno,
+			   "cannot accept the connection from %s: %s",
 			   rt_addr_str(rt_conn_peer_addr(c), 1, a),
 			   strerror(errno));
 		goto fail;
@@ -654,7 +659,8 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 				refuse_request(ev);
 			else
 				n += (unsigned int)connect_request(l, ev,
-								   &newc[n], err);
+								   &newc[n],
+								   err);
 			continue;
 		}
 		if (ev->id == l->id)

@@ -28,10 +28,10 @@
 #define RT_ORD_WANT 16u
 #define RT_IRD_WANT 64u
 /* Send-queue room for memory window binds and invalidations. */
-#define RT_REG_SQ_SLOTS 64u
-#define RT_RETRY_COUNT 6
-#define RT_ACK_TIMEOUT 16
-#define RT_RXE_VENDOR_ID 0xffffffu	/* Soft-RoCE (rdma_rxe) */
+#define RT_REG_SQ_SLOTS	 64u
+#define RT_RETRY_COUNT	 6
+#define RT_ACK_TIMEOUT	 16
+#define RT_RXE_VENDOR_ID 0xffffffu /* Soft-RoCE (rdma_rxe) */
 
 void rt_conn_attr_init(struct rt_conn_attr *a)
 {
@@ -40,7 +40,7 @@ void rt_conn_attr_init(struct rt_conn_attr *a)
 	a->inline_recv = 4096;
 	a->credits = 32;
 	a->recv_extra = 0;
-	a->send_bufs = 0;	/* credits + 8 */
+	a->send_bufs = 0; /* credits + 8 */
 	a->rdma_depth = 16;
 	a->signal_every = 16;
 	a->timeout_ms = 5000;
@@ -69,8 +69,8 @@ void rt_conn_attr_normalize(struct rt_conn_attr *a)
 		a->send_bufs = a->credits + 8;
 	a->send_bufs = clamp_u32(a->send_bufs, 2, 8192);
 	a->rdma_depth = clamp_u32(a->rdma_depth ? a->rdma_depth : 16, 1, 1024);
-	a->signal_every = clamp_u32(a->signal_every ? a->signal_every : 16,
-				    1, 1024);
+	a->signal_every =
+		clamp_u32(a->signal_every ? a->signal_every : 16, 1, 1024);
 	if (!a->timeout_ms)
 		a->timeout_ms = 5000;
 }
@@ -171,16 +171,18 @@ static int setup_cq(struct rt_conn *c, const struct ibv_device_attr *da,
 		c->cch = ibv_create_comp_channel(c->ctx);
 		if (!c->cch || set_nonblock(c->cch->fd) ||
 		    epoll_add(c->epfd, c->cch->fd))
-			return rt_err_set(err, errno ? errno : ENOMEM,
-					  "cannot create a completion channel on %s",
-					  c->devname);
+			return rt_err_set(
+				err, errno ? errno : ENOMEM,
+				"cannot create a completion channel on %s",
+				c->devname);
 	}
 	cqe = clamp_u32(cqe, 1, (uint32_t)da->max_cqe);
 	c->cq = ibv_create_cq(c->ctx, (int)cqe, c, c->cch, 0);
 	if (!c->cq)
-		return rt_err_set(err, errno ? errno : ENOMEM,
-				  "cannot create a completion queue of %u entries on %s",
-				  cqe, c->devname);
+		return rt_err_set(
+			err, errno ? errno : ENOMEM,
+			"cannot create a completion queue of %u entries on %s",
+			cqe, c->devname);
 	if (c->cch && ibv_req_notify_cq(c->cq, 0))
 		return rt_err_set(err, EIO, "cannot arm the completion queue");
 	return 0;
@@ -194,16 +196,16 @@ static int setup_qp(struct rt_conn *c, struct rt_err *err)
 	qa.send_cq = c->cq;
 	qa.recv_cq = c->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.sq_sig_all = 0;	/* selective signalling (rt_post.c) */
+	qa.sq_sig_all = 0; /* selective signalling (rt_post.c) */
 	qa.cap.max_send_wr = c->sq_size;
 	qa.cap.max_recv_wr = c->nrbufs;
 	qa.cap.max_send_sge = c->max_sge;
 	qa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(c->id, c->pd, &qa))
-		return rt_err_set(err, errno,
-				  "cannot create a queue pair on %s (%u send, %u receive WRs): %s",
-				  c->devname, c->sq_size, c->nrbufs,
-				  strerror(errno));
+		return rt_err_set(
+			err, errno,
+			"cannot create a queue pair on %s (%u send, %u receive WRs): %s",
+			c->devname, c->sq_size, c->nrbufs, strerror(errno));
 	c->qp = c->id->qp;
 	return 0;
 }
@@ -214,7 +216,8 @@ static void size_queues(struct rt_conn *c, const struct ibv_device_attr *da)
 
 	c->nrbufs = clamp_u32(c->attr.credits + c->attr.recv_extra, 1, maxwr);
 	c->sq_size = clamp_u32(c->attr.send_bufs + c->attr.rdma_depth +
-			       RT_REG_SQ_SLOTS, 4, maxwr);
+				       RT_REG_SQ_SLOTS,
+			       4, maxwr);
 }
 
 static int alloc_rings(struct rt_conn *c, struct rt_err *err)
@@ -333,8 +336,9 @@ void rt_conn_query_rd_atomic(struct rt_conn *c)
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
 
-	if (ibv_query_qp(c->qp, &qa, IBV_QP_MAX_QP_RD_ATOMIC |
-			 IBV_QP_MAX_DEST_RD_ATOMIC, &qia))
+	if (ibv_query_qp(c->qp, &qa,
+			 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC,
+			 &qia))
 		return;
 	c->ord = qa.max_rd_atomic;
 	c->ird = qa.max_dest_rd_atomic;
@@ -345,7 +349,7 @@ void rt_conn_wake(struct rt_conn *c)
 	uint64_t one = 1;
 
 	if (c->wakefd >= 0 && write(c->wakefd, &one, sizeof(one)) < 0)
-		return;	/* counter saturated: it is readable anyway */
+		return; /* counter saturated: it is readable anyway */
 }
 
 static void qp_to_error(struct ibv_qp *qp)
@@ -447,8 +451,8 @@ enum rt_state rt_conn_state(const struct rt_conn *c)
 
 const struct rt_err *rt_conn_error(const struct rt_conn *c)
 {
-	if (!c->dead && atomic_load_explicit(&c->ext_dead,
-					     memory_order_acquire))
+	if (!c->dead &&
+	    atomic_load_explicit(&c->ext_dead, memory_order_acquire))
 		return &c->ext_err;
 	return &c->err;
 }

@@ -78,9 +78,9 @@ struct rt_sbuf;
 
 /* Memory registration strategy for chunks (rt_reg.h). */
 enum rt_reg_mode {
-	RT_REG_AUTO = 0,	/* memory windows if the device has them */
-	RT_REG_MW,		/* type 2 memory windows over pooled MRs */
-	RT_REG_MR,		/* ibv_reg_mr/ibv_dereg_mr per exposure */
+	RT_REG_AUTO = 0, /* memory windows if the device has them */
+	RT_REG_MW,	 /* type 2 memory windows over pooled MRs */
+	RT_REG_MR,	 /* ibv_reg_mr/ibv_dereg_mr per exposure */
 };
 
 /*
@@ -89,23 +89,23 @@ enum rt_reg_mode {
  * whole KiB (RFC 8797's encodable range).
  */
 struct rt_conn_attr {
-	uint32_t inline_send;	/* largest message we send (4096) */
-	uint32_t inline_recv;	/* our Receive buffer size (4096) */
-	uint32_t credits;	/* requester: credits asked for; responder:
+	uint32_t inline_send;	   /* largest message we send (4096) */
+	uint32_t inline_recv;	   /* our Receive buffer size (4096) */
+	uint32_t credits;	   /* requester: credits asked for; responder:
 				 * the grant target (32).  One Receive per
 				 * credit is kept posted. */
-	uint32_t recv_extra;	/* Receives beyond credits, e.g. for
+	uint32_t recv_extra;	   /* Receives beyond credits, e.g. for
 				 * backward-direction calls (0) */
-	uint32_t send_bufs;	/* Send buffers (credits + 8) */
-	uint32_t rdma_depth;	/* RDMA Read/Write WRs in flight (16) */
-	uint32_t signal_every;	/* signal at least every Nth send-queue WR
+	uint32_t send_bufs;	   /* Send buffers (credits + 8) */
+	uint32_t rdma_depth;	   /* RDMA Read/Write WRs in flight (16) */
+	uint32_t signal_every;	   /* signal at least every Nth send-queue WR
 				 * (16) */
-	uint32_t timeout_ms;	/* rt_connect(): address, route and
+	uint32_t timeout_ms;	   /* rt_connect(): address, route and
 				 * connection, all together (5000) */
-	bool busy_poll;		/* no completion channel: rt_conn_poll()
+	bool busy_poll;		   /* no completion channel: rt_conn_poll()
 				 * spins on the CQ; rt_conn_fd() then wakes
 				 * only for connection death */
-	bool no_remote_inv;	/* never advertise Send With Invalidate */
+	bool no_remote_inv;	   /* never advertise Send With Invalidate */
 	enum rt_reg_mode reg_mode; /* RT_REG_AUTO; the environment variable
 				    * RPCRDMA_REG_MODE=mw|mr overrides AUTO */
 };
@@ -113,9 +113,9 @@ struct rt_conn_attr {
 void rt_conn_attr_init(struct rt_conn_attr *a);
 
 enum rt_state {
-	RT_CONN_ACCEPTING = 1,	/* accepted, ESTABLISHED not yet seen */
-	RT_CONN_UP,		/* established */
-	RT_CONN_DEAD,		/* ended; rt_conn_error() says why */
+	RT_CONN_ACCEPTING = 1, /* accepted, ESTABLISHED not yet seen */
+	RT_CONN_UP,	       /* established */
+	RT_CONN_DEAD,	       /* ended; rt_conn_error() says why */
 };
 
 /* ---- Client ---------------------------------------------------------- */
@@ -170,21 +170,21 @@ void rt_listener_destroy(struct rt_listener *l);
 /* ---- Events ---------------------------------------------------------- */
 
 enum rt_ev_type {
-	RT_EV_RECV = 1,		/* a message arrived in rbuf */
-	RT_EV_SEND_DONE,	/* a Send posted with RT_WR_SIGNAL completed */
-	RT_EV_READ_DONE,	/* an RDMA Read posted with RT_WR_SIGNAL */
-	RT_EV_WRITE_DONE,	/* an RDMA Write posted with RT_WR_SIGNAL */
-	RT_EV_DEAD,		/* the connection ended (reported once) */
+	RT_EV_RECV = 1,	  /* a message arrived in rbuf */
+	RT_EV_SEND_DONE,  /* a Send posted with RT_WR_SIGNAL completed */
+	RT_EV_READ_DONE,  /* an RDMA Read posted with RT_WR_SIGNAL */
+	RT_EV_WRITE_DONE, /* an RDMA Write posted with RT_WR_SIGNAL */
+	RT_EV_DEAD,	  /* the connection ended (reported once) */
 };
 
 /* wc_flags of RT_EV_RECV */
-#define RT_WC_WITH_INV 0x1	/* Send With Invalidate: inv_rkey is valid */
+#define RT_WC_WITH_INV 0x1 /* Send With Invalidate: inv_rkey is valid */
 
 struct rt_event {
 	enum rt_ev_type type;
 	int status;		/* 0; or an errno: EIO failed, ECONNRESET
 				 * flushed because the connection ended */
-	const char *status_str;	/* text of the work completion status */
+	const char *status_str; /* text of the work completion status */
 	uint64_t cookie;	/* SEND/READ/WRITE_DONE: the caller's */
 	struct rt_rbuf *rbuf;	/* RECV: give back with rt_recv_repost() */
 	void *data;		/* RECV: the message, in rbuf */
@@ -222,8 +222,9 @@ struct rt_sge {
 	uint32_t lkey;
 };
 
-#define RT_WR_SIGNAL 0x1	/* report completion as an event with cookie */
-#define RT_WR_INV_NOMINATED 0x2	/* Send With Invalidate of a handle the
+#define RT_WR_SIGNAL 0x1 /* report completion as an event with cookie */
+#define RT_WR_INV_NOMINATED \
+	0x2 /* Send With Invalidate of a handle the
 				 * peer nominated itself (RPC-over-RDMA v2
 				 * rdma_inv_handle): its RFC 8797 flag is
 				 * not needed */
@@ -332,20 +333,20 @@ unsigned int rt_conn_recvs_posted(const struct rt_conn *c);
 
 /* Counters, cumulative for the connection's lifetime. */
 struct rt_stats {
-	uint64_t sends;		/* Sends posted */
-	uint64_t sends_inv;	/* ... of which With Invalidate */
-	uint64_t recvs;		/* Receives completed with a message */
-	uint64_t reads;		/* RDMA Read WRs posted */
-	uint64_t writes;	/* RDMA Write WRs posted */
+	uint64_t sends;	    /* Sends posted */
+	uint64_t sends_inv; /* ... of which With Invalidate */
+	uint64_t recvs;	    /* Receives completed with a message */
+	uint64_t reads;	    /* RDMA Read WRs posted */
+	uint64_t writes;    /* RDMA Write WRs posted */
 	uint64_t read_bytes;
 	uint64_t write_bytes;
 	uint64_t signalled;	/* WRs posted signalled */
 	uint64_t queued;	/* WRs that waited for room in the queue */
-	uint64_t registrations;	/* ibv_reg_mr for exposures (MR mode, and
+	uint64_t registrations; /* ibv_reg_mr for exposures (MR mode, and
 				 * MW mode outside the pool) */
 	uint64_t deregistrations;
 	uint64_t binds;		/* memory window binds */
-	uint64_t invalidations;	/* local invalidations completed */
+	uint64_t invalidations; /* local invalidations completed */
 	uint64_t mr_fences;	/* MR-mode exposures fenced by deregistering
 				 * them (the MR under a window is none) */
 	uint64_t remote_invs;	/* remote invalidations honoured */

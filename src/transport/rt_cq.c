@@ -24,10 +24,10 @@
 
 #include "transport/rt_priv.h"
 
-#define RT_POLL_BATCH 16
-#define RT_POLL_BUDGET 512	/* completions per service call */
-#define RT_ACK_BATCH 32
-#define RT_BUSY_CM_EVERY 64	/* busy poll: look at the CM every N spins */
+#define RT_POLL_BATCH	 16
+#define RT_POLL_BUDGET	 512 /* completions per service call */
+#define RT_ACK_BATCH	 32
+#define RT_BUSY_CM_EVERY 64 /* busy poll: look at the CM every N spins */
 
 const char *rt_wc_status_str(int status)
 {
@@ -100,7 +100,8 @@ static bool poll_cq(struct rt_conn *c)
 		n = ibv_poll_cq(c->cq, RT_POLL_BATCH, wc);
 		if (n < 0) {
 			c->st.errors++;
-			rt_err_set(&why, EIO, "polling the completion queue on %s failed",
+			rt_err_set(&why, EIO,
+				   "polling the completion queue on %s failed",
 				   c->devname);
 			rt_conn_kill(c, &why);
 			return false;
@@ -137,7 +138,7 @@ static void clear_wake(struct rt_conn *c)
 	uint64_t v;
 
 	if (read(c->wakefd, &v, sizeof(v)) < 0)
-		return;	/* EAGAIN: nothing to clear */
+		return; /* EAGAIN: nothing to clear */
 }
 
 /* Death noticed by the listener (another thread) becomes ours. */
@@ -147,8 +148,8 @@ static void take_external_state(struct rt_conn *c)
 
 	if (!c->up && atomic_load(&c->ext_up))
 		c->up = true;
-	if (!c->dead && atomic_load_explicit(&c->ext_dead,
-					     memory_order_acquire)) {
+	if (!c->dead &&
+	    atomic_load_explicit(&c->ext_dead, memory_order_acquire)) {
 		why = c->ext_err;
 		rt_conn_kill(c, &why);
 	}
@@ -174,7 +175,7 @@ void rt_cq_service(struct rt_conn *c)
 	if (c->cch)
 		channel_events(c);
 	if (poll_cq(c))
-		rt_conn_wake(c);	/* budget spent: come back */
+		rt_conn_wake(c); /* budget spent: come back */
 	rt_sq_run_pending(c);
 }
 
@@ -226,7 +227,7 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 		if (n || timeout_ms == 0)
 			return (int)n;
 		if (c->dead)
-			return -ENOTCONN;	/* RT_EV_DEAD already taken */
+			return -ENOTCONN; /* RT_EV_DEAD already taken */
 		if (timeout_ms > 0) {
 			left = deadline - now_ms();
 			if (left <= 0)

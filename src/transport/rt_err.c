@@ -92,5 +92,5 @@ bool rt_addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
 			       sizeof(struct in6_addr));
 	return a->sa_family == AF_INET &&
 	       ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
 }

@@ -20,8 +20,8 @@
 #define RT_ERR_MSG_LEN 200
 
 struct rt_err {
-	int code;			/* errno value; 0: no error */
-	char msg[RT_ERR_MSG_LEN];	/* NUL-terminated, one line */
+	int code;		  /* errno value; 0: no error */
+	char msg[RT_ERR_MSG_LEN]; /* NUL-terminated, one line */
 };
 
 /* Record code (<= 0 becomes EIO) and a printf-style message; returns -code

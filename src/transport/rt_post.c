@@ -66,13 +66,13 @@ static int wc_errno(int status)
 	return status == IBV_WC_WR_FLUSH_ERR ? ECONNRESET : EIO;
 }
 
-static void report(struct rt_conn *c, uint8_t kind, uint64_t cookie,
-		   int status)
+static void report(struct rt_conn *c, uint8_t kind, uint64_t cookie, int status)
 {
 	struct rt_event ev = { .cookie = cookie };
 
 	ev.type = kind == RT_K_SEND ? RT_EV_SEND_DONE :
-		  kind == RT_K_READ ? RT_EV_READ_DONE : RT_EV_WRITE_DONE;
+		  kind == RT_K_READ ? RT_EV_READ_DONE :
+				      RT_EV_WRITE_DONE;
 	ev.status = wc_errno(status);
 	ev.status_str = rt_wc_status_str(status);
 	rt_evq_push(c, &ev);
@@ -99,7 +99,7 @@ static void work_done(struct rt_conn *c, uint8_t kind, bool want,
 		break;
 	case RT_K_BIND:
 	case RT_K_LINV:
-		if (ctx)	/* NULL: the window was destroyed meanwhile */
+		if (ctx) /* NULL: the window was destroyed meanwhile */
 			rt_reg_wr_done(c, kind, ctx, status);
 		return;
 	}
@@ -148,7 +148,8 @@ void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status)
 		struct rt_err why;
 
 		c->st.errors++;
-		rt_err_set(&why, EIO, "completion for an unknown work request on %s",
+		rt_err_set(&why, EIO,
+			   "completion for an unknown work request on %s",
 			   c->devname);
 		rt_conn_kill(c, &why);
 		return;
@@ -164,7 +165,7 @@ void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status)
 		/* Earlier unsignalled work completed before this one, unless
 		 * the queue was flushed. */
 		st = s == seq || status == IBV_WC_SUCCESS ? status :
-		     IBV_WC_WR_FLUSH_ERR;
+							    IBV_WC_WR_FLUSH_ERR;
 		c->sq_done = s + 1;
 		work_done(c, r->kind, r->report, r->cookie, r->ctx, st, true);
 	}
@@ -382,33 +383,37 @@ static int check_sbuf(struct rt_conn *c, struct rt_sbuf *b)
 	return b >= c->sbufs && b < c->sbufs + c->nsbufs && b->busy;
 }
 
-static int send_checks(struct rt_conn *c, const struct rt_sbuf *b,
-		       uint32_t len, const struct rt_sge *more,
-		       unsigned int nmore, uint32_t inv_rkey,
-		       unsigned int flags, struct rt_err *err)
+static int send_checks(struct rt_conn *c, const struct rt_sbuf *b, uint32_t len,
+		       const struct rt_sge *more, unsigned int nmore,
+		       uint32_t inv_rkey, unsigned int flags,
+		       struct rt_err *err)
 {
 	uint64_t total = len;
 	unsigned int i;
 
 	if (nmore + 1 > c->max_sge)
-		return rt_err_set(err, EINVAL, "%u fragments exceed the %u a Send may carry",
+		return rt_err_set(err, EINVAL,
+				  "%u fragments exceed the %u a Send may carry",
 				  nmore + 1, c->max_sge);
 	if (len > b->size)
-		return rt_err_set(err, EINVAL, "%u octets exceed the %u-octet Send buffer",
+		return rt_err_set(err, EINVAL,
+				  "%u octets exceed the %u-octet Send buffer",
 				  len, b->size);
 	for (i = 0; i < nmore; i++)
 		total += more[i].length;
 	if (total > c->inl.send)
-		return rt_err_set(err, EMSGSIZE,
-				  "message of %llu octets exceeds the inline send threshold of %u",
-				  (unsigned long long)total, c->inl.send);
+		return rt_err_set(
+			err, EMSGSIZE,
+			"message of %llu octets exceeds the inline send threshold of %u",
+			(unsigned long long)total, c->inl.send);
 	if (inv_rkey && !c->dev_send_inv)
-		return rt_err_set(err, EINVAL,
-				  "%s cannot send With Invalidate", c->devname);
+		return rt_err_set(err, EINVAL, "%s cannot send With Invalidate",
+				  c->devname);
 	if (inv_rkey && !c->inl.peer_remote_inv &&
 	    !(flags & RT_WR_INV_NOMINATED))
-		return rt_err_set(err, EINVAL,
-				  "the peer did not advertise Send With Invalidate");
+		return rt_err_set(
+			err, EINVAL,
+			"the peer did not advertise Send With Invalidate");
 	return 0;
 }
 
@@ -422,7 +427,8 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
 	int ret;
 
 	if (!b || !check_sbuf(c, b))
-		return rt_err_set(err, EINVAL, "not a Send buffer of this connection");
+		return rt_err_set(err, EINVAL,
+				  "not a Send buffer of this connection");
 	ret = send_checks(c, b, len, more, nmore, inv_rkey, flags, err);
 	if (ret) {
 		rt_buf_sbuf_reclaim(c, b);
@@ -465,8 +471,9 @@ static uint32_t cursor_take(struct sge_cursor *k, struct rt_work *w,
 		if (take > max - got)
 			take = max - got;
 		if (take) {
-			w->sge[ns++] = (struct ibv_sge){
-				(uintptr_t)s->addr + k->off, take, s->lkey };
+			w->sge[ns++] =
+				(struct ibv_sge){ (uintptr_t)s->addr + k->off,
+						  take, s->lkey };
 			got += take;
 			k->off += take;
 		}
@@ -489,19 +496,22 @@ static int rdma_checks(struct rt_conn *c, uint8_t kind,
 	for (*total = 0, i = 0; i < n; i++)
 		*total += sge[i].length;
 	if (kind == RT_K_READ && *total != seg->length)
-		return rt_err_set(err, EINVAL,
-				  "RDMA Read of %u octets into %llu octets of local memory",
-				  seg->length, (unsigned long long)*total);
+		return rt_err_set(
+			err, EINVAL,
+			"RDMA Read of %u octets into %llu octets of local memory",
+			seg->length, (unsigned long long)*total);
 	if (kind == RT_K_WRITE && *total > seg->length)
-		return rt_err_set(err, EINVAL,
-				  "RDMA Write of %llu octets into a %u-octet segment",
-				  (unsigned long long)*total, seg->length);
+		return rt_err_set(
+			err, EINVAL,
+			"RDMA Write of %llu octets into a %u-octet segment",
+			(unsigned long long)*total, seg->length);
 	if (seg->offset + *total < seg->offset)
 		return rt_err_set(err, EINVAL, "segment offset 0x%llx wraps",
 				  (unsigned long long)seg->offset);
 	if (kind == RT_K_READ && !c->ord)
-		return rt_err_set(err, EOPNOTSUPP,
-				  "the peer accepts no RDMA Reads on this connection");
+		return rt_err_set(
+			err, EOPNOTSUPP,
+			"the peer accepts no RDMA Reads on this connection");
 	if (c->dead)
 		return rt_err_set(err, ENOTCONN, "connection is down: %s",
 				  c->err.msg);
@@ -514,7 +524,7 @@ static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
 {
 	struct sge_cursor k = { .sge = sge, .n = n };
 	uint32_t piece = c->max_msg < RT_RDMA_MAX_WR ? c->max_msg :
-			 RT_RDMA_MAX_WR;
+						       RT_RDMA_MAX_WR;
 	uint64_t total = 0, left, raddr = seg ? seg->offset : 0;
 	struct rt_work w;
 	uint32_t got;
@@ -537,7 +547,7 @@ static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
 		w.kind = kind;
 		w.cookie = cookie;
 		w.wr.opcode = kind == RT_K_READ ? IBV_WR_RDMA_READ :
-			      IBV_WR_RDMA_WRITE;
+						  IBV_WR_RDMA_WRITE;
 		w.wr.wr.rdma.rkey = seg->handle;
 		w.wr.wr.rdma.remote_addr = raddr;
 		got = cursor_take(&k, &w, piece, c->max_sge);

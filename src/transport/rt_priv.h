@@ -22,11 +22,11 @@
 /* ---- Buffers (rt_buf.c) ---------------------------------------------- */
 
 struct rt_sbuf {
-	struct rt_sbuf *next;	/* free list */
+	struct rt_sbuf *next; /* free list */
 	void *data;
 	uint32_t size;
 	uint32_t lkey;
-	bool busy;		/* held by the caller or in flight */
+	bool busy; /* held by the caller or in flight */
 };
 
 struct rt_rbuf {
@@ -39,20 +39,20 @@ struct rt_rbuf {
 
 /* Power-of-two size classes of cached local memory: 4 KiB .. 64 MiB. */
 #define RT_LMEM_MIN_SHIFT 12
-#define RT_LMEM_CLASSES 15
+#define RT_LMEM_CLASSES	  15
 
 struct rt_lmem {
-	struct rt_lmem *next;	/* cache free list */
-	struct rt_lmem *anext;	/* every lmem of the connection */
+	struct rt_lmem *next;  /* cache free list */
+	struct rt_lmem *anext; /* every lmem of the connection */
 	struct rt_lmem *aprev;
 	void *addr;
-	size_t len;		/* asked for */
-	size_t cap;		/* allocated */
+	size_t len; /* asked for */
+	size_t cap; /* allocated */
 	struct ibv_mr *mr;
-	int cls;		/* size class, -1: not cached */
-	bool owned;		/* memory allocated by us */
-	bool regbuf;		/* rt_reg_buf_alloc() pool memory */
-	bool live;		/* handed out */
+	int cls;     /* size class, -1: not cached */
+	bool owned;  /* memory allocated by us */
+	bool regbuf; /* rt_reg_buf_alloc() pool memory */
+	bool live;   /* handed out */
 };
 
 /* ---- Send queue (rt_post.c) ------------------------------------------ */
@@ -67,12 +67,12 @@ enum rt_wr_kind {
 
 /* A send-queue work request, posted or waiting for room. */
 struct rt_work {
-	struct rt_work *next;	/* pending queue */
+	struct rt_work *next; /* pending queue */
 	uint8_t kind;
-	bool report;		/* RT_WR_SIGNAL: caller wants an event */
-	bool must_signal;	/* signal regardless (revoke waits on it) */
+	bool report;	  /* RT_WR_SIGNAL: caller wants an event */
+	bool must_signal; /* signal regardless (revoke waits on it) */
 	uint64_t cookie;
-	void *ctx;		/* rt_sbuf (SEND), rt_mw (BIND, LINV) */
+	void *ctx; /* rt_sbuf (SEND), rt_mw (BIND, LINV) */
 	struct ibv_send_wr wr;
 	struct ibv_sge sge[RT_MAX_SGE];
 };
@@ -92,24 +92,24 @@ struct rt_sq_rec {
 /* ---- Registration (rt_reg.c) ----------------------------------------- */
 
 enum rt_mw_state {
-	RT_MW_FREE = 0,		/* not bound: no remote access */
-	RT_MW_BOUND,		/* bind posted: handle valid */
-	RT_MW_INVALIDATING,	/* LOCAL_INV posted */
+	RT_MW_FREE = 0,	    /* not bound: no remote access */
+	RT_MW_BOUND,	    /* bind posted: handle valid */
+	RT_MW_INVALIDATING, /* LOCAL_INV posted */
 };
 
 struct rt_mw {
-	struct rt_mw *next;	/* free list */
-	struct rt_mw *anext;	/* every window of the connection */
+	struct rt_mw *next;  /* free list */
+	struct rt_mw *anext; /* every window of the connection */
 	struct ibv_mw *mw;
-	uint32_t rkey;		/* current handle */
+	uint32_t rkey; /* current handle */
 	enum rt_mw_state state;
-	bool failed;		/* a bind or invalidation failed */
-	bool peer_inv;		/* invalidated by the peer, not yet counted */
+	bool failed;   /* a bind or invalidation failed */
+	bool peer_inv; /* invalidated by the peer, not yet counted */
 };
 
 struct rt_expo {
-	struct rt_mw *mw;	/* MW mode */
-	struct ibv_mr *mr;	/* MR mode: remote-access MR; MW mode outside
+	struct rt_mw *mw;  /* MW mode */
+	struct ibv_mr *mr; /* MR mode: remote-access MR; MW mode outside
 				 * the pool: the local MR under the window */
 	uint32_t handle;
 	size_t len;
@@ -131,9 +131,9 @@ struct rt_listener {
 	struct rdma_cm_id *id;
 	struct rt_conn_attr attr;
 	uint16_t port;
-	pthread_mutex_t lock;	/* children list, refs, closing */
+	pthread_mutex_t lock; /* children list, refs, closing */
 	struct rt_conn *children;
-	unsigned int refs;	/* accepted connections not yet destroyed */
+	unsigned int refs; /* accepted connections not yet destroyed */
 	bool closing;
 	bool dead;
 	struct rt_err err;
@@ -142,9 +142,9 @@ struct rt_listener {
 struct rt_conn {
 	struct rt_conn_attr attr;
 	struct rdma_cm_id *id;
-	struct rdma_event_channel *cm_ch;	/* client: our own */
-	struct rt_listener *listener;		/* accepted: the owner */
-	struct rt_conn *lnext;			/* listener's children */
+	struct rdma_event_channel *cm_ch; /* client: our own */
+	struct rt_listener *listener;	  /* accepted: the owner */
+	struct rt_conn *lnext;		  /* listener's children */
 	struct rt_conn *lprev;
 	bool linked;
 
@@ -163,29 +163,29 @@ struct rt_conn {
 	unsigned int ord;
 	unsigned int ird;
 	bool dev_mw;
-	bool dev_send_inv;	/* can post Send With Invalidate */
+	bool dev_send_inv; /* can post Send With Invalidate */
 	bool iwarp;
-	bool quirk_inv_flag;	/* rxe: WITH_INV reported as kernel bit 2 */
-	bool quirk_mw_rebind;	/* rxe: a retransmission re-runs binds */
+	bool quirk_inv_flag;  /* rxe: WITH_INV reported as kernel bit 2 */
+	bool quirk_mw_rebind; /* rxe: a retransmission re-runs binds */
 
 	/* state */
 	bool up;
 	bool dead;
 	bool dead_reported;
 	struct rt_err err;
-	bool peer_fault;		/* rt_conn_peer_fault() */
+	bool peer_fault; /* rt_conn_peer_fault() */
 	uint64_t peer_fault_cookie;
-	atomic_bool ext_up;		/* ESTABLISHED seen by the listener */
-	atomic_bool ext_dead;		/* death noticed by the listener */
-	atomic_bool closed;		/* rt_conn_kill() ran (for the
+	atomic_bool ext_up;    /* ESTABLISHED seen by the listener */
+	atomic_bool ext_dead;  /* death noticed by the listener */
+	atomic_bool closed;    /* rt_conn_kill() ran (for the
 					 * listener: disconnect once
 					 * ESTABLISHED) */
-	struct rt_err ext_err;		/* written before ext_dead */
+	struct rt_err ext_err; /* written before ext_dead */
 
 	/* RFC 8797 and credits */
 	struct rw_cm_private local_pd;
 	struct rw_cm_private peer_pd;
-	uint8_t pd_buf[RW_CM_LEN];	/* local_pd encoded, sent */
+	uint8_t pd_buf[RW_CM_LEN]; /* local_pd encoded, sent */
 	struct rw_cm_inline inl;
 	struct rw_credits credits;
 	struct rw_srv_credits srv_credits;
@@ -203,7 +203,7 @@ struct rt_conn {
 	unsigned int nrbufs;
 	unsigned int rposted;
 	struct rt_lmem *lcache[RT_LMEM_CLASSES];
-	struct rt_lmem *rcache[RT_LMEM_CLASSES];	/* reg pool */
+	struct rt_lmem *rcache[RT_LMEM_CLASSES]; /* reg pool */
 	struct rt_lmem *lall;
 
 	/* registration */
@@ -213,17 +213,17 @@ struct rt_conn {
 	struct rt_mw *mw_all;
 	struct rt_regset *regsets;
 	unsigned int live_expos;
-	struct rt_lmem **regbufs;	/* live pool buffers, sorted by addr */
+	struct rt_lmem **regbufs; /* live pool buffers, sorted by addr */
 	unsigned int nregbufs;
 	unsigned int capregbufs;
 	uint32_t key_seed;
-	struct ibv_mr **zombies;	/* MRs that refused deregistration */
+	struct ibv_mr **zombies; /* MRs that refused deregistration */
 	unsigned int nzombies;
 
 	/* send queue */
 	uint32_t sq_size;
-	uint64_t sq_seq;		/* next sequence number */
-	uint64_t sq_done;		/* every seq below is reaped */
+	uint64_t sq_seq;  /* next sequence number */
+	uint64_t sq_done; /* every seq below is reaped */
 	struct rt_sq_rec *ring;
 	unsigned int rdma_used;
 	unsigned int reads_used;
@@ -244,13 +244,10 @@ struct rt_conn {
 
 /* rt_conn.c: resources and lifecycle */
 struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr);
-int rt_conn_setup(struct rt_conn *c, struct rdma_cm_id *id,
-		  struct rt_err *err);
+int rt_conn_setup(struct rt_conn *c, struct rdma_cm_id *id, struct rt_err *err);
 void rt_conn_build_private(struct rt_conn *c);
-void rt_conn_set_peer_private(struct rt_conn *c, const void *data,
-			      size_t len);
-void rt_conn_cm_params(const struct rt_conn *c,
-		       struct rdma_conn_param *p);
+void rt_conn_set_peer_private(struct rt_conn *c, const void *data, size_t len);
+void rt_conn_cm_params(const struct rt_conn *c, struct rdma_conn_param *p);
 void rt_conn_query_rd_atomic(struct rt_conn *c);
 void rt_conn_ack_timeout(struct rt_conn *c);
 void rt_conn_kill(struct rt_conn *c, const struct rt_err *why);

@@ -164,12 +164,12 @@ static int choose_mode(struct rt_conn *c, enum rt_reg_mode m,
 	if (m == RT_REG_AUTO)
 		m = env_mode();
 	if (m == RT_REG_MW && !mw_usable(c))
-		return rt_err_set(err, ENOTSUP,
-				  "memory windows (type 2) not supported by RDMA device %s; use RPCRDMA_REG_MODE=mr",
-				  c->devname);
+		return rt_err_set(
+			err, ENOTSUP,
+			"memory windows (type 2) not supported by RDMA device %s; use RPCRDMA_REG_MODE=mr",
+			c->devname);
 	if (m == RT_REG_AUTO)
-		m = mw_usable(c) && !c->quirk_mw_rebind ? RT_REG_MW :
-							  RT_REG_MR;
+		m = mw_usable(c) && !c->quirk_mw_rebind ? RT_REG_MW : RT_REG_MR;
 	c->reg_mode = m;
 	return 0;
 }
@@ -216,8 +216,9 @@ int rt_reg_set_mode(struct rt_conn *c, enum rt_reg_mode m, struct rt_err *err)
 		return ret;
 	if (c->reg_mode == RT_REG_MR && c->advertised_inv) {
 		c->reg_mode = old;
-		return rt_err_set(err, EINVAL,
-				  "this connection advertised Send With Invalidate: its handles must stay memory windows");
+		return rt_err_set(
+			err, EINVAL,
+			"this connection advertised Send With Invalidate: its handles must stay memory windows");
 	}
 	return 0;
 }
@@ -311,7 +312,7 @@ void rt_reg_buf_free(struct rt_conn *c, void *p)
 		return;
 	i = regbuf_index(c, (uintptr_t)p);
 	if (!i || c->regbufs[i - 1]->addr != p)
-		return;	/* not ours */
+		return; /* not ours */
 	m = c->regbufs[i - 1];
 	rt_reg_regbuf_del(c, m);
 	rt_lmem_free(c, m);
@@ -346,8 +347,10 @@ static int expose_mr(struct rt_conn *c, struct rt_expo *e, void *addr,
 		flags |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
 	e->mr = ibv_reg_mr(c->pd, addr, len, flags);
 	if (!e->mr)
-		return rt_err_set(err, errno, "cannot register %zu octets for RDMA on %s: %s",
-				  len, c->devname, strerror(errno));
+		return rt_err_set(
+			err, errno,
+			"cannot register %zu octets for RDMA on %s: %s", len,
+			c->devname, strerror(errno));
 	c->st.registrations++;
 	e->handle = e->mr->rkey;
 	return 0;
@@ -371,9 +374,10 @@ static int bind_target(struct rt_conn *c, struct rt_expo *e, void *addr,
 		flags |= IBV_ACCESS_LOCAL_WRITE;
 	e->mr = ibv_reg_mr(c->pd, addr, len, flags);
 	if (!e->mr)
-		return rt_err_set(err, errno,
-				  "cannot register %zu octets for a memory window on %s: %s",
-				  len, c->devname, strerror(errno));
+		return rt_err_set(
+			err, errno,
+			"cannot register %zu octets for a memory window on %s: %s",
+			len, c->devname, strerror(errno));
 	c->st.registrations++;
 	*mrp = e->mr;
 	return 0;
@@ -391,7 +395,8 @@ static int expose_mw(struct rt_conn *c, struct rt_expo *e, void *addr,
 		return ret;
 	e->mw = mw_get(c);
 	if (!e->mw)
-		return rt_err_set(err, ENOMEM, "cannot allocate a memory window on %s",
+		return rt_err_set(err, ENOMEM,
+				  "cannot allocate a memory window on %s",
 				  c->devname);
 	memset(&w, 0, sizeof(w));
 	w.kind = RT_K_BIND;
@@ -492,8 +497,8 @@ static int expose_checks(struct rt_regset *s, void *addr, size_t len,
 }
 
 int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
-		  enum rt_access acc, struct rw_segment *segs,
-		  unsigned int max, struct rt_err *err)
+		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
+		  struct rt_err *err)
 {
 	struct rt_conn *c = s->c;
 	size_t nseg = (len + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG, i;
@@ -507,9 +512,10 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 	/* here, where segs is written: the clang analyser does not follow
 	 * the failure paths of expose_checks() */
 	if (!segs || nseg > max)
-		return rt_err_set(err, E2BIG,
-				  "%zu octets need more segments than there is room for",
-				  len);
+		return rt_err_set(
+			err, E2BIG,
+			"%zu octets need more segments than there is room for",
+			len);
 	e = &s->e[s->n];
 	memset(e, 0, sizeof(*e));
 	e->len = len;
@@ -530,7 +536,8 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 		segs[i].handle = e->handle;
 		segs[i].offset = (uintptr_t)addr + off;
 		segs[i].length = (uint32_t)(len - off < RT_REG_MAX_SEG ?
-					    len - off : RT_REG_MAX_SEG);
+						    len - off :
+						    RT_REG_MAX_SEG);
 	}
 	return (int)nseg;
 }
@@ -625,12 +632,12 @@ static void post_invalidations(struct rt_regset *s, unsigned int count)
 		memset(&w, 0, sizeof(w));
 		w.kind = RT_K_LINV;
 		w.ctx = e->mw;
-		w.must_signal = ++posted == count;	/* we wait for it */
+		w.must_signal = ++posted == count; /* we wait for it */
 		w.wr.opcode = IBV_WR_LOCAL_INV;
 		w.wr.invalidate_rkey = e->mw->rkey;
 		e->mw->state = RT_MW_INVALIDATING;
 		if (rt_sq_submit(s->c, &w, NULL))
-			return;	/* connection dead: windows will be freed */
+			return; /* connection dead: windows will be freed */
 	}
 }
 
@@ -654,7 +661,8 @@ static int64_t now_us(void)
 
 static int fence_failed(struct rt_conn *c, struct rt_err *err)
 {
-	return rt_err_set(err, c->err.code, "memory fenced by closing the connection: %s",
+	return rt_err_set(err, c->err.code,
+			  "memory fenced by closing the connection: %s",
 			  c->err.msg);
 }
 

@@ -74,8 +74,8 @@
 struct rt_regset;
 
 enum rt_access {
-	RT_REMOTE_READ = 0x1,	/* the peer may RDMA Read (Read chunk) */
-	RT_REMOTE_WRITE = 0x2,	/* the peer may RDMA Write (Write/Reply) */
+	RT_REMOTE_READ = 0x1,  /* the peer may RDMA Read (Read chunk) */
+	RT_REMOTE_WRITE = 0x2, /* the peer may RDMA Write (Write/Reply) */
 };
 
 #define RT_REG_MAX_SEG (1u << 30)
@@ -93,8 +93,8 @@ void rt_regset_destroy(struct rt_regset *s);
  * -ENOTCONN on a dead connection, -EINVAL for len 0 or a bad acc.
  */
 int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
-		  enum rt_access acc, struct rw_segment *segs,
-		  unsigned int max, struct rt_err *err);
+		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
+		  struct rt_err *err);
 
 /*
  * The handle a Call may nominate for remote invalidation (RPC-over-RDMA v2

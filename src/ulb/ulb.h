@@ -58,19 +58,19 @@ void ulb_nfs_register(void);
  * besides those results (status, attributes, length words; no RPC header).
  */
 struct ulb_plan {
-	uint32_t nslots;		/* eligible results, at most
+	uint32_t nslots; /* eligible results, at most
 					 * ULB_PLAN_MAX; later ones inline */
 	uint32_t room[ULB_PLAN_MAX];
-	uint32_t reply_max;		/* 0: unknown, the CLIENT default */
-	uint32_t inline_room;		/* most octets of the eligible
+	uint32_t reply_max;   /* 0: unknown, the CLIENT default */
+	uint32_t inline_room; /* most octets of the eligible
 					 * results past ULB_PLAN_MAX, which
 					 * come inline */
 };
 
 struct ulb_walker {
 	const char *name;
-	rw_ddp_pick_fn pick_call;	/* eligible argument items */
-	rw_ddp_pick_fn pick_reply;	/* eligible results and their slot */
+	rw_ddp_pick_fn pick_call;  /* eligible argument items */
+	rw_ddp_pick_fn pick_reply; /* eligible results and their slot */
 	/* The plan for arguments of len octets seen through args (body
 	 * offsets).  Returns 0, or EINVAL for arguments it cannot parse;
 	 * the plan is then empty (nothing placed, reply_max 0). */
@@ -129,7 +129,7 @@ void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
 		    uint32_t dflt_min, struct rw_ddp_policy *pol);
 
 /* The same for a walker binding: RW_DDP_PICK with its pick function. */
-void ulb_walk_policy(const struct ulb_walker *w, bool reply,
-		     uint32_t dflt_min, struct rw_ddp_policy *pol);
+void ulb_walk_policy(const struct ulb_walker *w, bool reply, uint32_t dflt_min,
+		     struct rw_ddp_policy *pol);
 
 #endif /* RPCRDMA_ULB_H */

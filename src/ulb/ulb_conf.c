@@ -66,7 +66,8 @@ static bool ulb_num(const char *s, const char **end, uint64_t max,
 		base = 16;
 		q += 2;
 	}
-	if (!isxdigit((unsigned char)*q) || (base == 10 && !isdigit((unsigned char)*q)))
+	if (!isxdigit((unsigned char)*q) ||
+	    (base == 10 && !isdigit((unsigned char)*q)))
 		return false;
 	for (; *q; q++) {
 		unsigned d;
@@ -131,21 +132,25 @@ static int ulb_parse_ddp(struct ulb_parse *p, const char *v, uint64_t *mask)
 		return 0;
 	for (;;) {
 		if (!ulb_num(q, &q, UINT64_MAX, &k))
-			return ulb_fail(p, "ddp: '%s' is not a list of item ordinals",
-					v);
+			return ulb_fail(
+				p, "ddp: '%s' is not a list of item ordinals",
+				v);
 		if (k >= RW_DDP_MAX_ORDINAL)
-			return ulb_fail(p, "ddp: item ordinal %llu is out of range 0..%u",
-					(unsigned long long)k,
-					RW_DDP_MAX_ORDINAL - 1);
+			return ulb_fail(
+				p,
+				"ddp: item ordinal %llu is out of range 0..%u",
+				(unsigned long long)k, RW_DDP_MAX_ORDINAL - 1);
 		if (*mask & RW_DDP_ITEM(k))
-			return ulb_fail(p, "ddp: item ordinal %llu is listed twice",
+			return ulb_fail(p,
+					"ddp: item ordinal %llu is listed twice",
 					(unsigned long long)k);
 		*mask |= RW_DDP_ITEM(k);
 		if (*q == '\0')
 			return 0;
 		if (*q++ != ',')
-			return ulb_fail(p, "ddp: '%s' is not a list of item ordinals",
-					v);
+			return ulb_fail(
+				p, "ddp: '%s' is not a list of item ordinals",
+				v);
 	}
 }
 
@@ -161,8 +166,10 @@ static int ulb_parse_size(struct ulb_parse *p, const char *kw, const char *v,
 	if (strncmp(q, "arg[", 4)) {
 		sz->kind = RPCRDMA_ULB_SIZE_FIXED;
 		if (!ulb_octets(q, &q, &sz->value) || *q)
-			return ulb_fail(p, "%s: '%s' is not a size (N, Nk, Nm or arg[OFFSET][+N])",
-					kw, v);
+			return ulb_fail(
+				p,
+				"%s: '%s' is not a size (N, Nk, Nm or arg[OFFSET][+N])",
+				kw, v);
 		return 0;
 	}
 	sz->kind = RPCRDMA_ULB_SIZE_ARG;
@@ -172,18 +179,20 @@ static int ulb_parse_size(struct ulb_parse *p, const char *kw, const char *v,
 		q++;
 	}
 	if (!ulb_num(q, &q, (uint64_t)INT32_MAX + 1, &off) || *q != ']')
-		return ulb_fail(p, "%s: '%s': expected arg[OFFSET]",
-				kw, v);
+		return ulb_fail(p, "%s: '%s': expected arg[OFFSET]", kw, v);
 	if (off % 4)
-		return ulb_fail(p, "%s: argument offset %s%llu is not a multiple of 4",
-				kw, neg ? "-" : "", (unsigned long long)off);
+		return ulb_fail(
+			p, "%s: argument offset %s%llu is not a multiple of 4",
+			kw, neg ? "-" : "", (unsigned long long)off);
 	if (neg && off == 0)
-		return ulb_fail(p, "%s: argument offset -0 names no word; the last word is -4",
-				kw);
+		return ulb_fail(
+			p,
+			"%s: argument offset -0 names no word; the last word is -4",
+			kw);
 	if (!neg && off > INT32_MAX)
-		return ulb_fail(p, "%s: argument offset %llu is too large",
-				kw, (unsigned long long)off);
-	sz->offset = neg ? (int32_t)-(int64_t)off : (int32_t)off;
+		return ulb_fail(p, "%s: argument offset %llu is too large", kw,
+				(unsigned long long)off);
+	sz->offset = neg ? (int32_t) - (int64_t)off : (int32_t)off;
 	q++;
 	if (*q == '\0')
 		return 0;
@@ -215,8 +224,10 @@ static int ulb_parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 	else if (!strcmp(w, "max"))
 		bit = ULB_KW_MAX;
 	else
-		return ulb_fail(p, "unknown keyword '%s' (expected ddp, min, chunks, room or max)",
-				w);
+		return ulb_fail(
+			p,
+			"unknown keyword '%s' (expected ddp, min, chunks, room or max)",
+			w);
 	if (*seen & bit)
 		return ulb_fail(p, "keyword '%s' is given twice", w);
 	*seen |= bit;
@@ -230,7 +241,9 @@ static int ulb_parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 		const char *end;
 
 		if (!ulb_octets(v, &end, &e->min_len) || *end)
-			return ulb_fail(p, "min: '%s' is not a size (N, Nk or Nm)", v);
+			return ulb_fail(p,
+					"min: '%s' is not a size (N, Nk or Nm)",
+					v);
 		return 0;
 	}
 	case ULB_KW_CHUNKS:
@@ -257,11 +270,14 @@ static int ulb_parse_key(struct ulb_parse *p, char **w, int nw,
 	int i;
 
 	if (nw < 4)
-		return ulb_fail(p, "expected PROGRAM VERSION PROCEDURE call|reply, got %d field%s",
-				nw, nw == 1 ? "" : "s");
+		return ulb_fail(
+			p,
+			"expected PROGRAM VERSION PROCEDURE call|reply, got %d field%s",
+			nw, nw == 1 ? "" : "s");
 	for (i = 0; i < 3; i++)
 		if (!ulb_word_num(w[i], UINT32_MAX, &v[i]))
-			return ulb_fail(p, "%s '%s' is not a number 0..4294967295",
+			return ulb_fail(p,
+					"%s '%s' is not a number 0..4294967295",
 					name[i], w[i]);
 	e->prog = (rpcprog_t)v[0];
 	e->vers = (rpcvers_t)v[1];
@@ -271,7 +287,8 @@ static int ulb_parse_key(struct ulb_parse *p, char **w, int nw,
 	else if (!strcmp(w[3], "reply"))
 		e->dir = RPCRDMA_ULB_REPLY;
 	else
-		return ulb_fail(p, "direction '%s' is neither call nor reply", w[3]);
+		return ulb_fail(p, "direction '%s' is neither call nor reply",
+				w[3]);
 	return 0;
 }
 
@@ -288,7 +305,8 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 	memset(e, 0, sizeof(*e));
 	len = strcspn(line, "\n");
 	if (len > ULB_LINE_MAX)
-		return ulb_fail(&p, "line longer than %d characters", ULB_LINE_MAX);
+		return ulb_fail(&p, "line longer than %d characters",
+				ULB_LINE_MAX);
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	s = strchr(buf, '#');
@@ -358,7 +376,8 @@ int ulb_conf_load(const char *path, FILE *errs)
 		if (!whole && !feof(f)) {
 			skip = true;
 			snprintf(why, sizeof(why),
-				 "line longer than %d characters", ULB_LINE_MAX);
+				 "line longer than %d characters",
+				 ULB_LINE_MAX);
 			r = -1;
 		} else {
 			r = ulb_conf_parse_line(line, &e, why, sizeof(why));
@@ -367,7 +386,8 @@ int ulb_conf_load(const char *path, FILE *errs)
 			dup = ulb_dup_line(seen, nseen, &e);
 			if (dup) {
 				snprintf(why, sizeof(why),
-					 "duplicates the entry at line %u", dup);
+					 "duplicates the entry at line %u",
+					 dup);
 				r = -1;
 			}
 		}
@@ -394,7 +414,8 @@ int ulb_conf_load(const char *path, FILE *errs)
 		seen[nseen++].line = lineno;
 		if (ulb_table_add(&e, ULB_SRC_CONF)) {
 			if (errs)
-				fprintf(errs, "%s:%u: cannot register: out of memory\n",
+				fprintf(errs,
+					"%s:%u: cannot register: out of memory\n",
 					path, lineno);
 			bad++;
 		}

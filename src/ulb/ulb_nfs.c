@@ -38,25 +38,49 @@
 #include "compiler.h"
 #include "ulb/ulb.h"
 
-#define NFS_PROGRAM	100003u
+#define NFS_PROGRAM 100003u
 
 /* Linux NFS3_MAXPATHLEN (PATH_MAX); NFSv2 fixes NFS_MAXPATHLEN = 1024. */
-#define NFS3_PATH_ROOM	4096u
-#define NFS2_PATH_ROOM	1024u
+#define NFS3_PATH_ROOM 4096u
+#define NFS2_PATH_ROOM 1024u
 
-#define FIXED(n)	{ RPCRDMA_ULB_SIZE_FIXED, (n), 0 }
-#define ARG(off, plus)	{ RPCRDMA_ULB_SIZE_ARG, (plus), (off) }
-#define NOSIZE		{ RPCRDMA_ULB_SIZE_NONE, 0, 0 }
+#define FIXED(n)                               \
+	{                                      \
+		RPCRDMA_ULB_SIZE_FIXED, (n), 0 \
+	}
+#define ARG(off, plus)                              \
+	{                                           \
+		RPCRDMA_ULB_SIZE_ARG, (plus), (off) \
+	}
+#define NOSIZE                              \
+	{                                   \
+		RPCRDMA_ULB_SIZE_NONE, 0, 0 \
+	}
 
-#define CALL_ITEM(v, p, k) \
-	{ NFS_PROGRAM, (v), (p), RPCRDMA_ULB_CALL, RW_DDP_ITEM(k), 0, 0, \
-	  NOSIZE, NOSIZE, { 0 } }
-#define REPLY_ITEM(v, p, room, max) \
-	{ NFS_PROGRAM, (v), (p), RPCRDMA_ULB_REPLY, RW_DDP_ITEM(0), 0, 1, \
-	  room, max, { 0 } }
-#define REPLY_SIZE(v, p, max) \
-	{ NFS_PROGRAM, (v), (p), RPCRDMA_ULB_REPLY, 0, 0, 0, \
-	  NOSIZE, max, { 0 } }
+#define CALL_ITEM(v, p, k)                                                     \
+	{                                                                      \
+		NFS_PROGRAM, (v), (p), RPCRDMA_ULB_CALL, RW_DDP_ITEM(k), 0, 0, \
+			NOSIZE, NOSIZE,                                        \
+		{                                                              \
+			0                                                      \
+		}                                                              \
+	}
+#define REPLY_ITEM(v, p, room, max)                                          \
+	{                                                                    \
+		NFS_PROGRAM, (v), (p), RPCRDMA_ULB_REPLY, RW_DDP_ITEM(0), 0, \
+			1, room, max,                                        \
+		{                                                            \
+			0                                                    \
+		}                                                            \
+	}
+#define REPLY_SIZE(v, p, max)                                              \
+	{                                                                  \
+		NFS_PROGRAM, (v), (p), RPCRDMA_ULB_REPLY, 0, 0, 0, NOSIZE, \
+			max,                                               \
+		{                                                          \
+			0                                                  \
+		}                                                          \
+	}
 
 static const struct rpcrdma_ulb_entry ulb_nfs[] = {
 	/*
@@ -65,10 +89,10 @@ static const struct rpcrdma_ulb_entry ulb_nfs[] = {
 	 * WRITE:    {file (0); beginoffset; offset; totalcount; data (1)}.
 	 * SYMLINK:  {from.dir (0); from.name (1); to (2); attributes}.
 	 */
-	REPLY_ITEM(2, 5, FIXED(NFS2_PATH_ROOM), FIXED(128)),	/* READLINK */
-	REPLY_ITEM(2, 6, ARG(36, 0), FIXED(128)),		/* READ */
-	CALL_ITEM(2, 8, 1),					/* WRITE */
-	CALL_ITEM(2, 13, 2),					/* SYMLINK */
+	REPLY_ITEM(2, 5, FIXED(NFS2_PATH_ROOM), FIXED(128)), /* READLINK */
+	REPLY_ITEM(2, 6, ARG(36, 0), FIXED(128)),	     /* READ */
+	CALL_ITEM(2, 8, 1),				     /* WRITE */
+	CALL_ITEM(2, 13, 2),				     /* SYMLINK */
 
 	/*
 	 * NFSv3 (RFC 1813).  nfs_fh3 is opaque<64>: item 0.
@@ -81,32 +105,32 @@ static const struct rpcrdma_ulb_entry ulb_nfs[] = {
 	 * reply is the last argument (count, maxcount: the size of the resok
 	 * body) plus room for the status and the attributes of an error.
 	 */
-	REPLY_ITEM(3, 5, FIXED(NFS3_PATH_ROOM), FIXED(128)),	/* READLINK */
-	REPLY_ITEM(3, 6, ARG(-4, 0), FIXED(128)),		/* READ */
-	CALL_ITEM(3, 7, 1),					/* WRITE */
-	CALL_ITEM(3, 10, 2),					/* SYMLINK */
-	REPLY_SIZE(3, 16, ARG(-4, 128)),				/* READDIR */
-	REPLY_SIZE(3, 17, ARG(-4, 128)),				/* READDIRPLUS */
+	REPLY_ITEM(3, 5, FIXED(NFS3_PATH_ROOM), FIXED(128)), /* READLINK */
+	REPLY_ITEM(3, 6, ARG(-4, 0), FIXED(128)),	     /* READ */
+	CALL_ITEM(3, 7, 1),				     /* WRITE */
+	CALL_ITEM(3, 10, 2),				     /* SYMLINK */
+	REPLY_SIZE(3, 16, ARG(-4, 128)),		     /* READDIR */
+	REPLY_SIZE(3, 17, ARG(-4, 128)),		     /* READDIRPLUS */
 
 	/* NFSv3: the largest reply of every other procedure */
-	REPLY_SIZE(3, 0, FIXED(0)),		/* NULL */
-	REPLY_SIZE(3, 1, FIXED(88)),		/* GETATTR: status, fattr3 */
-	REPLY_SIZE(3, 2, FIXED(120)),		/* SETATTR: wcc_data */
-	REPLY_SIZE(3, 3, FIXED(248)),		/* LOOKUP: fh, 2 post_op_attr */
-	REPLY_SIZE(3, 4, FIXED(96)),		/* ACCESS */
-	REPLY_SIZE(3, 7, FIXED(136)),		/* WRITE: wcc, count, verf */
-	REPLY_SIZE(3, 8, FIXED(280)),		/* CREATE: post_op_fh3 ... */
-	REPLY_SIZE(3, 9, FIXED(280)),		/* MKDIR */
-	REPLY_SIZE(3, 10, FIXED(280)),		/* SYMLINK */
-	REPLY_SIZE(3, 11, FIXED(280)),		/* MKNOD */
-	REPLY_SIZE(3, 12, FIXED(120)),		/* REMOVE */
-	REPLY_SIZE(3, 13, FIXED(120)),		/* RMDIR */
-	REPLY_SIZE(3, 14, FIXED(236)),		/* RENAME: 2 wcc_data */
-	REPLY_SIZE(3, 15, FIXED(208)),		/* LINK */
-	REPLY_SIZE(3, 18, FIXED(144)),		/* FSSTAT */
-	REPLY_SIZE(3, 19, FIXED(140)),		/* FSINFO */
-	REPLY_SIZE(3, 20, FIXED(116)),		/* PATHCONF */
-	REPLY_SIZE(3, 21, FIXED(128)),		/* COMMIT */
+	REPLY_SIZE(3, 0, FIXED(0)),    /* NULL */
+	REPLY_SIZE(3, 1, FIXED(88)),   /* GETATTR: status, fattr3 */
+	REPLY_SIZE(3, 2, FIXED(120)),  /* SETATTR: wcc_data */
+	REPLY_SIZE(3, 3, FIXED(248)),  /* LOOKUP: fh, 2 post_op_attr */
+	REPLY_SIZE(3, 4, FIXED(96)),   /* ACCESS */
+	REPLY_SIZE(3, 7, FIXED(136)),  /* WRITE: wcc, count, verf */
+	REPLY_SIZE(3, 8, FIXED(280)),  /* CREATE: post_op_fh3 ... */
+	REPLY_SIZE(3, 9, FIXED(280)),  /* MKDIR */
+	REPLY_SIZE(3, 10, FIXED(280)), /* SYMLINK */
+	REPLY_SIZE(3, 11, FIXED(280)), /* MKNOD */
+	REPLY_SIZE(3, 12, FIXED(120)), /* REMOVE */
+	REPLY_SIZE(3, 13, FIXED(120)), /* RMDIR */
+	REPLY_SIZE(3, 14, FIXED(236)), /* RENAME: 2 wcc_data */
+	REPLY_SIZE(3, 15, FIXED(208)), /* LINK */
+	REPLY_SIZE(3, 18, FIXED(144)), /* FSSTAT */
+	REPLY_SIZE(3, 19, FIXED(140)), /* FSINFO */
+	REPLY_SIZE(3, 20, FIXED(116)), /* PATHCONF */
+	REPLY_SIZE(3, 21, FIXED(128)), /* COMMIT */
 };
 
 void ulb_nfs_register(void)

@@ -57,46 +57,94 @@
 #include "compiler.h"
 #include "ulb/ulb.h"
 
-#define NFS4_OK			0u
-#define NFS4ERR_DENIED		10010u
-#define NFS4_MAX_OPS		1024u	/* more is garbage, not a COMPOUND */
-#define NFS4_MAX_MINOR		2u	/* RFC 7862; later ones are unknown */
-#define NFS4_FHSIZE		128u
-#define NFS4_OPAQUE_LIMIT	1024u
-#define NFS4_STATEID		16u	/* seqid + opaque other[12] */
-#define NFS4_CHANGE_INFO	20u	/* bool + two changeid4 */
-#define NFS4_PATH_ROOM		4096u	/* Linux NFS4_MAXPATHLEN */
-#define NFS4_NO_TARGET		UINT32_MAX /* never a data offset: unaligned */
+#define NFS4_OK		  0u
+#define NFS4ERR_DENIED	  10010u
+#define NFS4_MAX_OPS	  1024u /* more is garbage, not a COMPOUND */
+#define NFS4_MAX_MINOR	  2u	/* RFC 7862; later ones are unknown */
+#define NFS4_FHSIZE	  128u
+#define NFS4_OPAQUE_LIMIT 1024u
+#define NFS4_STATEID	  16u	     /* seqid + opaque other[12] */
+#define NFS4_CHANGE_INFO  20u	     /* bool + two changeid4 */
+#define NFS4_PATH_ROOM	  4096u	     /* Linux NFS4_MAXPATHLEN */
+#define NFS4_NO_TARGET	  UINT32_MAX /* never a data offset: unaligned */
 
 /* LOCK4denied with the largest owner: offset, length, type, clientid */
-#define NFS4_DENIED_MAX		(8u + 8u + 4u + 8u + 4u + NFS4_OPAQUE_LIMIT)
+#define NFS4_DENIED_MAX (8u + 8u + 4u + 8u + 4u + NFS4_OPAQUE_LIMIT)
 
 enum nfs4_opnum {
-	OP_ACCESS = 3, OP_CLOSE = 4, OP_COMMIT = 5, OP_CREATE = 6,
-	OP_DELEGPURGE = 7, OP_DELEGRETURN = 8, OP_GETATTR = 9, OP_GETFH = 10,
-	OP_LINK = 11, OP_LOCK = 12, OP_LOCKT = 13, OP_LOCKU = 14,
-	OP_LOOKUP = 15, OP_LOOKUPP = 16, OP_NVERIFY = 17, OP_OPEN = 18,
-	OP_OPENATTR = 19, OP_OPEN_CONFIRM = 20, OP_OPEN_DOWNGRADE = 21,
-	OP_PUTFH = 22, OP_PUTPUBFH = 23, OP_PUTROOTFH = 24, OP_READ = 25,
-	OP_READDIR = 26, OP_READLINK = 27, OP_REMOVE = 28, OP_RENAME = 29,
-	OP_RENEW = 30, OP_RESTOREFH = 31, OP_SAVEFH = 32, OP_SECINFO = 33,
-	OP_SETATTR = 34, OP_SETCLIENTID_CONFIRM = 36, OP_VERIFY = 37,
-	OP_WRITE = 38, OP_RELEASE_LOCKOWNER = 39,
-	OP_DESTROY_SESSION = 44, OP_FREE_STATEID = 45,
-	OP_SECINFO_NO_NAME = 52, OP_SEQUENCE = 53, OP_TEST_STATEID = 55,
-	OP_DESTROY_CLIENTID = 57, OP_RECLAIM_COMPLETE = 58,
-	OP_ALLOCATE = 59, OP_DEALLOCATE = 62, OP_READ_PLUS = 68,
+	OP_ACCESS = 3,
+	OP_CLOSE = 4,
+	OP_COMMIT = 5,
+	OP_CREATE = 6,
+	OP_DELEGPURGE = 7,
+	OP_DELEGRETURN = 8,
+	OP_GETATTR = 9,
+	OP_GETFH = 10,
+	OP_LINK = 11,
+	OP_LOCK = 12,
+	OP_LOCKT = 13,
+	OP_LOCKU = 14,
+	OP_LOOKUP = 15,
+	OP_LOOKUPP = 16,
+	OP_NVERIFY = 17,
+	OP_OPEN = 18,
+	OP_OPENATTR = 19,
+	OP_OPEN_CONFIRM = 20,
+	OP_OPEN_DOWNGRADE = 21,
+	OP_PUTFH = 22,
+	OP_PUTPUBFH = 23,
+	OP_PUTROOTFH = 24,
+	OP_READ = 25,
+	OP_READDIR = 26,
+	OP_READLINK = 27,
+	OP_REMOVE = 28,
+	OP_RENAME = 29,
+	OP_RENEW = 30,
+	OP_RESTOREFH = 31,
+	OP_SAVEFH = 32,
+	OP_SECINFO = 33,
+	OP_SETATTR = 34,
+	OP_SETCLIENTID_CONFIRM = 36,
+	OP_VERIFY = 37,
+	OP_WRITE = 38,
+	OP_RELEASE_LOCKOWNER = 39,
+	OP_DESTROY_SESSION = 44,
+	OP_FREE_STATEID = 45,
+	OP_SECINFO_NO_NAME = 52,
+	OP_SEQUENCE = 53,
+	OP_TEST_STATEID = 55,
+	OP_DESTROY_CLIENTID = 57,
+	OP_RECLAIM_COMPLETE = 58,
+	OP_ALLOCATE = 59,
+	OP_DEALLOCATE = 62,
+	OP_READ_PLUS = 68,
 	OP_SEEK = 69,
 	OP_ILLEGAL = 10044,
 };
 
 /* Values of the createtype4, createhow4, openflag4, open_claim4 arms. */
-enum { NF4BLK = 3, NF4CHR = 4, NF4LNK = 5 };
-enum { OPEN4_CREATE = 1 };
-enum { UNCHECKED4, GUARDED4, EXCLUSIVE4, EXCLUSIVE4_1 };
 enum {
-	CLAIM_NULL, CLAIM_PREVIOUS, CLAIM_DELEGATE_CUR, CLAIM_DELEGATE_PREV,
-	CLAIM_FH, CLAIM_DELEG_CUR_FH, CLAIM_DELEG_PREV_FH,
+	NF4BLK = 3,
+	NF4CHR = 4,
+	NF4LNK = 5
+};
+enum {
+	OPEN4_CREATE = 1
+};
+enum {
+	UNCHECKED4,
+	GUARDED4,
+	EXCLUSIVE4,
+	EXCLUSIVE4_1
+};
+enum {
+	CLAIM_NULL,
+	CLAIM_PREVIOUS,
+	CLAIM_DELEGATE_CUR,
+	CLAIM_DELEGATE_PREV,
+	CLAIM_FH,
+	CLAIM_DELEG_CUR_FH,
+	CLAIM_DELEG_PREV_FH,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -104,19 +152,19 @@ enum {
 
 enum nfs4_st {
 	ST_OK = 0,
-	ST_BAD,		/* unreadable word or impossible length */
-	ST_UNKNOWN,	/* an operation or arm this file does not know */
-	ST_HIT,		/* the eligible item at target was reached */
+	ST_BAD,	    /* unreadable word or impossible length */
+	ST_UNKNOWN, /* an operation or arm this file does not know */
+	ST_HIT,	    /* the eligible item at target was reached */
 };
 
 struct nfs4_cur {
 	const struct rw_ddp_view *v;
-	uint32_t off;		/* next octet to parse */
-	uint32_t end;		/* nothing at or past it is read or skipped */
-	uint32_t target;	/* the data offset asked about */
-	uint32_t hit_len;	/* ST_HIT: the item's length word */
-	uint32_t items;		/* eligible items passed before target */
-	uint32_t count;		/* READ4args.count of the last READ */
+	uint32_t off;	  /* next octet to parse */
+	uint32_t end;	  /* nothing at or past it is read or skipped */
+	uint32_t target;  /* the data offset asked about */
+	uint32_t hit_len; /* ST_HIT: the item's length word */
+	uint32_t items;	  /* eligible items passed before target */
+	uint32_t count;	  /* READ4args.count of the last READ */
 	enum nfs4_st st;
 };
 
@@ -224,43 +272,43 @@ static void a_opaque(struct nfs4_cur *c)
 	cur_opaque(c, UINT32_MAX);
 }
 
-static void a_opaque2(struct nfs4_cur *c)	/* RENAME */
+static void a_opaque2(struct nfs4_cur *c) /* RENAME */
 {
 	cur_opaque(c, UINT32_MAX);
 	cur_opaque(c, UINT32_MAX);
 }
 
-static void a_fh(struct nfs4_cur *c)		/* PUTFH */
+static void a_fh(struct nfs4_cur *c) /* PUTFH */
 {
 	cur_opaque(c, NFS4_FHSIZE);
 }
 
-static void a_owner(struct nfs4_cur *c)		/* LOCKT, RELEASE_LOCKOWNER */
+static void a_owner(struct nfs4_cur *c) /* LOCKT, RELEASE_LOCKOWNER */
 {
 	cur_owner(c);
 }
 
-static void a_bitmap(struct nfs4_cur *c)	/* GETATTR, READDIR */
+static void a_bitmap(struct nfs4_cur *c) /* GETATTR, READDIR */
 {
 	cur_bitmap(c);
 }
 
-static void a_fattr(struct nfs4_cur *c)		/* (N)VERIFY, SETATTR */
+static void a_fattr(struct nfs4_cur *c) /* (N)VERIFY, SETATTR */
 {
 	cur_fattr(c);
 }
 
-static void a_write(struct nfs4_cur *c)		/* WRITE4args.data */
+static void a_write(struct nfs4_cur *c) /* WRITE4args.data */
 {
 	cur_item(c);
 }
 
-static void a_read(struct nfs4_cur *c)		/* READ4args.count */
+static void a_read(struct nfs4_cur *c) /* READ4args.count */
 {
 	c->count = cur_word(c);
 }
 
-static void a_stateids(struct nfs4_cur *c)	/* TEST_STATEID */
+static void a_stateids(struct nfs4_cur *c) /* TEST_STATEID */
 {
 	uint32_t n = cur_word(c);
 
@@ -275,10 +323,10 @@ static void a_create(struct nfs4_cur *c)
 	if (type == NF4LNK)
 		cur_item(c);
 	else if (type == NF4BLK || type == NF4CHR)
-		cur_skip(c, 8);		/* specdata4 */
+		cur_skip(c, 8); /* specdata4 */
 	/* every other type is void, "default: void" included */
-	cur_opaque(c, UINT32_MAX);	/* objname */
-	cur_fattr(c);			/* createattrs */
+	cur_opaque(c, UINT32_MAX); /* objname */
+	cur_fattr(c);		   /* createattrs */
 }
 
 /* locker4: a bool switch, any non-zero word is TRUE as xdr_bool says. */
@@ -289,7 +337,7 @@ static void a_locker(struct nfs4_cur *c)
 		cur_skip(c, 4 + NFS4_STATEID + 4);
 		cur_owner(c);
 	} else {
-		cur_skip(c, NFS4_STATEID + 4);	/* exist_lock_owner4 */
+		cur_skip(c, NFS4_STATEID + 4); /* exist_lock_owner4 */
 	}
 }
 
@@ -297,7 +345,7 @@ static void a_locker(struct nfs4_cur *c)
 static void a_openhow(struct nfs4_cur *c)
 {
 	if (cur_word(c) != OPEN4_CREATE)
-		return;				/* default: void */
+		return; /* default: void */
 	switch (cur_word(c)) {
 	case UNCHECKED4:
 	case GUARDED4:
@@ -319,9 +367,9 @@ static void a_openhow(struct nfs4_cur *c)
 /* OPEN4args after seqid, share_access, share_deny and the clientid */
 static void a_open(struct nfs4_cur *c)
 {
-	cur_opaque(c, NFS4_OPAQUE_LIMIT);	/* open_owner4.owner */
+	cur_opaque(c, NFS4_OPAQUE_LIMIT); /* open_owner4.owner */
 	a_openhow(c);
-	switch (cur_word(c)) {			/* open_claim4, no default */
+	switch (cur_word(c)) { /* open_claim4, no default */
 	case CLAIM_NULL:
 	case CLAIM_DELEGATE_PREV:
 		cur_opaque(c, UINT32_MAX);
@@ -352,7 +400,7 @@ static void r_read(struct nfs4_cur *c, uint32_t status)
 {
 	if (status != NFS4_OK)
 		return;
-	cur_skip(c, 4);				/* eof */
+	cur_skip(c, 4); /* eof */
 	cur_item(c);
 }
 
@@ -385,10 +433,10 @@ static void r_create(struct nfs4_cur *c, uint32_t status)
 	if (status != NFS4_OK)
 		return;
 	cur_skip(c, NFS4_CHANGE_INFO);
-	cur_bitmap(c);				/* attrset */
+	cur_bitmap(c); /* attrset */
 }
 
-static void r_denied(struct nfs4_cur *c)	/* LOCK4denied */
+static void r_denied(struct nfs4_cur *c) /* LOCK4denied */
 {
 	cur_skip(c, 8 + 8 + 4);
 	cur_owner(c);
@@ -421,15 +469,15 @@ static void r_test_stateid(struct nfs4_cur *c, uint32_t status)
 /* ---------------------------------------------------------------------- */
 /* The operations                                                          */
 
-#define F_ARGS	0x1	/* arguments known */
-#define F_RES	0x2	/* result known */
-#define F_UNB	0x4	/* result has no upper bound */
-#define F_SLOT	0x8	/* READ/READLINK: takes a Write chunk (V1-WC-3) */
+#define F_ARGS 0x1 /* arguments known */
+#define F_RES  0x2 /* result known */
+#define F_UNB  0x4 /* result has no upper bound */
+#define F_SLOT 0x8 /* READ/READLINK: takes a Write chunk (V1-WC-3) */
 
 struct nfs4_op {
-	uint8_t args;		/* octets of fixed arguments, before afn */
-	uint8_t res;		/* octets of a fixed NFS4_OK result (no rfn) */
-	uint16_t res_max;	/* most octets after the status, any status,
+	uint8_t args;	  /* octets of fixed arguments, before afn */
+	uint8_t res;	  /* octets of a fixed NFS4_OK result (no rfn) */
+	uint16_t res_max; /* most octets after the status, any status,
 				 * eligible data left out */
 	uint8_t flags;
 	void (*afn)(struct nfs4_cur *c);
@@ -437,65 +485,74 @@ struct nfs4_op {
 };
 
 /* fixed arguments; the result is the status and a fixed NFS4_OK arm */
-#define FIX(a, r)	{ (a), (r), (r), F_ARGS | F_RES, NULL, NULL }
+#define FIX(a, r)                                         \
+	{                                                 \
+		(a), (r), (r), F_ARGS | F_RES, NULL, NULL \
+	}
 /* the same with variable arguments after the fixed ones */
-#define VAR(a, afn, r)	{ (a), (r), (r), F_ARGS | F_RES, (afn), NULL }
+#define VAR(a, afn, r)                                     \
+	{                                                  \
+		(a), (r), (r), F_ARGS | F_RES, (afn), NULL \
+	}
 /* a result parsed by rfn, at most max octets after the status */
-#define RES(a, afn, rfn, max, fl) \
-	{ (a), 0, (max), F_ARGS | F_RES | (fl), (afn), (rfn) }
+#define RES(a, afn, rfn, max, fl)                                  \
+	{                                                          \
+		(a), 0, (max), F_ARGS | F_RES | (fl), (afn), (rfn) \
+	}
 /* arguments known, result not: pick_reply stops at it */
-#define ARGS(a, afn)	{ (a), 0, 0, F_ARGS, (afn), NULL }
+#define ARGS(a, afn)                           \
+	{                                      \
+		(a), 0, 0, F_ARGS, (afn), NULL \
+	}
 
 static const struct nfs4_op nfs4_ops[] = {
-	[OP_ACCESS]		= FIX(4, 8),
-	[OP_CLOSE]		= FIX(4 + NFS4_STATEID, NFS4_STATEID),
-	[OP_COMMIT]		= FIX(12, 8),
-	[OP_CREATE]		= RES(0, a_create, r_create, 0, F_UNB),
-	[OP_DELEGPURGE]		= FIX(8, 0),
-	[OP_DELEGRETURN]	= FIX(NFS4_STATEID, 0),
-	[OP_GETATTR]		= RES(0, a_bitmap, r_getattr, 0, F_UNB),
-	[OP_GETFH]		= RES(0, NULL, r_getfh, 4 + NFS4_FHSIZE, 0),
-	[OP_LINK]		= VAR(0, a_opaque, NFS4_CHANGE_INFO),
-	[OP_LOCK]		= RES(24, a_locker, r_lock, NFS4_DENIED_MAX, 0),
-	[OP_LOCKT]		= RES(20, a_owner, r_lockt, NFS4_DENIED_MAX, 0),
-	[OP_LOCKU]		= FIX(8 + NFS4_STATEID + 16, NFS4_STATEID),
-	[OP_LOOKUP]		= VAR(0, a_opaque, 0),
-	[OP_LOOKUPP]		= FIX(0, 0),
-	[OP_NVERIFY]		= VAR(0, a_fattr, 0),
-	[OP_OPEN]		= ARGS(12 + 8, a_open),
-	[OP_OPENATTR]		= FIX(4, 0),
-	[OP_OPEN_CONFIRM]	= FIX(NFS4_STATEID + 4, NFS4_STATEID),
-	[OP_OPEN_DOWNGRADE]	= FIX(NFS4_STATEID + 12, NFS4_STATEID),
-	[OP_PUTFH]		= VAR(0, a_fh, 0),
-	[OP_PUTPUBFH]		= FIX(0, 0),
-	[OP_PUTROOTFH]		= FIX(0, 0),
-	[OP_READ]		= RES(NFS4_STATEID + 8, a_read, r_read,
-				      4 + 4 + 3, F_SLOT),
-	[OP_READDIR]		= ARGS(24, a_bitmap),
-	[OP_READLINK]		= RES(0, NULL, r_readlink, 4 + 3, F_SLOT),
-	[OP_REMOVE]		= VAR(0, a_opaque, NFS4_CHANGE_INFO),
-	[OP_RENAME]		= VAR(0, a_opaque2, 2 * NFS4_CHANGE_INFO),
-	[OP_RENEW]		= FIX(8, 0),
-	[OP_RESTOREFH]		= FIX(0, 0),
-	[OP_SAVEFH]		= FIX(0, 0),
-	[OP_SECINFO]		= ARGS(0, a_opaque),
-	[OP_SETATTR]		= RES(NFS4_STATEID, a_fattr, r_setattr, 0,
-				      F_UNB),
+	[OP_ACCESS] = FIX(4, 8),
+	[OP_CLOSE] = FIX(4 + NFS4_STATEID, NFS4_STATEID),
+	[OP_COMMIT] = FIX(12, 8),
+	[OP_CREATE] = RES(0, a_create, r_create, 0, F_UNB),
+	[OP_DELEGPURGE] = FIX(8, 0),
+	[OP_DELEGRETURN] = FIX(NFS4_STATEID, 0),
+	[OP_GETATTR] = RES(0, a_bitmap, r_getattr, 0, F_UNB),
+	[OP_GETFH] = RES(0, NULL, r_getfh, 4 + NFS4_FHSIZE, 0),
+	[OP_LINK] = VAR(0, a_opaque, NFS4_CHANGE_INFO),
+	[OP_LOCK] = RES(24, a_locker, r_lock, NFS4_DENIED_MAX, 0),
+	[OP_LOCKT] = RES(20, a_owner, r_lockt, NFS4_DENIED_MAX, 0),
+	[OP_LOCKU] = FIX(8 + NFS4_STATEID + 16, NFS4_STATEID),
+	[OP_LOOKUP] = VAR(0, a_opaque, 0),
+	[OP_LOOKUPP] = FIX(0, 0),
+	[OP_NVERIFY] = VAR(0, a_fattr, 0),
+	[OP_OPEN] = ARGS(12 + 8, a_open),
+	[OP_OPENATTR] = FIX(4, 0),
+	[OP_OPEN_CONFIRM] = FIX(NFS4_STATEID + 4, NFS4_STATEID),
+	[OP_OPEN_DOWNGRADE] = FIX(NFS4_STATEID + 12, NFS4_STATEID),
+	[OP_PUTFH] = VAR(0, a_fh, 0),
+	[OP_PUTPUBFH] = FIX(0, 0),
+	[OP_PUTROOTFH] = FIX(0, 0),
+	[OP_READ] = RES(NFS4_STATEID + 8, a_read, r_read, 4 + 4 + 3, F_SLOT),
+	[OP_READDIR] = ARGS(24, a_bitmap),
+	[OP_READLINK] = RES(0, NULL, r_readlink, 4 + 3, F_SLOT),
+	[OP_REMOVE] = VAR(0, a_opaque, NFS4_CHANGE_INFO),
+	[OP_RENAME] = VAR(0, a_opaque2, 2 * NFS4_CHANGE_INFO),
+	[OP_RENEW] = FIX(8, 0),
+	[OP_RESTOREFH] = FIX(0, 0),
+	[OP_SAVEFH] = FIX(0, 0),
+	[OP_SECINFO] = ARGS(0, a_opaque),
+	[OP_SETATTR] = RES(NFS4_STATEID, a_fattr, r_setattr, 0, F_UNB),
 	[OP_SETCLIENTID_CONFIRM] = FIX(16, 0),
-	[OP_VERIFY]		= VAR(0, a_fattr, 0),
-	[OP_WRITE]		= VAR(NFS4_STATEID + 12, a_write, 16),
-	[OP_RELEASE_LOCKOWNER]	= VAR(0, a_owner, 0),
-	[OP_DESTROY_SESSION]	= FIX(16, 0),
-	[OP_FREE_STATEID]	= FIX(NFS4_STATEID, 0),
-	[OP_SECINFO_NO_NAME]	= ARGS(4, NULL),
-	[OP_SEQUENCE]		= FIX(32, 36),
-	[OP_TEST_STATEID]	= RES(0, a_stateids, r_test_stateid, 0, F_UNB),
-	[OP_DESTROY_CLIENTID]	= FIX(8, 0),
-	[OP_RECLAIM_COMPLETE]	= FIX(4, 0),
-	[OP_ALLOCATE]		= FIX(NFS4_STATEID + 16, 0),
-	[OP_DEALLOCATE]		= FIX(NFS4_STATEID + 16, 0),
-	[OP_READ_PLUS]		= ARGS(NFS4_STATEID + 12, NULL),
-	[OP_SEEK]		= FIX(NFS4_STATEID + 12, 12),
+	[OP_VERIFY] = VAR(0, a_fattr, 0),
+	[OP_WRITE] = VAR(NFS4_STATEID + 12, a_write, 16),
+	[OP_RELEASE_LOCKOWNER] = VAR(0, a_owner, 0),
+	[OP_DESTROY_SESSION] = FIX(16, 0),
+	[OP_FREE_STATEID] = FIX(NFS4_STATEID, 0),
+	[OP_SECINFO_NO_NAME] = ARGS(4, NULL),
+	[OP_SEQUENCE] = FIX(32, 36),
+	[OP_TEST_STATEID] = RES(0, a_stateids, r_test_stateid, 0, F_UNB),
+	[OP_DESTROY_CLIENTID] = FIX(8, 0),
+	[OP_RECLAIM_COMPLETE] = FIX(4, 0),
+	[OP_ALLOCATE] = FIX(NFS4_STATEID + 16, 0),
+	[OP_DEALLOCATE] = FIX(NFS4_STATEID + 16, 0),
+	[OP_READ_PLUS] = ARGS(NFS4_STATEID + 12, NULL),
+	[OP_SEEK] = FIX(NFS4_STATEID + 12, 12),
 };
 
 /* A server answers an opcode it does not know with ILLEGAL4res. */
@@ -633,7 +690,8 @@ static void plan_slot(struct ulb_plan *p, uint32_t room)
 		return;
 	}
 	p->inline_room = room > UINT32_MAX - p->inline_room ?
-			 UINT32_MAX : p->inline_room + room;
+				 UINT32_MAX :
+				 p->inline_room + room;
 }
 
 /* One operation's slot and reply size; false once the walk must stop. */
@@ -655,7 +713,7 @@ static bool plan_op(struct nfs4_cur *c, struct ulb_plan *p, uint64_t *reply)
 	if (op->flags & F_UNB)
 		*reply = UINT64_MAX;
 	else if (*reply != UINT64_MAX)
-		*reply += 4 + 4 + op->res_max;	/* resop, status, result */
+		*reply += 4 + 4 + op->res_max; /* resop, status, result */
 	return true;
 }
 

@@ -26,7 +26,7 @@
 struct ulb_slot {
 	struct rpcrdma_ulb_entry e;
 	enum ulb_source src;
-	const struct ulb_walker *walk;	/* a walker binding, or NULL */
+	const struct ulb_walker *walk; /* a walker binding, or NULL */
 };
 
 static pthread_rwlock_t ulb_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -208,7 +208,9 @@ int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 			 const struct ulb_walker *w)
 {
 	struct rpcrdma_ulb_entry e = {
-		.prog = prog, .vers = vers, .proc = proc,
+		.prog = prog,
+		.vers = vers,
+		.proc = proc,
 	};
 	int err;
 
@@ -290,9 +292,8 @@ RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
 /* ---------------------------------------------------------------------- */
 /* sizes and policy                                                        */
 
-static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz,
-			    ulb_word_fn word, const void *ctx, size_t len,
-			    uint32_t *out)
+static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz, ulb_word_fn word,
+			    const void *ctx, size_t len, uint32_t *out)
 {
 	uint32_t w;
 	size_t off;
@@ -315,9 +316,9 @@ static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz,
 		if (len < 4 || off > len - 4)
 			return EINVAL;
 	} else {
-		if ((size_t)-(int64_t)sz->offset > len)
+		if ((size_t) - (int64_t)sz->offset > len)
 			return EINVAL;
-		off = len - (size_t)-(int64_t)sz->offset;
+		off = len - (size_t) - (int64_t)sz->offset;
 	}
 	if (!word(ctx, off, &w))
 		return EINVAL;
@@ -381,8 +382,8 @@ void ulb_ddp_policy(const struct rpcrdma_ulb_entry *e, bool reply,
 	pol->min_len = reply ? 0 : (e->min_len ? e->min_len : dflt_min);
 }
 
-void ulb_walk_policy(const struct ulb_walker *w, bool reply,
-		     uint32_t dflt_min, struct rw_ddp_policy *pol)
+void ulb_walk_policy(const struct ulb_walker *w, bool reply, uint32_t dflt_min,
+		     struct rw_ddp_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
 	if (!w) {

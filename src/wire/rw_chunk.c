@@ -50,8 +50,7 @@ static uint64_t rw_read_chunk_end(uint32_t position, uint32_t len)
 	return position + rw_roundup4(len);
 }
 
-enum rw_reason rw_read_builder_add(struct rw_read_builder *b,
-				   uint32_t position,
+enum rw_reason rw_read_builder_add(struct rw_read_builder *b, uint32_t position,
 				   const struct rw_segment *segs,
 				   uint32_t nsegs)
 {
@@ -205,8 +204,8 @@ static enum rw_reason rw_check_reads(const struct rw_hdr *h, bool *pzrc)
 static enum rw_reason rw_check_writes(const struct rw_hdr *h)
 {
 	for (uint32_t i = 0; i < h->nwrites; i++) {
-		enum rw_reason why = rw_check_chunk(h->writes[i].segs,
-						    h->writes[i].nsegs);
+		enum rw_reason why =
+			rw_check_chunk(h->writes[i].segs, h->writes[i].nsegs);
 
 		if (why)
 			return why;
@@ -340,8 +339,8 @@ static enum rw_reason rw_check_reply_echo(const struct rw_hdr *call,
 	enum rw_reason why;
 
 	if (!reply->has_reply)
-		return reply->proc == RW_NOMSG ? RW_R_NOMSG_NO_REPLY_CHUNK
-					       : RW_R_OK;
+		return reply->proc == RW_NOMSG ? RW_R_NOMSG_NO_REPLY_CHUNK :
+						 RW_R_OK;
 	if (!call->has_reply)
 		return RW_R_REPLY_CHUNK_MISMATCH;
 	why = rw_check_echo(&call->reply, &reply->reply,
@@ -373,8 +372,8 @@ enum rw_reason rw_validate_reply(const struct rw_hdr *call,
 			return RW_R_UNEXPECTED_PROC;
 		break;
 	case RW2_RESPROP:
-		return call->proc == RW2_REQPROP ? RW_R_OK
-						 : RW_R_UNEXPECTED_PROC;
+		return call->proc == RW2_REQPROP ? RW_R_OK :
+						   RW_R_UNEXPECTED_PROC;
 	default:
 		return RW_R_UNEXPECTED_PROC;
 	}
@@ -415,7 +414,8 @@ enum rw_reason rw_write_chunk_return(const struct rw_chunk *prov,
 		return RW_R_WRITE_OVERRUN;
 	for (uint32_t i = 0; i < prov->nsegs; i++) {
 		uint32_t n = written < prov->segs[i].length ?
-			     (uint32_t)written : prov->segs[i].length;
+				     (uint32_t)written :
+				     prov->segs[i].length;
 
 		out[i] = prov->segs[i];
 		out[i].length = n;

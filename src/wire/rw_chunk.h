@@ -26,10 +26,10 @@ bool rw_chunk_len(const struct rw_chunk *c, uint32_t *len);
 /* ---- Read list: builder and iterator --------------------------------- */
 
 struct rw_read_builder {
-	struct rw_read_seg *reads;	/* caller's array */
+	struct rw_read_seg *reads; /* caller's array */
 	uint32_t cap;
 	uint32_t n;
-	uint64_t next_pos;	/* lowest position the next chunk may have */
+	uint64_t next_pos; /* lowest position the next chunk may have */
 };
 
 void rw_read_builder_init(struct rw_read_builder *b, struct rw_read_seg *reads,
@@ -44,8 +44,7 @@ void rw_read_builder_init(struct rw_read_builder *b, struct rw_read_seg *reads,
  * RW_R_READ_OVERLAP, RW_R_EMPTY_CHUNK, RW_R_TOO_MANY_SEGS, RW_R_TOO_MANY_READS
  * (array full) or RW_R_CHUNK_OVERFLOW, leaving the list unchanged.
  */
-enum rw_reason rw_read_builder_add(struct rw_read_builder *b,
-				   uint32_t position,
+enum rw_reason rw_read_builder_add(struct rw_read_builder *b, uint32_t position,
 				   const struct rw_segment *segs,
 				   uint32_t nsegs);
 
@@ -56,7 +55,7 @@ struct rw_read_chunk {
 	uint32_t position;
 	uint32_t first;
 	uint32_t nsegs;
-	uint32_t length;	/* sum of the segment lengths */
+	uint32_t length; /* sum of the segment lengths */
 };
 
 struct rw_read_iter {
@@ -81,7 +80,7 @@ int rw_read_iter_next(struct rw_read_iter *it, struct rw_read_chunk *c);
 /* ---- Write list and Reply chunk builders ----------------------------- */
 
 struct rw_write_builder {
-	struct rw_chunk *chunks;	/* caller's array */
+	struct rw_chunk *chunks; /* caller's array */
 	uint32_t cap;
 	uint32_t n;
 };

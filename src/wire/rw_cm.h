@@ -18,18 +18,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RW_CM_MAGIC 0xf6ab0e18u
-#define RW_CM_VERSION 1u
+#define RW_CM_MAGIC	     0xf6ab0e18u
+#define RW_CM_VERSION	     1u
 #define RW_CM_F_SND_W_INV_OK 0x01u
-#define RW_CM_LEN 8u
-#define RW_CM_MIN_SIZE 1024u
-#define RW_CM_MAX_SIZE (256u * 1024u)
+#define RW_CM_LEN	     8u
+#define RW_CM_MIN_SIZE	     1024u
+#define RW_CM_MAX_SIZE	     (256u * 1024u)
 
 struct rw_cm_private {
-	bool valid;		/* false: absent or foreign (defaults apply) */
-	bool remote_inv;	/* sender can receive Send With Invalidate */
-	uint32_t send_size;	/* octets the sender will send at most */
-	uint32_t recv_size;	/* octets of the sender's Receive buffers */
+	bool valid;	    /* false: absent or foreign (defaults apply) */
+	bool remote_inv;    /* sender can receive Send With Invalidate */
+	uint32_t send_size; /* octets the sender will send at most */
+	uint32_t recv_size; /* octets of the sender's Receive buffers */
 };
 
 /* Encode p into buf (RW_CM_LEN octets); sizes are rounded down to a KiB
@@ -42,12 +42,13 @@ void rw_cm_decode(const void *buf, size_t len, struct rw_cm_private *p);
 
 /* Inline thresholds agreed for a connection. */
 struct rw_cm_inline {
-	uint32_t send;		/* largest message we may send */
-	uint32_t recv;		/* largest message the peer may send us */
-	bool peer_remote_inv;	/* peer accepts Send With Invalidate */
+	uint32_t send;	      /* largest message we may send */
+	uint32_t recv;	      /* largest message the peer may send us */
+	bool peer_remote_inv; /* peer accepts Send With Invalidate */
 };
 
 void rw_cm_negotiate(const struct rw_cm_private *local,
-		     const struct rw_cm_private *peer, struct rw_cm_inline *out);
+		     const struct rw_cm_private *peer,
+		     struct rw_cm_inline *out);
 
 #endif /* RW_CM_H */

@@ -78,7 +78,7 @@ uint32_t rw_srv_credits_grant(struct rw_srv_credits *s)
 	uint32_t grant = min_u32(s->target, s->posted);
 
 	if (!grant)
-		grant = 1;	/* every connection supports one exchange (V1-CR-7) */
+		grant = 1; /* every connection supports one exchange (V1-CR-7) */
 	if (grant > s->advertised)
 		s->advertised = grant;
 	return grant;

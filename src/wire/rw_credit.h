@@ -15,11 +15,11 @@
 
 /* Requester: one per connection. */
 struct rw_credits {
-	uint32_t requested;	/* what our Calls ask for (never 0, AMB-V1-16) */
-	uint32_t granted;	/* latest non-zero grant received */
-	uint32_t inflight;	/* Calls sent and not yet answered */
-	bool established;	/* a valid non-error Reply has arrived */
-	uint64_t zero_grants;	/* protocol violations seen (N-17) */
+	uint32_t requested;   /* what our Calls ask for (never 0, AMB-V1-16) */
+	uint32_t granted;     /* latest non-zero grant received */
+	uint32_t inflight;    /* Calls sent and not yet answered */
+	bool established;     /* a valid non-error Reply has arrived */
+	uint64_t zero_grants; /* protocol violations seen (N-17) */
 };
 
 void rw_credits_init(struct rw_credits *c, uint32_t requested);
@@ -47,9 +47,9 @@ void rw_credits_complete(struct rw_credits *c, uint32_t grant, bool is_error);
 
 /* Responder: one per connection. */
 struct rw_srv_credits {
-	uint32_t target;	/* configured grant (the most we want to offer) */
-	uint32_t posted;	/* Receives currently posted */
-	uint32_t advertised;	/* largest grant sent so far */
+	uint32_t target;     /* configured grant (the most we want to offer) */
+	uint32_t posted;     /* Receives currently posted */
+	uint32_t advertised; /* largest grant sent so far */
 };
 
 void rw_srv_credits_init(struct rw_srv_credits *s, uint32_t target);

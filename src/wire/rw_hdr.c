@@ -110,12 +110,12 @@ void rw_hdr_space_init(struct rw_hdr_space *sp, const struct rw_limits *lim)
 	if (sp->lim.vers_low < RW_VERS_1)
 		sp->lim.vers_low = RW_VERS_1;
 	sp->lim.vers_high = rw_clamp(lim->vers_high, RW_VERS_2);
-	sp->lim.max_read_chunks = rw_clamp(lim->max_read_chunks,
-					   RW_MAX_READ_CHUNKS);
-	sp->lim.max_write_chunks = rw_clamp(lim->max_write_chunks,
-					    RW_MAX_WRITE_CHUNKS);
-	sp->lim.max_chunk_segs = rw_clamp(lim->max_chunk_segs,
-					  RW_MAX_CHUNK_SEGS);
+	sp->lim.max_read_chunks =
+		rw_clamp(lim->max_read_chunks, RW_MAX_READ_CHUNKS);
+	sp->lim.max_write_chunks =
+		rw_clamp(lim->max_write_chunks, RW_MAX_WRITE_CHUNKS);
+	sp->lim.max_chunk_segs =
+		rw_clamp(lim->max_chunk_segs, RW_MAX_CHUNK_SEGS);
 	sp->lim.max_props = rw_clamp(lim->max_props, RW_MAX_PROPS);
 }
 
@@ -425,7 +425,8 @@ static bool rw_prop_valid(const struct rw_prop *p)
 }
 
 /* A propset into props[0..max), ids not interpreted. */
-static enum rw_reason rw_dec_propset_raw(struct rw_dec *d, struct rw_propset *ps,
+static enum rw_reason rw_dec_propset_raw(struct rw_dec *d,
+					 struct rw_propset *ps,
 					 struct rw_prop *props, uint32_t max)
 {
 	uint32_t n;
@@ -456,8 +457,8 @@ static enum rw_reason rw_dec_propset_raw(struct rw_dec *d, struct rw_propset *ps
 
 static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
 {
-	enum rw_reason why = rw_dec_propset_raw(d, ps, d->sp->props,
-						d->sp->lim.max_props);
+	enum rw_reason why =
+		rw_dec_propset_raw(d, ps, d->sp->props, d->sp->lim.max_props);
 
 	for (uint32_t i = 0; !why && i < ps->n; i++)
 		if (!rw_prop_valid(&ps->props[i]))
@@ -510,13 +511,12 @@ static enum rw_reason rw_dec_props(struct rw_dec *d, struct rw_hdr *h)
 		if (!why)
 			why = rw_dec_subset(d, &h->subset2);
 		return why ? why : rw_dec_propset(d, &h->props);
-	default:	/* REQPROP, UPDPROP */
+	default: /* REQPROP, UPDPROP */
 		return rw_dec_propset(d, &h->props);
 	}
 }
 
-static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h,
-				size_t len)
+static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h, size_t len)
 {
 	switch (h->proc) {
 	case RW_MSG:
@@ -529,13 +529,12 @@ static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h,
 	case RW_MSGP:
 	case RW_DONE:
 		return RW_R_DEPRECATED_PROC;
-	default:	/* RDMA_ERROR never gets here: see rw_hdr_decode() */
+	default: /* RDMA_ERROR never gets here: see rw_hdr_decode() */
 		return RW_R_BAD_PROC;
 	}
 }
 
-static enum rw_reason rw_dec_v2(struct rw_dec *d, struct rw_hdr *h,
-				size_t len)
+static enum rw_reason rw_dec_v2(struct rw_dec *d, struct rw_hdr *h, size_t len)
 {
 	enum rw_reason why;
 
@@ -557,7 +556,7 @@ static enum rw_reason rw_dec_v2(struct rw_dec *d, struct rw_hdr *h,
 	case RW2_RESPROP:
 	case RW2_UPDPROP:
 		return rw_dec_props(d, h);
-	default:	/* including the retired 2 and 3 (N-2b) */
+	default: /* including the retired 2 and 3 (N-2b) */
 		return RW_R_BAD_PROC;
 	}
 }
@@ -624,7 +623,7 @@ static bool rw_enc_chunk_ok(const struct rw_chunk *c)
 
 static uint64_t rw_enc_lists_len(const struct rw_hdr *h)
 {
-	uint64_t n = 12;	/* three list terminators / absent flag */
+	uint64_t n = 12; /* three list terminators / absent flag */
 
 	if (h->nreads > RW_MAX_READ_SEGS || (h->nreads && !h->reads))
 		return 0;
@@ -658,8 +657,8 @@ static uint64_t rw_enc_propset_len(const struct rw_propset *ps)
 	if (ps->n > RW_MAX_PROPS || (ps->n && !ps->props))
 		return 0;
 	for (uint32_t i = 0; i < ps->n; i++) {
-		uint64_t o = rw_enc_opaque_len(ps->props[i].len,
-					       ps->props[i].data);
+		uint64_t o =
+			rw_enc_opaque_len(ps->props[i].len, ps->props[i].data);
 
 		if (!o)
 			return 0;
@@ -721,7 +720,7 @@ static uint64_t rw_enc_body_len(const struct rw_hdr *h)
 	if (h->vers == RW_VERS_1) {
 		if (h->proc == RW_MSG || h->proc == RW_NOMSG)
 			return rw_enc_lists_len(h);
-		return 0;	/* MSGP and DONE are never sent */
+		return 0; /* MSGP and DONE are never sent */
 	}
 	if (h->vers != RW_VERS_2)
 		return 0;
@@ -734,8 +733,8 @@ static uint64_t rw_enc_body_len(const struct rw_hdr *h)
 	case RW2_OPTIONAL:
 		if (h->opt.dir > RW_DIR_REPLY)
 			return 0;
-		return rw_add_parts(8, rw_enc_opaque_len(h->opt.len,
-							 h->opt.info));
+		return rw_add_parts(8,
+				    rw_enc_opaque_len(h->opt.len, h->opt.info));
 	case RW2_CONNPROP:
 	case RW2_REQPROP:
 	case RW2_RESPROP:
@@ -872,7 +871,7 @@ static uint8_t *rw_enc_body(uint8_t *p, const struct rw_hdr *h)
 	case RW2_REQPROP:
 	case RW2_UPDPROP:
 		return rw_enc_propset(p, &h->props);
-	default:	/* MSG, NOMSG */
+	default: /* MSG, NOMSG */
 		if (h->vers == RW_VERS_2) {
 			rw_put32(p, h->direction);
 			rw_put32(p + 4, h->inv_handle);
@@ -988,9 +987,8 @@ bool rw_hdr_equal(const struct rw_hdr *a, const struct rw_hdr *b)
 	switch (a->proc) {
 	case RW_MSG:
 	case RW_NOMSG:
-		if (a->vers == RW_VERS_2 &&
-		    (a->direction != b->direction ||
-		     a->inv_handle != b->inv_handle))
+		if (a->vers == RW_VERS_2 && (a->direction != b->direction ||
+					     a->inv_handle != b->inv_handle))
 			return false;
 		return rw_lists_eq(a, b);
 	case RW_ERROR:

@@ -30,10 +30,10 @@
 enum rw_proc {
 	RW_MSG = 0,
 	RW_NOMSG = 1,
-	RW_MSGP = 2,		/* v1 only, never sent (V1-PROC-4) */
-	RW_DONE = 3,		/* v1 only, never sent (V1-PROC-6) */
+	RW_MSGP = 2, /* v1 only, never sent (V1-PROC-4) */
+	RW_DONE = 3, /* v1 only, never sent (V1-PROC-6) */
 	RW_ERROR = 4,
-	RW2_OPTIONAL = 5,	/* v2 only from here on */
+	RW2_OPTIONAL = 5, /* v2 only from here on */
 	RW2_CONNPROP = 6,
 	RW2_REQPROP = 7,
 	RW2_RESPROP = 8,
@@ -43,7 +43,7 @@ enum rw_proc {
 /* rdma_err values: v1 uses 1 and 2 (ERR_VERS, ERR_CHUNK), v2 all of them. */
 enum rw_err {
 	RW_ERR_VERS = 1,
-	RW_ERR_CHUNK = 2,	/* RDMA2_ERR_BAD_XDR in v2 */
+	RW_ERR_CHUNK = 2, /* RDMA2_ERR_BAD_XDR in v2 */
 	RW2_ERR_BAD_XDR = 2,
 	RW2_ERR_INVAL_PROC = 3,
 	RW2_ERR_READ_CHUNKS = 4,
@@ -56,25 +56,25 @@ enum rw_err {
 };
 
 /* msg_type values carried by v2's rdma_direction / rdma_optdir. */
-#define RW_DIR_CALL 0u
+#define RW_DIR_CALL  0u
 #define RW_DIR_REPLY 1u
 
 /* v2 basic properties (digest 2.10.2). */
-#define RW2_PROP_RBSIZ 1u
-#define RW2_PROP_BRS 2u
+#define RW2_PROP_RBSIZ	  1u
+#define RW2_PROP_BRS	  2u
 #define RW2_RBSIZ_DEFAULT 4096u
-#define RW2_BRS_NONE 0u
-#define RW2_BRS_INLINE 1u
-#define RW2_BRS_GENL 2u
+#define RW2_BRS_NONE	  0u
+#define RW2_BRS_INLINE	  1u
+#define RW2_BRS_GENL	  2u
 
 /* Fixed sizes in octets (digest 0.3, 1.3, 2.3). */
-#define RW_FIXED_LEN 16u		/* xid, vers, credit, proc */
-#define RW_V1_MIN_LEN 28u		/* MSG/NOMSG, no chunks */
-#define RW_V2_MIN_LEN 36u
+#define RW_FIXED_LEN	 16u /* xid, vers, credit, proc */
+#define RW_V1_MIN_LEN	 28u /* MSG/NOMSG, no chunks */
+#define RW_V2_MIN_LEN	 36u
 #define RW_ERR_CHUNK_LEN 20u
-#define RW_ERR_VERS_LEN 28u
-#define RW_SEG_LEN 16u			/* handle, length, offset (HLOO) */
-#define RW_READ_SEG_LEN 20u		/* position + HLOO (PHLOO) */
+#define RW_ERR_VERS_LEN	 28u
+#define RW_SEG_LEN	 16u /* handle, length, offset (HLOO) */
+#define RW_READ_SEG_LEN	 20u /* position + HLOO (PHLOO) */
 
 /*
  * Compile-time ceilings of the decode arrays.  Runtime limits (struct
@@ -93,8 +93,8 @@ enum rw_err {
 #ifndef RW_MAX_PROPS
 #define RW_MAX_PROPS 16
 #endif
-#define RW_MAX_READ_SEGS ((RW_MAX_READ_CHUNKS + 1) * RW_MAX_CHUNK_SEGS)
-#define RW_MAX_SUBSET_WORDS 8	/* 256 propset positions */
+#define RW_MAX_READ_SEGS    ((RW_MAX_READ_CHUNKS + 1) * RW_MAX_CHUNK_SEGS)
+#define RW_MAX_SUBSET_WORDS 8 /* 256 propset positions */
 
 /* One RDMA segment: a registered memory handle, a length and an offset. */
 struct rw_segment {
@@ -121,18 +121,18 @@ struct rw_chunk {
  * is also the range an ERR_VERS reply advertises (V1-ERR-6).
  */
 struct rw_limits {
-	uint32_t vers_low, vers_high;	/* accepted rdma_vers, within 1..2 */
-	uint32_t max_read_chunks;	/* Read chunks other than the PZRC
+	uint32_t vers_low, vers_high; /* accepted rdma_vers, within 1..2 */
+	uint32_t max_read_chunks;     /* Read chunks other than the PZRC
 					 * (AMB-V2-8) */
-	uint32_t max_write_chunks;	/* Write-list chunks */
-	uint32_t max_chunk_segs;	/* segments in any one chunk */
-	uint32_t max_props;		/* v2 propset entries */
+	uint32_t max_write_chunks;    /* Write-list chunks */
+	uint32_t max_chunk_segs;      /* segments in any one chunk */
+	uint32_t max_props;	      /* v2 propset entries */
 };
 
-#define RW_DEFAULT_MAX_READ_CHUNKS 8
+#define RW_DEFAULT_MAX_READ_CHUNKS  8
 #define RW_DEFAULT_MAX_WRITE_CHUNKS 8
-#define RW_DEFAULT_MAX_CHUNK_SEGS 16
-#define RW_DEFAULT_MAX_PROPS 16
+#define RW_DEFAULT_MAX_CHUNK_SEGS   16
+#define RW_DEFAULT_MAX_PROPS	    16
 
 /* v1 only, the defaults above. */
 extern const struct rw_limits rw_default_limits;
@@ -143,7 +143,7 @@ extern const struct rw_limits rw_v2_limits;
 struct rw_prop {
 	uint32_t id;
 	uint32_t len;
-	const uint8_t *data;	/* decode: points into the received buffer */
+	const uint8_t *data; /* decode: points into the received buffer */
 };
 
 /* v2 propset: count and an array (caller's, or rw_hdr_space's). */
@@ -192,7 +192,7 @@ struct rw_hdr {
 		uint32_t low, high;	/* ERR_VERS */
 		uint32_t max;		/* READ/WRITE_CHUNKS, SEGMENTS */
 		uint32_t chunk_index;	/* WRITE_RESOURCE, 1-based (0: ?) */
-		uint32_t length_needed;	/* WRITE_RESOURCE, REPLY_RESOURCE */
+		uint32_t length_needed; /* WRITE_RESOURCE, REPLY_RESOURCE */
 	} err;
 
 	/* v2 OPTIONAL */
@@ -200,14 +200,14 @@ struct rw_hdr {
 		uint32_t dir;
 		uint32_t type;
 		uint32_t len;
-		const uint8_t *info;	/* decode: points into the buffer */
+		const uint8_t *info; /* decode: points into the buffer */
 	} opt;
 
 	/* v2 property messages: CONNPROP start/nochg, REQPROP want,
 	 * RESPROP done/rejected/other, UPDPROP now. */
-	struct rw_propset props;	/* start, want, other or now */
-	struct rw_subset subset1;	/* nochg or done */
-	struct rw_subset subset2;	/* rejected */
+	struct rw_propset props;  /* start, want, other or now */
+	struct rw_subset subset1; /* nochg or done */
+	struct rw_subset subset2; /* rejected */
 
 	/* Decode only: octets of the transport header; for MSG (and
 	 * OPTIONAL) the payload stream starts here. */
@@ -237,26 +237,26 @@ enum rw_reason {
 	RW_R_OK = 0,
 
 	/* rw_hdr_decode() */
-	RW_R_RUNT,		/* < 16 octets, MSG/NOMSG < 28 (v2: 36),
+	RW_R_RUNT,	      /* < 16 octets, MSG/NOMSG < 28 (v2: 36),
 				 * ERROR < 20 (V1-ERR-2, AMB-V1-7): the XID
 				 * cannot be trusted */
-	RW_R_BAD_VERS,		/* rdma_vers not accepted (V1-ERR-6) */
-	RW_R_BAD_PROC,		/* proc unknown for this version (V1-ERR-7,
+	RW_R_BAD_VERS,	      /* rdma_vers not accepted (V1-ERR-6) */
+	RW_R_BAD_PROC,	      /* proc unknown for this version (V1-ERR-7,
 				 * V2-ERR-4) */
-	RW_R_DEPRECATED_PROC,	/* v1 MSGP or DONE (V1-PROC-5/7) */
-	RW_R_TRUNCATED,		/* a list or body runs past the message, or a
+	RW_R_DEPRECATED_PROC, /* v1 MSGP or DONE (V1-PROC-5/7) */
+	RW_R_TRUNCATED,	      /* a list or body runs past the message, or a
 				 * count could never fit in it */
-	RW_R_BAD_BOOL,		/* optional-data discriminator not 0 or 1 */
-	RW_R_BAD_DIRECTION,	/* v2 direction/optdir not CALL or REPLY */
-	RW_R_TOO_MANY_READS,	/* over max_read_chunks (V2-ERR-7) */
-	RW_R_TOO_MANY_WRITES,	/* over max_write_chunks (V2-ERR-9) */
-	RW_R_TOO_MANY_SEGS,	/* a chunk over max_chunk_segs (V2-ERR-11) */
-	RW_R_TOO_MANY_PROPS,	/* over max_props or RW_MAX_SUBSET_WORDS */
-	RW_R_BAD_PROP,		/* known propid, invalid data (V2-PROP-2) */
-	RW_R_BAD_ERROR,		/* RDMA_ERROR whose body is cut short, or a
+	RW_R_BAD_BOOL,	      /* optional-data discriminator not 0 or 1 */
+	RW_R_BAD_DIRECTION,   /* v2 direction/optdir not CALL or REPLY */
+	RW_R_TOO_MANY_READS,  /* over max_read_chunks (V2-ERR-7) */
+	RW_R_TOO_MANY_WRITES, /* over max_write_chunks (V2-ERR-9) */
+	RW_R_TOO_MANY_SEGS,   /* a chunk over max_chunk_segs (V2-ERR-11) */
+	RW_R_TOO_MANY_PROPS,  /* over max_props or RW_MAX_SUBSET_WORDS */
+	RW_R_BAD_PROP,	      /* known propid, invalid data (V2-PROP-2) */
+	RW_R_BAD_ERROR,	      /* RDMA_ERROR whose body is cut short, or a
 				 * non-ERR_VERS error of a version we do not
 				 * speak (V1-ERR-10) */
-	RW_R_UNKNOWN_ERROR,	/* RDMA_ERROR, unknown code (AMB-V2-10) */
+	RW_R_UNKNOWN_ERROR,   /* RDMA_ERROR, unknown code (AMB-V2-10) */
 
 	/* rw_validate_call(), rw_check_payload() */
 	RW_R_BAD_POSITION,	/* Read position not a multiple of 4
@@ -277,21 +277,21 @@ enum rw_reason {
 	RW_R_BAD_INV_HANDLE,	/* v2 inv_handle names no handle of the
 				 * header (AMB-V2-14) */
 	RW_R_BAD_OPTION,	/* OPTIONAL, unsupported opttype (V2-OPT-1) */
-	RW_R_PROPS_UNSUPPORTED,	/* property messages not done (V2-OPS-1) */
+	RW_R_PROPS_UNSUPPORTED, /* property messages not done (V2-OPS-1) */
 	RW_R_ERROR_RECEIVED,	/* RDMA_ERROR at a responder (V1-PROC-9) */
 	RW_R_UNEXPECTED_PROC,	/* proc that cannot travel this direction */
 
 	/* rw_validate_reply() */
-	RW_R_READS_IN_REPLY,	/* Read list in a Reply (V1-RC-9) */
+	RW_R_READS_IN_REPLY,	   /* Read list in a Reply (V1-RC-9) */
 	RW_R_NOMSG_NO_REPLY_CHUNK, /* NOMSG Reply without a Reply chunk */
-	RW_R_WRITE_MISMATCH,	/* Write list not an echo of the Call's
+	RW_R_WRITE_MISMATCH,	   /* Write list not an echo of the Call's
 				 * (V1-WC-5, AMB-V1-4) */
-	RW_R_WRITE_OVERRUN,	/* returned length > provisioned */
+	RW_R_WRITE_OVERRUN,	   /* returned length > provisioned */
 	RW_R_REPLY_CHUNK_MISMATCH, /* not the Call's, or used in a MSG */
-	RW_R_VERS_MISMATCH,	/* Reply in another version than the Call */
+	RW_R_VERS_MISMATCH,	   /* Reply in another version than the Call */
 
 	/* rw_write_result_check(), rw_read_chunk_check() */
-	RW_R_DDP_LENGTH,	/* chunk length is neither L nor roundup4(L)
+	RW_R_DDP_LENGTH, /* chunk length is neither L nor roundup4(L)
 				 * (AMB-V1-12, N-16) */
 	RW_R_NR_REASONS
 };

@@ -8,26 +8,29 @@
 #include "wire/rw_plan.h"
 
 #define XDR_UNIT 4u
-#define SEG_LEN 16u		/* handle, length, offset */
+#define SEG_LEN	 16u /* handle, length, offset */
 
 static uint64_t write_list_len(uint32_t chunks, uint32_t segs)
 {
 	/* each chunk: present flag + count + segments; one terminator */
-	return (uint64_t)chunks * 2 * XDR_UNIT + (uint64_t)segs * SEG_LEN + XDR_UNIT;
+	return (uint64_t)chunks * 2 * XDR_UNIT + (uint64_t)segs * SEG_LEN +
+	       XDR_UNIT;
 }
 
 static uint64_t shape_len(const struct rw_hdr_shape *s)
 {
-	uint64_t len = 4 * XDR_UNIT;		/* xid, vers, credit, proc */
+	uint64_t len = 4 * XDR_UNIT; /* xid, vers, credit, proc */
 
 	if (s->vers >= 2)
-		len += 2 * XDR_UNIT;		/* direction, inv_handle */
+		len += 2 * XDR_UNIT; /* direction, inv_handle */
 	/* Read list: present flag + position + segment per entry, then 0 */
-	len += (uint64_t)s->read_segs * (XDR_UNIT + XDR_UNIT + SEG_LEN) + XDR_UNIT;
+	len += (uint64_t)s->read_segs * (XDR_UNIT + XDR_UNIT + SEG_LEN) +
+	       XDR_UNIT;
 	len += write_list_len(s->write_chunks, s->write_segs);
-	len += XDR_UNIT;			/* Reply chunk present flag */
-	if (s->reply_chunk)	/* a chunk has at least one segment (AMB-V1-11) */
-		len += XDR_UNIT + (uint64_t)(s->reply_segs ? s->reply_segs : 1) * SEG_LEN;
+	len += XDR_UNIT;    /* Reply chunk present flag */
+	if (s->reply_chunk) /* a chunk has at least one segment (AMB-V1-11) */
+		len += XDR_UNIT +
+		       (uint64_t)(s->reply_segs ? s->reply_segs : 1) * SEG_LEN;
 	return len;
 }
 

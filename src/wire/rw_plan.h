@@ -21,10 +21,10 @@
 
 /* Shape of the chunk lists a header will carry, for sizing it. */
 struct rw_hdr_shape {
-	uint32_t vers;			/* 1 or 2 */
-	uint32_t read_segs;		/* Read-list entries (PZRC included) */
-	uint32_t write_chunks;		/* Write-list chunks */
-	uint32_t write_segs;		/* segments of all Write chunks */
+	uint32_t vers;	       /* 1 or 2 */
+	uint32_t read_segs;    /* Read-list entries (PZRC included) */
+	uint32_t write_chunks; /* Write-list chunks */
+	uint32_t write_segs;   /* segments of all Write chunks */
 	bool reply_chunk;
 	uint32_t reply_segs;
 };
@@ -33,35 +33,35 @@ struct rw_hdr_shape {
 uint32_t rw_hdr_shape_len(const struct rw_hdr_shape *s);
 
 enum rw_msg_kind {
-	RW_SHORT,	/* RDMA_MSG, whole payload inline (for a Reply: RDMA_MSG,
+	RW_SHORT,   /* RDMA_MSG, whole payload inline (for a Reply: RDMA_MSG,
 			 * with or without Write-chunk items) */
-	RW_CHUNKED,	/* RDMA_MSG, reduced payload inline, items in chunks */
-	RW_LONG,	/* RDMA_NOMSG, payload in a PZRC or the Reply chunk */
-	RW_NO_ROOM,	/* Reply only: no way to send it (ERR_CHUNK / v2
+	RW_CHUNKED, /* RDMA_MSG, reduced payload inline, items in chunks */
+	RW_LONG,    /* RDMA_NOMSG, payload in a PZRC or the Reply chunk */
+	RW_NO_ROOM, /* Reply only: no way to send it (ERR_CHUNK / v2
 			 * REPLY_RESOURCE, AMB-V1-14) */
 };
 
 struct rw_call_in {
 	uint32_t vers;
-	uint32_t call_inline;		/* responder's receive size */
-	uint32_t reply_inline;		/* our own posted receive size */
-	uint32_t payload_len;		/* unreduced Call payload */
-	uint32_t reduced_len;		/* after reduction (== payload_len if none) */
-	uint32_t read_segs;		/* segments of the reduced items */
-	uint32_t pzrc_segs;		/* segments a PZRC would need (>= 1) */
-	uint32_t write_chunks;		/* Write chunks offered for results */
+	uint32_t call_inline;  /* responder's receive size */
+	uint32_t reply_inline; /* our own posted receive size */
+	uint32_t payload_len;  /* unreduced Call payload */
+	uint32_t reduced_len;  /* after reduction (== payload_len if none) */
+	uint32_t read_segs;    /* segments of the reduced items */
+	uint32_t pzrc_segs;    /* segments a PZRC would need (>= 1) */
+	uint32_t write_chunks; /* Write chunks offered for results */
 	uint32_t write_segs;
-	uint32_t max_reply_len;		/* largest possible Reply payload, minus
+	uint32_t max_reply_len;	   /* largest possible Reply payload, minus
 					 * what Write chunks take */
-	uint32_t reply_chunk_segs;	/* segments a Reply chunk would need */
+	uint32_t reply_chunk_segs; /* segments a Reply chunk would need */
 };
 
 struct rw_call_plan {
 	enum rw_msg_kind kind;
-	bool reply_chunk;		/* offer a Reply chunk (V1-RP-1) */
-	uint32_t reply_chunk_len;	/* its size (V1-RP-2) */
-	uint32_t hdr_len;		/* header octets for this plan */
-	uint32_t send_len;		/* octets of the Send */
+	bool reply_chunk;	  /* offer a Reply chunk (V1-RP-1) */
+	uint32_t reply_chunk_len; /* its size (V1-RP-2) */
+	uint32_t hdr_len;	  /* header octets for this plan */
+	uint32_t send_len;	  /* octets of the Send */
 };
 
 /*
@@ -74,13 +74,13 @@ void rw_plan_call(const struct rw_call_in *in, struct rw_call_plan *out);
 
 struct rw_reply_in {
 	uint32_t vers;
-	uint32_t reply_inline;		/* requester's receive size */
-	uint32_t reduced_len;		/* Reply payload after Write-chunk items */
-	uint32_t write_chunks;		/* Write list echoed as offered */
+	uint32_t reply_inline; /* requester's receive size */
+	uint32_t reduced_len;  /* Reply payload after Write-chunk items */
+	uint32_t write_chunks; /* Write list echoed as offered */
 	uint32_t write_segs;
-	bool reply_chunk;		/* requester offered a Reply chunk */
+	bool reply_chunk; /* requester offered a Reply chunk */
 	uint32_t reply_chunk_segs;
-	uint32_t reply_chunk_len;	/* its capacity */
+	uint32_t reply_chunk_len; /* its capacity */
 };
 
 /*

@@ -30,7 +30,7 @@ static bool_t rw_pxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 
 	if (!len)
 		return TRUE;
-	if (p->upos & 3u) {		/* a pad, or bytes inside a run */
+	if (p->upos & 3u) { /* a pad, or bytes inside a run */
 		p->upos += len;
 		return TRUE;
 	}

@@ -16,8 +16,9 @@ static const uint32_t rw_prop_defaults[RW_SP_NR] = {
 
 /* id -> semantic property, per codec (digest 3.6 item 4). */
 static const int rw_v2_ids[] = { [1] = RW_SP_RBSIZ, [2] = RW_SP_BRS };
-static const int rw_xc_ids[] = { [1] = RW_SP_RBSIZ, [2] = RW_SP_REQREMINV,
-				 [3] = RW_SP_BRS };
+static const int rw_xc_ids[] = {
+	[1] = RW_SP_RBSIZ, [2] = RW_SP_REQREMINV, [3] = RW_SP_BRS
+};
 
 void rw_props_init(struct rw_props *p)
 {
@@ -71,7 +72,8 @@ static enum rw_reason rw_props_check(enum rw_pcodec c,
 
 	for (i = 0; i < ps->n; i++) {
 		sp = rw_prop_sem(c, ps->props[i].id);
-		if (sp >= 0 && rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v))
+		if (sp >= 0 &&
+		    rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v))
 			return RW_R_BAD_PROP;
 	}
 	return RW_R_OK;
@@ -93,7 +95,7 @@ static void rw_props_apply(struct rw_props *p, enum rw_pcodec c,
 	for (i = 0; i < ps->n; i++) {
 		sp = rw_prop_sem(c, ps->props[i].id);
 		if (sp < 0)
-			continue;	/* unknown: skipped (V2-PROP-3) */
+			continue; /* unknown: skipped (V2-PROP-3) */
 		/* rw_props_check() passed the set; a failure here is still
 		 * an entry not taken, never a value made up */
 		if (rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v) ||
@@ -216,12 +218,12 @@ enum rw_reason rw_xchar_decode(uint32_t type, const void *info, uint32_t len,
 	case RW_XC_INITXCH:
 		why = rw_body_get_propset(info, len, &off, &m->set, m->props,
 					  RW_MAX_PROPS);
-		return why ? why : rw_body_get_subset(info, len, &off,
-						       &m->nochg);
+		return why ? why :
+			     rw_body_get_subset(info, len, &off, &m->nochg);
 	case RW_XC_REQXCH:
 		return rw_body_get_propset(info, len, &off, &m->set, m->props,
 					   RW_MAX_PROPS);
-	case RW_XC_UPDXCH:	/* one xcharval, then pendclr */
+	case RW_XC_UPDXCH: /* one xcharval, then pendclr */
 		m->set.props = m->props;
 		m->set.n = 1;
 		why = rw_body_get_u32(info, len, &off, &m->props[0].id);
@@ -235,7 +237,7 @@ enum rw_reason rw_xchar_decode(uint32_t type, const void *info, uint32_t len,
 			why = RW_R_BAD_BOOL;
 		m->pendclr = !why && v == 1;
 		return why;
-	default:	/* RESPXCH answers a REQXCH we never send */
+	default: /* RESPXCH answers a REQXCH we never send */
 		return RW_R_BAD_OPTION;
 	}
 }

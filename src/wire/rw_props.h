@@ -36,22 +36,22 @@
 #include "rw_hdr.h"
 
 enum rw_sprop {
-	RW_SP_RBSIZ = 0,	/* Receive Buffer Size, octets */
-	RW_SP_BRS,		/* Backward Request Support, RW2_BRS_* */
-	RW_SP_REQREMINV,	/* xcharext only: bool */
+	RW_SP_RBSIZ = 0, /* Receive Buffer Size, octets */
+	RW_SP_BRS,	 /* Backward Request Support, RW2_BRS_* */
+	RW_SP_REQREMINV, /* xcharext only: bool */
 	RW_SP_NR
 };
 
 enum rw_pcodec {
-	RW_PC_V2,		/* draft-cel-nfsv4-rpcrdma-version-two-05 */
-	RW_PC_XCHAR,		/* draft-dnoveck-nfsv4-rpcrdma-xcharext-02 */
+	RW_PC_V2,    /* draft-cel-nfsv4-rpcrdma-version-two-05 */
+	RW_PC_XCHAR, /* draft-dnoveck-nfsv4-rpcrdma-xcharext-02 */
 };
 
 /* xcharext-02 optional operations (opttype of RDMA2_OPTIONAL). */
 #define RW_XC_INITXCH 1u
-#define RW_XC_REQXCH 2u
+#define RW_XC_REQXCH  2u
 #define RW_XC_RESPXCH 3u
-#define RW_XC_UPDXCH 4u
+#define RW_XC_UPDXCH  4u
 
 /* Smallest Receive Buffer Size taken from a peer (digest 2.12). */
 #define RW_PROP_RBSIZ_FLOOR 1024u
@@ -59,9 +59,9 @@ enum rw_pcodec {
 /* One side's properties as known to an endpoint. */
 struct rw_props {
 	uint32_t val[RW_SP_NR];
-	uint32_t advertised;	/* bit per enum rw_sprop: given by the peer */
-	uint32_t nochg;		/* bit per enum rw_sprop: will not change */
-	uint32_t ignored;	/* updates refused (nochg, insane values) */
+	uint32_t advertised; /* bit per enum rw_sprop: given by the peer */
+	uint32_t nochg;	     /* bit per enum rw_sprop: will not change */
+	uint32_t ignored;    /* updates refused (nochg, insane values) */
 };
 
 #define RW_SP_BIT(sp) (1u << (sp))
@@ -123,11 +123,11 @@ uint32_t rw_props_send_limit(const struct rw_props *peer, uint32_t ours);
 /* ---- xcharext-02 optinfo bodies (compatibility mode, digest 3.4) ------- */
 
 struct rw_xchar_msg {
-	uint32_t type;			/* RW_XC_* */
-	struct rw_propset set;		/* INITXCH start, REQXCH want, UPDXCH
+	uint32_t type;		/* RW_XC_* */
+	struct rw_propset set;	/* INITXCH start, REQXCH want, UPDXCH
 					 * now (one entry) */
-	struct rw_subset nochg;		/* INITXCH */
-	bool pendclr;			/* UPDXCH */
+	struct rw_subset nochg; /* INITXCH */
+	bool pendclr;		/* UPDXCH */
 	struct rw_prop props[RW_MAX_PROPS];
 };
 

@@ -121,7 +121,7 @@ static bool_t rw_axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
 	}
 	n = (uint32_t)(out - (uint8_t *)addr);
 	if (len > n) {
-		memset(out, 0, len - n);	/* pad the sender left out */
+		memset(out, 0, len - n); /* pad the sender left out */
 		a->pad_left -= len - n;
 	}
 	a->upos += len;
@@ -301,7 +301,7 @@ static bool_t rw_axdr_getlong(XDR *xdrs, long *lp)
 	/* chunk data is one opaque item, read only by x_getbytes */
 	if (rw_axdr_inserting(a) || rw_axdr_at_chunk(a))
 		return rw_axdr_fail(a, a->body ? RW_XERR_CHUNK_TYPE :
-					       RW_XERR_NOT_ELIGIBLE);
+						 RW_XERR_NOT_ELIGIBLE);
 	if (!rw_axdr_from_payload(a, w, 4))
 		return FALSE;
 	/* zero-extended, exactly as libtirpc's xdrmem does */
@@ -418,9 +418,8 @@ static enum rw_xdr_err rw_read_chunks_check(uint32_t plen,
 }
 
 bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
-		    enum rw_axdr_mode mode,
-		    const struct rw_ddp_chunk *chunks, unsigned nchunks,
-		    const struct rw_ddp_policy *pol)
+		    enum rw_axdr_mode mode, const struct rw_ddp_chunk *chunks,
+		    unsigned nchunks, const struct rw_ddp_policy *pol)
 {
 	enum rw_xdr_err e = RW_XERR_OK;
 

@@ -122,8 +122,8 @@ static int rw_rxdr_pick(struct rw_rxdr *r, u_int len)
 	if (!r->pol.pick)
 		return -1;
 	slot = r->pol.pick(&v, off, len);
-	if (slot < 0 || (r->pol.max_chunks &&
-			 (uint32_t)slot >= r->pol.max_chunks))
+	if (slot < 0 ||
+	    (r->pol.max_chunks && (uint32_t)slot >= r->pol.max_chunks))
 		return -1;
 	if (r->nitems && (uint32_t)slot <= r->items[r->nitems - 1].slot) {
 		rw_rxdr_fail(r, RW_XERR_SLOT_ORDER);
@@ -153,7 +153,7 @@ static bool rw_rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
 		return s >= 0;
 	}
 	if (r->pol.max_chunks && r->nitems >= r->pol.max_chunks)
-		return false;		/* no Write chunk left: inline */
+		return false; /* no Write chunk left: inline */
 	*slot = r->nitems;
 	return rw_ddp_designated(&r->pol, k);
 }
@@ -203,7 +203,7 @@ static bool_t rw_rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 	}
 	if (rw_rxdr_take(r, len, &slot))
 		return rw_rxdr_move(r, addr, len, slot);
-	if (!rw_rxdr_room(r, len))	/* also fails a stream take failed */
+	if (!rw_rxdr_room(r, len)) /* also fails a stream take failed */
 		return FALSE;
 	memmove(r->buf + r->pos, addr, len);
 	rw_rxdr_advance(r, len);
@@ -270,8 +270,8 @@ static const struct xdr_ops rw_rxdr_ops = {
 };
 
 bool rw_rxdr_create(struct rw_rxdr *r, void *buf, size_t cap,
-		    const struct rw_ddp_policy *pol,
-		    struct rw_ddp_item *items, unsigned max_items)
+		    const struct rw_ddp_policy *pol, struct rw_ddp_item *items,
+		    unsigned max_items)
 {
 	memset(r, 0, sizeof(*r));
 	r->xdr.x_op = XDR_ENCODE;
@@ -334,8 +334,9 @@ bool rw_rxdr_peek_word(const struct rw_rxdr *r, uint32_t upos, uint32_t *w)
 			if (u < iend) {
 				/* inside a moved item: its data, or its pad */
 				p = u - ipos < r->items[i].len ?
-				    (const uint8_t *)r->items[i].data +
-				    (u - ipos) : (const uint8_t *)"";
+					    (const uint8_t *)r->items[i].data +
+						    (u - ipos) :
+					    (const uint8_t *)"";
 				break;
 			}
 			shift += iend - ipos;
@@ -344,8 +345,8 @@ bool rw_rxdr_peek_word(const struct rw_rxdr *r, uint32_t upos, uint32_t *w)
 			p = r->buf + (u - shift);
 		b[k] = *p;
 	}
-	*w = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-	     (uint32_t)b[2] << 8 | b[3];
+	*w = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 |
+	     b[3];
 	return true;
 }
 

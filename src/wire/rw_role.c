@@ -73,7 +73,7 @@ static struct rw_action rw_over_limit(uint32_t vers, enum rw_reason why,
 	case RW_R_TOO_MANY_SEGS:
 		return rw_act_err(RW2_ERR_SEGMENTS, lim->max_chunk_segs, 0,
 				  RW_CNT_OVER_LIMIT);
-	default:	/* TOO_MANY_PROPS: no dedicated code */
+	default: /* TOO_MANY_PROPS: no dedicated code */
 		return rw_act_err(RW2_ERR_SYSTEM, 0, 0, RW_CNT_OVER_LIMIT);
 	}
 }
@@ -103,8 +103,8 @@ static struct rw_action rw_responder_action(uint32_t vers, enum rw_reason why,
 		return rw_over_limit(vers, why, lim);
 	case RW_R_BAD_OPTION:
 	case RW_R_PROPS_UNSUPPORTED:
-		return rw_act_err(v2 ? RW2_ERR_INVAL_OPTION : RW_ERR_CHUNK,
-				  0, 0, RW_CNT_UNSUPPORTED);
+		return rw_act_err(v2 ? RW2_ERR_INVAL_OPTION : RW_ERR_CHUNK, 0,
+				  0, RW_CNT_UNSUPPORTED);
 	case RW_R_ERROR_RECEIVED:
 	case RW_R_BAD_ERROR:
 	case RW_R_UNKNOWN_ERROR:
@@ -122,7 +122,7 @@ static struct rw_action rw_responder_action(uint32_t vers, enum rw_reason why,
 		/* Reply-only reasons: a responder never validates a Reply
 		 * of its own direction, and answering one could loop. */
 		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
-	default:	/* every other malformed-header reason (V1-ERR-7) */
+	default: /* every other malformed-header reason (V1-ERR-7) */
 		return rw_act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_BAD_HDR);
 	}
 }
@@ -141,12 +141,12 @@ static struct rw_action rw_requester_action(uint32_t vers, enum rw_reason why)
 	case RW_R_UNKNOWN_ERROR:
 		/* v1: discard (V1-ERR-10).  v2: words 3-4 were there, so the
 		 * XID's RPC fails now instead of timing out (AMB-V2-10). */
-		return rw_act(vers == RW_VERS_2 ? RW_ACT_FAIL_XID
-						: RW_ACT_DISCARD,
+		return rw_act(vers == RW_VERS_2 ? RW_ACT_FAIL_XID :
+						  RW_ACT_DISCARD,
 			      RW_CNT_BAD_ERROR);
 	case RW_R_DDP_LENGTH:
 		return rw_act(RW_ACT_FAIL_XID, RW_CNT_DDP);
-	default:	/* V1-ERR-4: malformed Replies are dropped */
+	default: /* V1-ERR-4: malformed Replies are dropped */
 		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
 	}
 }
@@ -163,14 +163,13 @@ struct rw_action rw_reason_action(enum rw_role role, uint32_t vers,
 }
 
 struct rw_action rw_reply_action(const struct rw_hdr *call,
-				 const struct rw_hdr *reply,
-				 enum rw_reason why)
+				 const struct rw_hdr *reply, enum rw_reason why)
 {
 	/* A runt's fields past the first words were never read. */
 	bool error = why != RW_R_RUNT && reply->proc == RW_ERROR;
 	struct rw_action a;
 
-	if (!call) {	/* nothing to fail */
+	if (!call) { /* nothing to fail */
 		a = rw_requester_action(reply->vers, why);
 		if (a.what == RW_ACT_FAIL_XID)
 			a.what = RW_ACT_DISCARD;
@@ -330,8 +329,8 @@ size_t rw_err2(const struct rw_rx_call *rx, uint32_t credit, uint32_t code,
 }
 
 size_t rw_err_from_action(const struct rw_rx_call *rx,
-			  const struct rw_action *a, uint32_t credit,
-			  void *buf, size_t cap)
+			  const struct rw_action *a, uint32_t credit, void *buf,
+			  size_t cap)
 {
 	if (a->what != RW_ACT_REPLY_ERR)
 		return 0;
@@ -418,7 +417,8 @@ static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
 		break;
 	case RW2_ERR_WRITE_RESOURCE:
 		/* 1-based; 0 = the responder could not tell which */
-		if (err->err.chunk_index && err->err.chunk_index <= call->nwrites &&
+		if (err->err.chunk_index &&
+		    err->err.chunk_index <= call->nwrites &&
 		    err->err.length_needed >
 			    rw_call_write_len(call, err->err.chunk_index - 1)) {
 			r.what = RW_RESEND_WRITE_ROOM;
@@ -434,7 +434,7 @@ static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
 			r.length = err->err.length_needed;
 		}
 		break;
-	default:	/* BAD_XDR, INVAL_PROC, SEGMENTS, INVAL_OPTION, SYSTEM */
+	default: /* BAD_XDR, INVAL_PROC, SEGMENTS, INVAL_OPTION, SYSTEM */
 		break;
 	}
 	return r;

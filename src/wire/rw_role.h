@@ -16,42 +16,42 @@
 #include "rw_chunk.h"
 
 enum rw_role {
-	RW_ROLE_REQUESTER,	/* sent the Call, receives Replies */
-	RW_ROLE_RESPONDER,	/* receives Calls, sends Replies */
+	RW_ROLE_REQUESTER, /* sent the Call, receives Replies */
+	RW_ROLE_RESPONDER, /* receives Calls, sends Replies */
 };
 
 enum rw_act {
-	RW_ACT_ACCEPT,		/* process the message */
-	RW_ACT_DISCARD,		/* drop it silently, bump the counter */
-	RW_ACT_REPLY_ERR,	/* responder: send RDMA_ERROR err/arg1/arg2,
+	RW_ACT_ACCEPT,	     /* process the message */
+	RW_ACT_DISCARD,	     /* drop it silently, bump the counter */
+	RW_ACT_REPLY_ERR,    /* responder: send RDMA_ERROR err/arg1/arg2,
 				 * process nothing else (V2-ERR-6) */
-	RW_ACT_FAIL_XID,	/* requester: end the RPC with that XID with a
+	RW_ACT_FAIL_XID,     /* requester: end the RPC with that XID with a
 				 * permanent transport error, free its credit
 				 * (AMB-V2-10, V1-DDP-2) */
-	RW_ACT_GARBAGE_ARGS,	/* responder: RPC Reply GARBAGE_ARGS in an
+	RW_ACT_GARBAGE_ARGS, /* responder: RPC Reply GARBAGE_ARGS in an
 				 * RDMA_MSG (V1-ERR-8) */
 };
 
 /* Statistics a receiver keeps; rw_reason_action() names the one to bump. */
 enum rw_counter {
 	RW_CNT_NONE,
-	RW_CNT_RUNT,		/* too short to trust (V1-ERR-2) */
-	RW_CNT_BAD_VERS,	/* unsupported or mismatched version */
-	RW_CNT_BAD_HDR,		/* malformed Call header (V1-ERR-3/7) */
-	RW_CNT_OVER_LIMIT,	/* over a configured chunk/prop limit */
-	RW_CNT_UNSUPPORTED,	/* proc, option or property op not done */
-	RW_CNT_ERR_RECEIVED,	/* RDMA_ERROR at a responder (V1-PROC-9) */
-	RW_CNT_BAD_REPLY,	/* malformed Reply discarded (V1-ERR-4) */
-	RW_CNT_BAD_ERROR,	/* undecodable RDMA_ERROR (V1-ERR-10) */
-	RW_CNT_DDP,		/* chunk length vs XDR item (AMB-V1-12) */
+	RW_CNT_RUNT,	     /* too short to trust (V1-ERR-2) */
+	RW_CNT_BAD_VERS,     /* unsupported or mismatched version */
+	RW_CNT_BAD_HDR,	     /* malformed Call header (V1-ERR-3/7) */
+	RW_CNT_OVER_LIMIT,   /* over a configured chunk/prop limit */
+	RW_CNT_UNSUPPORTED,  /* proc, option or property op not done */
+	RW_CNT_ERR_RECEIVED, /* RDMA_ERROR at a responder (V1-PROC-9) */
+	RW_CNT_BAD_REPLY,    /* malformed Reply discarded (V1-ERR-4) */
+	RW_CNT_BAD_ERROR,    /* undecodable RDMA_ERROR (V1-ERR-10) */
+	RW_CNT_DDP,	     /* chunk length vs XDR item (AMB-V1-12) */
 	RW_CNT_NR
 };
 
 struct rw_action {
 	enum rw_act what;
 	enum rw_counter counter;
-	uint32_t err;		/* RW_ACT_REPLY_ERR: rdma_err code */
-	uint32_t arg1, arg2;	/* ERR_VERS low/high, v2 max or length */
+	uint32_t err;	     /* RW_ACT_REPLY_ERR: rdma_err code */
+	uint32_t arg1, arg2; /* ERR_VERS low/high, v2 max or length */
 };
 
 /*
@@ -94,7 +94,7 @@ int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len);
 /* A Call as received by a responder: the only source of error replies. */
 struct rw_rx_call {
 	struct rw_hdr hdr;
-	enum rw_reason why;	/* as returned by rw_recv_call() */
+	enum rw_reason why; /* as returned by rw_recv_call() */
 };
 
 /*
@@ -128,8 +128,8 @@ size_t rw_err2(const struct rw_rx_call *rx, uint32_t credit, uint32_t code,
 	       uint32_t arg1, uint32_t arg2, void *buf, size_t cap);
 /* The error an RW_ACT_REPLY_ERR action asks for; 0 for other actions. */
 size_t rw_err_from_action(const struct rw_rx_call *rx,
-			  const struct rw_action *a, uint32_t credit,
-			  void *buf, size_t cap);
+			  const struct rw_action *a, uint32_t credit, void *buf,
+			  size_t cap);
 
 /*
  * Encode reply, the answer to the accepted Call rx, into buf.  Returns 0
@@ -161,16 +161,16 @@ size_t rw_encode_call(const struct rw_hdr *call, void *buf, size_t cap);
  * final (AMB-V2-4), which the caller keeps track of.
  */
 enum rw_resend_kind {
-	RW_RESEND_NONE = 0,	/* final: end the RPC (V1-ERR-9, V2-ERR-16) */
-	RW_RESEND_VERS,		/* ERR_VERS while negotiating: resend in
+	RW_RESEND_NONE = 0,   /* final: end the RPC (V1-ERR-9, V2-ERR-16) */
+	RW_RESEND_VERS,	      /* ERR_VERS while negotiating: resend in
 				 * version vers (V2-NEG-5, AMB-V2-19) */
-	RW_RESEND_NO_READS,	/* READ_CHUNKS: arguments inline or in a
+	RW_RESEND_NO_READS,   /* READ_CHUNKS: arguments inline or in a
 				 * Position-Zero Read chunk (V2-ERR-8) */
-	RW_RESEND_WRITES,	/* WRITE_CHUNKS: at most max Write chunks
+	RW_RESEND_WRITES,     /* WRITE_CHUNKS: at most max Write chunks
 				 * (V2-ERR-9/10) */
-	RW_RESEND_WRITE_ROOM,	/* WRITE_RESOURCE: Write chunk index
+	RW_RESEND_WRITE_ROOM, /* WRITE_RESOURCE: Write chunk index
 				 * (0-based) of at least length octets */
-	RW_RESEND_REPLY_ROOM,	/* REPLY_RESOURCE: a Reply chunk of at least
+	RW_RESEND_REPLY_ROOM, /* REPLY_RESOURCE: a Reply chunk of at least
 				 * length octets (V2-ERR-13); v1 ERR_CHUNK to
 				 * a Call whose Reply size was not known:
 				 * length 0, a larger Reply chunk */

@@ -39,25 +39,25 @@
 #include "rw_xdr.h"
 
 struct rw_tape_run {
-	uint32_t off;		/* in the unreduced message */
+	uint32_t off; /* in the unreduced message */
 	uint32_t len;
 };
 
 struct rw_tape {
-	uint8_t *img;		/* the unreduced message */
-	uint32_t len;		/* its length (high-water mark) */
-	uint32_t cap;		/* allocated */
-	uint32_t max;		/* the most it may grow to */
-	uint32_t body;		/* offset of the body mark ... */
-	bool has_body;		/* ... if rw_xdr_begin_body() was called */
-	struct rw_tape_run *runs;	/* appended x_putbytes runs, ascending */
+	uint8_t *img;		  /* the unreduced message */
+	uint32_t len;		  /* its length (high-water mark) */
+	uint32_t cap;		  /* allocated */
+	uint32_t max;		  /* the most it may grow to */
+	uint32_t body;		  /* offset of the body mark ... */
+	bool has_body;		  /* ... if rw_xdr_begin_body() was called */
+	struct rw_tape_run *runs; /* appended x_putbytes runs, ascending */
 	uint32_t nruns;
 	uint32_t runcap;
 };
 
 /* An encoding stream that records into a tape. */
 struct rw_txdr {
-	XDR xdr;		/* pass &x->xdr to xdrprocs */
+	XDR xdr; /* pass &x->xdr to xdrprocs */
 	struct rw_tape *t;
 	uint32_t pos;
 	enum rw_xdr_err err;

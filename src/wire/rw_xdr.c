@@ -29,7 +29,8 @@ static const char *const rw_xdr_err_names[RW_XERR_NR] = {
 	[RW_XERR_PAD] = "moved item not followed by its XDR pad",
 	[RW_XERR_RANGE] = "offset does not fit in 32 bits",
 	[RW_XERR_POS_ALIGN] = "Read chunk position not a multiple of 4",
-	[RW_XERR_POS_ZERO] = "Read chunk at position 0 (PZRC) among item chunks",
+	[RW_XERR_POS_ZERO] =
+		"Read chunk at position 0 (PZRC) among item chunks",
 	[RW_XERR_POS_ORDER] = "Read chunk positions decrease or overlap",
 	[RW_XERR_POS_RANGE] = "Read chunk position beyond the payload",
 	[RW_XERR_CHUNK_EMPTY] = "Read chunk of length 0",

@@ -46,16 +46,16 @@
 /* Policy: which body items are DDP-eligible (filled from a ULB table).    */
 
 enum rw_ddp_mode {
-	RW_DDP_NONE = 0,	/* reduce nothing: no ULB, or RPCSEC_GSS
+	RW_DDP_NONE = 0, /* reduce nothing: no ULB, or RPCSEC_GSS
 				 * integrity/privacy (V1-GSS-3) */
-	RW_DDP_ITEMS,		/* the body items whose bits are set in mask */
-	RW_DDP_ALL,		/* every body item (tests, single-item ULBs) */
-	RW_DDP_PICK,		/* the items pick() designates, by position */
+	RW_DDP_ITEMS,	 /* the body items whose bits are set in mask */
+	RW_DDP_ALL,	 /* every body item (tests, single-item ULBs) */
+	RW_DDP_PICK,	 /* the items pick() designates, by position */
 };
 
 /* Ordinals 0..63 can be designated in RW_DDP_ITEMS mode. */
 #define RW_DDP_MAX_ORDINAL 64u
-#define RW_DDP_ITEM(k) ((uint64_t)1 << (k))
+#define RW_DDP_ITEM(k)	   ((uint64_t)1 << (k))
 
 /*
  * The body as far as a stream has encoded or decoded it, for a designator
@@ -86,13 +86,13 @@ typedef int (*rw_ddp_pick_fn)(const struct rw_ddp_view *v, uint32_t off,
 
 struct rw_ddp_policy {
 	enum rw_ddp_mode mode;
-	rw_ddp_pick_fn pick;	/* RW_DDP_PICK */
-	uint64_t mask;		/* RW_DDP_ITEMS: bit k designates item k */
-	uint32_t min_len;	/* encode only: shorter items stay inline.  A
+	rw_ddp_pick_fn pick; /* RW_DDP_PICK */
+	uint64_t mask;	     /* RW_DDP_ITEMS: bit k designates item k */
+	uint32_t min_len;    /* encode only: shorter items stay inline.  A
 				 * responder filling Write chunks uses 0: it
 				 * must place every eligible result (V1-WC-2,
 				 * V1-DDP-3) */
-	uint32_t max_chunks;	/* encode only: move at most this many
+	uint32_t max_chunks; /* encode only: move at most this many
 				 * (RW_DDP_PICK: only slots below it), the
 				 * rest stay inline (Write chunks offered,
 				 * V1-WC-3); 0 = no limit */
@@ -107,36 +107,36 @@ bool rw_ddp_designated(const struct rw_ddp_policy *pol, uint32_t ordinal);
 enum rw_xdr_err {
 	RW_XERR_OK = 0,
 	/* encoding */
-	RW_XERR_NOSPACE,	/* send buffer full */
-	RW_XERR_TOO_MANY,	/* more moved items than the item array holds */
-	RW_XERR_PAD,		/* a moved item was not followed by its pad */
-	RW_XERR_RANGE,		/* an offset would not fit in 32 bits */
+	RW_XERR_NOSPACE,  /* send buffer full */
+	RW_XERR_TOO_MANY, /* more moved items than the item array holds */
+	RW_XERR_PAD,	  /* a moved item was not followed by its pad */
+	RW_XERR_RANGE,	  /* an offset would not fit in 32 bits */
 	/* chunk descriptors, found before decoding starts */
-	RW_XERR_POS_ALIGN,	/* position not a multiple of 4 (V1-RC-2) */
-	RW_XERR_POS_ZERO,	/* position 0 is a PZRC, not an item
+	RW_XERR_POS_ALIGN,   /* position not a multiple of 4 (V1-RC-2) */
+	RW_XERR_POS_ZERO,    /* position 0 is a PZRC, not an item
 				 * (AMB-V1-10): the caller strips it */
-	RW_XERR_POS_ORDER,	/* positions decrease, repeat, or fall inside
+	RW_XERR_POS_ORDER,   /* positions decrease, repeat, or fall inside
 				 * the previous chunk (AMB-V1-6) */
-	RW_XERR_POS_RANGE,	/* position beyond the payload */
-	RW_XERR_CHUNK_EMPTY,	/* Read chunk of length 0 */
+	RW_XERR_POS_RANGE,   /* position beyond the payload */
+	RW_XERR_CHUNK_EMPTY, /* Read chunk of length 0 */
 	/* found while decoding */
-	RW_XERR_CHUNK_LEN,	/* Read chunk length not L or roundup4(L)
+	RW_XERR_CHUNK_LEN,    /* Read chunk length not L or roundup4(L)
 				 * (AMB-V1-12, V1-CH-11); Write chunk length
 				 * outside [L, roundup4(L)] (V1-WC-10, N-16) */
-	RW_XERR_CHUNK_SPLIT,	/* a read crosses a chunk boundary: position
+	RW_XERR_CHUNK_SPLIT,  /* a read crosses a chunk boundary: position
 				 * and payload disagree */
-	RW_XERR_CHUNK_TYPE,	/* the item at a chunk position is not read
+	RW_XERR_CHUNK_TYPE,   /* the item at a chunk position is not read
 				 * as opaque data */
-	RW_XERR_NOT_ELIGIBLE,	/* chunk at an item the policy does not
+	RW_XERR_NOT_ELIGIBLE, /* chunk at an item the policy does not
 				 * designate, or inside the RPC header
 				 * (V1-DDP-1, V1-GSS-2) */
-	RW_XERR_SHORT,		/* payload ends before the message does */
-	RW_XERR_UNUSED_CHUNK,	/* finish: a chunk carrying data was never
+	RW_XERR_SHORT,	      /* payload ends before the message does */
+	RW_XERR_UNUSED_CHUNK, /* finish: a chunk carrying data was never
 				 * consumed (V1-DDP-1/2) */
-	RW_XERR_TRAILING,	/* finish: payload octets after the message */
-	RW_XERR_SLOT_ORDER,	/* a result designated for a Write chunk
+	RW_XERR_TRAILING,     /* finish: payload octets after the message */
+	RW_XERR_SLOT_ORDER,   /* a result designated for a Write chunk
 				 * before one already used (RW_DDP_PICK) */
-	RW_XERR_BAD_ARG,	/* bad create argument or wrong stream */
+	RW_XERR_BAD_ARG,      /* bad create argument or wrong stream */
 	RW_XERR_NR
 };
 
@@ -147,10 +147,10 @@ enum rw_xdr_err {
  */
 enum rw_xdr_class {
 	RW_XC_NONE = 0,
-	RW_XC_LOCAL,		/* sender side: cannot build the message */
-	RW_XC_ERR_CHUNK,	/* responder: descriptors refused before the
+	RW_XC_LOCAL,	    /* sender side: cannot build the message */
+	RW_XC_ERR_CHUNK,    /* responder: descriptors refused before the
 				 * ULP runs -> RDMA_ERROR/ERR_CHUNK */
-	RW_XC_GARBAGE_ARGS,	/* responder: ULP decode failed ->
+	RW_XC_GARBAGE_ARGS, /* responder: ULP decode failed ->
 				 * GARBAGE_ARGS (V1-ERR-8) */
 };
 
@@ -170,36 +170,36 @@ bool rw_xdr_begin_body(XDR *xdrs);
 
 /* One moved item: everything a Read chunk or Write-chunk write needs. */
 struct rw_ddp_item {
-	uint32_t position;	/* offset in the unreduced payload stream,
+	uint32_t position; /* offset in the unreduced payload stream,
 				 * multiple of 4 (V1-RC-1/2, AMB-V1-5) */
-	uint32_t len;		/* data octets, no XDR pad (V1-RC-5/7,
+	uint32_t len;	   /* data octets, no XDR pad (V1-RC-5/7,
 				 * V1-WC-9/10) */
-	uint32_t ordinal;	/* body item number */
-	uint32_t slot;		/* the Write chunk a result goes into: its
+	uint32_t ordinal;  /* body item number */
+	uint32_t slot;	   /* the Write chunk a result goes into: its
 				 * rank among the moved items, or what the
 				 * policy's pick() said (RW_DDP_PICK) */
-	uint32_t cut;		/* offset in the reduced payload where it was
+	uint32_t cut;	   /* offset in the reduced payload where it was
 				 * cut out (informational) */
-	const void *data;	/* the caller's memory, not copied */
+	const void *data;  /* the caller's memory, not copied */
 };
 
 /* Private state; read it through the accessors below. */
 struct rw_rxdr {
-	XDR xdr;		/* pass &r->xdr to xdrprocs */
+	XDR xdr; /* pass &r->xdr to xdrprocs */
 	uint8_t *buf;
 	uint32_t cap;
-	uint32_t pos;		/* reduced offset (x_getpostn) */
-	uint32_t end;		/* high-water mark: reduced length */
-	uint32_t moved;		/* octets cut out, pads included */
-	uint32_t cut;		/* reduced offset of the last cut */
-	uint32_t pad;		/* pad octets owed by the last moved item */
-	uint32_t ordinal;	/* body items seen */
+	uint32_t pos;	  /* reduced offset (x_getpostn) */
+	uint32_t end;	  /* high-water mark: reduced length */
+	uint32_t moved;	  /* octets cut out, pads included */
+	uint32_t cut;	  /* reduced offset of the last cut */
+	uint32_t pad;	  /* pad octets owed by the last moved item */
+	uint32_t ordinal; /* body items seen */
 	uint32_t nitems;
 	uint32_t max_items;
 	struct rw_ddp_item *items;
 	struct rw_ddp_policy pol;
 	bool body;
-	uint32_t body_upos;	/* unreduced offset of the body */
+	uint32_t body_upos; /* unreduced offset of the body */
 	enum rw_xdr_err err;
 };
 
@@ -223,8 +223,8 @@ struct rw_rxdr {
  * written outside buf[0..cap).
  */
 bool rw_rxdr_create(struct rw_rxdr *r, void *buf, size_t cap,
-		    const struct rw_ddp_policy *pol,
-		    struct rw_ddp_item *items, unsigned max_items);
+		    const struct rw_ddp_policy *pol, struct rw_ddp_item *items,
+		    unsigned max_items);
 
 /* Octets of the reduced payload: what goes inline (or into a PZRC). */
 static inline uint32_t rw_rxdr_reduced_len(const struct rw_rxdr *r)
@@ -324,16 +324,16 @@ enum rw_axdr_mode {
 
 /* Private state; read it through the accessors below. */
 struct rw_axdr {
-	XDR xdr;		/* pass &a->xdr to xdrprocs */
+	XDR xdr; /* pass &a->xdr to xdrprocs */
 	enum rw_axdr_mode mode;
 	const uint8_t *pay;
 	uint32_t plen;
-	uint32_t poff;		/* payload octets consumed */
-	uint32_t upos;		/* unreduced offset (x_getpostn) */
-	uint32_t ulen;		/* READ: unreduced length, known up front */
+	uint32_t poff; /* payload octets consumed */
+	uint32_t upos; /* unreduced offset (x_getpostn) */
+	uint32_t ulen; /* READ: unreduced length, known up front */
 	const struct rw_ddp_chunk *chunks;
 	uint32_t nchunks;
-	uint32_t next;		/* next chunk to insert */
+	uint32_t next; /* next chunk to insert */
 	/* the insertion being read: chunk octets, then zero pad */
 	const struct rw_ddp_seg *seg;
 	uint32_t seg_off;
@@ -342,16 +342,18 @@ struct rw_axdr {
 	uint32_t ordinal;
 	struct rw_ddp_policy pol;
 	bool body;
-	uint32_t body_upos;	/* unreduced offset of the body */
+	uint32_t body_upos; /* unreduced offset of the body */
 	/* where chunk data was inserted, for the RW_DDP_PICK view */
 	uint32_t nins;
-	struct { uint32_t upos, len; } ins[RW_AXDR_MAX_INS];
+	struct {
+		uint32_t upos, len;
+	} ins[RW_AXDR_MAX_INS];
 	enum rw_xdr_err err;
 	/* counters */
-	uint32_t copies;	/* item reads served by memcpy */
-	uint32_t zero_copies;	/* item reads whose destination already was
+	uint32_t copies;       /* item reads served by memcpy */
+	uint32_t zero_copies;  /* item reads whose destination already was
 				 * the chunk memory: no copy made */
-	uint64_t bytes_copied;	/* chunk octets copied */
+	uint64_t bytes_copied; /* chunk octets copied */
 };
 
 /*
@@ -372,9 +374,8 @@ struct rw_axdr {
  * buffer registered as the Write chunk), no copy is made.
  */
 bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
-		    enum rw_axdr_mode mode,
-		    const struct rw_ddp_chunk *chunks, unsigned nchunks,
-		    const struct rw_ddp_policy *pol);
+		    enum rw_axdr_mode mode, const struct rw_ddp_chunk *chunks,
+		    unsigned nchunks, const struct rw_ddp_policy *pol);
 
 /*
  * Call after the last xdrproc: RW_XERR_OK, the sticky error, or what is
@@ -444,9 +445,9 @@ uint32_t rw_ddp_flatten(const void *payload, size_t len,
  */
 struct rw_probe_item {
 	uint32_t ordinal;
-	uint32_t index;		/* among the designated items: the Write
+	uint32_t index; /* among the designated items: the Write
 				 * chunk it would get (V1-WC-3) */
-	uint32_t len;		/* the caller's length field: its capacity */
+	uint32_t len;	/* the caller's length field: its capacity */
 	void *data;
 };
 
@@ -454,7 +455,7 @@ struct rw_pxdr {
 	XDR xdr;
 	uint64_t upos;
 	uint32_t ordinal;
-	uint32_t designated;	/* designated items seen, NULL ones too */
+	uint32_t designated; /* designated items seen, NULL ones too */
 	uint32_t n;
 	uint32_t max;
 	struct rw_probe_item *items;

@@ -59,9 +59,9 @@ bool rw_axdr_begin_body(XDR *xdrs);
  * refuse exactly the same descriptors.
  */
 struct rw_reasm_walk {
-	uint32_t plen;		/* reduced payload octets */
-	uint32_t in_off;	/* payload octets before the current chunk */
-	uint64_t out_off;	/* unreduced octets before the current chunk */
+	uint32_t plen;	  /* reduced payload octets */
+	uint32_t in_off;  /* payload octets before the current chunk */
+	uint64_t out_off; /* unreduced octets before the current chunk */
 };
 
 /*

@@ -20,8 +20,8 @@
 #include "rpcrdma_v1.h"
 #include "wire/rw_hdr.h"
 
-#define BENCH_ROUND_NS 40000000ull	/* one timed round: >= 40 ms */
-#define BENCH_ROUNDS 5			/* report the fastest round */
+#define BENCH_ROUND_NS 40000000ull /* one timed round: >= 40 ms */
+#define BENCH_ROUNDS   5	   /* report the fastest round */
 
 static volatile uint32_t bench_sink;
 
@@ -53,7 +53,9 @@ static xdr_write_chunk r_reply;
 static struct rw_segment b_seg(uint32_t handle, uint32_t len, uint64_t off)
 {
 	struct rw_segment s = {
-		.handle = handle, .length = len, .offset = off,
+		.handle = handle,
+		.length = len,
+		.offset = off,
 	};
 
 	return s;
@@ -67,8 +69,8 @@ static void b_ref_seg(const struct rw_segment *s, xdr_rdma_segment *d)
 }
 
 /* Build the case: nreads Read segments, nwrites 2-segment Write chunks. */
-static void bench_build(struct bench_case *c, const char *name,
-			uint32_t nreads, uint32_t nwrites, bool reply)
+static void bench_build(struct bench_case *c, const char *name, uint32_t nreads,
+			uint32_t nwrites, bool reply)
 {
 	rpc_rdma_header *m = &c->ref.rdma_body.rdma_body_u.rdma_msg;
 	XDR x;

@@ -18,16 +18,16 @@
 #include "bench.h"
 #include "../unit/red_msg.h"
 
-#define BR_DATA (1u << 20)
-#define BR_MIN_NS 200000000.0	/* time each case for at least 0.2 s */
+#define BR_DATA	  (1u << 20)
+#define BR_MIN_NS 200000000.0 /* time each case for at least 0.2 s */
 
 struct br_ctx {
 	red_write_args args;
-	char *data;		/* the argument: Read chunk source */
-	char *dst;		/* decode destination */
-	uint8_t *plain;		/* unreduced encoding */
+	char *data;	/* the argument: Read chunk source */
+	char *dst;	/* decode destination */
+	uint8_t *plain; /* unreduced encoding */
 	u_int plain_len;
-	uint8_t red[256];	/* reduced payload */
+	uint8_t red[256]; /* reduced payload */
 	uint32_t red_len;
 	struct rw_ddp_item item;
 	struct rw_ddp_seg seg;
@@ -35,7 +35,9 @@ struct br_ctx {
 };
 
 static const struct rw_ddp_policy br_pol = {
-	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1), .min_len = 1024,
+	.mode = RW_DDP_ITEMS,
+	.mask = RW_DDP_ITEM(1),
+	.min_len = 1024,
 };
 
 static double br_now(void)
@@ -77,7 +79,7 @@ static bool br_enc_plain(struct br_ctx *c)
 
 	xdrmem_create(&x, (char *)c->plain, c->plain_len, XDR_ENCODE);
 	ok = red_put_call(&x, RED_XID, RED_WRITE, authnone_create(),
-			 (xdrproc_t)xdr_red_write_args, &c->args);
+			  (xdrproc_t)xdr_red_write_args, &c->args);
 	return ok && XDR_GETPOS(&x) == c->plain_len;
 }
 
@@ -87,7 +89,7 @@ static bool br_enc_reduce(struct br_ctx *c)
 
 	rw_rxdr_create(&r, c->red, sizeof(c->red), &br_pol, &c->item, 1);
 	return red_put_call(&r.xdr, RED_XID, RED_WRITE, authnone_create(),
-			   (xdrproc_t)xdr_red_write_args, &c->args) &&
+			    (xdrproc_t)xdr_red_write_args, &c->args) &&
 	       rw_rxdr_finish(&r) == RW_XERR_OK &&
 	       rw_rxdr_reduced_len(&r) == c->red_len;
 }
@@ -121,8 +123,7 @@ static bool br_dec_reasm(struct br_ctx *c, char *dst)
 
 	return rw_axdr_create(&a, c->red, c->red_len, RW_AXDR_READ, &c->chunk,
 			      1, &br_pol) &&
-	       br_decode(c, &a.xdr, dst) &&
-	       rw_axdr_finish(&a) == RW_XERR_OK;
+	       br_decode(c, &a.xdr, dst) && rw_axdr_finish(&a) == RW_XERR_OK;
 }
 
 static bool br_dec_copy(struct br_ctx *c)
@@ -160,7 +161,7 @@ static bool br_setup(struct br_ctx *c)
 	/* sizes first, so the timed cases can check their results */
 	rw_rxdr_create(&r, c->red, sizeof(c->red), &br_pol, &c->item, 1);
 	if (!red_put_call(&r.xdr, RED_XID, RED_WRITE, authnone_create(),
-			 (xdrproc_t)xdr_red_write_args, &c->args) ||
+			  (xdrproc_t)xdr_red_write_args, &c->args) ||
 	    rw_rxdr_finish(&r) != RW_XERR_OK || rw_rxdr_nitems(&r) != 1)
 		return false;
 	c->red_len = rw_rxdr_reduced_len(&r);
@@ -198,8 +199,8 @@ void bench_reduce_run(void)
 	dec_zero = br_time(br_dec_zero_copy, &c);
 
 	printf("reduce: Call with a 1 MiB opaque argument (%u octets unreduced, "
-	       "%u reduced, item at %u)\n", c.plain_len, c.red_len,
-	       c.chunk.position);
+	       "%u reduced, item at %u)\n",
+	       c.plain_len, c.red_len, c.chunk.position);
 	br_line("encode xdrmem + rpcgen (reference)", enc_plain, 0);
 	br_line("encode rw_rxdr, item moved (zero copy)", enc_red, enc_plain);
 	br_line("decode xdrmem + rpcgen (reference)", dec_plain, 0);

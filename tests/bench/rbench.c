@@ -63,18 +63,18 @@
 /* The dispatch function of rbench_svc.c (rpcgen declares it nowhere). */
 void rbench_prog_1(struct svc_req *rq, SVCXPRT *x);
 
-#define CALL_TIMEOUT_S	20
-#define MAX_THREADS	256
-#define MAX_CONNS	1024
+#define CALL_TIMEOUT_S 20
+#define MAX_THREADS    256
+#define MAX_CONNS      1024
 
 struct opts {
-	const char *netid;		/* "rdma" or "tcp" */
+	const char *netid; /* "rdma" or "tcp" */
 	const char *addr;
 	unsigned int port;
 	enum rpcrdma_comp_mode comp;
-	unsigned int lifetime;		/* server: seconds, 0 = none */
+	unsigned int lifetime; /* server: seconds, 0 = none */
 	const char *test;
-	unsigned long calls;		/* lat */
+	unsigned long calls; /* lat */
 	unsigned int threads;
 	bool per_thread;
 	double seconds;
@@ -108,7 +108,8 @@ static void fail(const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if (*p == '\n' || *p == '"')
 			*p = ' ';
-	printf("ERROR test=%s netid=%s reason=\"%s\"\n", test_name, o.netid, msg);
+	printf("ERROR test=%s netid=%s reason=\"%s\"\n", test_name, o.netid,
+	       msg);
 	fflush(stdout);
 	exit(1);
 }
@@ -174,8 +175,8 @@ int getsockopt(int fd, int level, int name, void *restrict val,
 	int rc;
 
 	if (!next)
-		next = (int (*)(int, int, int, void *, socklen_t *))
-			dlsym(RTLD_NEXT, "getsockopt");
+		next = (int (*)(int, int, int, void *,
+				socklen_t *))dlsym(RTLD_NEXT, "getsockopt");
 	if (!next) {
 		errno = ENOSYS;
 		return -1;
@@ -194,7 +195,7 @@ int getsockopt(int fd, int level, int name, void *restrict val,
 /* ---- Server procedures ---------------------------------------------------- */
 
 static uint64_t srv_requests;
-static char *read_buf;		/* RB_READ's results: never freed */
+static char *read_buf; /* RB_READ's results: never freed */
 static size_t read_cap;
 static unsigned int read_seed;
 
@@ -220,8 +221,7 @@ bool_t rb_echo_1_svc(rb_echo *arg, rb_echo *res, struct svc_req *rq)
 	return TRUE;
 }
 
-bool_t rb_write_1_svc(rb_write_args *arg, rb_write_res *res,
-		      struct svc_req *rq)
+bool_t rb_write_1_svc(rb_write_args *arg, rb_write_res *res, struct svc_req *rq)
 {
 	u_int n = arg->data.data_len;
 	const unsigned char *d = (const unsigned char *)arg->data.data_val;
@@ -288,7 +288,7 @@ bool_t rb_stats_1_svc(void *arg, rb_stats *res, struct svc_req *rq)
 int rbench_prog_1_freeresult(SVCXPRT *x, xdrproc_t proc, caddr_t res)
 {
 	if (proc == (xdrproc_t)xdr_rb_read_res)
-		return 1;	/* read_buf stays */
+		return 1; /* read_buf stays */
 	xdr_free(proc, res);
 	return 1;
 }
@@ -328,7 +328,8 @@ static int server_main(void)
 		int fd = socket(ss.ss_family, SOCK_STREAM, 0), one = 1;
 
 		if (fd < 0 ||
-		    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+			       sizeof(one)) ||
 		    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 128)) {
 			perror("rbench: tcp socket");
 			return 1;
@@ -345,8 +346,8 @@ static int server_main(void)
 		fprintf(stderr, "rbench: svc_reg failed\n");
 		return 1;
 	}
-	printf("rbench: listening netid=%s addr=%s port=%u pid=%ld\n",
-	       o.netid, o.addr, o.port, (long)getpid());
+	printf("rbench: listening netid=%s addr=%s port=%u pid=%ld\n", o.netid,
+	       o.addr, o.port, (long)getpid());
 	fflush(stdout);
 	svc_run();
 	fprintf(stderr, "rbench: svc_run returned\n");
@@ -386,12 +387,13 @@ static CLIENT *connect_clnt(void)
 			rpcrdma_attr_init(&attr);
 			attr.comp_mode = o.comp;
 			attr.credits = 32;
-			cl = clnt_rdma_create((struct sockaddr *)&ss, RBENCH_PROG,
-					      RBENCH_VERS, &attr);
+			cl = clnt_rdma_create((struct sockaddr *)&ss,
+					      RBENCH_PROG, RBENCH_VERS, &attr);
 		} else {
 			struct netconfig *nc = getnetconfigent(
 				ss.ss_family == AF_INET6 ? "tcp6" : "tcp");
-			struct netbuf nb = { .maxlen = sizeof(ss), .len = len,
+			struct netbuf nb = { .maxlen = sizeof(ss),
+					     .len = len,
 					     .buf = &ss };
 
 			int fd;
@@ -403,7 +405,8 @@ static CLIENT *connect_clnt(void)
 			 * fails, and rsockets' succeeds on an unconnected
 			 * socket (then rsend() crashes). */
 			fd = socket(ss.ss_family, SOCK_STREAM, 0);
-			if (fd >= 0 && connect(fd, (struct sockaddr *)&ss, len)) {
+			if (fd >= 0 &&
+			    connect(fd, (struct sockaddr *)&ss, len)) {
 				close(fd);
 				fd = -1;
 			}
@@ -490,7 +493,9 @@ static int test_lat(void)
 {
 	CLIENT *cl = connect_clnt();
 	unsigned long n = o.calls, i,
-		warm = n / 10 < 50 ? 50 : n / 10 > 200 ? 200 : n / 10;
+		      warm = n / 10 < 50  ? 50 :
+			     n / 10 > 200 ? 200 :
+					    n / 10;
 	double *us = calloc(n, sizeof(*us)), sum = 0, t0;
 	double limit = o.seconds > 0 ? o.seconds * 1e6 : 0;
 	struct rpcrdma_clnt_stats cs0, cs1;
@@ -526,7 +531,8 @@ static int test_lat(void)
 	       us[n / 2], us[(size_t)((double)n * 0.99)], sum / (double)n,
 	       (double)(c1 - c0) / (double)n,
 	       (double)((s1.utime_us + s1.stime_us) -
-			(s0.utime_us + s0.stime_us)) / (double)n,
+			(s0.utime_us + s0.stime_us)) /
+		       (double)n,
 	       (unsigned long long)(cs1.reply_chunks - cs0.reply_chunks),
 	       (unsigned long long)(cs1.registrations - cs0.registrations),
 	       rdma_version(cl));
@@ -538,7 +544,11 @@ static int test_lat(void)
 
 /* ---- Threads: echo rate and bulk goodput ---------------------------------- */
 
-enum kind { K_ECHO, K_WRITE, K_READ };
+enum kind {
+	K_ECHO,
+	K_WRITE,
+	K_READ
+};
 
 struct worker {
 	pthread_t th;
@@ -547,7 +557,7 @@ struct worker {
 	char *buf;
 	char *rbuf;
 	unsigned long calls;
-	unsigned long foreign;		/* READ: results not in our buffer */
+	unsigned long foreign; /* READ: results not in our buffer */
 	char err[RPCRDMA_ERRMSG_LEN + 160];
 };
 
@@ -564,10 +574,9 @@ static bool one_call(struct worker *w, bool verify)
 		rb_echo r = { { (u_int)o.size, w->rbuf } };
 
 		s = rb_echo_1(&a, &r, w->cl);
-		if (s == RPC_SUCCESS && (r.data.data_len != o.size ||
-					 r.data.data_val != w->rbuf ||
-					 (verify && memcmp(w->rbuf, w->buf,
-							   o.size)))) {
+		if (s == RPC_SUCCESS &&
+		    (r.data.data_len != o.size || r.data.data_val != w->rbuf ||
+		     (verify && memcmp(w->rbuf, w->buf, o.size)))) {
 			snprintf(w->err, sizeof(w->err), "ECHO: bad result");
 			return false;
 		}
@@ -582,7 +591,8 @@ static bool one_call(struct worker *w, bool verify)
 			      (unsigned char)w->buf[o.size - 1];
 
 		s = rb_write_1(&a, &r, w->cl);
-		if (s == RPC_SUCCESS && (r.count != o.size || r.check != check)) {
+		if (s == RPC_SUCCESS &&
+		    (r.count != o.size || r.check != check)) {
 			snprintf(w->err, sizeof(w->err),
 				 "WRITE: server got %u octets, check %u (want %zu, %u)",
 				 r.count, r.check, o.size, check);
@@ -608,7 +618,8 @@ static bool one_call(struct worker *w, bool verify)
 		 * (foreign_results) and checked as well */
 		if (verify) {
 			for (size_t i = 0; i < o.size; i++)
-				if (r.data.data_val[i] != (char)((7 + i) & 0xff)) {
+				if (r.data.data_val[i] !=
+				    (char)((7 + i) & 0xff)) {
 					snprintf(w->err, sizeof(w->err),
 						 "READ: octet %zu differs", i);
 					if (r.data.data_val != w->rbuf)
@@ -628,8 +639,10 @@ static bool one_call(struct worker *w, bool verify)
 	}
 	if (s != RPC_SUCCESS) {
 		snprintf(w->err, sizeof(w->err), "%s: %s",
-			 w->kind == K_ECHO ? "ECHO" : w->kind == K_WRITE ?
-			 "WRITE" : "READ", clnt_why(w->cl, s));
+			 w->kind == K_ECHO  ? "ECHO" :
+			 w->kind == K_WRITE ? "WRITE" :
+					      "READ",
+			 clnt_why(w->cl, s));
 		return false;
 	}
 	return true;
@@ -721,11 +734,15 @@ static int test_threads(enum kind kind)
 		       total, secs,
 		       (double)total * (double)o.size / secs / 1048576.0,
 		       (unsigned long long)(cs1.ddp_copies - cs0.ddp_copies),
-		       (unsigned long long)(cs1.ddp_zero_copies - cs0.ddp_zero_copies),
-		       (unsigned long long)(cs1.ddp_caller_regs - cs0.ddp_caller_regs),
+		       (unsigned long long)(cs1.ddp_zero_copies -
+					    cs0.ddp_zero_copies),
+		       (unsigned long long)(cs1.ddp_caller_regs -
+					    cs0.ddp_caller_regs),
 		       (unsigned long long)(cs1.read_chunks - cs0.read_chunks),
-		       (unsigned long long)(cs1.write_chunks - cs0.write_chunks),
-		       (unsigned long long)(cs1.reply_chunks - cs0.reply_chunks),
+		       (unsigned long long)(cs1.write_chunks -
+					    cs0.write_chunks),
+		       (unsigned long long)(cs1.reply_chunks -
+					    cs0.reply_chunks),
 		       (unsigned long long)(cs1.long_calls - cs0.long_calls),
 		       foreign,
 		       (unsigned long long)(s1.ddp_copies - s0.ddp_copies),
@@ -815,9 +832,8 @@ static int client_main(void)
 		budget += (unsigned int)o.seconds + 2 * CALL_TIMEOUT_S;
 	} else if (!strcmp(o.test, "lat")) {
 		budget += o.seconds > 0 ? (unsigned int)o.seconds :
-			  (unsigned int)(o.calls / 100);
-	}
-	else
+					  (unsigned int)(o.calls / 100);
+	} else
 		budget += o.conns;
 	alarm(budget);
 	if (!strcmp(o.test, "lat"))
@@ -869,12 +885,24 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "n:a:p:N:t:s:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.netid = optarg; break;
-		case 'a': o.addr = optarg; break;
-		case 'p': o.port = (unsigned int)number(optarg); break;
-		case 'N': o.calls = number(optarg); break;
-		case 't': o.threads = (unsigned int)number(optarg); break;
-		case 's': o.seconds = (double)number(optarg); break;
+		case 'n':
+			o.netid = optarg;
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'p':
+			o.port = (unsigned int)number(optarg);
+			break;
+		case 'N':
+			o.calls = number(optarg);
+			break;
+		case 't':
+			o.threads = (unsigned int)number(optarg);
+			break;
+		case 's':
+			o.seconds = (double)number(optarg);
+			break;
 		case 'C':
 			if (!strcmp(optarg, "poll"))
 				o.comp = RPCRDMA_COMP_POLL;
@@ -883,11 +911,20 @@ int main(int argc, char **argv)
 			else
 				usage();
 			break;
-		case 'L': o.lifetime = (unsigned int)number(optarg); break;
-		case 'P': o.per_thread = true; break;
-		case 'S': o.size = number(optarg); break;
-		case 'K': o.conns = (unsigned int)number(optarg); break;
-		default: usage();
+		case 'L':
+			o.lifetime = (unsigned int)number(optarg);
+			break;
+		case 'P':
+			o.per_thread = true;
+			break;
+		case 'S':
+			o.size = number(optarg);
+			break;
+		case 'K':
+			o.conns = (unsigned int)number(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (strcmp(o.netid, "rdma") && strcmp(o.netid, "tcp"))

@@ -25,25 +25,31 @@
 #include "hdr_ref.h"
 #include "wire/rw_role.h"
 
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: %s\n", __FILE__,	\
-				__LINE__, #cond);			\
-			abort();					\
-		}							\
+#define FUZZ_CHECK(cond)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, \
+				#cond);                                    \
+			abort();                                           \
+		}                                                          \
 	} while (0)
 
 static const struct rw_limits lim_roomy = {
-	.vers_low = 1, .vers_high = 2,
-	.max_read_chunks = 8, .max_write_chunks = 8,
-	.max_chunk_segs = 16, .max_props = 16,
+	.vers_low = 1,
+	.vers_high = 2,
+	.max_read_chunks = 8,
+	.max_write_chunks = 8,
+	.max_chunk_segs = 16,
+	.max_props = 16,
 };
 
 static const struct rw_limits lim_tight = {
-	.vers_low = 1, .vers_high = 2,
-	.max_read_chunks = 1, .max_write_chunks = 1,
-	.max_chunk_segs = 2, .max_props = 1,
+	.vers_low = 1,
+	.vers_high = 2,
+	.max_read_chunks = 1,
+	.max_write_chunks = 1,
+	.max_chunk_segs = 2,
+	.max_props = 1,
 };
 
 static uint8_t out[1 << 16], out2[1 << 16];

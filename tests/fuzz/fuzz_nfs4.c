@@ -64,8 +64,8 @@
 #include "wire/rw_xdr.h"
 
 #define MAX_CHUNKS 3
-#define FLAT_MAX 8192u		/* part (a) is quadratic: bound its offsets */
-#define GREEDY_MAX 65536u	/* xdr_bytes maxsize */
+#define FLAT_MAX   8192u  /* part (a) is quadratic: bound its offsets */
+#define GREEDY_MAX 65536u /* xdr_bytes maxsize */
 
 static const struct ulb_walker *W = &ulb_nfs4_walker;
 
@@ -97,8 +97,8 @@ static uint8_t *fz_dup(const uint8_t *p, uint32_t n)
 struct flat {
 	struct rw_ddp_view v;
 	const uint8_t *buf;
-	uint32_t len;		/* octets in buf */
-	uint32_t limit;		/* no word may be read past it */
+	uint32_t len;	/* octets in buf */
+	uint32_t limit; /* no word may be read past it */
 };
 
 static bool flat_word(const struct rw_ddp_view *v, uint32_t off, uint32_t *w)
@@ -106,7 +106,7 @@ static bool flat_word(const struct rw_ddp_view *v, uint32_t off, uint32_t *w)
 	const struct flat *f = v->s;
 
 	if ((uint64_t)off + 4 > f->limit || (off & 3))
-		abort();	/* read past what a stream has seen, or unaligned */
+		abort(); /* read past what a stream has seen, or unaligned */
 	if ((uint64_t)off + 4 > f->len)
 		return false;
 	*w = be32(f->buf + off);
@@ -147,7 +147,7 @@ static void fz_flat(const uint8_t *buf, uint32_t len)
 
 	for (k = 0; k < 2; k++)
 		if (flat_pick(fns[k], buf, len, 0, len) >= 0)
-			abort();	/* no length word before offset 0 */
+			abort(); /* no length word before offset 0 */
 	for (off = 4; off <= lim; off += 4) {
 		lw = be32(buf + off - 4);
 		for (k = 0; k < 2; k++) {
@@ -156,12 +156,12 @@ static void fz_flat(const uint8_t *buf, uint32_t len)
 			if (s < 0)
 				continue;
 			if (s <= last[k])
-				abort();	/* slots must ascend */
+				abort(); /* slots must ascend */
 			last[k] = s;
 			if (flat_pick(fns[k], buf, len, off, lw + 1) >= 0 ||
 			    flat_pick(fns[k], buf, len, off,
 				      lw ^ 0x80000000u) >= 0)
-				abort();	/* a slot for another length */
+				abort(); /* a slot for another length */
 		}
 	}
 	flat_plan(buf, len, len);
@@ -257,13 +257,14 @@ static void fz_guided(struct fz_case *c, struct rw_axdr *a)
 		if (!xdr_u_int(&a->xdr, &w))
 			break;
 		if (used + 4 > cap)
-			abort();	/* more than payload and chunks hold */
-		memcpy(sh + used, (uint8_t[4]){ w >> 24, w >> 16, w >> 8, w }, 4);
+			abort(); /* more than payload and chunks hold */
+		memcpy(sh + used, (uint8_t[4]){ w >> 24, w >> 16, w >> 8, w },
+		       4);
 		used += 4;
 		if (flat_pick(fn, sh, used, used, w) < 0)
 			continue;
 		if (w > cap - used || round4(w) > cap - used)
-			break;		/* the stream cannot hold it either */
+			break; /* the stream cannot hold it either */
 		/* as xdr_opaque, but the pad goes into the body as well */
 		if (!XDR_GETBYTES(&a->xdr, (char *)sh + used, w) ||
 		    (round4(w) != w &&
@@ -318,8 +319,8 @@ static void fz_decode(struct fz_case *c)
 	if (pol.mode != RW_DDP_PICK)
 		abort();
 	if (!rw_axdr_create(&a, c->pay, c->plen,
-			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ,
-			    c->chunks, c->nchunks, &pol))
+			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ, c->chunks,
+			    c->nchunks, &pol))
 		return;
 	for (i = 0; i < c->hdr; i++)
 		if (!xdr_u_int(&a.xdr, &w))
@@ -354,7 +355,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 /* Seed corpus: real COMPOUNDs in the input layout above, whole (no        */
 /* chunks) and reduced by the walker (its items in chunks).                */
 
-#include "tests/unit/ulb/nfs4.h"	/* rpcgen output, in the build dir */
+#include "tests/unit/ulb/nfs4.h" /* rpcgen output, in the build dir */
 
 #define OPS_MAX 16
 
@@ -413,7 +414,7 @@ static void seed(const char *dir, const char *name, unsigned mode,
 	memset(&pol, 0, sizeof(pol));
 	if (reduce) {
 		ulb_walk_policy(W, mode, 1, &pol);
-		pol.max_chunks = MAX_CHUNKS;	/* later items inline */
+		pol.max_chunks = MAX_CHUNKS; /* later items inline */
 	} else
 		pol.mode = RW_DDP_NONE;
 	if (!rw_rxdr_create(&r, pay, sizeof(pay), &pol, items, MAX_CHUNKS))
@@ -434,7 +435,7 @@ static void seed(const char *dir, const char *name, unsigned mode,
 			nch = k + 1;
 	}
 	put32(&o, mode | decoder << 1 | hdr << 2 | nch << 4 |
-		  (split ? 1u << 6 : 0));
+			  (split ? 1u << 6 : 0));
 	for (i = 0; i < nch; i++) {
 		put32(&o, ch[i] ? ch[i]->position : 0);
 		put32(&o, ch[i] ? ch[i]->len : 0);
@@ -539,8 +540,7 @@ static void arg_write(struct cargs *c, const char *data)
 	w->data.data_val = (char *)data;
 }
 
-static void arg_create_lnk(struct cargs *c, const char *link,
-			   const char *name)
+static void arg_create_lnk(struct cargs *c, const char *link, const char *name)
 {
 	CREATE4args *a = &add_arg(c, OP_CREATE)->nfs_argop4_u.opcreate;
 

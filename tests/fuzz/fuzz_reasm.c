@@ -39,7 +39,7 @@
 #include "../unit/red_msg.h"
 
 #define MAX_CHUNKS 7
-#define MAX_SEGS 3
+#define MAX_SEGS   3
 
 struct fz_in {
 	const uint8_t *p;
@@ -156,11 +156,13 @@ union fz_obj {
 static xdrproc_t fz_proc(const struct fz_case *c)
 {
 	static const xdrproc_t call[3] = {
-		(xdrproc_t)xdr_red_mixed, (xdrproc_t)xdr_red_write_args,
+		(xdrproc_t)xdr_red_mixed,
+		(xdrproc_t)xdr_red_write_args,
 		(xdrproc_t)xdr_red_two_args,
 	};
 	static const xdrproc_t reply[3] = {
-		(xdrproc_t)xdr_red_mixed, (xdrproc_t)xdr_red_read_res,
+		(xdrproc_t)xdr_red_mixed,
+		(xdrproc_t)xdr_red_read_res,
 		(xdrproc_t)xdr_red_read_res,
 	};
 
@@ -179,10 +181,11 @@ static uint8_t *fz_reencode(const struct fz_case *c, xdrproc_t proc,
 	if (!buf)
 		abort();
 	xdrmem_create(&x, (char *)buf, cap, XDR_ENCODE);
-	ok = c->mode ? red_put_reply(&x, RED_XID, proc, obj) :
-		       red_put_call(&x, RED_XID, 0, authnone_create(), proc, obj);
+	ok = c->mode ?
+		     red_put_reply(&x, RED_XID, proc, obj) :
+		     red_put_call(&x, RED_XID, 0, authnone_create(), proc, obj);
 	if (!ok)
-		abort();	/* anything decoded must encode again */
+		abort(); /* anything decoded must encode again */
 	*len = XDR_GETPOS(&x);
 	return buf;
 }
@@ -191,8 +194,7 @@ static uint8_t *fz_reencode(const struct fz_case *c, xdrproc_t proc,
  * READ oracle: the stream accepted the message, so the flattened stream
  * must decode with xdrmem to the same values.
  */
-static void fz_check_flat(struct fz_case *c, xdrproc_t proc,
-			  union fz_obj *got)
+static void fz_check_flat(struct fz_case *c, xdrproc_t proc, union fz_obj *got)
 {
 	union fz_obj ref;
 	struct rpc_msg m;
@@ -236,8 +238,8 @@ static void fz_decode_msg(struct fz_case *c)
 
 	memset(&obj, 0, sizeof(obj));
 	if (!rw_axdr_create(&a, c->pay, c->plen,
-			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ,
-			    c->chunks, c->nchunks, c->has_pol ? &c->pol : NULL))
+			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ, c->chunks,
+			    c->nchunks, c->has_pol ? &c->pol : NULL))
 		return;
 	if (c->mode)
 		ok = red_get_reply(&a.xdr, proc, &obj);
@@ -262,8 +264,8 @@ static void fz_raw(struct fz_case *c)
 	uint32_t i;
 
 	if (!rw_axdr_create(&a, c->pay, c->plen,
-			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ,
-			    c->chunks, c->nchunks, c->has_pol ? &c->pol : NULL))
+			    c->mode ? RW_AXDR_WRITE : RW_AXDR_READ, c->chunks,
+			    c->nchunks, c->has_pol ? &c->pol : NULL))
 		return;
 	for (i = 0; i < c->slen; i++) {
 		uint8_t op = c->script[i];
@@ -308,7 +310,7 @@ static void fz_raw(struct fz_case *c)
 			char *p = NULL;
 			u_int len = 0;
 
-			pure = false;	/* xdr_bytes may refuse on its own */
+			pure = false; /* xdr_bytes may refuse on its own */
 			ok = xdr_bytes(&a.xdr, &p, &len, 4096);
 			free(p);
 			break;
@@ -330,9 +332,9 @@ static void fz_raw(struct fz_case *c)
 			break;
 		}
 		if (failed && ok && pure)
-			abort();	/* errors are sticky */
+			abort(); /* errors are sticky */
 		if (!ok && pure && rw_axdr_error(&a) == RW_XERR_OK)
-			abort();	/* a refused read says why */
+			abort(); /* a refused read says why */
 		pos = XDR_GETPOS(&a.xdr);
 		if (pos < last)
 			abort();
@@ -407,14 +409,15 @@ static void seed_msg(const char *dir, const char *name, unsigned mode,
 		abort();
 	ok = mode ? red_put_reply(&r.xdr, RED_XID, proc, obj) :
 		    red_put_call(&r.xdr, RED_XID, 0, authnone_create(), proc,
-				obj);
+				 obj);
 	if (!ok || rw_rxdr_finish(&r) != RW_XERR_OK)
 		abort();
 	put(&o, mode | decoder << 1 | 8, 1);
 	put(&o, 0xff, 1);
 	put(&o, r.nitems, 1);
 	for (i = 0; i < r.nitems; i++) {
-		uint32_t len = items[i].len + (padded ? (4 - items[i].len % 4) % 4 : 0);
+		uint32_t len = items[i].len +
+			       (padded ? (4 - items[i].len % 4) % 4 : 0);
 
 		nsegs = split && len > 1 ? 2 : 1;
 		put(&o, items[i].position, 4);
@@ -471,8 +474,8 @@ int main(int argc, char **argv)
 	w.stable = RED_FILE_SYNC;
 	w.data.data_len = 1000;
 	w.data.data_val = d1;
-	seed_msg(argv[1], "call-write", 0, 1, (xdrproc_t)xdr_red_write_args,
-		 &w, false, false, NULL, 0);
+	seed_msg(argv[1], "call-write", 0, 1, (xdrproc_t)xdr_red_write_args, &w,
+		 false, false, NULL, 0);
 	w.data.data_len = 997;
 	seed_msg(argv[1], "call-write-split-padded", 0, 1,
 		 (xdrproc_t)xdr_red_write_args, &w, true, true, NULL, 0);
@@ -531,8 +534,8 @@ int main(int argc, char **argv)
 	 */
 	{
 		static const uint8_t s1[] = {
-			0x02, 0x0a, 0x03, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00,
-			0x19, 0xe5, 0x1f, 0x04,
+			0x02, 0x0a, 0x03, 0x05, 0x00, 0x00, 0x00,
+			0x00, 0x00, 0x19, 0xe5, 0x1f, 0x04,
 		};
 
 		seed_msg(argv[1], "raw-call-write", 0, 3,

@@ -42,24 +42,24 @@
 #include "rpc/rr_serve.h"
 #include "wire/rw_chunk.h"
 
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: %s (%s)\n", __FILE__,	\
-				__LINE__, #cond, fake_misuse_msg());	\
-			abort();					\
-		}							\
+#define FUZZ_CHECK(cond)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fprintf(stderr, "%s:%d: %s (%s)\n", __FILE__, \
+				__LINE__, #cond, fake_misuse_msg());  \
+			abort();                                      \
+		}                                                     \
 	} while (0)
 
 #define FUZZ_SRV_LIFE 256
-#define CREDITS 8u
-#define MAX_READ (32u * 1024u)
-#define H_PEER 0xa000u		/* the peer's Call data */
-#define O_PEER 0x10000ull
-#define H_WMEM 0xb000u		/* the peer's Reply/Write chunk memory */
-#define O_WMEM 0x7f0000000000ull
-#define PZRC_ARG 3000u		/* the Long Call at the start of pmem */
-#define ITEM_OFF 8192u		/* argument data from here on */
+#define CREDITS	      8u
+#define MAX_READ      (32u * 1024u)
+#define H_PEER	      0xa000u /* the peer's Call data */
+#define O_PEER	      0x10000ull
+#define H_WMEM	      0xb000u /* the peer's Reply/Write chunk memory */
+#define O_WMEM	      0x7f0000000000ull
+#define PZRC_ARG      3000u /* the Long Call at the start of pmem */
+#define ITEM_OFF      8192u /* argument data from here on */
 
 static uint8_t pmem[1 << 16], wmem[1 << 16];
 static uint8_t buf[1 << 16], res[1 << 16], out[1 << 16];
@@ -92,7 +92,7 @@ static void srv_fresh(uint8_t how)
 {
 	/* sometimes a limit below the Long Call plus an item */
 	struct rr_srv_opts o = { .max_read_bytes = how & 0x40 ? MAX_READ / 8 :
-						   MAX_READ };
+								MAX_READ };
 	struct rt_conn_attr a;
 	struct rt_err err;
 
@@ -107,7 +107,7 @@ static void srv_fresh(uint8_t how)
 	conn = fake_conn_new(&a);
 	srv = rr_srv_create(conn, &o, &err);
 	FUZZ_CHECK(srv != NULL);
-	if (!pmem[0]) {		/* once: the same for every server */
+	if (!pmem[0]) { /* once: the same for every server */
 		rp_fill(pmem, sizeof(pmem), 1);
 		rp_call(pmem, sizeof(pmem), 0x12345678, 3, pmem + ITEM_OFF,
 			PZRC_ARG);
@@ -124,22 +124,22 @@ static void segment(struct script *s, struct rw_segment *g, bool sink)
 	uint16_t off = u16(s), len = u16(s);
 
 	switch (kind & 3) {
-	case 0:		/* the Long Call, or a Reply/Write region */
+	case 0: /* the Long Call, or a Reply/Write region */
 		g->handle = sink ? H_WMEM : H_PEER;
 		g->offset = sink ? O_WMEM + (off & 0x7fff) : O_PEER;
 		g->length = sink ? len & 0x7fff : rp_call_len(PZRC_ARG);
 		break;
-	case 1:		/* argument data */
+	case 1: /* argument data */
 		g->handle = sink ? H_WMEM : H_PEER;
 		g->offset = (sink ? O_WMEM : O_PEER + ITEM_OFF) + (off & 0xfff);
 		g->length = len & 0x1fff;
 		break;
-	case 2:		/* anything */
+	case 2: /* anything */
 		g->handle = (uint32_t)kind << 24 | off;
 		g->offset = (uint64_t)u16(s) << 48 | (uint64_t)off << 8;
 		g->length = (uint32_t)len << (kind >> 4 & 15);
 		break;
-	default:	/* the right handle, any place */
+	default: /* the right handle, any place */
 		g->handle = sink ? H_WMEM : H_PEER;
 		g->offset = (sink ? O_WMEM : O_PEER) + off;
 		g->length = len;
@@ -157,8 +157,9 @@ static void op_call(struct script *s)
 	uint32_t xid = 0x12345600u | u8(s), plen, n;
 	uint16_t alen = u16(s), at;
 	uint32_t vers = flags & 0x80 ? u8(s) : RW_VERS_1;
-	uint32_t proc = flags & 1 ? RW_NOMSG : flags & 0x40 ? u8(s) % 8 :
-			RW_MSG;
+	uint32_t proc = flags & 1    ? RW_NOMSG :
+			flags & 0x40 ? u8(s) % 8 :
+				       RW_MSG;
 	uint32_t credit = flags & 0x20 ? u8(s) : CREDITS;
 	struct rw_hdr h;
 
@@ -167,7 +168,8 @@ static void op_call(struct script *s)
 	h.reads = reads;
 	for (i = 0; i < h.nreads && i < 3; i++) {
 		reads[i].position = i == 0 && (flags & 1) ? 0 :
-				    u8(s) & 1 ? RP_ARG_POS : u16(s);
+				    u8(s) & 1		  ? RP_ARG_POS :
+							    u16(s);
 		segment(s, &reads[i].seg, false);
 	}
 	h.nwrites = (flags >> 3) & 1 ? 1 + (u8(s) & 1) : 0;
@@ -188,9 +190,9 @@ static void op_call(struct script *s)
 	plen = rp_call(res, sizeof(res), xid, 3, pmem + ITEM_OFF,
 		       alen & 0x3fff);
 	if (flags & 1)
-		plen = 0;		/* Long: the message is in the PZRC */
+		plen = 0; /* Long: the message is in the PZRC */
 	else if (h.nreads && (u8(s) & 1))
-		plen = plen < RP_ARG_POS ? plen : RP_ARG_POS;	/* reduced */
+		plen = plen < RP_ARG_POS ? plen : RP_ARG_POS; /* reduced */
 	at = u16(s);
 	if (plen && (at & 0x8000))
 		res[at % plen] ^= (uint8_t)(at >> 8 | 1);
@@ -263,7 +265,7 @@ static void serve(struct script *s, struct rr_sreq *r)
 		rr_sreq_fail(srv, r);
 		break;
 	default:
-		break;		/* dropped by the RPC layer */
+		break; /* dropped by the RPC layer */
 	}
 	rr_sreq_done(srv, r);
 }
@@ -299,8 +301,7 @@ static void check_sends(void)
 		FUZZ_CHECK(h.proc == RW_MSG || h.proc == RW_NOMSG ||
 			   h.proc == RW_ERROR ||
 			   (h.vers == RW_VERS_2 &&
-			    (h.proc == RW2_CONNPROP ||
-			     h.proc == RW2_RESPROP)));
+			    (h.proc == RW2_CONNPROP || h.proc == RW2_RESPROP)));
 		FUZZ_CHECK(h.nreads == 0 || h.proc == RW_ERROR);
 	}
 	fake_sends_clear(conn);

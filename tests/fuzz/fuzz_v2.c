@@ -26,13 +26,13 @@
 #include "wire/rw_props.h"
 #include "wire/rw_role.h"
 
-#define FUZZ_CHECK(cond)						\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "%s:%d: %s\n", __FILE__,	\
-				__LINE__, #cond);			\
-			abort();					\
-		}							\
+#define FUZZ_CHECK(cond)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, \
+				#cond);                                    \
+			abort();                                           \
+		}                                                          \
 	} while (0)
 
 static struct rw_hdr_space sp, sp2;
@@ -47,7 +47,7 @@ static void check_error(const struct rw_rx_call *rx, const struct rw_action *a)
 		return;
 	n = rw_err_from_action(rx, a, 7, out, sizeof(out));
 	if (!n)
-		return;		/* runts and RDMA_ERRORs are not answered */
+		return; /* runts and RDMA_ERRORs are not answered */
 	FUZZ_CHECK(rw_hdr_decode(out, n, &e, &sp2) == RW_R_OK);
 	FUZZ_CHECK(e.proc == RW_ERROR && e.xid == rx->hdr.xid &&
 		   e.credit == 7 && e.err.code == a->err);
@@ -97,13 +97,13 @@ static void check_answer(enum rw_pcodec c, const struct rw_propset *want,
 	n = rw_hdr_encode(&r, out, sizeof(out));
 	FUZZ_CHECK(n);
 	FUZZ_CHECK(rw_hdr_decode(out, n, &d, &sp2) == RW_R_OK);
-	FUZZ_CHECK(d.xid == xid && rw_subset_test(&d.subset1, 0) ==
-		   rw_subset_test(&done, 0));
+	FUZZ_CHECK(d.xid == xid &&
+		   rw_subset_test(&d.subset1, 0) == rw_subset_test(&done, 0));
 	for (i = 0; i < want->n && i < 32 * RW_MAX_SUBSET_WORDS; i++)
 		FUZZ_CHECK(rw_subset_test(&d.subset1, i) ==
-			   rw_subset_test(&done, i) &&
+				   rw_subset_test(&done, i) &&
 			   rw_subset_test(&d.subset2, i) ==
-			   rw_subset_test(&rej, i));
+				   rw_subset_test(&rej, i));
 }
 
 static void responder(const uint8_t *data, size_t size)
@@ -124,8 +124,8 @@ static void responder(const uint8_t *data, size_t size)
 		check_answer(RW_PC_V2, &rx.hdr.props, rx.hdr.xid);
 	if (why != RW_R_BAD_OPTION || rx.hdr.proc != RW2_OPTIONAL)
 		return;
-	why = rw_xchar_decode(rx.hdr.opt.type, rx.hdr.opt.info,
-			      rx.hdr.opt.len, &m);
+	why = rw_xchar_decode(rx.hdr.opt.type, rx.hdr.opt.info, rx.hdr.opt.len,
+			      &m);
 	if (why)
 		return;
 	FUZZ_CHECK(m.set.n <= RW_MAX_PROPS);
@@ -152,8 +152,7 @@ static void requester(const uint8_t *data, size_t size)
 	struct rw_hdr call, h;
 	uint32_t have = 0;
 
-	if (rw_hdr_decode(data, size, &h, &sp) != RW_R_OK ||
-	    h.proc != RW_ERROR)
+	if (rw_hdr_decode(data, size, &h, &sp) != RW_R_OK || h.proc != RW_ERROR)
 		return;
 	rw_hdr_init(&call, RW_VERS_2, RW_MSG, h.xid, 8);
 	call.direction = RW_DIR_CALL;

@@ -16,9 +16,12 @@
 static struct rw_hdr_space sp, sp2;
 
 static const struct rw_limits lim12 = {
-	.vers_low = 1, .vers_high = 2,
-	.max_read_chunks = 8, .max_write_chunks = 8,
-	.max_chunk_segs = 16, .max_props = 16,
+	.vers_low = 1,
+	.vers_high = 2,
+	.max_read_chunks = 8,
+	.max_write_chunks = 8,
+	.max_chunk_segs = 16,
+	.max_props = 16,
 };
 
 static void setup(void)
@@ -39,7 +42,9 @@ static void dec(const char *name, struct rw_hdr *h, struct rw_hdr_space *space,
 static struct rw_segment seg(uint32_t handle, uint32_t len, uint64_t off)
 {
 	struct rw_segment s = {
-		.handle = handle, .length = len, .offset = off,
+		.handle = handle,
+		.length = len,
+		.offset = off,
 	};
 
 	return s;
@@ -196,9 +201,9 @@ END_TEST
 START_TEST(test_validate_call_accepts_vectors)
 {
 	static const char *const calls[] = {
-		"V1-TV1", "V1-TV2", "V1-TV6", "V1-TV7", "V1-TV8", "V1-TV9",
-		"V1-TV11a", "V2-TV1", "V2-TV3", "V2-TV9a", "V2-TV10",
-		"V2-TV11", "V2-TV13", "N-14",
+		"V1-TV1",  "V1-TV2",   "V1-TV6",  "V1-TV7", "V1-TV8",
+		"V1-TV9",  "V1-TV11a", "V2-TV1",  "V2-TV3", "V2-TV9a",
+		"V2-TV10", "V2-TV11",  "V2-TV13", "N-14",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
@@ -225,11 +230,11 @@ START_TEST(test_validate_call_shape_rules)
 		{ "N-10a", RW_R_MISPLACED_PZRC },
 		{ "N-10b", RW_R_MISPLACED_PZRC },
 		{ "N-11", RW_R_BAD_INV_HANDLE },
-		{ "V1-TV5", RW_R_ERROR_RECEIVED },	/* N-8 */
-		{ "V2-TV2", RW_R_DIR_MISMATCH },	/* a Reply as Call */
+		{ "V1-TV5", RW_R_ERROR_RECEIVED }, /* N-8 */
+		{ "V2-TV2", RW_R_DIR_MISMATCH },   /* a Reply as Call */
 		{ "V2-TV12a", RW_R_UNEXPECTED_PROC },
 		{ "N-15", RW_R_BAD_OPTION },
-		{ "XC-TV1", RW_R_BAD_OPTION },		/* AMB-V2-1 */
+		{ "XC-TV1", RW_R_BAD_OPTION }, /* AMB-V2-1 */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -238,8 +243,7 @@ START_TEST(test_validate_call_shape_rules)
 
 		dec(bad[i].name, &h, &sp, buf);
 		ck_assert_msg(rw_validate_call(&h) == bad[i].why, "%s: %s",
-			      bad[i].name,
-			      rw_reason_str(rw_validate_call(&h)));
+			      bad[i].name, rw_reason_str(rw_validate_call(&h)));
 	}
 }
 END_TEST
@@ -340,8 +344,9 @@ START_TEST(test_amb_v1_6_recv_unsorted_reads)
 	r[0] = (struct rw_read_seg){ 108, seg(2, 10, 0) };
 	r[1] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
 	ck_assert_int_eq(recv_reads(r, 2, &lim, &rx), RW_R_READ_OVERLAP);
-	ck_assert_int_eq(rw_reason_action(RW_ROLE_RESPONDER, 1, rx.why,
-					  NULL).err, RW_ERR_CHUNK);
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_RESPONDER, 1, rx.why, NULL)
+				 .err,
+			 RW_ERR_CHUNK);
 	/* a PZRC listed last still makes an RDMA_MSG Call wrong (N-10) */
 	r[0] = (struct rw_read_seg){ 104, seg(1, 5, 0) };
 	r[1] = (struct rw_read_seg){ 0, seg(3, 8, 0) };
@@ -349,8 +354,7 @@ START_TEST(test_amb_v1_6_recv_unsorted_reads)
 	/* runs of 8 and 8 segments at 100 around one at 200: a chunk of
 	 * 16, the limit; of 9 and 8: 17, over it, though each run was not */
 	for (uint32_t i = 0; i < 17; i++)
-		r[i] = (struct rw_read_seg){ i == 8 ? 200 : 100,
-					     seg(i, 4, 0) };
+		r[i] = (struct rw_read_seg){ i == 8 ? 200 : 100, seg(i, 4, 0) };
 	ck_assert_int_eq(recv_reads(r, 17, &lim, &rx), RW_R_OK);
 	ck_assert_uint_eq(rx.hdr.reads[15].position, 100);
 	ck_assert_uint_eq(rx.hdr.reads[15].seg.handle, 16);
@@ -401,11 +405,11 @@ START_TEST(test_validate_reply_write_echo)
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
 	dec("V1-TV10b", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("V1-TV12", &r, &sp2, rb);		/* unused: lengths 0 */
+	dec("V1-TV12", &r, &sp2, rb); /* unused: lengths 0 */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("N-16", &r, &sp2, rb);		/* 1920 <= 4096 provisioned */
+	dec("N-16", &r, &sp2, rb); /* 1920 <= 4096 provisioned */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("V1-TV3", &r, &sp2, rb);		/* missing = unused */
+	dec("V1-TV3", &r, &sp2, rb); /* missing = unused */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
 
 	dec("V1-TV10a", &r, &sp2, rb);
@@ -420,10 +424,10 @@ START_TEST(test_validate_reply_write_echo)
 	s[1].offset++;
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_WRITE_MISMATCH);
 	s[1].offset--;
-	ch.nsegs = 1;				/* V1-WC-5 */
+	ch.nsegs = 1; /* V1-WC-5 */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_WRITE_MISMATCH);
 	ch.nsegs = 2;
-	r.nwrites = 2;				/* more chunks than offered */
+	r.nwrites = 2; /* more chunks than offered */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_WRITE_MISMATCH);
 }
 END_TEST
@@ -438,14 +442,14 @@ START_TEST(test_validate_reply_reply_chunk)
 	dec("V1-TV11a", &call, &sp, cb);
 	dec("V1-TV11b", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("V1-TV3", &r, &sp2, rb);		/* Short reply: absent */
+	dec("V1-TV3", &r, &sp2, rb); /* Short reply: absent */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
 	s = seg(0xa006, 0, 0x00007f3a12390000ull);
-	r.has_reply = true;			/* MSG, returned zeroed */
+	r.has_reply = true; /* MSG, returned zeroed */
 	r.reply.nsegs = 1;
 	r.reply.segs = &s;
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	s.length = 8;				/* MSG that also used it */
+	s.length = 8; /* MSG that also used it */
 	ck_assert_int_eq(rw_validate_reply(&call, &r),
 			 RW_R_REPLY_CHUNK_MISMATCH);
 	r.proc = RW_NOMSG;
@@ -474,7 +478,7 @@ START_TEST(test_validate_reply_misc)
 	struct rw_hdr call, r;
 
 	dec("V1-TV8", &call, &sp, cb);
-	dec("V1-TV8", &r, &sp2, rb);		/* N-9: Reads in a Reply */
+	dec("V1-TV8", &r, &sp2, rb); /* N-9: Reads in a Reply */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_READS_IN_REPLY);
 	dec("V1-TV3", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
@@ -482,22 +486,22 @@ START_TEST(test_validate_reply_misc)
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_XID_MISMATCH);
 	dec("V2-TV2", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_VERS_MISMATCH);
-	dec("V1-TV5", &r, &sp2, rb);		/* errors pass to the caller */
+	dec("V1-TV5", &r, &sp2, rb); /* errors pass to the caller */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
 
 	dec("V2-TV1", &call, &sp, cb);
 	dec("V2-TV2", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	r.inv_handle = 0x1234;			/* ignored in Replies */
+	r.inv_handle = 0x1234; /* ignored in Replies */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("V2-TV1", &r, &sp2, rb);		/* direction CALL */
+	dec("V2-TV1", &r, &sp2, rb); /* direction CALL */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_DIR_MISMATCH);
 	/* AMB-V1-1, N-18: ERR_VERS in either version answers a v2 Call */
 	dec("V1-TV4a", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
 	dec("V1-TV4b", &r, &sp2, rb);
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_OK);
-	dec("V1-TV5", &r, &sp2, rb);		/* v1 ERR_CHUNK, v2 Call */
+	dec("V1-TV5", &r, &sp2, rb); /* v1 ERR_CHUNK, v2 Call */
 	ck_assert_int_eq(rw_validate_reply(&call, &r), RW_R_VERS_MISMATCH);
 	/* V2-OPS-9: RESPROP answers a REQPROP with its XID */
 	dec("V2-TV11", &call, &sp, cb);
@@ -525,14 +529,13 @@ START_TEST(test_check_payload)
 	ck_assert_int_eq(rw_check_payload(&rx.hdr, buf + 28, 7),
 			 RW_R_NO_PAYLOAD);
 	ck_assert_int_eq(rw_recv_call(buf, 28, &rx, &sp), RW_R_NO_PAYLOAD);
-	buf[31] = 0x79;		/* N-4 */
+	buf[31] = 0x79; /* N-4 */
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_XID_MISMATCH);
 
 	/* v2: a Call header followed by an RPC Reply */
 	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	memcpy(buf + n, "\x12\x34\x56\x78\0\0\0\1", 8);
-	ck_assert_int_eq(rw_recv_call(buf, n + 8, &rx, &sp),
-			 RW_R_DIR_MISMATCH);
+	ck_assert_int_eq(rw_recv_call(buf, n + 8, &rx, &sp), RW_R_DIR_MISMATCH);
 	buf[n + 7] = 0;
 	ck_assert_int_eq(rw_recv_call(buf, n + 8, &rx, &sp), RW_R_OK);
 	/* NOMSG: checked by the caller on the pulled PZRC */
@@ -555,7 +558,7 @@ START_TEST(test_write_chunk_return)
 	size_t n;
 
 	n = hdr_vec("V1-TV9", cb, sizeof(cb));
-	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8);	/* RPC Call */
+	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8); /* RPC Call */
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
 	call = rx.hdr;
 	ck_assert_int_eq(rw_write_chunk_return(&call.writes[0], 6001, s),
@@ -589,7 +592,7 @@ START_TEST(test_ddp_lengths)
 	ck_assert_int_eq(rw_write_result_check(&r.writes[0], 6001, &use),
 			 RW_R_OK);
 	ck_assert_uint_eq(use, 6001);
-	dec("V1-TV10b", &r, &sp, rb);		/* RFC 5666 roundup */
+	dec("V1-TV10b", &r, &sp, rb); /* RFC 5666 roundup */
 	use = 0;
 	ck_assert_int_eq(rw_write_result_check(&r.writes[0], 6001, &use),
 			 RW_R_OK);
@@ -648,7 +651,8 @@ START_TEST(test_v1_err_10_error_of_another_version)
 	ck_assert_int_eq(why, RW_R_OK);
 	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_VERS_MISMATCH);
 	ck_assert_int_eq(rw_reply_action(&v1call, &e,
-					 rw_validate_reply(&v1call, &e)).what,
+					 rw_validate_reply(&v1call, &e))
+				 .what,
 			 RW_ACT_DISCARD);
 	why = dec_err(&lim12, 2, 77, 0, &e);
 	ck_assert_int_eq(why, RW_R_UNKNOWN_ERROR);
@@ -668,7 +672,7 @@ START_TEST(test_v1_err_10_error_of_another_version)
 	why = dec_err(&rw_default_limits, 2, RW_ERR_VERS, 2, &e);
 	ck_assert_int_eq(why, RW_R_OK);
 	ck_assert_int_eq(rw_validate_reply(&v1call, &e), RW_R_OK);
-	why = dec_err(&lim12, 1, RW_ERR_VERS, 1, &e);	/* cut short */
+	why = dec_err(&lim12, 1, RW_ERR_VERS, 1, &e); /* cut short */
 	ck_assert_int_eq(why, RW_R_BAD_ERROR);
 	ck_assert_int_eq(rw_reply_action(&v2call, &e, why).what,
 			 RW_ACT_FAIL_XID);
@@ -688,8 +692,9 @@ START_TEST(test_v1_err_4_requester_never_answers)
 {
 	for (int r = 0; r < RW_R_NR_REASONS; r++)
 		for (uint32_t v = 0; v < 4; v++) {
-			struct rw_action a = rw_reason_action(
-				RW_ROLE_REQUESTER, v, (enum rw_reason)r, NULL);
+			struct rw_action a =
+				rw_reason_action(RW_ROLE_REQUESTER, v,
+						 (enum rw_reason)r, NULL);
 
 			ck_assert_int_ne(a.what, RW_ACT_REPLY_ERR);
 			ck_assert_int_ne(a.what, RW_ACT_GARBAGE_ARGS);
@@ -698,24 +703,30 @@ START_TEST(test_v1_err_4_requester_never_answers)
 				ck_assert_int_ne(a.counter, RW_CNT_NONE);
 			ck_assert_str_ne(rw_counter_str(a.counter), "?");
 		}
-	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1,
-					  RW_R_BAD_ERROR, NULL).what,
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1, RW_R_BAD_ERROR,
+					  NULL)
+				 .what,
 			 RW_ACT_DISCARD);
 	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1,
-					  RW_R_UNKNOWN_ERROR, NULL).counter,
+					  RW_R_UNKNOWN_ERROR, NULL)
+				 .counter,
 			 RW_CNT_BAD_ERROR);
 	/* AMB-V2-10: a v2 error with an unknown code fails its XID */
 	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 2,
-					  RW_R_UNKNOWN_ERROR, NULL).what,
+					  RW_R_UNKNOWN_ERROR, NULL)
+				 .what,
 			 RW_ACT_FAIL_XID);
 	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1,
-					  RW_R_READS_IN_REPLY, NULL).counter,
+					  RW_R_READS_IN_REPLY, NULL)
+				 .counter,
 			 RW_CNT_BAD_REPLY);
-	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1, RW_R_RUNT,
-					  NULL).counter, RW_CNT_RUNT);
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1, RW_R_RUNT, NULL)
+				 .counter,
+			 RW_CNT_RUNT);
 	/* V1-DDP-2 */
-	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1,
-					  RW_R_DDP_LENGTH, NULL).what,
+	ck_assert_int_eq(rw_reason_action(RW_ROLE_REQUESTER, 1, RW_R_DDP_LENGTH,
+					  NULL)
+				 .what,
 			 RW_ACT_FAIL_XID);
 }
 END_TEST
@@ -730,7 +741,7 @@ START_TEST(test_responder_actions)
 		uint32_t err, arg1;
 	} t[] = {
 		{ 1, RW_R_OK, RW_ACT_ACCEPT, 0, 0 },
-		{ 1, RW_R_RUNT, RW_ACT_DISCARD, 0, 0 },		/* V1-ERR-2 */
+		{ 1, RW_R_RUNT, RW_ACT_DISCARD, 0, 0 }, /* V1-ERR-2 */
 		{ 2, RW_R_RUNT, RW_ACT_DISCARD, 0, 0 },
 		{ 7, RW_R_BAD_VERS, RW_ACT_REPLY_ERR, RW_ERR_VERS, 1 },
 		{ 1, RW_R_BAD_PROC, RW_ACT_REPLY_ERR, RW_ERR_CHUNK, 0 },
@@ -778,14 +789,18 @@ START_TEST(test_responder_actions)
 	}
 	/* ERR_VERS advertises the configured range (1..1 by default) */
 	ck_assert_uint_eq(rw_reason_action(RW_ROLE_RESPONDER, 3, RW_R_BAD_VERS,
-					   NULL).arg2, 1);
+					   NULL)
+				  .arg2,
+			  1);
 	ck_assert_uint_eq(rw_reason_action(RW_ROLE_RESPONDER, 3, RW_R_BAD_VERS,
-					   &lim12).arg2, 2);
+					   &lim12)
+				  .arg2,
+			  2);
 	/* every reason maps to some action, never "accept" unless OK */
 	for (int r = 1; r < RW_R_NR_REASONS; r++)
 		ck_assert_int_ne(rw_reason_action(RW_ROLE_RESPONDER, 1,
-						  (enum rw_reason)r,
-						  NULL).what,
+						  (enum rw_reason)r, NULL)
+					 .what,
 				 RW_ACT_ACCEPT);
 }
 END_TEST
@@ -853,8 +868,9 @@ START_TEST(test_v1_err_5_errors_echo)
 	/* V1-TV4a: a v1-only server answers a v2 Call */
 	n = answer("V2-TV1", NULL, 16, out, sizeof(out), &why, &a);
 	ck_assert_int_eq(why, RW_R_BAD_VERS);
-	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000001 "
-			   "00000001 00000001");
+	assert_hex(out, n,
+		   "12345678 00000002 00000010 00000004 00000001 "
+		   "00000001 00000001");
 	/* V2-TV4: a v1+v2 server answers a v3 Call */
 	{
 		uint8_t buf[64];
@@ -863,11 +879,11 @@ START_TEST(test_v1_err_5_errors_echo)
 		n = hdr_vec("V2-TV1", buf, sizeof(buf));
 		buf[7] = 3;
 		buf[11] = 0x10;
-		ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp),
-				 RW_R_BAD_VERS);
+		ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_BAD_VERS);
 		n = rw_err_vers(&rx, 16, 1, 2, out, sizeof(out));
-		assert_hex(out, n, "12345678 00000003 00000010 00000004 "
-				   "00000001 00000001 00000002");
+		assert_hex(out, n,
+			   "12345678 00000003 00000010 00000004 "
+			   "00000001 00000001 00000002");
 		/* an unknown version gets nothing but ERR_VERS */
 		ck_assert_uint_eq(rw_err_chunk(&rx, 16, out, sizeof(out)), 0);
 	}
@@ -887,19 +903,23 @@ START_TEST(test_v2_err_builders_exact)
 
 	ck_assert_int_eq(rw_recv_call(buf, n, &rx, &sp), RW_R_NO_PAYLOAD);
 	n = rw_err2(&rx, 16, RW2_ERR_WRITE_RESOURCE, 1, 8192, out, 64);
-	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000007 "
-			   "00000001 00002000");
+	assert_hex(out, n,
+		   "12345678 00000002 00000010 00000004 00000007 "
+		   "00000001 00002000");
 	n = rw_err2(&rx, 16, RW2_ERR_INVAL_OPTION, 0, 0, out, 64);
 	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000009");
 	n = rw_err2(&rx, 16, RW2_ERR_READ_CHUNKS, 0, 0, out, 64);
-	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000004 "
-			   "00000000");
+	assert_hex(out, n,
+		   "12345678 00000002 00000010 00000004 00000004 "
+		   "00000000");
 	n = rw_err2(&rx, 16, RW2_ERR_REPLY_RESOURCE, 65536, 0, out, 64);
-	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000008 "
-			   "00010000");
+	assert_hex(out, n,
+		   "12345678 00000002 00000010 00000004 00000008 "
+		   "00010000");
 	n = rw_err2(&rx, 16, RW2_ERR_SEGMENTS, 16, 0, out, 64);
-	assert_hex(out, n, "12345678 00000002 00000010 00000004 00000006 "
-			   "00000010");
+	assert_hex(out, n,
+		   "12345678 00000002 00000010 00000004 00000006 "
+		   "00000010");
 	ck_assert_uint_eq(rw_err2(&rx, 16, 11, 0, 0, out, 64), 0);
 	ck_assert_uint_eq(rw_err2(&rx, 16, RW2_ERR_SYSTEM, 0, 0, out, 19), 0);
 }
@@ -949,17 +969,17 @@ START_TEST(test_v1_proc_8_requester_encode)
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
 	rw_hdr_init(&h, 1, RW_DONE, 1, 1);
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	rw_hdr_init(&h, 1, RW_MSG, 1, 0);		/* credit 0 */
+	rw_hdr_init(&h, 1, RW_MSG, 1, 0); /* credit 0 */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
 	h.credit = 1;
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 28);
-	h.proc = RW_NOMSG;				/* V1-PROC-2 */
+	h.proc = RW_NOMSG; /* V1-PROC-2 */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	dec("V2-TV12a", &h, &sp, buf);			/* RESPROP */
+	dec("V2-TV12a", &h, &sp, buf); /* RESPROP */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	dec("XC-TV1", &h, &sp, buf);	/* never opttype 1-4 (digest 3.6) */
+	dec("XC-TV1", &h, &sp, buf); /* never opttype 1-4 (digest 3.6) */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	n = hdr_vec("V2-TV10", buf, sizeof(buf));		/* CONNPROP */
+	n = hdr_vec("V2-TV10", buf, sizeof(buf)); /* CONNPROP */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, buf, n));
@@ -979,20 +999,21 @@ START_TEST(test_v1_rc_9_responder_encode)
 	ck_assert_uint_eq(rw_encode_reply(&rx, &rx.hdr, out, 256), 0);
 	{
 		uint8_t full[256];
-		size_t m = hdr_vec("V1-TV8-payload", full + n, sizeof(full) - n);
+		size_t m =
+			hdr_vec("V1-TV8-payload", full + n, sizeof(full) - n);
 
 		memcpy(full, cb, n);
 		ck_assert_int_eq(rw_recv_call(full, n + m, &rx, &sp), RW_R_OK);
 	}
 	dec("V1-TV3", &r, &sp2, rb);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 28);
-	r.credit = 0;					/* V1-CR-3 */
+	r.credit = 0; /* V1-CR-3 */
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
 	r.credit = 16;
-	r.reads = rx.hdr.reads;				/* V1-RC-9 */
+	r.reads = rx.hdr.reads; /* V1-RC-9 */
 	r.nreads = 1;
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
-	dec("V1-TV5", &r, &sp2, rb);			/* use rw_err_* */
+	dec("V1-TV5", &r, &sp2, rb); /* use rw_err_* */
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
 
 	n = hdr_vec("V2-TV3", cb, sizeof(cb));
@@ -1025,10 +1046,10 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 	n = hdr_vec("V1-TV9", cb, sizeof(cb));
 	memcpy(cb + n, "\x12\x34\x56\x78\0\0\0\0", 8);
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
-	dec("V1-TV3", &r, &sp2, rb);		/* Write chunk left out */
+	dec("V1-TV3", &r, &sp2, rb); /* Write chunk left out */
 	ck_assert_int_eq(rw_validate_reply(&rx.hdr, &r), RW_R_OK);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
-	dec("V1-TV12", &r, &sp2, rb);		/* echoed, zeroed */
+	dec("V1-TV12", &r, &sp2, rb); /* echoed, zeroed */
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 68);
 
 	n = hdr_vec("V1-TV11a", cb, sizeof(cb));
@@ -1036,12 +1057,12 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 	ck_assert_int_eq(rw_recv_call(cb, n + 8, &rx, &sp), RW_R_OK);
 	dec("V1-TV3", &r, &sp2, rb);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 28);
-	r.has_reply = true;			/* unused, returned zeroed */
+	r.has_reply = true; /* unused, returned zeroed */
 	r.reply.nsegs = 1;
 	r.reply.segs = &z;
 	ck_assert_int_eq(rw_validate_reply(&rx.hdr, &r), RW_R_OK);
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), 0);
-	dec("V1-TV11b", &r, &sp2, rb);		/* used: NOMSG */
+	dec("V1-TV11b", &r, &sp2, rb); /* used: NOMSG */
 	n = hdr_vec("V1-TV11b", cb, sizeof(cb));
 	ck_assert_uint_eq(rw_encode_reply(&rx, &r, out, sizeof(out)), n);
 	ck_assert(!memcmp(out, cb, n));
@@ -1090,7 +1111,7 @@ START_TEST(test_negative_vectors_responder)
 	static const struct {
 		const char *name;
 		enum rw_reason why;
-		const char *reply;	/* NULL: silence */
+		const char *reply; /* NULL: silence */
 	} t[] = {
 		{ "N-1", RW_R_RUNT, NULL },
 		{ "N-2a", RW_R_BAD_PROC,
@@ -1105,7 +1126,7 @@ START_TEST(test_negative_vectors_responder)
 		  "12345678 00000001 00000010 00000004 00000002" },
 		{ "N-7", RW_R_TRUNCATED,
 		  "12345678 00000001 00000010 00000004 00000002" },
-		{ "V1-TV5", RW_R_ERROR_RECEIVED, NULL },	/* N-8 */
+		{ "V1-TV5", RW_R_ERROR_RECEIVED, NULL }, /* N-8 */
 		{ "N-10a", RW_R_MISPLACED_PZRC,
 		  "12345678 00000001 00000010 00000004 00000002" },
 		{ "N-10b", RW_R_MISPLACED_PZRC,
@@ -1119,11 +1140,11 @@ START_TEST(test_negative_vectors_responder)
 		{ "N-14", RW_R_OK, NULL },
 		{ "N-15", RW_R_BAD_OPTION,
 		  "12345679 00000002 00000010 00000004 00000009" },
-		{ "XC-TV1", RW_R_BAD_OPTION,		/* AMB-V2-1 */
+		{ "XC-TV1", RW_R_BAD_OPTION, /* AMB-V2-1 */
 		  "12345679 00000002 00000010 00000004 00000009" },
-		{ "V1-TV13", RW_R_DEPRECATED_PROC,	/* V1-PROC-5 */
+		{ "V1-TV13", RW_R_DEPRECATED_PROC, /* V1-PROC-5 */
 		  "12345678 00000001 00000010 00000004 00000002" },
-		{ "V1-TV14", RW_R_DEPRECATED_PROC,	/* V1-PROC-7 */
+		{ "V1-TV14", RW_R_DEPRECATED_PROC, /* V1-PROC-7 */
 		  "12345678 00000001 00000010 00000004 00000002" },
 	};
 

@@ -12,9 +12,12 @@
  * invalidation: f6ab0e18 01 01 03 03. */
 START_TEST(test_encode_bytes)
 {
-	struct rw_cm_private p = { .remote_inv = true, .send_size = 4096,
+	struct rw_cm_private p = { .remote_inv = true,
+				   .send_size = 4096,
 				   .recv_size = 4096 };
-	const uint8_t want[8] = { 0xf6, 0xab, 0x0e, 0x18, 0x01, 0x01, 0x03, 0x03 };
+	const uint8_t want[8] = {
+		0xf6, 0xab, 0x0e, 0x18, 0x01, 0x01, 0x03, 0x03
+	};
 	uint8_t buf[8];
 
 	rw_cm_encode(&p, buf);
@@ -29,15 +32,17 @@ START_TEST(test_encode_clamps_range)
 
 	rw_cm_encode(&p, buf);
 	ck_assert_uint_eq(buf[5], 0);
-	ck_assert_uint_eq(buf[6], 0);		/* 1 KiB */
-	ck_assert_uint_eq(buf[7], 255);		/* 256 KiB */
+	ck_assert_uint_eq(buf[6], 0);	/* 1 KiB */
+	ck_assert_uint_eq(buf[7], 255); /* 256 KiB */
 }
 END_TEST
 
 START_TEST(test_round_trip)
 {
-	struct rw_cm_private p = { .remote_inv = false, .send_size = 8192,
-				   .recv_size = 65536 }, q;
+	struct rw_cm_private p = { .remote_inv = false,
+				   .send_size = 8192,
+				   .recv_size = 65536 },
+			     q;
 	uint8_t buf[8];
 
 	rw_cm_encode(&p, buf);
@@ -54,7 +59,8 @@ END_TEST
 START_TEST(test_absent_or_foreign_is_default)
 {
 	const uint8_t foreign[8] = { 1, 2, 3, 4, 1, 1, 3, 3 };
-	const uint8_t vers2[8] = { 0xf6, 0xab, 0x0e, 0x18, 0x02, 0x01, 0x03, 0x03 };
+	const uint8_t vers2[8] = { 0xf6, 0xab, 0x0e, 0x18,
+				   0x02, 0x01, 0x03, 0x03 };
 	const uint8_t *cases[] = { NULL, foreign, vers2 };
 	struct rw_cm_private q;
 
@@ -65,7 +71,7 @@ START_TEST(test_absent_or_foreign_is_default)
 		ck_assert_uint_eq(q.send_size, 1024);
 		ck_assert_uint_eq(q.recv_size, 1024);
 	}
-	rw_cm_decode(vers2, 5, &q);		/* truncated */
+	rw_cm_decode(vers2, 5, &q); /* truncated */
 	ck_assert(!q.valid);
 }
 END_TEST
@@ -87,10 +93,14 @@ END_TEST
 /* Each side's thresholds become the minimum of both. */
 START_TEST(test_negotiate_min_of_both)
 {
-	struct rw_cm_private local = { .valid = true, .remote_inv = true,
-				       .send_size = 4096, .recv_size = 8192 };
-	struct rw_cm_private peer = { .valid = true, .remote_inv = true,
-				      .send_size = 65536, .recv_size = 2048 };
+	struct rw_cm_private local = { .valid = true,
+				       .remote_inv = true,
+				       .send_size = 4096,
+				       .recv_size = 8192 };
+	struct rw_cm_private peer = { .valid = true,
+				      .remote_inv = true,
+				      .send_size = 65536,
+				      .recv_size = 2048 };
 	struct rw_cm_private none;
 	struct rw_cm_inline in;
 

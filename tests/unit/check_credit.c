@@ -29,7 +29,7 @@ START_TEST(test_cr4_window_is_min_requested_granted)
 
 	rw_credits_init(&c, 8);
 	ck_assert(rw_credits_take(&c));
-	rw_credits_complete(&c, 64, false);	/* grant above our request */
+	rw_credits_complete(&c, 64, false); /* grant above our request */
 	while (rw_credits_take(&c))
 		n++;
 	ck_assert_uint_eq(n, 8);
@@ -46,7 +46,7 @@ START_TEST(test_cr9_grants_are_absolute)
 	ck_assert(rw_credits_take(&c));
 	rw_credits_complete(&c, 4, false);
 	ck_assert(rw_credits_take(&c));
-	rw_credits_complete(&c, 4, false);	/* same grant: still 4, not 8 */
+	rw_credits_complete(&c, 4, false); /* same grant: still 4, not 8 */
 	ck_assert_uint_eq(rw_credits_window(&c), 4);
 }
 END_TEST
@@ -64,7 +64,7 @@ START_TEST(test_s2_grant_lowered)
 	for (i = 0; i < 32; i++)
 		ck_assert(rw_credits_take(&c));
 	ck_assert(!rw_credits_take(&c));
-	rw_credits_complete(&c, 4, false);	/* 31 still in flight */
+	rw_credits_complete(&c, 4, false); /* 31 still in flight */
 	ck_assert_uint_eq(rw_credits_window(&c), 0);
 	for (i = 0; i < 27; i++)
 		rw_credits_complete(&c, 4, false);

@@ -25,7 +25,7 @@
 
 static uint64_t rng;
 
-static uint64_t rnd64(void)	/* splitmix64 */
+static uint64_t rnd64(void) /* splitmix64 */
 {
 	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
 
@@ -186,8 +186,8 @@ static void gen_error(struct gen *g, uint32_t vers)
 static void gen_header(struct gen *g)
 {
 	static const uint32_t v2procs[] = {
-		RW_MSG, RW_NOMSG, RW_ERROR, RW2_OPTIONAL, RW2_CONNPROP,
-		RW2_REQPROP, RW2_RESPROP, RW2_UPDPROP,
+		RW_MSG,	      RW_NOMSG,	   RW_ERROR,	RW2_OPTIONAL,
+		RW2_CONNPROP, RW2_REQPROP, RW2_RESPROP, RW2_UPDPROP,
 	};
 	uint32_t vers = below(2) ? RW_VERS_1 : RW_VERS_2, proc;
 
@@ -196,7 +196,7 @@ static void gen_header(struct gen *g)
 	else
 		proc = v2procs[below(ARRAY_SIZE(v2procs))];
 	if (proc == RW_ERROR && below(8) == 0)
-		vers = word();	/* ERR_VERS answering any version */
+		vers = word(); /* ERR_VERS answering any version */
 	rw_hdr_init(&g->h, vers, proc, word(), word());
 	switch (proc) {
 	case RW_MSG:
@@ -253,9 +253,8 @@ static unsigned long diff_count(void)
  * XDR is prefix-free, so no strict prefix of a header is a header.  The
  * prefix sits in an exact-size heap copy: ASan sees any read past it.
  */
-static void diff_prefix(const uint8_t *buf, size_t n,
-			struct rw_hdr_space *sp, unsigned long iter,
-			uint64_t seed)
+static void diff_prefix(const uint8_t *buf, size_t n, struct rw_hdr_space *sp,
+			unsigned long iter, uint64_t seed)
 {
 	size_t len = below((uint32_t)n);
 	uint8_t *copy = malloc(len ? len : 1);
@@ -268,8 +267,8 @@ static void diff_prefix(const uint8_t *buf, size_t n,
 	free(copy);
 	if (why == RW_R_OK)
 		ck_abort_msg("prefix of %zu/%zu accepted: seed %llu "
-			     "iteration %lu", len, n,
-			     (unsigned long long)seed, iter);
+			     "iteration %lu",
+			     len, n, (unsigned long long)seed, iter);
 }
 
 /* Both codecs, both directions, one header. */
@@ -293,13 +292,15 @@ static void diff_one(const struct gen *g, struct rw_hdr_space *sp,
 	if (why || !rw_hdr_equal(&g->h, &d) || d.hdr_len != n2) {
 		dump("rpcgen", ref, n2);
 		ck_abort_msg("decode of rpcgen bytes: %s, seed %llu "
-			     "iteration %lu", rw_reason_str(why),
-			     (unsigned long long)seed, iter);
+			     "iteration %lu",
+			     rw_reason_str(why), (unsigned long long)seed,
+			     iter);
 	}
 	if (!hdr_ref_decode_matches(mine, n1, &g->h, &used) || used != n1) {
 		dump("mine", mine, n1);
 		ck_abort_msg("rpcgen decode of my bytes: seed %llu "
-			     "iteration %lu", (unsigned long long)seed, iter);
+			     "iteration %lu",
+			     (unsigned long long)seed, iter);
 	}
 	if (iter % 8 == 0)
 		diff_prefix(mine, n1, sp, iter, seed);
@@ -333,8 +334,8 @@ START_TEST(test_diff_random_headers)
 	uint64_t seed = diff_seed();
 	unsigned long n = diff_count();
 
-	printf("diff: %lu headers, seed %llu (replay: RW_DIFF_SEED=%llu)\n",
-	       n, (unsigned long long)seed, (unsigned long long)seed);
+	printf("diff: %lu headers, seed %llu (replay: RW_DIFF_SEED=%llu)\n", n,
+	       (unsigned long long)seed, (unsigned long long)seed);
 	fflush(stdout);
 	rng = seed;
 	lim.vers_high = RW_VERS_2;

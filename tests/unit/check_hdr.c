@@ -16,9 +16,12 @@
 static struct rw_hdr_space sp;
 
 static const struct rw_limits lim12 = {
-	.vers_low = 1, .vers_high = 2,
-	.max_read_chunks = 8, .max_write_chunks = 8,
-	.max_chunk_segs = 16, .max_props = 16,
+	.vers_low = 1,
+	.vers_high = 2,
+	.max_read_chunks = 8,
+	.max_write_chunks = 8,
+	.max_chunk_segs = 16,
+	.max_props = 16,
 };
 
 static void setup(void)
@@ -42,7 +45,9 @@ static uint8_t xc_info[32];
 static struct rw_segment seg(uint32_t handle, uint32_t len, uint64_t off)
 {
 	struct rw_segment s = {
-		.handle = handle, .length = len, .offset = off,
+		.handle = handle,
+		.length = len,
+		.offset = off,
 	};
 
 	return s;
@@ -187,8 +192,8 @@ static bool expect(const char *name, struct rw_hdr *h)
 		h->opt.type = one ? 1 : 4;
 		h->opt.len = one ? 20 : 16;
 		h->opt.info = xc_info;
-		hdr_hex(one ? "00000001 00000001 00000004 00002000 00000000"
-			    : "00000003 00000004 00000002 00000000",
+		hdr_hex(one ? "00000001 00000001 00000004 00002000 00000000" :
+			      "00000003 00000004 00000002 00000000",
 			xc_info, sizeof(xc_info));
 	} else {
 		return false;
@@ -201,17 +206,17 @@ static const struct {
 	const char *name;
 	uint32_t hdr_len;
 } good[] = {
-	{ "V1-TV1", 28 }, { "V1-TV2", 28 }, { "V1-TV3", 28 },
-	{ "V1-TV4a", 28 }, { "V1-TV4b", 28 }, { "V1-TV5", 20 },
-	{ "V1-TV6", 52 }, { "V1-TV7", 72 }, { "V1-TV8", 76 },
-	{ "V1-TV9", 68 }, { "V1-TV10a", 68 }, { "V1-TV10b", 68 },
+	{ "V1-TV1", 28 },   { "V1-TV2", 28 },	{ "V1-TV3", 28 },
+	{ "V1-TV4a", 28 },  { "V1-TV4b", 28 },	{ "V1-TV5", 20 },
+	{ "V1-TV6", 52 },   { "V1-TV7", 72 },	{ "V1-TV8", 76 },
+	{ "V1-TV9", 68 },   { "V1-TV10a", 68 }, { "V1-TV10b", 68 },
 	{ "V1-TV11a", 48 }, { "V1-TV11b", 48 }, { "V1-TV12", 68 },
-	{ "V2-TV1", 36 }, { "V2-TV2", 36 }, { "V2-TV3", 60 },
-	{ "V2-TV4", 28 }, { "V2-TV5", 28 }, { "V2-TV6", 20 },
-	{ "V2-TV7", 24 }, { "V2-TV8", 24 }, { "V2-TV9a", 40 },
-	{ "V2-TV9b", 36 }, { "V2-TV10", 52 }, { "V2-TV11", 32 },
+	{ "V2-TV1", 36 },   { "V2-TV2", 36 },	{ "V2-TV3", 60 },
+	{ "V2-TV4", 28 },   { "V2-TV5", 28 },	{ "V2-TV6", 20 },
+	{ "V2-TV7", 24 },   { "V2-TV8", 24 },	{ "V2-TV9a", 40 },
+	{ "V2-TV9b", 36 },  { "V2-TV10", 52 },	{ "V2-TV11", 32 },
 	{ "V2-TV12a", 32 }, { "V2-TV12b", 40 }, { "V2-TV13", 32 },
-	{ "XC-TV1", 48 }, { "XC-TV3", 44 },
+	{ "XC-TV1", 48 },   { "XC-TV3", 44 },
 };
 
 /* V1-HDR-1/4/6, digest 6.1-6.3: decode -> expected fields, header length. */
@@ -373,8 +378,7 @@ START_TEST(test_dispatch_version_first)
 	for (uint32_t proc = 5; proc < 12; proc++) {
 		n = hdr_vec("V1-TV1", buf, sizeof(buf));
 		buf[15] = (uint8_t)proc;
-		ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp),
-				 RW_R_BAD_PROC);
+		ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROC);
 	}
 	n = hdr_vec("V2-TV1", buf, sizeof(buf));
 	buf[15] = 2;
@@ -436,22 +440,22 @@ START_TEST(test_bad_bool_and_direction)
 	size_t n;
 
 	n = hdr_vec("V1-TV7", buf, sizeof(buf));
-	buf[19] = 2;	/* read list entry flag */
+	buf[19] = 2; /* read list entry flag */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
 	n = hdr_vec("V1-TV7", buf, sizeof(buf));
-	buf[43] = 2;	/* read list terminator */
+	buf[43] = 2; /* read list terminator */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
 	n = hdr_vec("V1-TV7", buf, sizeof(buf));
-	buf[44] = 0x80;	/* write list terminator */
+	buf[44] = 0x80; /* write list terminator */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
 	n = hdr_vec("V1-TV7", buf, sizeof(buf));
-	buf[51] = 3;	/* reply chunk present flag */
+	buf[51] = 3; /* reply chunk present flag */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_BOOL);
 	n = hdr_vec("V2-TV1", buf, sizeof(buf));
-	buf[19] = 2;	/* rdma_direction (V2-DIR-2) */
+	buf[19] = 2; /* rdma_direction (V2-DIR-2) */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_DIRECTION);
 	n = hdr_vec("XC-TV1", buf, sizeof(buf));
-	buf[16] = 1;	/* rdma_optdir */
+	buf[16] = 1; /* rdma_optdir */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_DIRECTION);
 }
 END_TEST
@@ -465,24 +469,24 @@ START_TEST(test_impossible_counts)
 	size_t n;
 
 	n = hdr_vec("V1-TV9", buf, sizeof(buf));
-	memset(buf + 24, 0xff, 4);	/* nsegs */
+	memset(buf + 24, 0xff, 4); /* nsegs */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	n = hdr_vec("V1-TV11a", buf, sizeof(buf));
 	memset(buf + 28, 0xff, 4);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	n = hdr_vec("V2-TV10", buf, sizeof(buf));
-	memset(buf + 16, 0xff, 4);	/* propset count */
+	memset(buf + 16, 0xff, 4); /* propset count */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	n = hdr_vec("V2-TV10", buf, sizeof(buf));
-	memset(buf + 44, 0xff, 4);	/* subset count */
+	memset(buf + 44, 0xff, 4); /* subset count */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	n = hdr_vec("XC-TV1", buf, sizeof(buf));
-	memset(buf + 24, 0xff, 4);	/* optinfo length */
+	memset(buf + 24, 0xff, 4); /* optinfo length */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TRUNCATED);
 	buf[24] = 0;
 	buf[25] = 0;
 	buf[26] = 0;
-	buf[27] = 17;	/* 17 fit in the 19 left, 17 + 3 pad do not */
+	buf[27] = 17; /* 17 fit in the 19 left, 17 + 3 pad do not */
 	ck_assert_int_eq(rw_hdr_decode(buf, n - 1, &h, &sp), RW_R_TRUNCATED);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 }
@@ -506,7 +510,7 @@ static size_t build_lists(uint8_t *buf, size_t cap, const uint32_t *pos,
 		p[5] = (uint8_t)(pos[i] >> 16);
 		p[6] = (uint8_t)(pos[i] >> 8);
 		p[7] = (uint8_t)pos[i];
-		p[11] = 1;	/* handle 1, length 0, offset 0 */
+		p[11] = 1; /* handle 1, length 0, offset 0 */
 		p += 24;
 	}
 	p += 4;
@@ -535,15 +539,13 @@ START_TEST(test_limit_read_chunks)
 	struct rw_hdr h;
 	size_t n;
 
-	n = build_lists(buf, sizeof(buf), pos, 9, 0, 0, 0);	/* PZRC + 8 */
+	n = build_lists(buf, sizeof(buf), pos, 9, 0, 0, 0); /* PZRC + 8 */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.nreads, 9);
-	n = build_lists(buf, sizeof(buf), pos, 10, 0, 0, 0);	/* PZRC + 9 */
-	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp),
-			 RW_R_TOO_MANY_READS);
-	n = build_lists(buf, sizeof(buf), pos + 1, 9, 0, 0, 0);	/* 9 */
-	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp),
-			 RW_R_TOO_MANY_READS);
+	n = build_lists(buf, sizeof(buf), pos, 10, 0, 0, 0); /* PZRC + 9 */
+	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TOO_MANY_READS);
+	n = build_lists(buf, sizeof(buf), pos + 1, 9, 0, 0, 0); /* 9 */
+	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TOO_MANY_READS);
 	/* a second position-0 run is not a second free PZRC */
 	{
 		struct rw_limits lim = lim12;
@@ -587,8 +589,7 @@ START_TEST(test_limit_segments)
 	lim.max_chunk_segs = 2;
 	rw_hdr_space_init(&small, &lim);
 	n = build_lists(buf, sizeof(buf), NULL, 0, 1, 3, 0);
-	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &small),
-			 RW_R_TOO_MANY_SEGS);
+	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &small), RW_R_TOO_MANY_SEGS);
 	n = build_lists(buf, sizeof(buf), pos, 2, 1, 2, 2);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &small), RW_R_OK);
 }
@@ -607,8 +608,7 @@ START_TEST(test_limit_write_chunks)
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.nwrites, 8);
 	n = build_lists(buf, sizeof(buf), NULL, 0, 9, 1, 0);
-	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp),
-			 RW_R_TOO_MANY_WRITES);
+	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_TOO_MANY_WRITES);
 	lim.max_write_chunks = 0;
 	rw_hdr_space_init(&none, &lim);
 	n = build_lists(buf, sizeof(buf), NULL, 0, 1, 1, 0);
@@ -621,9 +621,12 @@ END_TEST
 START_TEST(test_space_init_clamps)
 {
 	struct rw_limits big = {
-		.vers_low = 0, .vers_high = 9,
-		.max_read_chunks = 1000, .max_write_chunks = 1000,
-		.max_chunk_segs = 1000, .max_props = 1000,
+		.vers_low = 0,
+		.vers_high = 9,
+		.max_read_chunks = 1000,
+		.max_write_chunks = 1000,
+		.max_chunk_segs = 1000,
+		.max_props = 1000,
 	};
 	struct rw_hdr_space s;
 
@@ -645,9 +648,8 @@ END_TEST
 /* V2-ERR-3..16: every v2 error arm decodes and encodes with its body. */
 START_TEST(test_v2_err_all_arms)
 {
-	static const uint32_t body_len[11] = {
-		0, 28, 20, 20, 24, 24, 24, 28, 24, 20, 20
-	};
+	static const uint32_t body_len[11] = { 0,  28, 20, 20, 24, 24,
+					       24, 28, 24, 20, 20 };
 
 	for (uint32_t code = 1; code <= 10; code++) {
 		uint8_t buf[64];
@@ -665,7 +667,7 @@ START_TEST(test_v2_err_all_arms)
 		ck_assert_int_eq(rw_hdr_decode(buf, n, &d, &sp), RW_R_OK);
 		ck_assert(rw_hdr_equal(&h, &d));
 		ck_assert_uint_eq(d.hdr_len, n);
-		if (n > 20)	/* the arm cut short cannot be decoded */
+		if (n > 20) /* the arm cut short cannot be decoded */
 			ck_assert_int_eq(rw_hdr_decode(buf, n - 4, &d, &sp),
 					 RW_R_BAD_ERROR);
 	}
@@ -688,7 +690,7 @@ START_TEST(test_unknown_error_codes)
 	buf[19] = 0;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_UNKNOWN_ERROR);
 	n = hdr_vec("V1-TV5", buf, sizeof(buf));
-	buf[19] = 3;	/* v1 knows only ERR_VERS and ERR_CHUNK */
+	buf[19] = 3; /* v1 knows only ERR_VERS and ERR_CHUNK */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_UNKNOWN_ERROR);
 	/* and the encoder will not produce them */
 	x_err(&h, 1, 3);
@@ -708,11 +710,11 @@ START_TEST(test_encode_refusals)
 	struct rw_hdr h;
 
 	memset(s, 0, sizeof(s));
-	rw_hdr_init(&h, 1, RW2_OPTIONAL, 1, 1);		/* v2 proc in v1 */
+	rw_hdr_init(&h, 1, RW2_OPTIONAL, 1, 1); /* v2 proc in v1 */
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 0);
-	rw_hdr_init(&h, 2, RW_MSGP, 1, 1);		/* v1 proc in v2 */
+	rw_hdr_init(&h, 2, RW_MSGP, 1, 1); /* v1 proc in v2 */
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 0);
-	rw_hdr_init(&h, 3, RW_MSG, 1, 1);		/* unknown version */
+	rw_hdr_init(&h, 3, RW_MSG, 1, 1); /* unknown version */
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 0);
 	rw_hdr_init(&h, 2, RW_MSG, 1, 1);
 	h.direction = 2;
@@ -721,7 +723,7 @@ START_TEST(test_encode_refusals)
 	h.opt.dir = 7;
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 0);
 	h.opt.dir = 0;
-	h.opt.len = 4;		/* no data */
+	h.opt.len = 4; /* no data */
 	ck_assert_uint_eq(rw_hdr_encode(&h, out, sizeof(out)), 0);
 	rw_hdr_init(&h, 1, RW_MSG, 1, 1);
 	h.has_reply = true;
@@ -752,11 +754,11 @@ START_TEST(test_header_sizes)
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 28 + 2 * 24);
 	h.nreads = 0;
 	h.writes = w;
-	h.nwrites = 2;	/* 1 3 HLOO*3 1 2 HLOO*2 0 (digest 1.3 example) */
+	h.nwrites = 2; /* 1 3 HLOO*3 1 2 HLOO*2 0 (digest 1.3 example) */
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 28 + 8 + 48 + 8 + 32);
 	h.nwrites = 0;
 	h.has_reply = true;
-	h.reply = w[1];	/* 1 2 HLOO HLOO */
+	h.reply = w[1]; /* 1 2 HLOO HLOO */
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 28 + 4 + 32);
 	rw_hdr_init(&h, 2, RW_NOMSG, 1, 1);
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 36);
@@ -785,13 +787,15 @@ START_TEST(test_v2_prop_1_2_3_checks)
 	ck_assert_uint_eq(h.props.n, 1);
 	ck_assert_ptr_null(rw_prop_find(&h.props, RW2_PROP_RBSIZ));
 	ck_assert_uint_eq(rw_prop_u32(rw_prop_find(&h.props, RW2_PROP_RBSIZ),
-				      RW2_RBSIZ_DEFAULT), 4096);
+				      RW2_RBSIZ_DEFAULT),
+			  4096);
 	/* BRS outside its enum; RBSIZ too long */
 	n = hdr_vec("V2-TV13", buf, sizeof(buf));
 	buf[31] = 3;
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROP);
 	n = hdr_hex("0000c002 00000002 00000020 00000009 00000001 00000001 "
-		    "00000008 00002000 00000000", buf, sizeof(buf));
+		    "00000008 00002000 00000000",
+		    buf, sizeof(buf));
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_BAD_PROP);
 	/* unknown ids may carry any length */
 	buf[23] = 0x55;
@@ -815,7 +819,8 @@ START_TEST(test_v2_prop_4_default_and_padding)
 	ck_assert_int_eq(rw_hdr_decode(buf, n + f, &h, &sp), RW_R_OK);
 	ck_assert_uint_eq(h.props.props[0].len, 0);
 	ck_assert_uint_eq(rw_prop_u32(rw_prop_find(&h.props, RW2_PROP_RBSIZ),
-				      RW2_RBSIZ_DEFAULT), RW2_RBSIZ_DEFAULT);
+				      RW2_RBSIZ_DEFAULT),
+			  RW2_RBSIZ_DEFAULT);
 	/* V2-TV15 encodes with three zero pad octets */
 	rw_hdr_init(&h, 2, RW2_UPDPROP, 0xc002, 32);
 	h.props.n = 1;
@@ -844,9 +849,10 @@ START_TEST(test_v2_prop_5_subset_bits)
 	ck_assert(rw_subset_test(&h.subset1, 0));
 	ck_assert(rw_subset_test(&h.subset1, 1));
 	ck_assert(!rw_subset_test(&h.subset1, 2));
-	ck_assert(!rw_subset_test(&h.subset1, 40));	/* missing word */
+	ck_assert(!rw_subset_test(&h.subset1, 40)); /* missing word */
 	ck_assert_uint_eq(rw_prop_u32(rw_prop_find(&h.props, RW2_PROP_BRS),
-				      RW2_BRS_INLINE), RW2_BRS_GENL);
+				      RW2_BRS_INLINE),
+			  RW2_BRS_GENL);
 	ck_assert(rw_subset_set(&s, 33));
 	ck_assert_uint_eq(s.nwords, 2);
 	ck_assert_uint_eq(s.words[0], 0);
@@ -895,7 +901,8 @@ START_TEST(test_decode_reuse)
 {
 	uint8_t a[128], b[128], out[128];
 	struct rw_hdr h;
-	size_t na = hdr_vec("V1-TV7", a, sizeof(a)), nb = hdr_vec("V1-TV1", b, 128);
+	size_t na = hdr_vec("V1-TV7", a, sizeof(a)),
+	       nb = hdr_vec("V1-TV1", b, 128);
 
 	ck_assert_int_eq(rw_hdr_decode(a, na, &h, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_hdr_decode(b, nb, &h, &sp), RW_R_OK);

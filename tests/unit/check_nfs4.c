@@ -19,7 +19,7 @@
 
 #include "compiler.h"
 #include "ulb/ulb.h"
-#include "tests/unit/ulb/nfs4.h"	/* rpcgen output, in the build dir */
+#include "tests/unit/ulb/nfs4.h" /* rpcgen output, in the build dir */
 #include "check_util.h"
 
 #define BUF_MAX 16384u
@@ -32,9 +32,9 @@ static const struct ulb_walker *W = &ulb_nfs4_walker;
 struct fview {
 	struct rw_ddp_view v;
 	const uint8_t *buf;
-	uint32_t len;		/* octets in buf */
-	uint32_t seen;		/* a stream has seen buf[0..seen) */
-	unsigned *beyond;	/* reads attempted at or past seen */
+	uint32_t len;	  /* octets in buf */
+	uint32_t seen;	  /* a stream has seen buf[0..seen) */
+	unsigned *beyond; /* reads attempted at or past seen */
 };
 
 static uint32_t be32(const uint8_t *p)
@@ -136,7 +136,7 @@ static uint32_t find(const uint8_t *buf, uint32_t len, const char *s)
 	}
 	ck_assert_msg(at != UINT32_MAX, "%s not encoded", s);
 	ck_assert_uint_eq(at % 4, 0);
-	ck_assert_uint_eq(be32(buf + at - 4), n);	/* its length word */
+	ck_assert_uint_eq(be32(buf + at - 4), n); /* its length word */
 	return at;
 }
 
@@ -321,8 +321,8 @@ static void arg_read(struct cargs *c, uint32_t count)
 
 static void arg_getattr(struct cargs *c)
 {
-	bitmap4 *b = &add_arg(c, OP_GETATTR)->nfs_argop4_u.opgetattr
-			      .attr_request;
+	bitmap4 *b =
+		&add_arg(c, OP_GETATTR)->nfs_argop4_u.opgetattr.attr_request;
 
 	b->bitmap4_len = 2;
 	b->bitmap4_val = bits;
@@ -380,16 +380,16 @@ static void res_getattr(struct cres *c, const char *vals)
 
 static void res_getfh(struct cres *c, const char *fh)
 {
-	nfs_fh4 *f = &add_res(c, OP_GETFH)->nfs_resop4_u.opgetfh.GETFH4res_u
-			      .resok4.object;
+	nfs_fh4 *f = &add_res(c, OP_GETFH)
+			      ->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
 
 	f->nfs_fh4_len = (u_int)strlen(fh);
 	f->nfs_fh4_val = (char *)fh;
 }
 
 /* Encode c into buf and sweep pick_call with the items; the length. */
-static uint32_t sweep_call(struct cargs *c, uint8_t *buf,
-			   const struct item *it, unsigned n)
+static uint32_t sweep_call(struct cargs *c, uint8_t *buf, const struct item *it,
+			   unsigned n)
 {
 	uint32_t len = enc_args(&c->a, buf);
 
@@ -398,8 +398,8 @@ static uint32_t sweep_call(struct cargs *c, uint8_t *buf,
 }
 
 /* Encode c into buf and sweep pick_reply with the items; the length. */
-static uint32_t sweep_reply(struct cres *c, uint8_t *buf,
-			    const struct item *it, unsigned n)
+static uint32_t sweep_reply(struct cres *c, uint8_t *buf, const struct item *it,
+			    unsigned n)
 {
 	uint32_t len = enc_res(&c->r, buf);
 
@@ -434,14 +434,16 @@ START_TEST(test_call_sequence_putfh_write)
 	len = sweep_call(&c, buf, &it, 1);
 	/* a call is never a reply: no READ data in it */
 	ck_assert_int_eq(pick(W->pick_reply, buf, len, find(buf, len, it.data),
-			      21), -1);
+			      21),
+			 -1);
 }
 END_TEST
 
 START_TEST(test_call_putfh_write_getattr)
 {
 	static const struct item it[] = {
-		{ "first-write", 0 }, { "second-write-payload", 1 },
+		{ "first-write", 0 },
+		{ "second-write-payload", 1 },
 	};
 	static uint8_t buf[BUF_MAX];
 	struct cargs c;
@@ -459,7 +461,8 @@ END_TEST
 START_TEST(test_call_create_symlink)
 {
 	static const struct item it[] = {
-		{ "write-before-link", 0 }, { "../the/link/target", 1 },
+		{ "write-before-link", 0 },
+		{ "../the/link/target", 1 },
 		{ "write-after-link", 2 },
 	};
 	static uint8_t buf[BUF_MAX];
@@ -470,7 +473,7 @@ START_TEST(test_call_create_symlink)
 	arg_putfh(&c, "dir-fh");
 	arg_create(&c, NF4DIR, NULL, "a-directory");
 	arg_create(&c, NF4BLK, NULL, "a-block-dev");
-	arg_create(&c, NF4REG, NULL, "regular");	/* default arm */
+	arg_create(&c, NF4REG, NULL, "regular"); /* default arm */
 	arg_write(&c, "write-before-link");
 	arg_create(&c, NF4LNK, "../the/link/target", "the-link-name");
 	add_arg(&c, OP_GETFH);
@@ -491,7 +494,7 @@ START_TEST(test_call_odd_tag)
 
 	for (i = 0; i < ARRAY_SIZE(tags); i++) {
 		cargs_init(&c, tags[i], 2);
-		arg_putfh(&c, "fh5!!");		/* odd too */
+		arg_putfh(&c, "fh5!!"); /* odd too */
 		arg_write(&c, "data-after-odd-tag");
 		sweep_call(&c, buf, &it, 1);
 	}
@@ -505,15 +508,29 @@ static void arg_every_op(struct cargs *c)
 	static stateid4 ids[2];
 	static char owner[] = "lock-owner-name";
 	static const nfs_opnum4 voids[] = {
-		OP_GETFH, OP_LOOKUPP, OP_PUTPUBFH, OP_PUTROOTFH, OP_READLINK,
-		OP_RESTOREFH, OP_SAVEFH, OP_ILLEGAL,
+		OP_GETFH,    OP_LOOKUPP,   OP_PUTPUBFH, OP_PUTROOTFH,
+		OP_READLINK, OP_RESTOREFH, OP_SAVEFH,	OP_ILLEGAL,
 	};
 	static const nfs_opnum4 fixed[] = {
-		OP_ACCESS, OP_CLOSE, OP_COMMIT, OP_DELEGPURGE, OP_DELEGRETURN,
-		OP_LOCKU, OP_OPENATTR, OP_OPEN_CONFIRM, OP_OPEN_DOWNGRADE,
-		OP_RENEW, OP_SETCLIENTID_CONFIRM, OP_DESTROY_SESSION,
-		OP_FREE_STATEID, OP_SECINFO_NO_NAME, OP_DESTROY_CLIENTID,
-		OP_RECLAIM_COMPLETE, OP_ALLOCATE, OP_DEALLOCATE, OP_READ_PLUS,
+		OP_ACCESS,
+		OP_CLOSE,
+		OP_COMMIT,
+		OP_DELEGPURGE,
+		OP_DELEGRETURN,
+		OP_LOCKU,
+		OP_OPENATTR,
+		OP_OPEN_CONFIRM,
+		OP_OPEN_DOWNGRADE,
+		OP_RENEW,
+		OP_SETCLIENTID_CONFIRM,
+		OP_DESTROY_SESSION,
+		OP_FREE_STATEID,
+		OP_SECINFO_NO_NAME,
+		OP_DESTROY_CLIENTID,
+		OP_RECLAIM_COMPLETE,
+		OP_ALLOCATE,
+		OP_DEALLOCATE,
+		OP_READ_PLUS,
 		OP_SEEK,
 	};
 	unsigned i;
@@ -522,7 +539,7 @@ static void arg_every_op(struct cargs *c)
 	for (i = 0; i < ARRAY_SIZE(voids); i++)
 		add_arg(c, voids[i]);
 	for (i = 0; i < ARRAY_SIZE(fixed); i++)
-		add_arg(c, fixed[i]);	/* all zero: sizes are what count */
+		add_arg(c, fixed[i]); /* all zero: sizes are what count */
 	ustr(&add_arg(c, OP_LINK)->nfs_argop4_u.oplink.newname, "link-nm");
 	ustr(&add_arg(c, OP_LOOKUP)->nfs_argop4_u.oplookup.objname, "lkup");
 	ustr(&add_arg(c, OP_REMOVE)->nfs_argop4_u.opremove.target, "rm-me");
@@ -539,20 +556,19 @@ static void arg_every_op(struct cargs *c)
 	op = add_arg(c, OP_READDIR);
 	op->nfs_argop4_u.opreaddir.attr_request.bitmap4_len = 3;
 	op->nfs_argop4_u.opreaddir.attr_request.bitmap4_val = bits;
-	op = add_arg(c, OP_LOCK);		/* new lock owner */
+	op = add_arg(c, OP_LOCK); /* new lock owner */
 	op->nfs_argop4_u.oplock.locker.new_lock_owner = TRUE;
 	op->nfs_argop4_u.oplock.locker.locker4_u.open_owner.lock_owner.owner
 		.owner_len = sizeof(owner) - 1;
 	op->nfs_argop4_u.oplock.locker.locker4_u.open_owner.lock_owner.owner
 		.owner_val = owner;
-	add_arg(c, OP_LOCK);			/* existing lock owner */
+	add_arg(c, OP_LOCK); /* existing lock owner */
 	op = add_arg(c, OP_LOCKT);
 	op->nfs_argop4_u.oplockt.owner.owner.owner_len = 3;
 	op->nfs_argop4_u.oplockt.owner.owner.owner_val = owner;
 	op = add_arg(c, OP_RELEASE_LOCKOWNER);
 	op->nfs_argop4_u.oprelease_lockowner.lock_owner.owner.owner_len = 5;
-	op->nfs_argop4_u.oprelease_lockowner.lock_owner.owner.owner_val =
-		owner;
+	op->nfs_argop4_u.oprelease_lockowner.lock_owner.owner.owner_val = owner;
 	op = add_arg(c, OP_TEST_STATEID);
 	op->nfs_argop4_u.optest_stateid.ts_stateids.ts_stateids_len = 2;
 	op->nfs_argop4_u.optest_stateid.ts_stateids.ts_stateids_val = ids;
@@ -606,7 +622,8 @@ static void arg_opens(struct cargs *c)
 START_TEST(test_call_every_op)
 {
 	static const struct item it[] = {
-		{ "every-op-link-target", 0 }, { "every-op-write-data", 1 },
+		{ "every-op-link-target", 0 },
+		{ "every-op-write-data", 1 },
 		{ "last-write", 2 },
 	};
 	static uint8_t buf[BUF_MAX];
@@ -644,7 +661,7 @@ START_TEST(test_call_unknown_op)
 	len = enc_args(&c.a, buf);
 	d = find(buf, len, "write-after-unknown");
 	ck_assert_int_eq(pick(W->pick_call, buf, len, d, 19), 0);
-	op = 4 + 4 + 4 + 4 + (4 + 4 + 4) + (4 + 28);	/* GETFH opcode */
+	op = 4 + 4 + 4 + 4 + (4 + 4 + 4) + (4 + 28); /* GETFH opcode */
 	ck_assert_uint_eq(be32(buf + op), OP_GETFH);
 	put32(buf + op, OP_EXCHANGE_ID);
 	ck_assert_int_eq(pick(W->pick_call, buf, len, d, 19), -1);
@@ -664,7 +681,8 @@ END_TEST
 START_TEST(test_reply_two_reads)
 {
 	static const struct item it[] = {
-		{ "first-read-data", 0 }, { "second-read-data!", 1 },
+		{ "first-read-data", 0 },
+		{ "second-read-data!", 1 },
 	};
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
@@ -679,7 +697,8 @@ START_TEST(test_reply_two_reads)
 	len = sweep_reply(&c, buf, it, ARRAY_SIZE(it));
 	/* a reply is never a call */
 	ck_assert_int_eq(pick(W->pick_call, buf, len,
-			      find(buf, len, it[0].data), 15), -1);
+			      find(buf, len, it[0].data), 15),
+			 -1);
 }
 END_TEST
 
@@ -687,7 +706,8 @@ END_TEST
 START_TEST(test_reply_failed_read)
 {
 	static const struct item it[] = {
-		{ "ok-read-after-failed", 1 }, { "/link/after/failed", 3 },
+		{ "ok-read-after-failed", 1 },
+		{ "/link/after/failed", 3 },
 	};
 	static uint8_t buf[BUF_MAX];
 	struct cres c;
@@ -725,14 +745,41 @@ END_TEST
 static void res_every_op(struct cres *c)
 {
 	static const nfs_opnum4 ok[] = {
-		OP_ACCESS, OP_CLOSE, OP_COMMIT, OP_DELEGPURGE, OP_DELEGRETURN,
-		OP_LINK, OP_LOCK, OP_LOCKU, OP_LOOKUP, OP_LOOKUPP, OP_NVERIFY,
-		OP_OPENATTR, OP_OPEN_CONFIRM, OP_OPEN_DOWNGRADE, OP_PUTFH,
-		OP_PUTPUBFH, OP_PUTROOTFH, OP_REMOVE, OP_RENAME, OP_RENEW,
-		OP_RESTOREFH, OP_SAVEFH, OP_SETCLIENTID_CONFIRM, OP_VERIFY,
-		OP_WRITE, OP_RELEASE_LOCKOWNER, OP_DESTROY_SESSION,
-		OP_FREE_STATEID, OP_DESTROY_CLIENTID, OP_RECLAIM_COMPLETE,
-		OP_ALLOCATE, OP_DEALLOCATE, OP_SEEK, OP_LOCKT, OP_CREATE,
+		OP_ACCESS,
+		OP_CLOSE,
+		OP_COMMIT,
+		OP_DELEGPURGE,
+		OP_DELEGRETURN,
+		OP_LINK,
+		OP_LOCK,
+		OP_LOCKU,
+		OP_LOOKUP,
+		OP_LOOKUPP,
+		OP_NVERIFY,
+		OP_OPENATTR,
+		OP_OPEN_CONFIRM,
+		OP_OPEN_DOWNGRADE,
+		OP_PUTFH,
+		OP_PUTPUBFH,
+		OP_PUTROOTFH,
+		OP_REMOVE,
+		OP_RENAME,
+		OP_RENEW,
+		OP_RESTOREFH,
+		OP_SAVEFH,
+		OP_SETCLIENTID_CONFIRM,
+		OP_VERIFY,
+		OP_WRITE,
+		OP_RELEASE_LOCKOWNER,
+		OP_DESTROY_SESSION,
+		OP_FREE_STATEID,
+		OP_DESTROY_CLIENTID,
+		OP_RECLAIM_COMPLETE,
+		OP_ALLOCATE,
+		OP_DEALLOCATE,
+		OP_SEEK,
+		OP_LOCKT,
+		OP_CREATE,
 		OP_TEST_STATEID,
 	};
 	static char owner[] = "denied-owner";
@@ -742,7 +789,7 @@ static void res_every_op(struct cres *c)
 
 	res_sequence(c);
 	for (i = 0; i < ARRAY_SIZE(ok); i++)
-		add_res(c, ok[i]);	/* NFS4_OK, zero results */
+		add_res(c, ok[i]); /* NFS4_OK, zero results */
 	/* the same with an error: nothing after the status */
 	for (i = 0; i < ARRAY_SIZE(ok); i++)
 		add_res(c, ok[i])->nfs_resop4_u.opaccess.status = NFS4ERR_IO;
@@ -777,7 +824,8 @@ static void res_every_op(struct cres *c)
 START_TEST(test_reply_every_op)
 {
 	static const struct item it[] = {
-		{ "read-before-all", 0 }, { "readlink-after-all", 2 },
+		{ "read-before-all", 0 },
+		{ "readlink-after-all", 2 },
 		{ "read-after-all", 3 },
 	};
 	static uint8_t buf[BUF_MAX];
@@ -801,7 +849,7 @@ END_TEST
 START_TEST(test_reply_unknown_result)
 {
 	static const nfs_opnum4 unk[] = {
-		OP_OPEN, OP_READDIR, OP_SECINFO, OP_SECINFO_NO_NAME,
+		OP_OPEN,      OP_READDIR, OP_SECINFO, OP_SECINFO_NO_NAME,
 		OP_READ_PLUS,
 	};
 	static uint8_t buf[BUF_MAX];
@@ -849,11 +897,11 @@ START_TEST(test_plan_rooms)
 	arg_read(&c, 65536);
 	add_arg(&c, OP_READLINK);
 	arg_write(&c, "not-a-result");
-	arg_read(&c, 0);		/* room 0, the slot is kept */
+	arg_read(&c, 0); /* room 0, the slot is kept */
 	arg_read(&c, 17);
 	plan_call(&c, &p, 4);
 	ck_assert_uint_eq(p.room[0], 65536);
-	ck_assert_uint_eq(p.room[1], 4096);	/* Linux NFS4_MAXPATHLEN */
+	ck_assert_uint_eq(p.room[1], 4096); /* Linux NFS4_MAXPATHLEN */
 	ck_assert_uint_eq(p.room[2], 0);
 	ck_assert_uint_eq(p.room[3], 17);
 	ck_assert_uint_eq(p.inline_room, 0);
@@ -881,8 +929,8 @@ START_TEST(test_plan_spill)
 	plan_call(&c, &p, ULB_PLAN_MAX);
 	for (i = 0; i < ULB_PLAN_MAX; i++)
 		ck_assert_uint_eq(p.room[i], 1000 + i);
-	ck_assert_uint_eq(p.inline_room, 1000 + ULB_PLAN_MAX +
-			  1000 + ULB_PLAN_MAX + 1 + 4096);
+	ck_assert_uint_eq(p.inline_room,
+			  1000 + ULB_PLAN_MAX + 1000 + ULB_PLAN_MAX + 1 + 4096);
 	ck_assert_uint_gt(p.reply_max, 0);
 }
 END_TEST
@@ -891,7 +939,10 @@ END_TEST
 START_TEST(test_plan_unbounded)
 {
 	static const nfs_opnum4 unb[] = {
-		OP_GETATTR, OP_SETATTR, OP_CREATE, OP_TEST_STATEID,
+		OP_GETATTR,
+		OP_SETATTR,
+		OP_CREATE,
+		OP_TEST_STATEID,
 	};
 	struct cargs c;
 	struct ulb_plan p;
@@ -991,11 +1042,12 @@ static void put_words(uint8_t *buf, const uint32_t *w, unsigned n)
 
 START_TEST(test_garbage_counts)
 {
-	static const uint32_t many_ops[] = { 0, 1, 0xffffffff, OP_PUTROOTFH,
+	static const uint32_t many_ops[] = { 0,		  1,
+					     0xffffffff,  OP_PUTROOTFH,
 					     OP_READLINK, OP_PUTROOTFH };
 	static const uint32_t huge_tag[] = { 0xfffffffc, 1, 1, OP_READ };
-	static const uint32_t huge_fh[] = { 0, 1, 2, OP_PUTFH, 0xfffffff0,
-					    OP_READ, 0, 0 };
+	static const uint32_t huge_fh[] = { 0,		1,	 2, OP_PUTFH,
+					    0xfffffff0, OP_READ, 0, 0 };
 	static const uint32_t res_many[] = { 0, 0, 0xffffffff, OP_READLINK,
 					     0, 4, 0x41414141 };
 	static const uint32_t big_fh[] = { 0, 0, 2, OP_PUTFH, 132, 0 };
@@ -1115,14 +1167,14 @@ START_TEST(test_garbage_random)
 				w >>= 2;
 				break;
 			case 1:
-				w = (w >> 2) % 72;	/* an opcode */
+				w = (w >> 2) % 72; /* an opcode */
 				break;
 			default:
 				w = (w >> 2) % 20;
 			}
 			put32(buf + 4 * i, w);
 		}
-		put32(buf + 4, iter % 3);	/* minor version */
+		put32(buf + 4, iter % 3); /* minor version */
 		n = 4 * (xorshift(&seed) % (sizeof(buf) / 4 + 1));
 		r = plan(buf, n, &p);
 		ck_assert(r == 0 || r == EINVAL);

@@ -41,17 +41,17 @@ enum {
 	PK_BLOB = 0,
 	PK_NAME,
 	PK_TAG,
-	PK_OPT,			/* opt->body */
-	PK_LIST0,		/* list[i] is PK_LIST0 + i */
+	PK_OPT,	  /* opt->body */
+	PK_LIST0, /* list[i] is PK_LIST0 + i */
 	PK_LAST = PK_LIST0 + RED_LIST_MAX,
 	PK_NR
 };
 
 static const char *const pk_names[PK_NR] = {
-	[PK_BLOB] = "blob", [PK_NAME] = "name", [PK_TAG] = "tag",
-	[PK_OPT] = "opt.body", [PK_LIST0] = "list[0]",
-	[PK_LIST0 + 1] = "list[1]", [PK_LIST0 + 2] = "list[2]",
-	[PK_LAST] = "last",
+	[PK_BLOB] = "blob",	    [PK_NAME] = "name",
+	[PK_TAG] = "tag",	    [PK_OPT] = "opt.body",
+	[PK_LIST0] = "list[0]",	    [PK_LIST0 + 1] = "list[1]",
+	[PK_LIST0 + 2] = "list[2]", [PK_LAST] = "last",
 };
 
 /* The slot each field gets (< 0: not eligible): the ULB's mapping. */
@@ -59,15 +59,15 @@ static int pk_slot[PK_NR];
 
 /* What one pick() call saw and answered. */
 struct pk_call {
-	uint32_t off;		/* body offset it was asked about */
-	uint32_t len;		/* item length it was given */
-	int field;		/* what the parse found there, -1 nothing */
-	uint32_t plen;		/* the item's length word, as parsed */
-	int slot;		/* what it returned */
-	bool parse_fail;	/* the view refused a word the parse needed */
-	bool ahead_seen;	/* the view gave a word at/after off */
-	bool lenword_ok;	/* word(off - 4) == len (counted items) */
-	int moved_probe;	/* at last: word inside blob's data, when blob
+	uint32_t off;	 /* body offset it was asked about */
+	uint32_t len;	 /* item length it was given */
+	int field;	 /* what the parse found there, -1 nothing */
+	uint32_t plen;	 /* the item's length word, as parsed */
+	int slot;	 /* what it returned */
+	bool parse_fail; /* the view refused a word the parse needed */
+	bool ahead_seen; /* the view gave a word at/after off */
+	bool lenword_ok; /* word(off - 4) == len (counted items) */
+	int moved_probe; /* at last: word inside blob's data, when blob
 				 * is an item: 1 given, 0 refused, -1 n/a */
 };
 
@@ -103,15 +103,20 @@ static void pk_set_blob_last(void)
 
 struct pk_walk {
 	const struct rw_ddp_view *v;
-	uint32_t off;		/* the item asked about */
-	uint32_t p;		/* parse cursor, body offset */
-	uint32_t len;		/* length of the last opaque parsed */
-	uint32_t blob_off;	/* where blob's data starts */
+	uint32_t off;	   /* the item asked about */
+	uint32_t p;	   /* parse cursor, body offset */
+	uint32_t len;	   /* length of the last opaque parsed */
+	uint32_t blob_off; /* where blob's data starts */
 	uint32_t blob_len;
 	bool fail;
 };
 
-enum { PK_GO, PK_HIT, PK_MISS, PK_FAIL };
+enum {
+	PK_GO,
+	PK_HIT,
+	PK_MISS,
+	PK_FAIL
+};
 
 /* The word at the cursor, which must lie before the item asked about:
  * a designator never needs anything at or after it. */
@@ -145,13 +150,13 @@ static int pk_opaque(struct pk_walk *w, bool counted, uint32_t fixed)
 	return PK_GO;
 }
 
-#define PK_STEP(w, field, counted, fixed)				\
-	do {								\
-		int r_ = pk_opaque(w, counted, fixed);			\
-		if (r_ == PK_HIT)					\
-			return field;					\
-		if (r_ != PK_GO)					\
-			return -1;					\
+#define PK_STEP(w, field, counted, fixed)              \
+	do {                                           \
+		int r_ = pk_opaque(w, counted, fixed); \
+		if (r_ == PK_HIT)                      \
+			return field;                  \
+		if (r_ != PK_GO)                       \
+			return -1;                     \
 	} while (0)
 
 /*
@@ -162,28 +167,28 @@ static int pk_locate(struct pk_walk *w)
 {
 	uint32_t present, count, i;
 
-	w->p = 4 + 8;				/* int before, hyper h */
+	w->p = 4 + 8; /* int before, hyper h */
 	PK_STEP(w, PK_BLOB, true, 0);
 	w->blob_off = w->p - rc_round4(w->len);
 	w->blob_len = w->len;
-	PK_STEP(w, PK_NAME, true, 0);		/* its length word follows
+	PK_STEP(w, PK_NAME, true, 0); /* its length word follows
 						 * blob, whether or not blob
 						 * was moved */
 	PK_STEP(w, PK_TAG, false, 6);
-	w->p += 5 * 4 + 8;			/* red_attr */
+	w->p += 5 * 4 + 8; /* red_attr */
 	if (pk_get(w, &present) != PK_GO)
 		return -1;
 	if (present > 1)
 		return -1;
 	if (present) {
-		w->p += 4;			/* flags */
+		w->p += 4; /* flags */
 		PK_STEP(w, PK_OPT, true, 0);
 	}
 	if (pk_get(w, &count) != PK_GO || count > RED_LIST_MAX)
 		return -1;
 	for (i = 0; i < count; i++)
 		PK_STEP(w, PK_LIST0 + (int)i, true, 0);
-	w->p += 8;				/* uhyper after */
+	w->p += 8; /* uhyper after */
 	PK_STEP(w, PK_LAST, true, 0);
 	return -1;
 }
@@ -193,8 +198,13 @@ static bool pk_ahead_seen(const struct rw_ddp_view *v, uint32_t off,
 			  uint32_t len)
 {
 	const uint32_t probe[] = {
-		off, off + 4, off + len, off + rc_round4(len),
-		off + rc_round4(len) + 4, 0xfffffffcu, 0xffffffffu,
+		off,
+		off + 4,
+		off + len,
+		off + rc_round4(len),
+		off + rc_round4(len) + 4,
+		0xfffffffcu,
+		0xffffffffu,
 	};
 	uint32_t w;
 	unsigned i;
@@ -239,11 +249,14 @@ static int pk_pick(const struct rw_ddp_view *v, uint32_t off, uint32_t len)
 }
 
 static const struct rw_ddp_policy pol_pick = {
-	.mode = RW_DDP_PICK, .pick = pk_pick,
+	.mode = RW_DDP_PICK,
+	.pick = pk_pick,
 };
 
 static const struct rw_ddp_policy pol_pick1 = {
-	.mode = RW_DDP_PICK, .pick = pk_pick, .max_chunks = 1,
+	.mode = RW_DDP_PICK,
+	.pick = pk_pick,
+	.max_chunks = 1,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -271,7 +284,8 @@ static uint32_t ref_word(const struct rc_enc *ref, uint32_t at)
 }
 
 /* The decoded red_mixed holds the original's values. */
-static void check_mixed_eq(const red_mixed *out, const struct red_mixed_store *s)
+static void check_mixed_eq(const red_mixed *out,
+			   const struct red_mixed_store *s)
 {
 	size_t n = s->m.blob.red_blob_len;
 	unsigned i;
@@ -290,7 +304,8 @@ static void check_mixed_eq(const red_mixed *out, const struct red_mixed_store *s
 	ck_assert(!memcmp(out->opt->body.red_blob_val, s->bufs[1], n + 1));
 	ck_assert_uint_eq(out->list.list_len, 3);
 	for (i = 0; i < 3; i++) {
-		ck_assert_uint_eq(out->list.list_val[i].red_blob_len, n + 2 + i);
+		ck_assert_uint_eq(out->list.list_val[i].red_blob_len,
+				  n + 2 + i);
 		ck_assert(!memcmp(out->list.list_val[i].red_blob_val,
 				  s->bufs[2 + i], n + 2 + i));
 	}
@@ -340,8 +355,7 @@ static void check_reply_decoded(const struct rw_axdr *a, red_mixed *out,
 	ck_assert_uint_eq(rw_axdr_chunks_used(a), used);
 	ck_assert_uint_eq(rw_axdr_copies(a), copies);
 	ck_assert_uint_eq(rw_axdr_bytes_copied(a), copied);
-	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, out, 0,
-			   ref);
+	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_mixed, out, 0, ref);
 }
 
 /*
@@ -370,8 +384,8 @@ static void check_log(const int *fields, unsigned n, const struct rc_enc *ref,
 			ck_assert_uint_eq(ref_word(ref, body + c->off - 4),
 					  c->len);
 		else
-			ck_assert(!memcmp(ref->buf + body + c->off, "tagtag",
-					  6));
+			ck_assert(
+				!memcmp(ref->buf + body + c->off, "tagtag", 6));
 		if (i)
 			ck_assert_uint_gt(c->off, pk_log.c[i - 1].off);
 	}
@@ -379,8 +393,8 @@ static void check_log(const int *fields, unsigned n, const struct rc_enc *ref,
 
 /* Every field of a red_mixed_make(n) in body order (n > 0: all items). */
 static const int fields_all[] = {
-	PK_BLOB, PK_NAME, PK_TAG, PK_OPT, PK_LIST0, PK_LIST0 + 1,
-	PK_LIST0 + 2, PK_LAST,
+	PK_BLOB,  PK_NAME,	PK_TAG,	      PK_OPT,
+	PK_LIST0, PK_LIST0 + 1, PK_LIST0 + 2, PK_LAST,
 };
 /* n == 0: blob and name are empty, never reach the stream */
 static const int fields_n0[] = {
@@ -422,7 +436,7 @@ static void rx_blob_last(size_t n, rc_put_fn put, uint32_t nr)
 		ck_assert_uint_eq(red.items[1].slot, 1);
 		ck_assert_ptr_eq(red.items[1].data, s.bufs[5]);
 		ck_assert_uint_eq(red.len, ref.len - rc_round4((uint32_t)n) -
-				  rc_round4((uint32_t)n + 5));
+						   rc_round4((uint32_t)n + 5));
 		check_log(fields_all, 8, &ref, hdr);
 		/* the name length word, read after blob was cut out */
 		ck_assert_uint_eq(pk_log.c[1].off,
@@ -578,7 +592,8 @@ START_TEST(test_ddp_1_axdr_read_refuses_name_and_list)
 
 		pk_log_reset();
 		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
-						&out), RW_XERR_OK);
+						&out),
+				 RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 
@@ -586,7 +601,8 @@ START_TEST(test_ddp_1_axdr_read_refuses_name_and_list)
 		pk_set_blob_last();
 		pk_log_reset();
 		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
-						&out), RW_XERR_NOT_ELIGIBLE);
+						&out),
+				 RW_XERR_NOT_ELIGIBLE);
 		out_free(&out);
 		/* refused at the second chunk, which the parse identified */
 		ck_assert_uint_eq(pk_log.n, 2);
@@ -683,7 +699,7 @@ static void encode_reversed(struct rc_enc *red, struct red_mixed_store *s)
  * two results in one chunk, or reorder them (V1-WC-3). */
 START_TEST(test_wc_3_rxdr_refuses_slot_order)
 {
-	static const int last_slot[] = { 0, 1 };	/* below, equal */
+	static const int last_slot[] = { 0, 1 }; /* below, equal */
 	struct rw_ddp_item items[RC_MAX_ITEMS];
 	struct red_mixed_store s;
 	struct rw_rxdr r;
@@ -697,7 +713,7 @@ START_TEST(test_wc_3_rxdr_refuses_slot_order)
 		ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(5), &pol_pick,
 					 items, RC_MAX_ITEMS));
 		ck_assert(!rc_put_reply(&r.xdr, &s.m, (xdrproc_t)xdr_red_mixed,
-				     0));
+					0));
 		ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_SLOT_ORDER);
 		ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
 		ck_assert_uint_eq(items[0].slot, 1);
@@ -729,7 +745,7 @@ START_TEST(test_wc_3_axdr_write_slot_order)
 	out_free(&out);
 	ck_assert_int_eq(pk_log.c[pk_log.n - 1].field, PK_BLOB);
 
-	wc.s[0].len = 0;			/* last's chunk came back empty */
+	wc.s[0].len = 0; /* last's chunk came back empty */
 	pk_log_reset();
 	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_SLOT_ORDER);
@@ -781,21 +797,23 @@ START_TEST(test_wc_3_axdr_write_slot_order_after_last_chunk)
 
 	red_mixed_make(&s, 5);
 	encode_reversed(&red, &s);
-	rc_wchunks_make(&wc, &red, 2);	/* chunk 0: last, 1: blob */
+	rc_wchunks_make(&wc, &red, 2); /* chunk 0: last, 1: blob */
 	ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a),
 			 RW_XERR_UNUSED_CHUNK);
 	out_free(&out);
 
-	wc.s[0].len = 0;			/* last's chunk came back empty */
+	wc.s[0].len = 0; /* last's chunk came back empty */
 	pk_log_reset();
 	e = pk_decode_reply(&red, wc.c, wc.n, &pol_pick, &out, &a);
 	out_free(&out);
 	ck_assert_uint_eq(rw_axdr_chunks_used(&a), 2);
 	ck_assert_msg(e == RW_XERR_SLOT_ORDER,
 		      "last (slot 0) after chunk 1 was used: got %s (%d), "
-		      "pick() last asked about %s", rw_xdr_err_str(e), (int)e,
+		      "pick() last asked about %s",
+		      rw_xdr_err_str(e), (int)e,
 		      pk_log.n && pk_log.c[pk_log.n - 1].field >= 0 ?
-		      pk_names[pk_log.c[pk_log.n - 1].field] : "nothing");
+			      pk_names[pk_log.c[pk_log.n - 1].field] :
+			      "nothing");
 	rc_wchunks_free(&wc);
 	rc_enc_free(&red);
 	red_mixed_free(&s);
@@ -811,7 +829,9 @@ END_TEST
 START_TEST(test_wc_3_slot_past_offered_chunks_inline)
 {
 	static const struct rw_ddp_policy pol2 = {
-		.mode = RW_DDP_PICK, .pick = pk_pick, .max_chunks = 2,
+		.mode = RW_DDP_PICK,
+		.pick = pk_pick,
+		.max_chunks = 2,
 	};
 	struct red_mixed_store s;
 	struct rc_enc red, ref;
@@ -891,12 +911,14 @@ START_TEST(test_wc_3_axdr_write_both_items)
 		wc.s[0].data = b8;
 		wc.s[0].len = 8;
 		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
-						 &out, &a), RW_XERR_OK);
+						 &out, &a),
+				 RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 		wc.s[0].len = 9;
 		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
-						 &out, &a), RW_XERR_CHUNK_LEN);
+						 &out, &a),
+				 RW_XERR_CHUNK_LEN);
 		out_free(&out);
 	}
 	rc_wchunks_free(&wc);
@@ -941,7 +963,8 @@ START_TEST(test_wc_3_axdr_write_one_chunk_last_inline)
 		rc_red_encode(&plain, rc_put_reply, (xdrproc_t)xdr_red_mixed,
 			      &s.m, 0, red_mixed_cap(5), NULL);
 		ck_assert_int_eq(pk_decode_reply(&plain, NULL, 0, &pol_pick,
-						 &out, &a), RW_XERR_OK);
+						 &out, &a),
+				 RW_XERR_OK);
 		check_mixed_eq(&out, &s);
 		out_free(&out);
 		ck_assert_uint_eq(pk_log.n, 0);
@@ -967,8 +990,9 @@ static void check_view_bounds(const char *what)
 
 		ck_assert_msg(!c->ahead_seen,
 			      "%s: call %u (%s at %u): the view gave a word at "
-			      "or after the item", what, i,
-			      c->field >= 0 ? pk_names[c->field] : "?", c->off);
+			      "or after the item",
+			      what, i, c->field >= 0 ? pk_names[c->field] : "?",
+			      c->off);
 		if (c->field != PK_TAG)
 			ck_assert_msg(c->lenword_ok,
 				      "%s: call %u: length word not seen", what,
@@ -1054,14 +1078,16 @@ START_TEST(test_view_refuses_moved_data)
 		rc_rchunks_make(&rc, &red, RC_RCH_COPY);
 		pk_log_reset();
 		ck_assert_int_eq(pk_decode_call(&red, rc.c, rc.n, &pol_pick,
-						&out), RW_XERR_OK);
+						&out),
+				 RW_XERR_OK);
 		out_free(&out);
 		rc_rchunks_free(&rc);
 	} else if (_i == 2) {
 		rc_wchunks_make(&wc, &red, 2);
 		pk_log_reset();
 		ck_assert_int_eq(pk_decode_reply(&red, wc.c, wc.n, &pol_pick,
-						 &out, &a), RW_XERR_OK);
+						 &out, &a),
+				 RW_XERR_OK);
 		out_free(&out);
 		rc_wchunks_free(&wc);
 	} else {
@@ -1088,7 +1114,8 @@ END_TEST
 START_TEST(test_wc_3_probe_finds_nothing)
 {
 	static const struct rw_ddp_policy by_ordinal = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
 	};
 	struct rw_probe_item found[RC_MAX_ITEMS];
 	struct red_mixed_store s;

@@ -14,21 +14,26 @@ START_TEST(test_shape_len_matches_vectors)
 	struct rw_hdr_shape tv1 = { .vers = 1 };
 	struct rw_hdr_shape v2tv1 = { .vers = 2 };
 	struct rw_hdr_shape tv6 = { .vers = 1, .read_segs = 1 };
-	struct rw_hdr_shape tv7 = { .vers = 1, .read_segs = 1,
-				    .reply_chunk = true, .reply_segs = 1 };
+	struct rw_hdr_shape tv7 = {
+		.vers = 1, .read_segs = 1, .reply_chunk = true, .reply_segs = 1
+	};
 	struct rw_hdr_shape tv8 = { .vers = 1, .read_segs = 2 };
-	struct rw_hdr_shape tv9 = { .vers = 1, .write_chunks = 1, .write_segs = 2 };
-	struct rw_hdr_shape tv11a = { .vers = 1, .reply_chunk = true, .reply_segs = 1 };
+	struct rw_hdr_shape tv9 = { .vers = 1,
+				    .write_chunks = 1,
+				    .write_segs = 2 };
+	struct rw_hdr_shape tv11a = { .vers = 1,
+				      .reply_chunk = true,
+				      .reply_segs = 1 };
 	struct rw_hdr_shape v2tv3 = { .vers = 2, .read_segs = 1 };
 
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv1), 28);	/* V1-TV1 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&v2tv1), 36);	/* V2-TV1 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv6), 52);	/* V1-TV6 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv7), 72);	/* V1-TV7 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv8), 76);	/* V1-TV8 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv9), 68);	/* V1-TV9 */
-	ck_assert_uint_eq(rw_hdr_shape_len(&tv11a), 48);	/* V1-TV11a */
-	ck_assert_uint_eq(rw_hdr_shape_len(&v2tv3), 60);	/* V2-TV3 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv1), 28);	 /* V1-TV1 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&v2tv1), 36); /* V2-TV1 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv6), 52);	 /* V1-TV6 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv7), 72);	 /* V1-TV7 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv8), 76);	 /* V1-TV8 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv9), 68);	 /* V1-TV9 */
+	ck_assert_uint_eq(rw_hdr_shape_len(&tv11a), 48); /* V1-TV11a */
+	ck_assert_uint_eq(rw_hdr_shape_len(&v2tv3), 60); /* V2-TV3 */
 }
 END_TEST
 
@@ -136,7 +141,7 @@ START_TEST(test_rp1_reply_chunk_when_max_reply_exceeds)
 	rw_plan_call(&in, &p);
 	ck_assert(p.reply_chunk);
 	ck_assert_uint_eq(p.reply_chunk_len, 1024 - 28 + 4);
-	ck_assert_uint_eq(p.send_len, 48 + 40);	/* V1-TV11a header + call */
+	ck_assert_uint_eq(p.send_len, 48 + 40); /* V1-TV11a header + call */
 }
 END_TEST
 
@@ -148,7 +153,7 @@ START_TEST(test_rp1_reply_header_includes_write_list)
 
 	in.write_chunks = 1;
 	in.write_segs = 2;
-	in.max_reply_len = 1024 - 68 + 4;	/* fits only without the list */
+	in.max_reply_len = 1024 - 68 + 4; /* fits only without the list */
 	rw_plan_call(&in, &p);
 	ck_assert(p.reply_chunk);
 }
@@ -176,7 +181,9 @@ START_TEST(test_no_wraparound)
 	struct rw_call_in in = v1_call(UINT32_MAX - 8);
 	struct rw_call_plan p;
 	struct rw_reply_in r = {
-		.vers = 1, .reply_inline = 1024, .reduced_len = UINT32_MAX,
+		.vers = 1,
+		.reply_inline = 1024,
+		.reduced_len = UINT32_MAX,
 	};
 
 	rw_plan_call(&in, &p);
@@ -193,17 +200,19 @@ END_TEST
 START_TEST(test_reply_plans)
 {
 	struct rw_reply_in r = {
-		.vers = 1, .reply_inline = 1024, .reduced_len = 1024 - 28,
+		.vers = 1,
+		.reply_inline = 1024,
+		.reduced_len = 1024 - 28,
 	};
 
 	ck_assert_int_eq(rw_plan_reply(&r), RW_SHORT);
 	r.reduced_len += 4;
-	ck_assert_int_eq(rw_plan_reply(&r), RW_NO_ROOM);	/* S-4 */
+	ck_assert_int_eq(rw_plan_reply(&r), RW_NO_ROOM); /* S-4 */
 	r.reply_chunk = true;
 	r.reply_chunk_segs = 1;
 	r.reply_chunk_len = 1000;
 	ck_assert_int_eq(rw_plan_reply(&r), RW_LONG);
-	r.reply_chunk_len = 999;				/* too small */
+	r.reply_chunk_len = 999; /* too small */
 	ck_assert_int_eq(rw_plan_reply(&r), RW_NO_ROOM);
 	r.reduced_len = 500;
 	r.write_chunks = 1;
@@ -222,12 +231,18 @@ END_TEST
 START_TEST(test_reply_long_header_must_fit)
 {
 	struct rw_reply_in r = {
-		.vers = 1, .reply_inline = 1024, .reduced_len = 2000,
-		.reply_chunk = true, .reply_chunk_segs = 1,
-		.reply_chunk_len = 4096, .write_chunks = 1,
+		.vers = 1,
+		.reply_inline = 1024,
+		.reduced_len = 2000,
+		.reply_chunk = true,
+		.reply_chunk_segs = 1,
+		.reply_chunk_len = 4096,
+		.write_chunks = 1,
 	};
-	struct rw_hdr_shape sh = { .vers = 1, .write_chunks = 1,
-				   .reply_chunk = true, .reply_segs = 1 };
+	struct rw_hdr_shape sh = { .vers = 1,
+				   .write_chunks = 1,
+				   .reply_chunk = true,
+				   .reply_segs = 1 };
 
 	/* the largest Write list whose NOMSG header still fits */
 	for (sh.write_segs = 1; rw_hdr_shape_len(&sh) <= 1024; sh.write_segs++)

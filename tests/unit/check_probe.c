@@ -21,8 +21,8 @@
 #include "red_codec.h"
 #include "check_util.h"
 
-#define PR_MAX 16
-#define MIXED_ITEMS 8		/* body items of a full red_mixed */
+#define PR_MAX	    16
+#define MIXED_ITEMS 8 /* body items of a full red_mixed */
 
 static const struct rw_ddp_policy pr_all = { .mode = RW_DDP_ALL };
 static const struct rw_ddp_policy pr_none = { .mode = RW_DDP_NONE };
@@ -42,7 +42,8 @@ static void pr_mixed_expect(const struct red_mixed_store *s, struct pr_exp *e)
 {
 	unsigned i;
 
-	e[0] = (struct pr_exp){ 0, s->m.blob.red_blob_len, s->m.blob.red_blob_val };
+	e[0] = (struct pr_exp){ 0, s->m.blob.red_blob_len,
+				s->m.blob.red_blob_val };
 	e[1] = (struct pr_exp){ 1, (uint32_t)strlen(s->m.name), s->m.name };
 	e[2] = (struct pr_exp){ 2, 6, s->m.tag };
 	e[3] = (struct pr_exp){ 3, s->opt.body.red_blob_len,
@@ -119,7 +120,8 @@ static void pr_check_found(const struct rw_probe_item *found, unsigned nfound,
 		ck_assert_uint_eq(found[i].len, ritems[i].len);
 		ck_assert_ptr_eq(found[i].data, ritems[i].data);
 		if (i)
-			ck_assert_uint_gt(found[i].ordinal, found[i - 1].ordinal);
+			ck_assert_uint_gt(found[i].ordinal,
+					  found[i - 1].ordinal);
 	}
 }
 
@@ -182,7 +184,8 @@ START_TEST(test_v1_wc_3_probe_item_masks)
 	static const uint64_t masks[] = {
 		RW_DDP_ITEM(0),
 		RW_DDP_ITEM(7),
-		RW_DDP_ITEM(0) | RW_DDP_ITEM(3) | RW_DDP_ITEM(5) | RW_DDP_ITEM(7),
+		RW_DDP_ITEM(0) | RW_DDP_ITEM(3) | RW_DDP_ITEM(5) |
+			RW_DDP_ITEM(7),
 		RW_DDP_ITEM(1) | RW_DDP_ITEM(2),
 		RW_DDP_ITEM(4) | RW_DDP_ITEM(6),
 		RW_DDP_ITEM(6) | RW_DDP_ITEM(8) | RW_DDP_ITEM(63),
@@ -195,7 +198,8 @@ START_TEST(test_v1_wc_3_probe_item_masks)
 		red_mixed_make(&s, pr_sizes[j]);
 		for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
 			struct rw_ddp_policy pol = {
-				.mode = RW_DDP_ITEMS, .mask = masks[i],
+				.mode = RW_DDP_ITEMS,
+				.mask = masks[i],
 			};
 
 			pr_mixed_check(&s, pr_sizes[j], &pol);
@@ -213,7 +217,8 @@ END_TEST
 START_TEST(test_v1_wc_3_probe_read_res_two_args_write_args)
 {
 	static const struct rw_ddp_policy only1 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
 	};
 	struct rw_probe_item found[PR_MAX];
 	struct rw_ddp_item ritems[PR_MAX];
@@ -241,7 +246,8 @@ START_TEST(test_v1_wc_3_probe_read_res_two_args_write_args)
 				   256, ritems);
 		pr_check_found(found, nf, exp, 1, ritems, nr);
 		/* the data is where the xdrmem encoding has it */
-		ck_assert_uint_eq(ritems[0].position, pass ? 4 + 28 + 12 : 4 + 12);
+		ck_assert_uint_eq(ritems[0].position,
+				  pass ? 4 + 28 + 12 : 4 + 12);
 	}
 
 	red_two_make(&t, a, b);
@@ -266,14 +272,16 @@ END_TEST
 START_TEST(test_probe_string_target)
 {
 	static const struct rw_ddp_policy name_only = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
 	};
 	struct rw_probe_item found[PR_MAX];
 	struct red_mixed_store s;
 
-	red_mixed_make(&s, 300);		/* name capped at 255 */
+	red_mixed_make(&s, 300); /* name capped at 255 */
 	ck_assert_uint_eq(pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &name_only,
-				   found), 1);
+				   found),
+			  1);
 	ck_assert_uint_eq(found[0].ordinal, 1);
 	ck_assert_uint_eq(found[0].len, RED_NAME_MAX);
 	ck_assert_ptr_eq(found[0].data, s.name);
@@ -294,9 +302,9 @@ START_TEST(test_v1_wc_3_probe_empty_items_not_counted)
 	struct pr_exp exp[MIXED_ITEMS];
 
 	red_mixed_make(&s, 20);
-	s.m.blob.red_blob_len = 0;		/* empty, NULL buffer */
+	s.m.blob.red_blob_len = 0; /* empty, NULL buffer */
 	s.m.blob.red_blob_val = NULL;
-	s.opt.body.red_blob_len = 0;		/* empty, real buffer */
+	s.opt.body.red_blob_len = 0; /* empty, real buffer */
 	s.list[1].red_blob_len = 0;
 	s.list[1].red_blob_val = NULL;
 	/* name 0, tag 1, list[0] 2, list[2] 3, last 4 */
@@ -330,14 +338,15 @@ END_TEST
 START_TEST(test_v1_wc_3_probe_null_target_not_recorded)
 {
 	static const struct rw_ddp_policy blob_last = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(0) | RW_DDP_ITEM(7),
 	};
 	struct rw_probe_item found[PR_MAX];
 	struct red_mixed_store s;
 	unsigned nf;
 
 	red_mixed_make(&s, 64);
-	s.m.blob.red_blob_val = NULL;		/* length 64 kept */
+	s.m.blob.red_blob_val = NULL; /* length 64 kept */
 	nf = pr_probe((xdrproc_t)xdr_red_mixed, &s.m, &blob_last, found);
 	ck_assert_uint_ge(nf, 1);
 	ck_assert_ptr_nonnull(found[0].data);
@@ -359,7 +368,8 @@ END_TEST
 START_TEST(test_probe_stops_at_max)
 {
 	static const struct rw_ddp_policy pol25 = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(5),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(5),
 	};
 	struct rw_probe_item found[PR_MAX], sentinel;
 	struct rw_ddp_item ritems[PR_MAX];
@@ -391,7 +401,7 @@ START_TEST(test_probe_stops_at_max)
 					  sizeof(sentinel)));
 		ck_assert_uint_eq(XDR_GETPOS(&p.xdr),
 				  ritems[max - 1].position +
-				  ritems[max - 1].len);
+					  ritems[max - 1].len);
 	}
 
 	/* with a mask: the first designated item is enough for max 1 */
@@ -454,7 +464,8 @@ START_TEST(test_probe_never_writes)
 	static const struct rw_ddp_policy masks[] = {
 		{ .mode = RW_DDP_ALL },
 		{ .mode = RW_DDP_NONE },
-		{ .mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1) | RW_DDP_ITEM(3) },
+		{ .mode = RW_DDP_ITEMS,
+		  .mask = RW_DDP_ITEM(1) | RW_DDP_ITEM(3) },
 	};
 	struct rw_probe_item found[PR_MAX];
 	struct red_mixed_store s, before;
@@ -474,8 +485,8 @@ START_TEST(test_probe_never_writes)
 			(void)xdr_red_mixed(&p.xdr, &s.m);
 			ck_assert(!memcmp(&before, &s, sizeof(s)));
 			for (i = 0; i < 6; i++)
-				ck_assert(!memcmp(copy[i], s.bufs[i],
-						  s.blen[i]));
+				ck_assert(
+					!memcmp(copy[i], s.bufs[i], s.blen[i]));
 		}
 	}
 	for (i = 0; i < 6; i++)
@@ -517,7 +528,7 @@ static void pr_red(struct rw_rxdr *r, unsigned char *buf, size_t cap,
 	ck_assert(rw_rxdr_create(r, buf, cap, pol, items, PR_MAX));
 	if (auth)
 		ck_assert(red_put_call(&r->xdr, RED_XID, proc_nr, auth, proc,
-				      obj));
+				       obj));
 	else
 		ck_assert(red_put_reply(&r->xdr, RED_XID, proc, obj));
 	ck_assert_int_eq(rw_rxdr_finish(r), RW_XERR_OK);
@@ -539,8 +550,8 @@ static void pr_peek_all(const struct rw_rxdr *r, const struct pr_msg *ref)
 		want = (uint32_t)ref->buf[u] << 24 |
 		       (uint32_t)ref->buf[u + 1] << 16 |
 		       (uint32_t)ref->buf[u + 2] << 8 | ref->buf[u + 3];
-		ck_assert_msg(w == want, "peek at %u: 0x%08x, want 0x%08x",
-			      u, w, want);
+		ck_assert_msg(w == want, "peek at %u: 0x%08x, want 0x%08x", u,
+			      w, want);
 	}
 	for (u = ref->len > 3 ? ref->len - 3 : 0; u <= ref->len + 4; u++) {
 		w = 0x01020304;
@@ -571,7 +582,8 @@ static uint32_t pr_hdr_len(AUTH *auth)
 START_TEST(test_peek_word_write_args_moved_data)
 {
 	static const struct rw_ddp_policy data_only = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
 	};
 	static const uint32_t lens[] = { 1, 2, 3, 4, 5, 6001, 8192 };
 	struct rw_ddp_item items[PR_MAX];
@@ -592,8 +604,8 @@ START_TEST(test_peek_word_write_args_moved_data)
 		red_write_make(&w, (char *)fh, data, lens[i]);
 		w.offset = 0x1122334455667788ULL;
 		w.stable = RED_DATA_SYNC;
-		ref = pr_ref(auth, RED_WRITE, (xdrproc_t)xdr_red_write_args,
-			     &w, lens[i] + 256);
+		ref = pr_ref(auth, RED_WRITE, (xdrproc_t)xdr_red_write_args, &w,
+			     lens[i] + 256);
 		pr_red(&r, buf, sizeof(buf), items, &data_only, auth, RED_WRITE,
 		       (xdrproc_t)xdr_red_write_args, &w);
 		ck_assert_uint_eq(rw_rxdr_nitems(&r), 1);
@@ -602,8 +614,8 @@ START_TEST(test_peek_word_write_args_moved_data)
 		ck_assert_uint_eq(rw_rxdr_body_pos(&r), 40);
 		pr_peek_all(&r, &ref);
 		/* the count word the ULB would read: body offset 44 */
-		ck_assert(rw_rxdr_peek_word(&r, rw_rxdr_body_pos(&r) + 44,
-					    &wd));
+		ck_assert(
+			rw_rxdr_peek_word(&r, rw_rxdr_body_pos(&r) + 44, &wd));
 		ck_assert_uint_eq(wd, lens[i]);
 		/* the first data word comes from the caller's memory */
 		ck_assert(rw_rxdr_peek_word(&r, 96, &wd));
@@ -653,7 +665,7 @@ START_TEST(test_peek_word_several_items)
 				       (xdrproc_t)xdr_red_mixed, &s.m);
 				ck_assert_uint_eq(rw_rxdr_body_pos(&r),
 						  pr_hdr_len(call ? auth :
-							     NULL));
+								    NULL));
 				ck_assert_uint_eq(rw_rxdr_body_pos(&r),
 						  call ? 40 : 24);
 				pr_peek_all(&r, &ref);
@@ -743,7 +755,7 @@ START_TEST(test_body_pos_where_begun)
 	ck_assert_uint_eq(rw_rxdr_body_pos(&r), 0);
 	ck_assert_uint_eq(rw_rxdr_nitems(&r), 0);
 	ck_assert(rw_rxdr_peek_word(&r, 0, &w));
-	ck_assert_uint_eq(w, 0);		/* attr absent */
+	ck_assert_uint_eq(w, 0); /* attr absent */
 
 	/* begun after three words: 12, and the item is at 12 + 16 */
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pr_all, items, PR_MAX));
@@ -759,7 +771,7 @@ START_TEST(test_body_pos_where_begun)
 	ck_assert_uint_eq(items[0].position, 28);
 	ck_assert_uint_eq(rw_rxdr_unreduced_len(&r), 28 + 12);
 	ck_assert(rw_rxdr_peek_word(&r, rw_rxdr_body_pos(&r) + 4, &w));
-	ck_assert_uint_eq(w, 9);		/* count */
+	ck_assert_uint_eq(w, 9); /* count */
 	ck_assert(rw_rxdr_peek_word(&r, 36, &w));
 	ck_assert_uint_eq(w, (uint32_t)(unsigned char)data[8] << 24);
 	ck_assert(!rw_rxdr_peek_word(&r, 37, &w));
@@ -783,7 +795,8 @@ struct pr_call {
 static void pr_call_make(struct pr_call *k)
 {
 	static const struct rw_ddp_policy data_only = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
 	};
 	struct rw_ddp_item items[PR_MAX];
 	AUTH *auth = authnone_create();
@@ -808,16 +821,18 @@ static void pr_call_make(struct pr_call *k)
 }
 
 enum pr_when {
-	PR_AT_CREATE,		/* right after rw_axdr_create */
-	PR_AFTER_HDR,		/* after xdr_callmsg, before the body */
-	PR_AFTER_BODY,		/* after rw_xdr_begin_body: refused */
+	PR_AT_CREATE,  /* right after rw_axdr_create */
+	PR_AFTER_HDR,  /* after xdr_callmsg, before the body */
+	PR_AFTER_BODY, /* after rw_xdr_begin_body: refused */
 };
 
 static const struct rw_ddp_policy pr_item0 = {
-	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
+	.mode = RW_DDP_ITEMS,
+	.mask = RW_DDP_ITEM(0),
 };
 static const struct rw_ddp_policy pr_item1 = {
-	.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+	.mode = RW_DDP_ITEMS,
+	.mask = RW_DDP_ITEM(1),
 };
 
 /*
@@ -837,8 +852,8 @@ static enum rw_xdr_err pr_decode(struct pr_call *k,
 	enum rw_xdr_err e;
 	bool ok;
 
-	ck_assert(rw_axdr_create(&a, k->buf, k->len, RW_AXDR_READ, &k->c, 1,
-				 p0));
+	ck_assert(
+		rw_axdr_create(&a, k->buf, k->len, RW_AXDR_READ, &k->c, 1, p0));
 	if (when == PR_AT_CREATE)
 		*set = rw_axdr_set_policy(&a, p1);
 	memset(&m, 0, sizeof(m));
@@ -935,7 +950,8 @@ START_TEST(test_v1_ddp_1_set_policy_refused_after_body)
 	pr_call_make(k);
 	set = true;
 	ck_assert_int_eq(pr_decode(k, &pr_item1, &pr_item0, PR_AFTER_BODY,
-				   &set), RW_XERR_OK);
+				   &set),
+			 RW_XERR_OK);
 	ck_assert(!set);
 	set = true;
 	ck_assert_int_eq(pr_decode(k, &pr_all, &pr_none, PR_AFTER_BODY, &set),
@@ -947,7 +963,8 @@ START_TEST(test_v1_ddp_1_set_policy_refused_after_body)
 	ck_assert(!set);
 	set = true;
 	ck_assert_int_eq(pr_decode(k, &pr_item0, &pr_item1, PR_AFTER_BODY,
-				   &set), RW_XERR_NOT_ELIGIBLE);
+				   &set),
+			 RW_XERR_NOT_ELIGIBLE);
 	ck_assert(!set);
 	set = true;
 	ck_assert_int_eq(pr_decode(k, &pr_none, &pr_all, PR_AFTER_BODY, &set),

@@ -36,10 +36,10 @@ START_TEST(test_initial_rules)
 	struct rw_props p;
 
 	prop(pp, 0, RW2_PROP_RBSIZ, 4, 8192);
-	prop(pp, 1, 77, 4, 1);			/* unknown */
-	prop(pp, 2, 0xffffff00u, 12, 0);	/* experimental, odd length */
-	prop(pp, 3, RW2_PROP_RBSIZ, 4, 16384);	/* last occurrence */
-	prop(pp, 4, RW2_PROP_BRS, 0, 0);	/* empty: default INLINE */
+	prop(pp, 1, 77, 4, 1);		       /* unknown */
+	prop(pp, 2, 0xffffff00u, 12, 0);       /* experimental, odd length */
+	prop(pp, 3, RW2_PROP_RBSIZ, 4, 16384); /* last occurrence */
+	prop(pp, 4, RW2_PROP_BRS, 0, 0);       /* empty: default INLINE */
 	rw_subset_set(&nochg, 3);
 	ck_assert_int_eq(rw_props_initial(&p, RW_PC_V2, &ps, &nochg), RW_R_OK);
 	ck_assert_uint_eq(p.val[RW_SP_RBSIZ], 16384);
@@ -58,7 +58,11 @@ END_TEST
  * value is an XDR error, and nothing is applied. */
 START_TEST(test_bad_values)
 {
-	static const struct { uint32_t id; int len; uint32_t v; } bad[] = {
+	static const struct {
+		uint32_t id;
+		int len;
+		uint32_t v;
+	} bad[] = {
 		{ RW2_PROP_RBSIZ, 8, 4096 },
 		{ RW2_PROP_RBSIZ, 2, 0 },
 		{ RW2_PROP_BRS, 4, 3 },
@@ -131,10 +135,10 @@ START_TEST(test_answer)
 
 	rw_props_init(&local);
 	local.val[RW_SP_RBSIZ] = 8192;
-	prop(pp, 0, RW2_PROP_RBSIZ, 4, 8192);	/* in force: done ... */
-	prop(pp, 1, RW2_PROP_RBSIZ, 4, 8192);	/* ... but duplicated */
-	prop(pp, 2, RW2_PROP_BRS, 0, 0);	/* default INLINE = ours */
-	prop(pp, 3, 99, 4, 1);			/* unknown */
+	prop(pp, 0, RW2_PROP_RBSIZ, 4, 8192); /* in force: done ... */
+	prop(pp, 1, RW2_PROP_RBSIZ, 4, 8192); /* ... but duplicated */
+	prop(pp, 2, RW2_PROP_BRS, 0, 0);      /* default INLINE = ours */
+	prop(pp, 3, 99, 4, 1);		      /* unknown */
 	prop(pp, 4, 98, 0, 0);
 	rw_props_answer(&local, RW_PC_V2, &want, &done, &rej);
 	ck_assert(rw_subset_test(&done, 2) && !rw_subset_test(&rej, 2));
@@ -142,7 +146,7 @@ START_TEST(test_answer)
 		if (i != 2)
 			ck_assert(!rw_subset_test(&done, i) &&
 				  rw_subset_test(&rej, i));
-	ck_assert_uint_eq(done.words[0], 0x4);		/* AMB-V2-7: LSB */
+	ck_assert_uint_eq(done.words[0], 0x4); /* AMB-V2-7: LSB */
 	ck_assert_uint_eq(rej.words[0], 0x1b);
 
 	/* a change, and an impossible value: rejected */
@@ -176,7 +180,8 @@ START_TEST(test_start_round_trip)
 	rw_hdr_space_init(&sp, &rw_v2_limits);
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &d, &sp), RW_R_OK);
 	ck_assert_int_eq(rw_props_initial(&peer, RW_PC_V2, &d.props,
-					  &d.subset1), RW_R_OK);
+					  &d.subset1),
+			 RW_R_OK);
 	ck_assert_uint_eq(peer.val[RW_SP_RBSIZ], 65536);
 	ck_assert_uint_eq(peer.val[RW_SP_BRS], RW2_BRS_NONE);
 	ck_assert_uint_eq(peer.nochg, RW_SP_BIT(RW_SP_NR) - 1);
@@ -193,12 +198,11 @@ START_TEST(test_codecs_apart)
 
 	prop(pp, 0, 2, 4, 1);
 	prop(pp, 1, 3, 4, RW2_BRS_GENL);
-	ck_assert_int_eq(rw_props_initial(&x, RW_PC_XCHAR, &ps, NULL),
-			 RW_R_OK);
+	ck_assert_int_eq(rw_props_initial(&x, RW_PC_XCHAR, &ps, NULL), RW_R_OK);
 	ck_assert_uint_eq(x.val[RW_SP_REQREMINV], 1);
 	ck_assert_uint_eq(x.val[RW_SP_BRS], RW2_BRS_GENL);
 	ck_assert_int_eq(rw_props_initial(&v, RW_PC_V2, &ps, NULL), RW_R_OK);
-	ck_assert_uint_eq(v.val[RW_SP_BRS], RW2_BRS_INLINE);	/* id 2 = 1 */
+	ck_assert_uint_eq(v.val[RW_SP_BRS], RW2_BRS_INLINE); /* id 2 = 1 */
 	ck_assert_uint_eq(v.val[RW_SP_REQREMINV], 0);
 	ck_assert_int_eq(rw_prop_sem(RW_PC_V2, 3), -1);
 	ck_assert_uint_eq(rw_prop_id(RW_PC_V2, RW_SP_REQREMINV), 0);
@@ -214,12 +218,11 @@ END_TEST
 START_TEST(test_xchar_bodies)
 {
 	static const uint8_t init[] = {
-		0, 0, 0, 2,  0, 0, 0, 1,  0, 0, 0, 4,  0, 0, 0x20, 0,
-		0, 0, 0, 3,  0, 0, 0, 4,  0, 0, 0, 2,
-		0, 0, 0, 1,  0, 0, 0, 3,
+		0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0x20, 0, 0, 0,
+		0, 3, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 1, 0,	0, 0, 3,
 	};
 	static const uint8_t upd[] = {
-		0, 0, 0, 1,  0, 0, 0, 4,  0, 0, 0x40, 0,  0, 0, 0, 1,
+		0, 0, 0, 1, 0, 0, 0, 4, 0, 0, 0x40, 0, 0, 0, 0, 1,
 	};
 	struct rw_xchar_msg m;
 	struct rw_props p;
@@ -227,8 +230,8 @@ START_TEST(test_xchar_bodies)
 	uint8_t out[64];
 	uint32_t cut;
 
-	ck_assert_int_eq(rw_xchar_decode(RW_XC_INITXCH, init, sizeof(init),
-					 &m), RW_R_OK);
+	ck_assert_int_eq(rw_xchar_decode(RW_XC_INITXCH, init, sizeof(init), &m),
+			 RW_R_OK);
 	ck_assert_uint_eq(m.set.n, 2);
 	ck_assert_int_eq(rw_props_initial(&p, RW_PC_XCHAR, &m.set, &m.nochg),
 			 RW_R_OK);
@@ -252,10 +255,10 @@ START_TEST(test_xchar_bodies)
 			 RW_R_BAD_OPTION);
 
 	ck_assert_uint_eq(rw_xchar_respxch(&done, &rej, out, sizeof(out)), 16);
-	ck_assert_uint_eq(out[3], 1);	/* done: one word */
-	ck_assert_uint_eq(out[7], 1);	/* ... position 0 */
-	ck_assert_uint_eq(out[11], 0);	/* rej: empty */
-	ck_assert_uint_eq(out[15], 0);	/* pend: empty */
+	ck_assert_uint_eq(out[3], 1);  /* done: one word */
+	ck_assert_uint_eq(out[7], 1);  /* ... position 0 */
+	ck_assert_uint_eq(out[11], 0); /* rej: empty */
+	ck_assert_uint_eq(out[15], 0); /* pend: empty */
 	ck_assert_uint_eq(rw_xchar_respxch(&done, &rej, out, 15), 0);
 }
 END_TEST
@@ -303,7 +306,7 @@ START_TEST(test_resend_vers)
 	r = rw_resend_plan(&c, &e, true, false);
 	ck_assert_int_eq(r.what, RW_RESEND_VERS);
 	ck_assert_uint_eq(r.vers, 1);
-	e.vers = RW_VERS_2;	/* an RFC 8166 server echoes our version */
+	e.vers = RW_VERS_2; /* an RFC 8166 server echoes our version */
 	ck_assert_int_eq(rw_resend_plan(&c, &e, true, false).what,
 			 RW_RESEND_VERS);
 	ck_assert_int_eq(rw_resend_plan(&c, &e, false, false).what,
@@ -346,7 +349,7 @@ START_TEST(test_resend_resources)
 	r = rw_resend_plan(&c, &e, false, false);
 	ck_assert_int_eq(r.what, RW_RESEND_WRITES);
 	ck_assert_uint_eq(r.max, 1);
-	e.err.max = 2;		/* we offered no more than that: bogus */
+	e.err.max = 2; /* we offered no more than that: bogus */
 	ck_assert_int_eq(rw_resend_plan(&c, &e, false, false).what,
 			 RW_RESEND_NONE);
 
@@ -364,7 +367,7 @@ START_TEST(test_resend_resources)
 	ck_assert_int_eq(rw_resend_plan(&c, &e, false, false).what,
 			 RW_RESEND_NONE);
 	e.err.chunk_index = 1;
-	e.err.length_needed = 4096;	/* no more than it had */
+	e.err.length_needed = 4096; /* no more than it had */
 	ck_assert_int_eq(rw_resend_plan(&c, &e, false, false).what,
 			 RW_RESEND_NONE);
 
@@ -384,10 +387,10 @@ END_TEST
  * Reply chunk only when the Call's was not sized from a known bound. */
 START_TEST(test_resend_final)
 {
-	static const uint32_t codes[] = { RW2_ERR_BAD_XDR, RW2_ERR_INVAL_PROC,
-					  RW2_ERR_SEGMENTS,
-					  RW2_ERR_INVAL_OPTION,
-					  RW2_ERR_SYSTEM, 77 };
+	static const uint32_t codes[] = {
+		RW2_ERR_BAD_XDR,      RW2_ERR_INVAL_PROC, RW2_ERR_SEGMENTS,
+		RW2_ERR_INVAL_OPTION, RW2_ERR_SYSTEM,	  77
+	};
 	struct rw_hdr c, e;
 	unsigned i;
 

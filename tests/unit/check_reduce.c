@@ -20,7 +20,8 @@
 #include "red_codec.h"
 #include "check_util.h"
 
-static const struct rw_ddp_policy pol_all = { .mode = RW_DDP_ALL, .min_len = 1 };
+static const struct rw_ddp_policy pol_all = { .mode = RW_DDP_ALL,
+					      .min_len = 1 };
 static const struct rw_ddp_policy pol_none = { .mode = RW_DDP_NONE };
 
 /* ---------------------------------------------------------------------- */
@@ -79,7 +80,9 @@ static const size_t sizes[] = { 0, 1, 3, 4, 4095, 4096, 1u << 20 };
 START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 {
 	static const struct rw_ddp_policy pol = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1), .min_len = 1024,
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
+		.min_len = 1024,
 	};
 	unsigned char expect[96];
 	char *data = red_xmalloc(6001);
@@ -97,7 +100,7 @@ START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 	ck_assert_uint_eq(red.items[0].position, 96);
 	ck_assert_uint_eq(red.items[0].len, 6001);
 	ck_assert_uint_eq(red.items[0].ordinal, 1);
-	ck_assert_ptr_eq(red.items[0].data, data);	/* zero copy */
+	ck_assert_ptr_eq(red.items[0].data, data); /* zero copy */
 	ck_assert_uint_eq(red.ulen, 6100);
 
 	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_write_args, &w,
@@ -109,7 +112,8 @@ START_TEST(test_tv8_v1_rc_1_2_5_7_reduced_payload)
 	rc_enc_free(&red);
 	{
 		static const struct rw_ddp_policy all1k = {
-			.mode = RW_DDP_ALL, .min_len = 1024,
+			.mode = RW_DDP_ALL,
+			.min_len = 1024,
 		};
 
 		rc_red_encode(&red, rc_put_call, (xdrproc_t)xdr_red_write_args,
@@ -132,7 +136,8 @@ END_TEST
 START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 {
 	static const struct rw_ddp_policy pol = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(1),
 	};
 	unsigned char expect[96], *rebuilt = red_xmalloc(6100);
 	char *data = red_xmalloc(6004);
@@ -144,7 +149,7 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 	unsigned pass;
 
 	red_fill(data, 6001, 8);
-	memset(data + 6001, 0xee, 3);	/* a sender's pad need not be zero */
+	memset(data + 6001, 0xee, 3); /* a sender's pad need not be zero */
 	tv8_args(&w, data);
 	hex2bin(tv8_payload_hex, expect, sizeof(expect));
 	rc_ref_encode(&ref, rc_put_call, (xdrproc_t)xdr_red_write_args, &w,
@@ -165,7 +170,8 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 		memset(&out, 0, sizeof(out));
 		ck_assert_int_eq(rc_decode_call(expect, 96, &c, 1, &pol,
 						(xdrproc_t)xdr_red_write_args,
-						&out), RW_XERR_OK);
+						&out),
+				 RW_XERR_OK);
 		ck_assert_uint_eq(out.data.data_len, 6001);
 		ck_assert(!memcmp(out.data.data_val, data, 6001));
 		ck_assert_uint_eq(out.count, 6001);
@@ -249,7 +255,7 @@ START_TEST(test_gss_2_header_never_reduced)
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol0, items,
 				 RC_MAX_ITEMS));
 	ck_assert(red_put_call(&r.xdr, RED_XID, RED_WRITE, auth,
-			      (xdrproc_t)xdr_red_write_args, &w));
+			       (xdrproc_t)xdr_red_write_args, &w));
 	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
 	/* fh (item 0) and data (item 1) only; never the credential */
 	ck_assert_uint_eq(rw_rxdr_nitems(&r), 2);
@@ -291,7 +297,8 @@ END_TEST
 START_TEST(test_min_len_keeps_small_items_inline)
 {
 	static const struct rw_ddp_policy pol = {
-		.mode = RW_DDP_ALL, .min_len = 4096,
+		.mode = RW_DDP_ALL,
+		.min_len = 4096,
 	};
 	struct red_mixed_store s;
 	struct rc_enc red, ref;
@@ -346,7 +353,8 @@ END_TEST
 START_TEST(test_ch_5_7_optional_and_fixed)
 {
 	static const struct rw_ddp_policy pol = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(3),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(2) | RW_DDP_ITEM(3),
 	};
 	struct red_mixed_store s;
 	struct rc_enc red, ref;
@@ -354,8 +362,8 @@ START_TEST(test_ch_5_7_optional_and_fixed)
 
 	rc_mixed_encode(&s, 8, rc_put_call, RED_MIXED, &pol, &ref, &red);
 	ck_assert_uint_eq(red.nitems, 2);
-	ck_assert_uint_eq(red.items[0].len, 6);		/* tag */
-	ck_assert_uint_eq(red.items[1].len, 9);		/* opt body */
+	ck_assert_uint_eq(red.items[0].len, 6); /* tag */
+	ck_assert_uint_eq(red.items[1].len, 9); /* opt body */
 	/* reduced = oracle minus 8 (tag + pad) minus 12 (body + pad) */
 	ck_assert_uint_eq(red.len, ref.len - 8 - 12);
 	/* the cut for the opt body comes right after its length word, which
@@ -373,7 +381,8 @@ END_TEST
 START_TEST(test_wc_3_max_chunks_rest_inline)
 {
 	static const struct rw_ddp_policy pol = {
-		.mode = RW_DDP_ALL, .max_chunks = 2,
+		.mode = RW_DDP_ALL,
+		.max_chunks = 2,
 	};
 	struct red_mixed_store s;
 	struct rc_enc red, ref;
@@ -408,8 +417,8 @@ START_TEST(test_encode_buffer_full_every_cap)
 		ck_assert(rw_rxdr_create(&r, buf, cap, &pol_all, items,
 					 RC_MAX_ITEMS));
 		ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED,
-				       authnone_create(),
-				       (xdrproc_t)xdr_red_mixed, &s.m));
+					authnone_create(),
+					(xdrproc_t)xdr_red_mixed, &s.m));
 		ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_NOSPACE);
 		ck_assert_uint_le(rw_rxdr_reduced_len(&r), cap);
 		for (i = cap; i < red.len + 64; i++)
@@ -433,16 +442,18 @@ START_TEST(test_encode_too_many_items)
 	unsigned char *buf = red_xmalloc(red_mixed_cap(64));
 
 	red_mixed_make(&s, 64);
-	ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, items, 3));
+	ck_assert(
+		rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, items, 3));
 	ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED, authnone_create(),
-			       (xdrproc_t)xdr_red_mixed, &s.m));
+				(xdrproc_t)xdr_red_mixed, &s.m));
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_TOO_MANY);
 	ck_assert_int_eq(rw_xdr_err_class(rw_rxdr_error(&r)), RW_XC_LOCAL);
 	ck_assert_uint_eq(rw_rxdr_nitems(&r), 3);
 	/* no item array at all */
-	ck_assert(rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, NULL, 8));
+	ck_assert(
+		rw_rxdr_create(&r, buf, red_mixed_cap(64), &pol_all, NULL, 8));
 	ck_assert(!red_put_call(&r.xdr, RED_XID, RED_MIXED, authnone_create(),
-			       (xdrproc_t)xdr_red_mixed, &s.m));
+				(xdrproc_t)xdr_red_mixed, &s.m));
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_TOO_MANY);
 	free(buf);
 	red_mixed_free(&s);
@@ -475,7 +486,7 @@ START_TEST(test_encode_position_range)
 	ck_assert_uint_eq(rw_rxdr_unreduced_len(&r), 0xfffffffcu);
 	ck_assert_ptr_null(XDR_INLINE(&r.xdr, 4 + 4));
 	ck_assert(!XDR_SETPOS(&r.xdr, 16));
-	ck_assert(!XDR_PUTLONG(&r.xdr, &l));	/* would reach 4 GiB */
+	ck_assert(!XDR_PUTLONG(&r.xdr, &l)); /* would reach 4 GiB */
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_RANGE);
 	ck_assert_uint_eq(rw_rxdr_unreduced_len(&r), 0xfffffffcu);
 
@@ -510,8 +521,8 @@ START_TEST(test_encode_inline_aligned_and_not)
 		ck_assert(rw_rxdr_create(&r, mem + off, red_mixed_cap(16),
 					 &pol_none, items, RC_MAX_ITEMS));
 		ck_assert(red_put_call(&r.xdr, RED_XID, RED_MIXED,
-				      authnone_create(),
-				      (xdrproc_t)xdr_red_mixed, &s.m));
+				       authnone_create(),
+				       (xdrproc_t)xdr_red_mixed, &s.m));
 		ck_assert_uint_eq(rw_rxdr_reduced_len(&r), ref.len);
 		ck_assert(!memcmp(mem + off, ref.buf, ref.len));
 		p = XDR_INLINE(&r.xdr, 8);
@@ -520,7 +531,8 @@ START_TEST(test_encode_inline_aligned_and_not)
 		else
 			ck_assert_ptr_eq(p, (void *)(mem + ref.len));
 		/* never beyond cap */
-		ck_assert_ptr_null(XDR_INLINE(&r.xdr, (u_int)red_mixed_cap(16)));
+		ck_assert_ptr_null(
+			XDR_INLINE(&r.xdr, (u_int)red_mixed_cap(16)));
 	}
 	free(mem);
 	rc_enc_free(&ref);
@@ -551,7 +563,7 @@ START_TEST(test_encode_getpos_setpos)
 	ck_assert(xdr_bytes(&r.xdr, &p, &len, 100));
 	ck_assert_uint_eq(XDR_GETPOS(&r.xdr), 8);
 	ck_assert_uint_eq(rw_rxdr_unreduced_len(&r), 4 + 4 + 12);
-	ck_assert(!XDR_SETPOS(&r.xdr, 0));		/* before the cut */
+	ck_assert(!XDR_SETPOS(&r.xdr, 0)); /* before the cut */
 	ck_assert(!XDR_SETPOS(&r.xdr, 4));
 	ck_assert(XDR_SETPOS(&r.xdr, 8));
 	ck_assert(!XDR_SETPOS(&r.xdr, sizeof(bufw) + 1));
@@ -604,7 +616,7 @@ START_TEST(test_encode_pad_rules)
 				 RC_MAX_ITEMS));
 	ck_assert(rw_xdr_begin_body(&r.xdr));
 	ck_assert(XDR_PUTBYTES(&r.xdr, "abcde", 5));
-	ck_assert(!XDR_PUTBYTES(&r.xdr, "\0\0", 2));	/* wrong pad size */
+	ck_assert(!XDR_PUTBYTES(&r.xdr, "\0\0", 2)); /* wrong pad size */
 	ck_assert_int_eq(rw_rxdr_error(&r), RW_XERR_PAD);
 
 	/* unaligned puts are continuations, not items */
@@ -648,10 +660,12 @@ static void call_roundtrip(size_t n, unsigned how)
 	rc_rchunks_make(&rc, &red, how);
 	flat = red_xmalloc(ref.len);
 	ck_assert_uint_eq(rw_ddp_flatten(red.buf, red.len, rc.c, rc.n, NULL, 0,
-					 &err), ref.len);
+					 &err),
+			  ref.len);
 	ck_assert_int_eq(err, RW_XERR_OK);
 	ck_assert_uint_eq(rw_ddp_flatten(red.buf, red.len, rc.c, rc.n, flat,
-					 ref.len, &err), ref.len);
+					 ref.len, &err),
+			  ref.len);
 	if (!(how & RC_RCH_PAD))
 		ck_assert(!memcmp(flat, ref.buf, ref.len));
 
@@ -746,7 +760,7 @@ START_TEST(test_wc_reply_zero_copy)
 	rc_wchunks_make(&wc, &red, red.nitems);
 
 	memset(&out, 0, sizeof(out));
-	out.data.data_val = wc.mem[0];	/* "read into this buffer" */
+	out.data.data_val = wc.mem[0]; /* "read into this buffer" */
 	ck_assert_int_eq(rc_decode_reply(red.buf, red.len, wc.c, wc.n, &pol,
 					 (xdrproc_t)xdr_red_read_res, &out, &a),
 			 RW_XERR_OK);
@@ -757,7 +771,7 @@ START_TEST(test_wc_reply_zero_copy)
 	ck_assert(!memcmp(out.data.data_val, src, 1u << 20));
 	rc_check_reencodes(rc_put_reply, (xdrproc_t)xdr_red_read_res, &out, 0,
 			   &ref);
-	out.data.data_val = NULL;	/* owned by wc */
+	out.data.data_val = NULL; /* owned by wc */
 	xdr_free((xdrproc_t)xdr_red_read_res, (char *)&out);
 	rc_wchunks_free(&wc);
 	rc_enc_free(&red);
@@ -785,7 +799,8 @@ START_TEST(test_decode_unaligned_payload)
 		memset(&out, 0, sizeof(out));
 		ck_assert_int_eq(rc_decode_call(mem + off, red.len, rc.c, rc.n,
 						NULL, (xdrproc_t)xdr_red_mixed,
-						&out), RW_XERR_OK);
+						&out),
+				 RW_XERR_OK);
 		rc_check_reencodes(rc_put_call, (xdrproc_t)xdr_red_mixed, &out,
 				   RED_MIXED, &ref);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
@@ -872,16 +887,16 @@ START_TEST(test_positions_decreasing_overlapping)
 	c[0] = f.c;
 	c[1] = f.c;
 	c[0].position = 96;
-	c[1].position = 48;		/* decreasing */
+	c[1].position = 48; /* decreasing */
 	ck_assert_int_eq(tv8_decode(&f, c, 2), RW_XERR_POS_ORDER);
-	c[1].position = 96;		/* repeated */
+	c[1].position = 96; /* repeated */
 	ck_assert_int_eq(tv8_decode(&f, c, 2), RW_XERR_POS_ORDER);
-	c[1].position = 96 + 6000;	/* inside the first chunk */
+	c[1].position = 96 + 6000; /* inside the first chunk */
 	ck_assert_int_eq(tv8_decode(&f, c, 2), RW_XERR_POS_ORDER);
-	c[1].position = 96 + 6004;	/* right after it, at the end: valid,
+	c[1].position = 96 + 6004; /* right after it, at the end: valid,
 					 * but the message never reaches it */
 	ck_assert_int_eq(tv8_decode(&f, c, 2), RW_XERR_UNUSED_CHUNK);
-	c[1].position = 96 + 6008;	/* past the payload */
+	c[1].position = 96 + 6008; /* past the payload */
 	ck_assert_int_eq(tv8_decode(&f, c, 2), RW_XERR_POS_RANGE);
 	/* a chunk of length 0 */
 	f.seg.len = 0;
@@ -922,7 +937,8 @@ END_TEST
 START_TEST(test_ddp_1_chunk_at_wrong_item)
 {
 	static const struct rw_ddp_policy fh_only = {
-		.mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0),
+		.mode = RW_DDP_ITEMS,
+		.mask = RW_DDP_ITEM(0),
 	};
 	struct tv8_fixture f;
 	unsigned char pay[64];
@@ -961,7 +977,8 @@ START_TEST(test_ddp_1_chunk_at_wrong_item)
 
 		ck_assert_int_eq(rc_decode_call(pay, 64, two, 2, NULL,
 						(xdrproc_t)xdr_red_write_args,
-						&f.out), RW_XERR_OK);
+						&f.out),
+				 RW_XERR_OK);
 		ck_assert(!memcmp(f.out.file.red_fh_val, fh, 32));
 		xdr_free((xdrproc_t)xdr_red_write_args, (char *)&f.out);
 	}
@@ -993,7 +1010,7 @@ START_TEST(test_unused_chunk_and_trailing)
 	ck_assert(XDR_SETPOS(&a.xdr, 0));
 	ck_assert(!XDR_SETPOS(&a.xdr, 4));
 	ck_assert_ptr_nonnull(XDR_INLINE(&a.xdr, 92));
-	ck_assert_ptr_null(XDR_INLINE(&a.xdr, 8));	/* runs into chunk */
+	ck_assert_ptr_null(XDR_INLINE(&a.xdr, 8)); /* runs into chunk */
 	ck_assert(XDR_GETLONG(&a.xdr, &l));
 	ck_assert(rw_xdr_begin_body(&a.xdr));
 	{
@@ -1001,7 +1018,7 @@ START_TEST(test_unused_chunk_and_trailing)
 
 		ck_assert(XDR_GETBYTES(&a.xdr, buf, 6001));
 		ck_assert_uint_eq(XDR_GETPOS(&a.xdr), 96 + 6001);
-		ck_assert(!XDR_GETLONG(&a.xdr, &l));	/* pad pending */
+		ck_assert(!XDR_GETLONG(&a.xdr, &l)); /* pad pending */
 		ck_assert_int_eq(rw_axdr_error(&a), RW_XERR_CHUNK_TYPE);
 		free(buf);
 	}
@@ -1051,7 +1068,7 @@ END_TEST
 /* The READ reply of V1-TV9/10: 6001 bytes, Write chunk 2 x 4096. */
 struct tv10_fixture {
 	char src[6001];
-	char wmem[8192];		/* the requester's registered buffer */
+	char wmem[8192]; /* the requester's registered buffer */
 	red_read_res res;
 	struct rc_enc red;
 	struct rw_ddp_seg seg[2];
@@ -1074,7 +1091,7 @@ static void tv10_fixture(struct tv10_fixture *f)
 	/* reply header 24 + attr/count/eof/len 16; no data, no pad */
 	ck_assert_uint_eq(f->red.len, 40);
 	ck_assert_uint_eq(f->red.items[0].position, 40);
-	memcpy(f->wmem, f->src, 6001);		/* the responder's RDMA Write */
+	memcpy(f->wmem, f->src, 6001); /* the responder's RDMA Write */
 	memset(f->wmem + 6001, 0x5a, sizeof(f->wmem) - 6001);
 	f->seg[0].data = f->wmem;
 	f->seg[0].len = 4096;
@@ -1140,7 +1157,7 @@ START_TEST(test_n16_returned_len_refused)
 	ck_assert_int_eq(tv10_decode(f, 1909), RW_XERR_CHUNK_LEN);
 	ck_assert_int_eq(tv10_decode(f, 1904), RW_XERR_CHUNK_LEN);
 	ck_assert_int_eq(tv10_decode(f, 0), RW_XERR_CHUNK_LEN);
-	f->seg[0].len = 0;	/* whole chunk returned unused: V1-DDP-3 */
+	f->seg[0].len = 0; /* whole chunk returned unused: V1-DDP-3 */
 	ck_assert_int_eq(tv10_decode(f, 0), RW_XERR_CHUNK_LEN);
 	rc_enc_free(&f->red);
 	free(f);
@@ -1155,7 +1172,8 @@ END_TEST
 START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 {
 	static const struct rw_ddp_policy pol2 = {
-		.mode = RW_DDP_ALL, .max_chunks = 2,
+		.mode = RW_DDP_ALL,
+		.max_chunks = 2,
 	};
 	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
 	struct red_mixed_store s;
@@ -1183,17 +1201,20 @@ START_TEST(test_wc_3_6_ddp_2_chunk_accounting)
 	{
 		char junk[8] = "junkjunk";
 		struct rw_ddp_seg sg[2] = { { NULL, 0 }, { junk, 8 } };
-		struct rw_ddp_chunk c[2] = { { 0, 1, &sg[0] }, { 0, 1, &sg[1] } };
+		struct rw_ddp_chunk c[2] = { { 0, 1, &sg[0] },
+					     { 0, 1, &sg[1] } };
 
 		memset(&out, 0, sizeof(out));
 		ck_assert_int_eq(rc_decode_reply(red.buf, red.len, c, 1, &none,
 						 (xdrproc_t)xdr_red_mixed, &out,
-						 &a), RW_XERR_OK);
+						 &a),
+				 RW_XERR_OK);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 		memset(&out, 0, sizeof(out));
 		ck_assert_int_eq(rc_decode_reply(red.buf, red.len, c, 2, &none,
 						 (xdrproc_t)xdr_red_mixed, &out,
-						 &a), RW_XERR_UNUSED_CHUNK);
+						 &a),
+				 RW_XERR_UNUSED_CHUNK);
 		xdr_free((xdrproc_t)xdr_red_mixed, (char *)&out);
 	}
 	rc_mixed_free(&s, &ref, &red);
@@ -1225,7 +1246,7 @@ START_TEST(test_bad_args_and_names)
 	ck_assert(rw_axdr_create(&a, pay, 8, RW_AXDR_WRITE, NULL, 0, NULL));
 	ck_assert(!XDR_PUTLONG(&a.xdr, &l));
 	ck_assert_int_eq(rw_axdr_error(&a), RW_XERR_BAD_ARG);
-	ck_assert(!XDR_GETLONG(&a.xdr, &l));		/* sticky */
+	ck_assert(!XDR_GETLONG(&a.xdr, &l)); /* sticky */
 	ck_assert(!rw_rxdr_create(&r, NULL, 16, NULL, NULL, 0));
 	ck_assert(!rw_ddp_unreduce(NULL, 4, NULL, 0, pay, 8, &e));
 	ck_assert_int_eq(e, RW_XERR_BAD_ARG);
@@ -1244,7 +1265,8 @@ START_TEST(test_bad_args_and_names)
 	ck_assert(rw_ddp_designated(NULL, 99));
 	{
 		static const struct rw_ddp_policy hi = {
-			.mode = RW_DDP_ITEMS, .mask = ~(uint64_t)0,
+			.mode = RW_DDP_ITEMS,
+			.mask = ~(uint64_t)0,
 		};
 
 		ck_assert(rw_ddp_designated(&hi, 63));

@@ -31,9 +31,9 @@
 #include "wire/rw_role.h"
 
 #define CREDITS 16u
-#define XID 0x62000000u		/* forward XIDs */
-#define BXID 0x7b000000u	/* backward XIDs */
-#define BC_PROC 9u		/* the procedure of backward Calls */
+#define XID	0x62000000u /* forward XIDs */
+#define BXID	0x7b000000u /* backward XIDs */
+#define BC_PROC 9u	    /* the procedure of backward Calls */
 #define WAIT_MS 5000
 
 static struct rr_clnt *clnt;
@@ -63,9 +63,8 @@ static void teardown(void)
 
 /* The peer sends an RDMA_MSG in version vers (direction dir in v2) with
  * rpc[0..n) inline; h_extra (NULL: none) adds chunk lists. */
-static void peer_msg(uint32_t vers, uint32_t dir, uint32_t xid,
-		     uint32_t credit, const void *rpc, uint32_t n,
-		     const struct rw_hdr *h_extra)
+static void peer_msg(uint32_t vers, uint32_t dir, uint32_t xid, uint32_t credit,
+		     const void *rpc, uint32_t n, const struct rw_hdr *h_extra)
 {
 	static uint8_t msg[16 * 1024];
 	struct rw_hdr h;
@@ -113,9 +112,9 @@ static void peer_reply(uint32_t vers, uint32_t xid, uint32_t credit,
 struct sent {
 	struct rw_hdr h;
 	struct rw_hdr_space sp;
-	const uint8_t *rpc;	/* the inline RPC message (RDMA_MSG) */
+	const uint8_t *rpc; /* the inline RPC message (RDMA_MSG) */
 	uint32_t len;
-	int dir;		/* rw_hdr_direction(): CALL, REPLY or -1 */
+	int dir; /* rw_hdr_direction(): CALL, REPLY or -1 */
 };
 
 static bool sent_get(unsigned int i, struct sent *s)
@@ -125,12 +124,11 @@ static bool sent_get(unsigned int i, struct sent *s)
 	if (!fake_send_get(conn, i, &m))
 		return false;
 	rw_hdr_space_init(&s->sp, &rw_v2_limits);
-	ck_assert_int_eq(rw_hdr_decode(m.data, m.len, &s->h, &s->sp),
-			 RW_R_OK);
+	ck_assert_int_eq(rw_hdr_decode(m.data, m.len, &s->h, &s->sp), RW_R_OK);
 	s->rpc = m.data + s->h.hdr_len;
 	s->len = m.len - s->h.hdr_len;
-	s->dir = s->h.proc == RW_MSG ?
-		 rw_hdr_direction(&s->h, s->rpc, s->len) : -1;
+	s->dir = s->h.proc == RW_MSG ? rw_hdr_direction(&s->h, s->rpc, s->len) :
+				       -1;
 	return true;
 }
 
@@ -214,7 +212,7 @@ static void on_send(struct rt_conn *c, const struct fake_msg *m, void *arg)
 	if (!fwd_srv.answer || rw_hdr_decode(m->data, m->len, &h, &sp) ||
 	    h.proc != RW_MSG ||
 	    rw_hdr_direction(&h, m->data + h.hdr_len, m->len - h.hdr_len) !=
-	    RW_DIR_CALL)
+		    RW_DIR_CALL)
 		return;
 	xdrmem_create(&x, (char *)m->data + h.hdr_len, m->len - h.hdr_len,
 		      XDR_DECODE);
@@ -318,9 +316,11 @@ struct fwd {
 static void *fwd_run(void *arg)
 {
 	struct fwd *f = arg;
-	struct rp_args a = { .xid = f->xid, .proc = 3, .data = f->arg,
-			     .len = sizeof(f->arg) };
-	struct rp_args r = { .xid = f->xid, .out = f->out,
+	struct rp_args a = {
+		.xid = f->xid, .proc = 3, .data = f->arg, .len = sizeof(f->arg)
+	};
+	struct rp_args r = { .xid = f->xid,
+			     .out = f->out,
 			     .cap = sizeof(f->out) };
 	struct rr_call *call;
 	struct rr_req req;
@@ -419,7 +419,7 @@ START_TEST(test_bc_clnt_dropped_until_enabled)
 	fwd_srv.answer = true;
 	peer_call(vers, BXID, 1, BC_PROC, "early", 5, NULL);
 	fwd_init(&f, XID);
-	fwd_run(&f);		/* its wait collects the early Call */
+	fwd_run(&f); /* its wait collects the early Call */
 	fwd_echoed(&f);
 	ck_assert_uint_eq(clnt_stats().bc_dropped, 1);
 	ck_assert_uint_eq(clnt_stats().bc_calls, 0);
@@ -432,7 +432,7 @@ START_TEST(test_bc_clnt_dropped_until_enabled)
 	ck_assert_uint_eq(clnt_stats().bc_dropped, 1);
 	ck_assert_uint_eq(rt_conn_recvs_posted(conn), CREDITS + 3);
 	rr_clnt_bc_done(clnt, q);
-	rr_clnt_destroy(clnt);	/* disables the backward service too */
+	rr_clnt_destroy(clnt); /* disables the backward service too */
 
 	/* no Receives kept for them: no backward service */
 	fake_reset();
@@ -450,11 +450,13 @@ END_TEST
 START_TEST(test_bc_clnt_chunks_and_over_grant_dropped)
 {
 	uint32_t vers = (uint32_t)_i + 1;
-	static struct rw_segment seg = { .handle = 0xa0, .length = 512,
+	static struct rw_segment seg = { .handle = 0xa0,
+					 .length = 512,
 					 .offset = 0x10000 };
 	struct rw_chunk wc = { .nsegs = 1, .segs = &seg };
-	struct rp_args ra = { .xid = BXID, .data = "ok", .len = 2,
-			      .plain = true };
+	struct rp_args ra = {
+		.xid = BXID, .data = "ok", .len = 2, .plain = true
+	};
 	struct rr_bcq *q0, *q1, *q4;
 	struct rr_result res;
 	struct rw_hdr extra;
@@ -471,17 +473,16 @@ START_TEST(test_bc_clnt_chunks_and_over_grant_dropped)
 	peer_call(vers, BXID + 11, 1, BC_PROC, "r", 1, &extra);
 	peer_call(vers, BXID, 1, BC_PROC, "0", 1, NULL);
 	peer_call(vers, BXID + 1, 1, BC_PROC, "1", 1, NULL);
-	peer_call(vers, BXID + 2, 1, BC_PROC, "2", 1, NULL);	/* over */
+	peer_call(vers, BXID + 2, 1, BC_PROC, "2", 1, NULL); /* over */
 	q0 = bc_next();
 	bcq_is(q0, BXID, "0", 1);
 	ck_assert_uint_eq(clnt_stats().bc_dropped, 3);
-	peer_call(vers, BXID + 3, 1, BC_PROC, "3", 1, NULL);	/* over */
+	peer_call(vers, BXID + 3, 1, BC_PROC, "3", 1, NULL); /* over */
 	q1 = bc_next();
 	bcq_is(q1, BXID + 1, "1", 1);
 	ck_assert_uint_eq(clnt_stats().bc_dropped, 4);
 	/* q0's Reply gives its place back */
-	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q0, reply_enc, &ra, &res),
-			 0);
+	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q0, reply_enc, &ra, &res), 0);
 	rr_clnt_bc_done(clnt, q0);
 	peer_call(vers, BXID + 4, 1, BC_PROC, "4", 1, NULL);
 	q4 = bc_next();
@@ -502,8 +503,9 @@ START_TEST(test_bc_clnt_reply_on_the_wire)
 {
 	uint32_t vers = (uint32_t)_i + 1;
 	uint8_t out[64];
-	struct rp_args ra = { .xid = BXID, .data = "pong", .len = 4,
-			      .plain = true };
+	struct rp_args ra = {
+		.xid = BXID, .data = "pong", .len = 4, .plain = true
+	};
 	struct rp_args rd = { .xid = BXID, .out = out, .cap = sizeof(out) };
 	struct rr_result res;
 	struct rr_bcq *q;
@@ -515,13 +517,12 @@ START_TEST(test_bc_clnt_reply_on_the_wire)
 	bc_enable();
 	peer_call(vers, BXID, 1, BC_PROC, "ping", 4, NULL);
 	q = bc_next();
-	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res),
-			 0);
+	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res), 0);
 	rr_clnt_bc_done(clnt, q);
 	i = sent_find(BXID, RW_DIR_REPLY, &s);
 	ck_assert_uint_eq(i, fake_nsends(conn) - 1);
 	sent_shape(&s, vers, RW_DIR_REPLY, BXID);
-	ck_assert_uint_eq(s.h.credit, 2);	/* recv_extra 3, less one */
+	ck_assert_uint_eq(s.h.credit, 2); /* recv_extra 3, less one */
 	xdrmem_create(&x, (char *)s.rpc, s.len, XDR_DECODE);
 	ck_assert(rp_xdr_reply_hdr(&x, &rd));
 	ck_assert(rp_xdr_opaque(&x, &rd));
@@ -555,14 +556,12 @@ START_TEST(test_bc_clnt_reply_too_large)
 	q = bc_next();
 	sends = fake_nsends(conn);
 	ra.len = vers == RW_VERS_1 ? 2000 : sizeof(big);
-	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res),
-			 -1);
+	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res), -1);
 	ck_assert_int_eq(res.status, RR_CANTENCODE);
 	ck_assert_uint_eq(fake_nsends(conn), sends);
 	ck_assert_uint_eq(clnt_stats().bc_replies, 0);
 	ra.len = vers == RW_VERS_1 ? 16 : 2000;
-	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res),
-			 0);
+	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q, reply_enc, &ra, &res), 0);
 	sent_find(BXID, RW_DIR_REPLY, &s);
 	ck_assert_uint_eq(fake_nsends(conn), sends + 1);
 	rr_clnt_bc_done(clnt, q);
@@ -574,8 +573,7 @@ END_TEST
 /* A responder keeping bc_max Receives for backward Replies. */
 static void srv_start(uint32_t bc_max)
 {
-	struct rr_srv_opts o = { .max_read_bytes = 1 << 20,
-				 .bc_max = bc_max };
+	struct rr_srv_opts o = { .max_read_bytes = 1 << 20, .bc_max = bc_max };
 	struct rt_conn_attr a;
 	struct rt_err err;
 
@@ -668,13 +666,12 @@ struct bcc {
 	uint8_t out[8192];
 	uint32_t outlen;
 	bool decoded;
-	bool finished;		/* rr_srv_bc_call() returned */
-	int64_t end_ms;		/* when */
+	bool finished;	/* rr_srv_bc_call() returned */
+	int64_t end_ms; /* when */
 	pthread_t thread;
 };
 
-static void bcc_init(struct bcc *b, uint32_t xid, uint32_t alen,
-		     int timeout_ms)
+static void bcc_init(struct bcc *b, uint32_t xid, uint32_t alen, int timeout_ms)
 {
 	memset(b, 0, sizeof(*b));
 	b->xid = xid;
@@ -686,9 +683,13 @@ static void bcc_init(struct bcc *b, uint32_t xid, uint32_t alen,
 static void *bcc_run(void *arg)
 {
 	struct bcc *b = arg;
-	struct rp_args a = { .xid = b->xid, .proc = BC_PROC, .data = b->arg,
-			     .len = b->alen, .plain = true };
-	struct rp_args r = { .xid = b->xid, .out = b->out,
+	struct rp_args a = { .xid = b->xid,
+			     .proc = BC_PROC,
+			     .data = b->arg,
+			     .len = b->alen,
+			     .plain = true };
+	struct rp_args r = { .xid = b->xid,
+			     .out = b->out,
 			     .cap = sizeof(b->out) };
 	struct rr_srv_bcall *k;
 	XDR *x;
@@ -859,8 +860,10 @@ static void calls_reach(unsigned int n)
 	int64_t deadline = rr_now_ms() + WAIT_MS;
 
 	while (bc_calls_out() < n) {
-		ck_assert_msg(rr_now_ms() < deadline, "%u backward Calls sent, "
-			      "%u expected", bc_calls_out(), n);
+		ck_assert_msg(rr_now_ms() < deadline,
+			      "%u backward Calls sent, "
+			      "%u expected",
+			      bc_calls_out(), n);
 		usleep(1000);
 	}
 	ck_assert_uint_eq(bc_calls_out(), n);
@@ -905,11 +908,11 @@ START_TEST(test_bc_srv_grant_limits_calls)
 		bcc_start(&b[i]);
 	}
 	calls_reach(1);
-	calls_stay(1);			/* grant 1 until the first Reply */
+	calls_stay(1); /* grant 1 until the first Reply */
 	first = call_owner(b, 4, 0);
 	bcc_answer(vers, first, 5);
 	calls_reach(3);
-	calls_stay(3);			/* min(5, bc_max 2) outstanding */
+	calls_stay(3); /* min(5, bc_max 2) outstanding */
 	o1 = call_owner(b, 4, 1);
 	o2 = call_owner(b, 4, 2);
 	bcc_answer(vers, o1, 5);
@@ -997,7 +1000,7 @@ START_TEST(test_bc_srv_runt_reply_ignored)
 	h.direction = RW_DIR_REPLY;
 	m = rp_msg(msg, sizeof(msg), &h, rpc, n);
 	ck_assert_uint_gt(m, 0);
-	ck_assert_int_eq(fake_recv(conn, msg, 20, 0), 0);	/* cut */
+	ck_assert_int_eq(fake_recv(conn, msg, 20, 0), 0); /* cut */
 	calls_stay(1);
 	ck_assert(!bcc_finished(&b[0]));
 	ck_assert_uint_eq(srv_stats().discarded, 1);
@@ -1032,7 +1035,7 @@ START_TEST(test_bc_srv_timeout_late_reply)
 	bcc_init(&next, BXID + 1, 16, WAIT_MS);
 	bcc_start(&next);
 	calls_stay(1);
-	bcc_answer(vers, &late, 1);	/* late: dropped */
+	bcc_answer(vers, &late, 1); /* late: dropped */
 	sent_find(BXID + 1, RW_DIR_CALL, &s);
 	ck_assert(!bcc_finished(&next));
 	bcc_answer(vers, &next, 1);
@@ -1066,7 +1069,7 @@ START_TEST(test_bc_srv_orphan_credit_returns)
 	waited = rr_now_ms() - left;
 	ck_assert_int_ge(waited, 1800);
 	ck_assert_int_lt(waited, 4000);
-	bcc_answer(vers, &gone, 1);	/* no Call any more */
+	bcc_answer(vers, &gone, 1); /* no Call any more */
 	bcc_answer(vers, &next, 1);
 	bcc_join(&next);
 	bcc_echoed(&next);
@@ -1114,8 +1117,8 @@ Suite *rpc_bc_suite(void)
 	tcase_add_checked_fixture(ts, setup, teardown);
 	tcase_add_loop_test(tc, test_bc_clnt_call_with_forward_xid, 0, 2);
 	tcase_add_loop_test(tc, test_bc_clnt_dropped_until_enabled, 0, 2);
-	tcase_add_loop_test(tc, test_bc_clnt_chunks_and_over_grant_dropped,
-			    0, 2);
+	tcase_add_loop_test(tc, test_bc_clnt_chunks_and_over_grant_dropped, 0,
+			    2);
 	tcase_add_loop_test(tc, test_bc_clnt_reply_on_the_wire, 0, 2);
 	tcase_add_loop_test(tc, test_bc_clnt_reply_too_large, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_call_on_the_wire, 0, 2);

@@ -22,9 +22,9 @@
 #include "rpc/rr_call.h"
 #include "wire/rw_role.h"
 
-#define XID 0x51000000u
-#define REQUESTED 16u		/* credits our Calls ask for */
-#define SMALL_REPLY 1024u	/* max_reply that never needs a Reply chunk */
+#define XID	    0x51000000u
+#define REQUESTED   16u	  /* credits our Calls ask for */
+#define SMALL_REPLY 1024u /* max_reply that never needs a Reply chunk */
 
 static struct rr_clnt *clnt;
 
@@ -40,9 +40,9 @@ static struct rpcrdma_ulb_entry sized_reply;
 
 /* What the scripted server does with each Call. */
 static struct {
-	bool answer;		/* answer at once (else the test does) */
-	uint32_t grant;		/* rdma_credit of its Replies */
-	unsigned int calls;	/* Calls it saw */
+	bool answer;	    /* answer at once (else the test does) */
+	uint32_t grant;	    /* rdma_credit of its Replies */
+	unsigned int calls; /* Calls it saw */
 } srv;
 
 static void setup(void)
@@ -180,7 +180,7 @@ static struct rt_conn *clnt_start(uint32_t credits, size_t max_reply)
 	o.conn.timeout_ms = 2000;
 	o.max_reply = max_reply;
 	o.ddp_reg_min = 64 * 1024;
-	o.vers = RR_VERS_1;	/* these tests are of version 1 */
+	o.vers = RR_VERS_1; /* these tests are of version 1 */
 	memset(&sized_reply, 0, sizeof(sized_reply));
 	sized_reply.prog = RP_PROG;
 	sized_reply.vers = RP_VERS;
@@ -204,11 +204,11 @@ struct one {
 	uint32_t alen;
 	int timeout_ms;
 	bool send_only;
-	bool unsized;		/* no REPLY binding: the size is unknown */
+	bool unsized; /* no REPLY binding: the size is unknown */
 	enum rr_status st;
 	struct rr_result res;
-	uint64_t mark;		/* right after rr_call() returned */
-	uint32_t live;		/* exposures live at that moment */
+	uint64_t mark; /* right after rr_call() returned */
+	uint32_t live; /* exposures live at that moment */
 	int64_t elapsed_ms;
 	bool decoded;
 	uint8_t arg[16 * 1024];
@@ -217,8 +217,7 @@ struct one {
 	pthread_t thread;
 };
 
-static void one_init(struct one *o, uint32_t xid, uint32_t alen,
-		     int timeout_ms)
+static void one_init(struct one *o, uint32_t xid, uint32_t alen, int timeout_ms)
 {
 	memset(o, 0, sizeof(*o));
 	o->xid = xid;
@@ -229,11 +228,13 @@ static void one_init(struct one *o, uint32_t xid, uint32_t alen,
 
 static void one_run(struct one *o)
 {
-	struct rp_args a = { .xid = o->xid, .proc = 3, .data = o->arg,
-			     .len = o->alen };
+	struct rp_args a = {
+		.xid = o->xid, .proc = 3, .data = o->arg, .len = o->alen
+	};
 	struct rr_req req;
 	struct rr_call *call;
-	struct rp_args r = { .xid = o->xid, .out = o->out,
+	struct rp_args r = { .xid = o->xid,
+			     .out = o->out,
 			     .cap = sizeof(o->out) };
 	struct rt_conn *c;
 	int64_t t0 = rr_now_ms();
@@ -394,7 +395,7 @@ START_TEST(test_clnt_never_more_than_grant)
 		/* as many in flight as the grant lets the callers left */
 		ck_assert(fake_wait_sends(c, answered + (answered < 6 ? 2 : 1),
 					  5000));
-		usleep(50 * 1000);	/* and let any other caller try */
+		usleep(50 * 1000); /* and let any other caller try */
 		sent = fake_nsends(c);
 		ck_assert_msg(sent - answered <= 2,
 			      "%u Calls in flight, grant 2", sent - answered);
@@ -620,7 +621,7 @@ START_TEST(test_clnt_orphan_reply_chunk_until_late_reply)
 	ck_assert_ptr_nonnull(r);
 	ck_assert(r->live);
 	rp_fill(big, sizeof(big), 3);
-	answer(c, s, 8, big, sizeof(big), 0);	/* a Long Reply, late */
+	answer(c, s, 8, big, sizeof(big), 0); /* a Long Reply, late */
 	srv.answer = true;
 	one_init(&next, XID + 1, 8, 2000);
 	one_run(&next);
@@ -724,8 +725,8 @@ START_TEST(test_clnt_connect_refused)
 	memset(&opts, 0, sizeof(opts));
 	rt_conn_attr_init(&opts.conn);
 	fake_cfg()->connect_err = ECONNREFUSED;
-	ck_assert_ptr_null(rr_clnt_create((struct sockaddr *)&dst, &opts,
-					  &err));
+	ck_assert_ptr_null(
+		rr_clnt_create((struct sockaddr *)&dst, &opts, &err));
 	ck_assert_int_eq(err.code, ECONNREFUSED);
 	ck_assert_uint_eq(fake_connects(), 1);
 
@@ -768,8 +769,7 @@ START_TEST(test_clnt_reg_mode_change)
 	fake_cfg()->no_windows = true;
 	clnt_start(REQUESTED, SMALL_REPLY);
 	ck_assert_int_eq(rr_clnt_reg_mode(clnt), RT_REG_MR);
-	ck_assert_int_eq(rr_clnt_set_reg_mode(clnt, RT_REG_MW, &err),
-			 -ENOTSUP);
+	ck_assert_int_eq(rr_clnt_set_reg_mode(clnt, RT_REG_MW, &err), -ENOTSUP);
 }
 END_TEST
 
@@ -783,9 +783,10 @@ static void fenced_before(const struct rt_conn *c, uint64_t mark)
 	for (i = 0; i < fake_nregs(c); i++) {
 		const struct fake_reg *r = fake_reg(c, i);
 
-		ck_assert_msg(!r->live && r->seq_revoke < mark,
-			      "exposure %u (handle 0x%x) not fenced before the call returned",
-			      i, r->handle);
+		ck_assert_msg(
+			!r->live && r->seq_revoke < mark,
+			"exposure %u (handle 0x%x) not fenced before the call returned",
+			i, r->handle);
 	}
 }
 
@@ -813,7 +814,7 @@ START_TEST(test_clnt_long_call_fenced)
 	ck_assert_uint_eq(h.nreads, 1);
 	ck_assert_uint_eq(h.reads[0].position, 0);
 	ck_assert(h.has_reply);
-	ck_assert_uint_eq(fake_nregs(c), 2);	/* the PZRC, the Reply chunk */
+	ck_assert_uint_eq(fake_nregs(c), 2); /* the PZRC, the Reply chunk */
 	r = fake_reg_find(c, h.reads[0].seg.handle);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(r->acc, RT_REMOTE_READ);
@@ -824,8 +825,7 @@ START_TEST(test_clnt_long_call_fenced)
 	ck_assert_uint_eq(h.reads[0].seg.length, n);
 	fenced_before(c, o.mark);
 	ck_assert_uint_eq(o.live, 0);
-	ck_assert_int_eq(fake_peer_rdma_read(c, &h.reads[0].seg, got),
-			 -EACCES);
+	ck_assert_int_eq(fake_peer_rdma_read(c, &h.reads[0].seg, got), -EACCES);
 	ck_assert_uint_eq(stats().long_calls, 1);
 }
 END_TEST

@@ -21,11 +21,11 @@
 #include "wire/rw_role.h"
 
 #define CREDITS 16u
-#define XID 0x12345678u
-#define H_PZRC 0xa002u
-#define O_PZRC 0x7f3a12350000ull
-#define H_ITEM 0xa004u
-#define O_ITEM 0x7f3a12370000ull
+#define XID	0x12345678u
+#define H_PZRC	0xa002u
+#define O_PZRC	0x7f3a12350000ull
+#define H_ITEM	0xa004u
+#define O_ITEM	0x7f3a12370000ull
 #define H_REPLY 0xa006u
 #define O_REPLY 0x7f3a12390000ull
 #define H_WRITE 0xa010u
@@ -33,7 +33,7 @@
 
 static struct rt_conn *conn;
 static struct rr_srv *srv;
-static struct rr_srv_opts opts;	/* for the next srv_start() */
+static struct rr_srv_opts opts; /* for the next srv_start() */
 static uint8_t msg[64 * 1024];
 static uint8_t rpc[64 * 1024];
 
@@ -192,8 +192,8 @@ static void short_call(struct rw_hdr *h, uint32_t xid, const void *arg,
 
 /* A Long Call (RDMA_NOMSG, PZRC) whose message lies in the peer's memory
  * buf: rp_call of alen octets.  Returns the message length. */
-static uint32_t long_call(uint8_t *buf, size_t cap, uint32_t xid,
-			  uint32_t alen, uint32_t handle, uint64_t off)
+static uint32_t long_call(uint8_t *buf, size_t cap, uint32_t xid, uint32_t alen,
+			  uint32_t handle, uint64_t off)
 {
 	static uint8_t arg[32 * 1024];
 	struct rw_read_seg rs;
@@ -225,9 +225,9 @@ START_TEST(test_srv_runt_dropped)
 	size_t n;
 
 	srv_start(CREDITS, 1 << 20);
-	n = hdr_vec("N-1", v, sizeof(v));		/* 12 octets */
+	n = hdr_vec("N-1", v, sizeof(v)); /* 12 octets */
 	peer_recv(v, (uint32_t)n);
-	n = hdr_vec("V1-TV1", v, sizeof(v));		/* MSG cut to 20 */
+	n = hdr_vec("V1-TV1", v, sizeof(v)); /* MSG cut to 20 */
 	peer_recv(v, 20);
 	ck_assert_int_eq(pump(), 0);
 	ck_assert_uint_eq(fake_nsends(conn), 0);
@@ -310,8 +310,8 @@ END_TEST
 START_TEST(test_srv_v2_bad_proc_inval_proc)
 {
 	static const uint8_t want[] = {
-		0x12, 0x34, 0x56, 0x78, 0, 0, 0, 2, 0, 0, 0, CREDITS,
-		0, 0, 0, 4, 0, 0, 0, 3,
+		0x12, 0x34,    0x56, 0x78, 0, 0, 0, 2, 0, 0,
+		0,    CREDITS, 0,    0,	   0, 4, 0, 0, 0, 3,
 	};
 	const struct fake_msg *m;
 	uint8_t v[64];
@@ -335,11 +335,11 @@ END_TEST
 START_TEST(test_srv_bad_header_err_chunk)
 {
 	static const char *const bad[] = {
-		"N-2a",		/* proc 5 in v1 */
-		"N-3",		/* NOMSG without chunks (V1-PROC-2) */
-		"N-5",		/* Read position not a multiple of 4 */
-		"N-6",		/* Write chunk without segments */
-		"V1-TV13",	/* RDMA_MSGP (V1-PROC-5) */
+		"N-2a",	   /* proc 5 in v1 */
+		"N-3",	   /* NOMSG without chunks (V1-PROC-2) */
+		"N-5",	   /* Read position not a multiple of 4 */
+		"N-6",	   /* Write chunk without segments */
+		"V1-TV13", /* RDMA_MSGP (V1-PROC-5) */
 	};
 	uint8_t v[128];
 	unsigned int i;
@@ -748,7 +748,7 @@ START_TEST(test_srv_long_reply_in_reply_chunk)
 	ck_assert_uint_eq(h.reply.segs[0].length, n);
 	ck_assert_uint_eq(h.reply.segs[0].offset, O_REPLY);
 	ck_assert_uint_eq(m->len, h.hdr_len);
-	ck_assert_int_ge(pump(), 0);	/* the Send's completion */
+	ck_assert_int_ge(pump(), 0); /* the Send's completion */
 	ck_assert_uint_eq(fake_lmem_live(conn), 0);
 	ck_assert_uint_eq(stats().replies_long, 1);
 	ck_assert_uint_eq(stats().reply_bytes, n);
@@ -793,7 +793,7 @@ START_TEST(test_srv_unanswered_resend_frees_record)
 	rr_sreq_done(srv, r);
 	ck_assert_uint_eq(stats().replays_kept, 1);
 	rw_hdr_init(&h, RW_VERS_1, RW_MSG, XID, CREDITS);
-	short_call(&h, XID, arg, sizeof(arg));	/* the resend */
+	short_call(&h, XID, arg, sizeof(arg)); /* the resend */
 	ck_assert_int_eq(pump(), 1);
 	fake_kill(conn, ECONNRESET, "the peer went away");
 	ck_assert_int_eq(pump(), -ENOTCONN);
@@ -863,8 +863,7 @@ START_TEST(test_srv_write_chunk_too_small)
 
 	srv_start(CREDITS, 1 << 20);
 	r = call_offering(NULL, 0, wmem, sizeof(wmem));
-	ck_assert_int_eq(reply(r, res, sizeof(res), RW_DDP_ITEM(0)),
-			 -EMSGSIZE);
+	ck_assert_int_eq(reply(r, res, sizeof(res), RW_DDP_ITEM(0)), -EMSGSIZE);
 	rr_sreq_done(srv, r);
 	ck_assert_uint_eq(fake_nwrites(conn), 0);
 	sent_is_vector(0, "V1-TV5");

@@ -45,30 +45,29 @@ static uint64_t value_for(unsigned i, size_t size)
 	return size == 8 ? 0x100000000ULL * (i + 1) + 7 * i + 1 : 1000u + i;
 }
 
-#define FILL(type)							\
-	static unsigned fill_##type(struct type *st, struct field *fl)	\
-	{								\
-		unsigned n = 0;						\
-									\
-		memset(st, 0xa5, sizeof(*st));	/* reserved: garbage */	\
-		RPCRDMA_FIELDS_##type(FILL_ONE)				\
-		return n;						\
+#define FILL(type)                                                     \
+	static unsigned fill_##type(struct type *st, struct field *fl) \
+	{                                                              \
+		unsigned n = 0;                                        \
+                                                                       \
+		memset(st, 0xa5, sizeof(*st)); /* reserved: garbage */ \
+		RPCRDMA_FIELDS_##type(FILL_ONE) return n;              \
 	}
-#define FILL_ONE(g, m)							\
-	fl[n] = (struct field){ #g, #m, offsetof(__typeof__(*st), m),	\
-				sizeof(st->m), 0 };			\
-	st->m = (__typeof__(st->m))value_for(n, sizeof(st->m));	\
-	fl[n].value = st->m;						\
+#define FILL_ONE(g, m)                                                \
+	fl[n] = (struct field){ #g, #m, offsetof(__typeof__(*st), m), \
+				sizeof(st->m), 0 };                   \
+	st->m = (__typeof__(st->m))value_for(n, sizeof(st->m));       \
+	fl[n].value = st->m;                                          \
 	n++;
 #define RPCRDMA_FIELDS_rpcrdma_clnt_stats RPCRDMA_CLNT_STATS_FIELDS
-#define RPCRDMA_FIELDS_rpcrdma_svc_stats RPCRDMA_SVC_STATS_FIELDS
+#define RPCRDMA_FIELDS_rpcrdma_svc_stats  RPCRDMA_SVC_STATS_FIELDS
 FILL(rpcrdma_clnt_stats)
 FILL(rpcrdma_svc_stats)
 
 /* What the printer wrote, parsed. */
 struct parsed {
 	unsigned lines;
-	unsigned ntok;			/* name/value pairs */
+	unsigned ntok; /* name/value pairs */
 	char *names[2 * MAX_FIELDS];
 	uint64_t values[2 * MAX_FIELDS];
 	unsigned line_of[2 * MAX_FIELDS];
@@ -99,8 +98,9 @@ static void parse(const char *text, const char *label, struct parsed *p)
 		ck_assert_msg(nl, "last line not terminated: \"%s\"", s);
 		line = strndup(s, nl - s);
 		ck_assert_msg(!strncmp(line, prefix, strlen(prefix)) &&
-			      line[strlen(prefix)] == ' ',
-			      "line \"%s\" does not start \"%s \"", line, prefix);
+				      line[strlen(prefix)] == ' ',
+			      "line \"%s\" does not start \"%s \"", line,
+			      prefix);
 		for (name = strtok_r(line + strlen(prefix), " ", &save); name;
 		     name = strtok_r(NULL, " ", &save)) {
 			val = strtok_r(NULL, " ", &save);
@@ -109,8 +109,8 @@ static void parse(const char *text, const char *label, struct parsed *p)
 			errno = 0;
 			p->values[p->ntok] = strtoull(val, &end, 10);
 			ck_assert_msg(!errno && *end == '\0' && *val >= '0' &&
-				      *val <= '9', "\"%s %s\": not a number",
-				      name, val);
+					      *val <= '9',
+				      "\"%s %s\": not a number", name, val);
 			p->names[p->ntok] = strdup(name);
 			p->line_of[p->ntok] = p->lines;
 			p->ntok++;
@@ -153,23 +153,23 @@ static void check_parsed(const struct parsed *p, const struct field *fl,
 }
 
 /* Print with fn into a memory stream; returns the text (free it). */
-#define PRINT_TO_STRING(fn, label, st)					\
-	({								\
-		char *buf_ = NULL;					\
-		size_t len_ = 0;					\
-		FILE *f_ = open_memstream(&buf_, &len_);		\
-									\
-		ck_assert_ptr_nonnull(f_);				\
-		fn(f_, label, st);					\
-		ck_assert_int_eq(fclose(f_), 0);			\
-		buf_;							\
+#define PRINT_TO_STRING(fn, label, st)                   \
+	({                                               \
+		char *buf_ = NULL;                       \
+		size_t len_ = 0;                         \
+		FILE *f_ = open_memstream(&buf_, &len_); \
+                                                         \
+		ck_assert_ptr_nonnull(f_);               \
+		fn(f_, label, st);                       \
+		ck_assert_int_eq(fclose(f_), 0);         \
+		buf_;                                    \
 	})
 
 /* Every byte of a structure belongs to exactly one printed or reserved
  * member: no member is missing from the list, no padding hides one. */
-static void check_layout(const char *what, size_t size,
-			 const struct field *fl, unsigned n,
-			 const size_t *roff, const size_t *rsize, unsigned nr)
+static void check_layout(const char *what, size_t size, const struct field *fl,
+			 unsigned n, const size_t *roff, const size_t *rsize,
+			 unsigned nr)
 {
 	unsigned char owner[1024];
 
@@ -185,10 +185,12 @@ static void check_layout(const char *what, size_t size,
 		}
 	}
 	for (size_t b = 0; b < size; b++)
-		ck_assert_msg(owner[b], "%s: byte %zu belongs to no "
+		ck_assert_msg(owner[b],
+			      "%s: byte %zu belongs to no "
 			      "printed member: a counter was added to "
 			      "<rpc/rpcrdma.h> but not to "
-			      "src/glue/rpcrdma_stats.h", what, b);
+			      "src/glue/rpcrdma_stats.h",
+			      what, b);
 }
 
 START_TEST(test_clnt_layout)
@@ -271,10 +273,12 @@ START_TEST(test_clnt_print_grep)
 	st.reserved[0] = 99;
 	out = PRINT_TO_STRING(rpcrdma_stats_print_clnt,
 			      "clnt 192.0.2.1:20049 prog 0x20005243 v1", &st);
-	ck_assert_ptr_nonnull(strstr(out,
+	ck_assert_ptr_nonnull(strstr(
+		out,
 		"rpcrdma: clnt 192.0.2.1:20049 prog 0x20005243 v1: calls 12 "
 		"replies 12 long_calls 0 "));
-	ck_assert_ptr_nonnull(strstr(out, " read_chunks 1 read_bytes 8388608 "));
+	ck_assert_ptr_nonnull(
+		strstr(out, " read_chunks 1 read_bytes 8388608 "));
 	ck_assert_ptr_nonnull(strstr(out, " ddp_zero_copies 3 "));
 	ck_assert_ptr_nonnull(strstr(out, " max_inflight 4\n"));
 	ck_assert_ptr_null(strstr(out, "reserved"));
@@ -297,9 +301,10 @@ START_TEST(test_svc_print_grep)
 	st.reserved32 = 77;
 	out = PRINT_TO_STRING(rpcrdma_stats_print_svc, "svc 0.0.0.0:20049",
 			      &st);
-	ck_assert_ptr_nonnull(strstr(out,
-		"rpcrdma: svc 0.0.0.0:20049: requests 5 "));
-	ck_assert_ptr_nonnull(strstr(out, " write_chunks 2 write_bytes 1048576 "));
+	ck_assert_ptr_nonnull(
+		strstr(out, "rpcrdma: svc 0.0.0.0:20049: requests 5 "));
+	ck_assert_ptr_nonnull(
+		strstr(out, " write_chunks 2 write_bytes 1048576 "));
 	ck_assert_ptr_nonnull(strstr(out, " err_write_room 1\n"));
 	ck_assert_ptr_nonnull(strstr(out, " conns_active 3 "));
 	ck_assert_ptr_null(strstr(out, "reserved"));
@@ -340,8 +345,8 @@ START_TEST(test_label)
 					     0x20005243, 1),
 			 "clnt 192.0.2.1:20049 prog 0x20005243 v1");
 	ck_assert_str_eq(rpcrdma_stats_label(b, sizeof(b), "clnt",
-					     (struct sockaddr *)&sin6,
-					     100003, 3),
+					     (struct sockaddr *)&sin6, 100003,
+					     3),
 			 "clnt [2001:db8::1]:20049 prog 0x186a3 v3");
 	sin6.sin6_addr = in6addr_any;
 	ck_assert_str_eq(rpcrdma_stats_label(b, sizeof(b), "svc",
@@ -431,16 +436,19 @@ static unsigned count(const char *hay, const char *needle)
 
 START_TEST(test_enabled_values)
 {
-	static const struct { const char *v; bool on; } cases[] = {
-		{ NULL, false }, { "", false }, { "0", false }, { "1", true },
-		{ "yes", true }, { "00", true },
+	static const struct {
+		const char *v;
+		bool on;
+	} cases[] = {
+		{ NULL, false }, { "", false },	  { "0", false },
+		{ "1", true },	 { "yes", true }, { "00", true },
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		env_setup(cases[i].v);
 		ck_assert_msg(rpcrdma_stats_enabled() == cases[i].on,
-			      "RPCRDMA_STATS=%s", cases[i].v ? cases[i].v
-							     : "(unset)");
+			      "RPCRDMA_STATS=%s",
+			      cases[i].v ? cases[i].v : "(unset)");
 		env_teardown();
 	}
 }
@@ -458,20 +466,20 @@ START_TEST(test_untrack_prints)
 	obj_init(&b, "obj B", 8);
 	rpcrdma_stats_track(&a.reg);
 	rpcrdma_stats_track(&b.reg);
-	rpcrdma_stats_track(&a.reg);		/* twice: still once */
+	rpcrdma_stats_track(&a.reg); /* twice: still once */
 	t = slurp();
-	ck_assert_str_eq(t, "");		/* nothing until destroyed */
+	ck_assert_str_eq(t, ""); /* nothing until destroyed */
 	free(t);
 
-	a.st.calls = 17;			/* printed when untracked */
+	a.st.calls = 17; /* printed when untracked */
 	rpcrdma_stats_untrack(&a.reg, true);
-	rpcrdma_stats_untrack(&a.reg, true);	/* not tracked: nothing */
-	rpcrdma_stats_untrack(&b.reg, false);	/* forgotten, not printed */
+	rpcrdma_stats_untrack(&a.reg, true);  /* not tracked: nothing */
+	rpcrdma_stats_untrack(&b.reg, false); /* forgotten, not printed */
 	rpcrdma_stats_track(&b.reg);
 	rpcrdma_stats_untrack(&b.reg, true);
 	t = slurp();
 	ck_assert_uint_eq(count(t, "rpcrdma: obj A: calls 17 "), 1);
-	ck_assert_uint_eq(count(t, "rpcrdma: obj A:"), 8);	/* 8 groups */
+	ck_assert_uint_eq(count(t, "rpcrdma: obj A:"), 8); /* 8 groups */
 	ck_assert_uint_eq(count(t, "rpcrdma: obj B: calls 8 "), 1);
 	ck_assert_uint_eq(count(t, "\n"), 16);
 	free(t);
@@ -602,7 +610,8 @@ START_TEST(test_bad_file_falls_back)
 	buf[n] = '\0';
 	fclose(f);
 	unlink(errpath);
-	ck_assert_ptr_nonnull(strstr(buf, "RPCRDMA_STATS_FILE=/nonexistent/dir/stats"));
+	ck_assert_ptr_nonnull(
+		strstr(buf, "RPCRDMA_STATS_FILE=/nonexistent/dir/stats"));
 	ck_assert_ptr_nonnull(strstr(buf, "rpcrdma: obj A: calls 5 "));
 	unsetenv("RPCRDMA_STATS");
 	unsetenv("RPCRDMA_STATS_FILE");

@@ -22,8 +22,7 @@ static bool play(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
 	return rw_tape_play(obj, x);
 }
 
-static void record(struct rw_tape *t, rc_put_fn put, xdrproc_t proc,
-		   void *obj)
+static void record(struct rw_tape *t, rc_put_fn put, xdrproc_t proc, void *obj)
 {
 	struct rw_txdr x;
 
@@ -61,7 +60,8 @@ START_TEST(test_play_reduces_alike)
 {
 	static const struct rw_ddp_policy pols[] = {
 		{ .mode = RW_DDP_ALL },
-		{ .mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(1) | RW_DDP_ITEM(3) },
+		{ .mode = RW_DDP_ITEMS,
+		  .mask = RW_DDP_ITEM(1) | RW_DDP_ITEM(3) },
 		{ .mode = RW_DDP_ITEMS, .mask = RW_DDP_ITEM(0), .min_len = 8 },
 		{ .mode = RW_DDP_ALL, .max_chunks = 2 },
 	};
@@ -81,7 +81,8 @@ START_TEST(test_play_reduces_alike)
 	ck_assert_uint_eq(back.body, red.body);
 	ck_assert_mem_eq(back.buf, red.buf, red.len);
 	for (k = 0; k < red.nitems; k++) {
-		ck_assert_uint_eq(back.items[k].position, red.items[k].position);
+		ck_assert_uint_eq(back.items[k].position,
+				  red.items[k].position);
 		ck_assert_uint_eq(back.items[k].len, red.items[k].len);
 		ck_assert_uint_eq(back.items[k].slot, red.items[k].slot);
 		ck_assert_mem_eq(back.items[k].data, red.items[k].data,
@@ -109,8 +110,7 @@ static bool put_patched(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
 		return false;
 	end = XDR_GETPOS(x);
 	len = end - start - 4;
-	return XDR_SETPOS(x, start) && xdr_u_int(x, &len) &&
-	       XDR_SETPOS(x, end);
+	return XDR_SETPOS(x, start) && xdr_u_int(x, &len) && XDR_SETPOS(x, end);
 }
 
 START_TEST(test_setpos_backpatch)

@@ -24,7 +24,7 @@
 #include "compiler.h"
 #include "ulb/ulb.h"
 #include "red_msg.h"
-#include "tests/unit/ulb/nfs3.h"	/* rpcgen output, in the build dir */
+#include "tests/unit/ulb/nfs3.h" /* rpcgen output, in the build dir */
 #include "check_util.h"
 
 #define NFS_PROG 100003u
@@ -55,29 +55,37 @@ START_TEST(test_register_lookup)
 	struct rpcrdma_ulb_entry e = mk(400001, 7, RPCRDMA_ULB_CALL, 2), got;
 
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
-					    &got), ENOENT);
+					    &got),
+			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
-					    &got), 0);
+					    &got),
+			 0);
 	ck_assert(memcmp(&e, &got, sizeof(e)) == 0);
 	/* the key is all four: other direction, version, procedure */
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_REPLY,
-					    &got), ENOENT);
+					    &got),
+			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 2, 7, RPCRDMA_ULB_CALL,
-					    &got), ENOENT);
+					    &got),
+			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 6, RPCRDMA_ULB_CALL,
-					    &got), ENOENT);
+					    &got),
+			 ENOENT);
 	/* replace */
 	e.items = 1;
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
-					    &got), 0);
+					    &got),
+			 0);
 	ck_assert_uint_eq(got.items, 1);
-	ck_assert_int_eq(rpcrdma_ulb_unregister(400001, 1, 7, RPCRDMA_ULB_CALL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400001, 1, 7, RPCRDMA_ULB_CALL),
+			 0);
 	ck_assert_int_eq(rpcrdma_ulb_unregister(400001, 1, 7, RPCRDMA_ULB_CALL),
 			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400001, 1, 7, RPCRDMA_ULB_CALL,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 }
 END_TEST
 
@@ -93,12 +101,16 @@ START_TEST(test_many)
 	}
 	for (i = 0; i < 200; i++) {
 		ck_assert_int_eq(rpcrdma_ulb_lookup(400002, 1, (i * 37) % 200,
-						    i & 1, &got), 0);
+						    i & 1, &got),
+				 0);
 		ck_assert_uint_eq(got.items, (uint64_t)1 << (i % 64));
 	}
 	for (i = 0; i < 200; i++)
-		ck_assert_int_eq(rpcrdma_ulb_unregister(400002, 1, i, i & 1) == 0 ||
-				 rpcrdma_ulb_unregister(400002, 1, i, !(i & 1)) == 0, 1);
+		ck_assert_int_eq(rpcrdma_ulb_unregister(400002, 1, i, i & 1) ==
+						 0 ||
+					 rpcrdma_ulb_unregister(400002, 1, i,
+								!(i & 1)) == 0,
+				 1);
 }
 END_TEST
 
@@ -109,16 +121,16 @@ START_TEST(test_register_invalid)
 	ck_assert_int_eq(rpcrdma_ulb_register(NULL), EINVAL);
 
 	e = mk(400003, 1, RPCRDMA_ULB_CALL, 1);
-	e.room.kind = RPCRDMA_ULB_SIZE_FIXED;	/* room on a call */
+	e.room.kind = RPCRDMA_ULB_SIZE_FIXED; /* room on a call */
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
 
 	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 1);
-	e.room.kind = RPCRDMA_ULB_SIZE_NONE;	/* eligible, no room (V1-WC-1) */
+	e.room.kind = RPCRDMA_ULB_SIZE_NONE; /* eligible, no room (V1-WC-1) */
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
 
 	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 1);
 	e.room.kind = RPCRDMA_ULB_SIZE_ARG;
-	e.room.offset = -6;			/* not a word */
+	e.room.offset = -6; /* not a word */
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
 
 	e = mk(400003, 1, RPCRDMA_ULB_REPLY, 0);
@@ -133,9 +145,11 @@ START_TEST(test_register_invalid)
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), EINVAL);
 
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400003, 1, 1, RPCRDMA_ULB_CALL,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400003, 1, 1, RPCRDMA_ULB_REPLY,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 }
 END_TEST
 
@@ -148,16 +162,19 @@ START_TEST(test_precedence)
 	e.items = 2;
 	ck_assert_int_eq(ulb_table_add(&e, ULB_SRC_BUILTIN), 0);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 1, RPCRDMA_ULB_CALL,
-					    &got), 0);
-	ck_assert_uint_eq(got.items, 1);	/* built-in did not win */
+					    &got),
+			 0);
+	ck_assert_uint_eq(got.items, 1); /* built-in did not win */
 	e.items = 4;
 	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
 	e.items = 8;
 	ck_assert_int_eq(ulb_table_add(&e, ULB_SRC_CONF), 0);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 1, RPCRDMA_ULB_CALL,
-					    &got), 0);
-	ck_assert_uint_eq(got.items, 4);	/* application kept */
-	ck_assert_int_eq(rpcrdma_ulb_unregister(400004, 1, 1, RPCRDMA_ULB_CALL), 0);
+					    &got),
+			 0);
+	ck_assert_uint_eq(got.items, 4); /* application kept */
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400004, 1, 1, RPCRDMA_ULB_CALL),
+			 0);
 }
 END_TEST
 
@@ -187,7 +204,8 @@ START_TEST(test_concurrent)
 	unsigned i;
 
 	for (i = 0; i < 3; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, race_reader, NULL), 0);
+		ck_assert_int_eq(pthread_create(&t[i], NULL, race_reader, NULL),
+				 0);
 	for (i = 0; i < RACE_ROUNDS; i++) {
 		e.items = i | 1;
 		e.min_len = (uint32_t)e.items;
@@ -208,7 +226,8 @@ END_TEST
 START_TEST(test_sizes)
 {
 	static const uint8_t args[16] = {
-		0, 0, 0, 1,  0, 0, 0x10, 0,  0xff, 0xff, 0xff, 0xf0,  0, 0, 0x20, 0 };
+		0, 0, 0, 1, 0, 0, 0x10, 0, 0xff, 0xff, 0xff, 0xf0, 0, 0, 0x20, 0
+	};
 	struct rpcrdma_ulb_entry e = mk(400006, 1, RPCRDMA_ULB_REPLY, 1);
 	uint32_t room = 1, max = 1;
 
@@ -224,20 +243,23 @@ START_TEST(test_sizes)
 	e.reply_max.kind = RPCRDMA_ULB_SIZE_ARG;
 	e.reply_max.offset = -4;
 	e.reply_max.value = 100;
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 0x1000);
 	ck_assert_uint_eq(max, 0x2000 + 100);
 
 	/* the last word from the front, the first from the end */
 	e.room.offset = 12;
 	e.reply_max.offset = -16;
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 0x2000);
 	ck_assert_uint_eq(max, 1 + 100);
 
 	/* a huge count plus slack saturates rather than wrapping small */
 	e.reply_max.offset = 8;
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), NULL, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), NULL, &max),
+			 0);
 	ck_assert_uint_eq(max, UINT32_MAX);
 
 	/* outside the arguments */
@@ -249,7 +271,8 @@ START_TEST(test_sizes)
 			 EINVAL);
 	e.room.offset = 0;
 	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, 2, &room, &max), EINVAL);
-	ck_assert_int_eq(rpcrdma_ulb_sizes(NULL, args, 16, &room, &max), EINVAL);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(NULL, args, 16, &room, &max),
+			 EINVAL);
 }
 END_TEST
 
@@ -270,7 +293,7 @@ START_TEST(test_policy)
 	ulb_ddp_policy(&e, false, 1024, &pol);
 	ck_assert_int_eq(pol.mode, RW_DDP_ITEMS);
 	ck_assert_uint_eq(pol.mask, 0x6);
-	ck_assert_uint_eq(pol.min_len, 1024);	/* transport default */
+	ck_assert_uint_eq(pol.min_len, 1024); /* transport default */
 	ck_assert_uint_eq(pol.max_chunks, 1);
 	ck_assert(!rw_ddp_designated(&pol, 0));
 	ck_assert(rw_ddp_designated(&pol, 1));
@@ -295,10 +318,13 @@ START_TEST(test_parse_good)
 
 	ck_assert_int_eq(ulb_conf_parse_line("", &e, why, sizeof(why)), 0);
 	ck_assert_int_eq(ulb_conf_parse_line("  # 1 2 3 call\n", &e, why,
-					     sizeof(why)), 0);
+					     sizeof(why)),
+			 0);
 
-	ck_assert_int_eq(ulb_conf_parse_line("100003 3 7 call ddp=1 min=4k chunks=2",
-					     &e, why, sizeof(why)), 1);
+	ck_assert_int_eq(
+		ulb_conf_parse_line("100003 3 7 call ddp=1 min=4k chunks=2", &e,
+				    why, sizeof(why)),
+		1);
 	ck_assert_uint_eq(e.prog, 100003);
 	ck_assert_uint_eq(e.vers, 3);
 	ck_assert_uint_eq(e.proc, 7);
@@ -307,8 +333,11 @@ START_TEST(test_parse_good)
 	ck_assert_uint_eq(e.min_len, 4096);
 	ck_assert_uint_eq(e.max_chunks, 2);
 
-	ck_assert_int_eq(ulb_conf_parse_line("0x186a3 3 6 reply ddp=0,63 room=arg[-4] max=arg[8]+1m # x",
-					     &e, why, sizeof(why)), 1);
+	ck_assert_int_eq(
+		ulb_conf_parse_line(
+			"0x186a3 3 6 reply ddp=0,63 room=arg[-4] max=arg[8]+1m # x",
+			&e, why, sizeof(why)),
+		1);
 	ck_assert_uint_eq(e.prog, 100003);
 	ck_assert_int_eq(e.dir, RPCRDMA_ULB_REPLY);
 	ck_assert_uint_eq(e.items, 1 | RW_DDP_ITEM(63));
@@ -320,13 +349,15 @@ START_TEST(test_parse_good)
 	ck_assert_uint_eq(e.reply_max.value, 1024 * 1024);
 
 	ck_assert_int_eq(ulb_conf_parse_line("1\t2\t3\treply ddp=all room=64K",
-					     &e, why, sizeof(why)), 1);
+					     &e, why, sizeof(why)),
+			 1);
 	ck_assert_uint_eq(e.items, ~(uint64_t)0);
 	ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_FIXED);
 	ck_assert_uint_eq(e.room.value, 65536);
 
-	ck_assert_int_eq(ulb_conf_parse_line("4294967295 0 0 call ddp=none",
-					     &e, why, sizeof(why)), 1);
+	ck_assert_int_eq(ulb_conf_parse_line("4294967295 0 0 call ddp=none", &e,
+					     why, sizeof(why)),
+			 1);
 	ck_assert_uint_eq(e.prog, 4294967295u);
 	ck_assert_uint_eq(e.items, 0);
 }
@@ -358,14 +389,17 @@ static const struct {
 	{ "1 2 3 call room=4096", "room and max apply only to reply entries" },
 	{ "1 2 3 call max=4096", "room and max apply only to reply entries" },
 	{ "1 2 3 reply ddp=0", "no room is given" },
-	{ "1 2 3 reply ddp=0 room=arg[2]", "argument offset 2 is not a multiple of 4" },
-	{ "1 2 3 reply ddp=0 room=arg[-6]", "argument offset -6 is not a multiple of 4" },
+	{ "1 2 3 reply ddp=0 room=arg[2]",
+	  "argument offset 2 is not a multiple of 4" },
+	{ "1 2 3 reply ddp=0 room=arg[-6]",
+	  "argument offset -6 is not a multiple of 4" },
 	{ "1 2 3 reply ddp=0 room=arg[-0]", "the last word is -4" },
 	{ "1 2 3 reply ddp=0 room=arg[4", "expected arg[OFFSET]" },
 	{ "1 2 3 reply ddp=0 room=arg[x]", "expected arg[OFFSET]" },
 	{ "1 2 3 reply ddp=0 room=arg[4]-8", "only '+N' may follow" },
 	{ "1 2 3 reply ddp=0 room=arg[4]+", "only '+N' may follow" },
-	{ "1 2 3 reply ddp=0 room=arg[2147483648]", "offset 2147483648 is too large" },
+	{ "1 2 3 reply ddp=0 room=arg[2147483648]",
+	  "offset 2147483648 is too large" },
 	{ "1 2 3 reply max=lots", "max: 'lots' is not a size" },
 };
 
@@ -376,9 +410,11 @@ START_TEST(test_parse_bad)
 
 	memset(why, 0, sizeof(why));
 	ck_assert_int_eq(ulb_conf_parse_line(bad_lines[_i].line, &e, why,
-					     sizeof(why)), -1);
-	ck_assert_msg(strstr(why, bad_lines[_i].why), "'%s': got '%s', want '%s'",
-		      bad_lines[_i].line, why, bad_lines[_i].why);
+					     sizeof(why)),
+			 -1);
+	ck_assert_msg(strstr(why, bad_lines[_i].why),
+		      "'%s': got '%s', want '%s'", bad_lines[_i].line, why,
+		      bad_lines[_i].why);
 }
 END_TEST
 
@@ -418,40 +454,58 @@ START_TEST(test_file_good)
 	struct rpcrdma_ulb_entry e;
 	char msgs[4096];
 	uint32_t room, max;
-	static const uint8_t args[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0 };
+	static const uint8_t args[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x40, 0
+	};
 
 	ck_assert_int_eq(load(ULB_TESTDIR "/good.conf", msgs, sizeof(msgs)), 0);
 	ck_assert_str_eq(msgs, "");
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 7, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 7, RPCRDMA_ULB_CALL, &e),
+			 0);
 	ck_assert_uint_eq(e.items, 2);
 	ck_assert_uint_eq(e.min_len, 4096);
 	ck_assert_uint_eq(e.max_chunks, 1);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_uint_eq(e.items, 1);
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 0x4000);
 	ck_assert_uint_eq(max, 256);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 2, RPCRDMA_ULB_CALL, &e), 0);
-	ck_assert_uint_eq(e.items, RW_DDP_ITEM(0) | RW_DDP_ITEM(2) | RW_DDP_ITEM(5));
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400004, 1, 2, RPCRDMA_ULB_CALL, &e),
+			 0);
+	ck_assert_uint_eq(e.items,
+			  RW_DDP_ITEM(0) | RW_DDP_ITEM(2) | RW_DDP_ITEM(5));
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 2, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 2, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_uint_eq(e.items, ~(uint64_t)0);
 	ck_assert_uint_eq(e.max_chunks, 3);
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 0x4000 + 512);
 	ck_assert_uint_eq(max, 1024 * 1024);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 3, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 3, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_uint_eq(e.items, 0);
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 0);
 	ck_assert_uint_eq(max, 128);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 4, RPCRDMA_ULB_REPLY, NULL), 0);
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 5, RPCRDMA_ULB_CALL, NULL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 4, RPCRDMA_ULB_REPLY,
+					    NULL),
+			 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 5, RPCRDMA_ULB_CALL,
+					    NULL),
+			 0);
 }
 END_TEST
 
@@ -480,14 +534,19 @@ START_TEST(test_file_bad)
 		ck_assert_msg(strstr(msgs, want[i]), "missing '%s' in:\n%s",
 			      want[i], msgs);
 	/* the good lines around the bad ones are in; the bad ones are not */
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 1, RPCRDMA_ULB_CALL, &e), 0);
-	ck_assert_uint_eq(e.items, 2);		/* line 3, not line 12 */
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 12, RPCRDMA_ULB_REPLY, NULL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 1, RPCRDMA_ULB_CALL, &e),
+			 0);
+	ck_assert_uint_eq(e.items, 2); /* line 3, not line 12 */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, 12, RPCRDMA_ULB_REPLY,
+					    NULL),
+			 0);
 	for (i = 2; i < 12; i++) {
-		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i, RPCRDMA_ULB_CALL,
-						    NULL), ENOENT);
-		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i, RPCRDMA_ULB_REPLY,
-						    NULL), ENOENT);
+		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i,
+						    RPCRDMA_ULB_CALL, NULL),
+				 ENOENT);
+		ck_assert_int_eq(rpcrdma_ulb_lookup(400200, 1, i,
+						    RPCRDMA_ULB_REPLY, NULL),
+				 ENOENT);
 	}
 }
 END_TEST
@@ -512,11 +571,17 @@ START_TEST(test_env)
 {
 	struct rpcrdma_ulb_entry e;
 
-	ck_assert_int_eq(setenv("RPCRDMA_ULB_CONF", ULB_TESTDIR "/good.conf", 1), 0);
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(setenv("RPCRDMA_ULB_CONF", ULB_TESTDIR "/good.conf",
+				1),
+			 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400100, 1, 6, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_uint_eq(e.items, 1);
 	/* the built-ins are there too */
-	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL, NULL), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL,
+					    NULL),
+			 0);
 	unsetenv("RPCRDMA_ULB_CONF");
 }
 END_TEST
@@ -528,45 +593,61 @@ END_TEST
  */
 START_TEST(test_file_ulbgen)
 {
-	static const uint8_t args[] = {		/* ann_pread_args */
-		0, 1, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,  0, 0, 0, 0 };
+	static const uint8_t args[] = { /* ann_pread_args */
+					0, 1, 0, 0, 0, 0, 0, 0,
+					0, 0, 0, 0, 0, 0, 0, 0
+	};
 	struct rpcrdma_ulb_entry e;
 	char msgs[4096];
 	uint32_t room, max;
 
-	ck_assert_int_eq(load(ULB_TESTDIR "/annotated.conf", msgs, sizeof(msgs)), 0);
+	ck_assert_int_eq(load(ULB_TESTDIR "/annotated.conf", msgs,
+			      sizeof(msgs)),
+			 0);
 	ck_assert_str_eq(msgs, "");
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 7, RPCRDMA_ULB_CALL, &e), 0);
-	ck_assert_uint_eq(e.items, RW_DDP_ITEM(1));	/* after the handle */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 7, RPCRDMA_ULB_CALL, &e),
+			 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(1)); /* after the handle */
 	ck_assert_uint_eq(e.min_len, 4096);
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 10, RPCRDMA_ULB_CALL, &e), 0);
-	ck_assert_uint_eq(e.items, RW_DDP_ITEM(3));	/* dir, name, verf */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 10, RPCRDMA_ULB_CALL,
+					    &e),
+			 0);
+	ck_assert_uint_eq(e.items, RW_DDP_ITEM(3)); /* dir, name, verf */
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 6, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_uint_eq(e.items, RW_DDP_ITEM(0));
 	ck_assert_int_eq(e.room.kind, RPCRDMA_ULB_SIZE_ARG);
 	ck_assert_int_eq(e.room.offset, -4);
 	ck_assert_int_eq(e.reply_max.kind, RPCRDMA_ULB_SIZE_FIXED);
 	ck_assert_uint_eq(e.reply_max.value, 256);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 20, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 20, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ck_assert_int_eq(e.room.offset, 0);
 	ck_assert_uint_eq(e.max_chunks, 1);
-	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, sizeof(args), &room, &max),
+			 0);
 	ck_assert_uint_eq(room, 65536);
 	/* status, attr pointer + attr, count, eof, data length word */
 	ck_assert_uint_eq(max, 4 + 4 + 24 + 4 + 4 + 4);
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 5, RPCRDMA_ULB_REPLY, &e), 0);
-	ck_assert_uint_eq(e.room.value, 1024);		/* the string's bound */
+	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 5, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
+	ck_assert_uint_eq(e.room.value, 1024); /* the string's bound */
 	ck_assert_uint_eq(e.reply_max.value, 8);
 
 	/* procedures without annotations get no entry */
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 21, RPCRDMA_ULB_REPLY,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 	ck_assert_int_eq(rpcrdma_ulb_lookup(400300, 1, 6, RPCRDMA_ULB_CALL,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 }
 END_TEST
 
@@ -581,14 +662,12 @@ START_TEST(test_nfs_entries)
 		enum rpcrdma_ulb_dir dir;
 		uint64_t items;
 	} want[] = {
-		{ 2, 5, RPCRDMA_ULB_REPLY, 1 },		/* READLINK path */
-		{ 2, 6, RPCRDMA_ULB_REPLY, 1 },		/* READ data */
-		{ 2, 8, RPCRDMA_ULB_CALL, 2 },		/* WRITE data */
-		{ 2, 13, RPCRDMA_ULB_CALL, 4 },		/* SYMLINK path */
-		{ 3, 5, RPCRDMA_ULB_REPLY, 1 },
-		{ 3, 6, RPCRDMA_ULB_REPLY, 1 },
-		{ 3, 7, RPCRDMA_ULB_CALL, 2 },
-		{ 3, 10, RPCRDMA_ULB_CALL, 4 },
+		{ 2, 5, RPCRDMA_ULB_REPLY, 1 }, /* READLINK path */
+		{ 2, 6, RPCRDMA_ULB_REPLY, 1 }, /* READ data */
+		{ 2, 8, RPCRDMA_ULB_CALL, 2 },	/* WRITE data */
+		{ 2, 13, RPCRDMA_ULB_CALL, 4 }, /* SYMLINK path */
+		{ 3, 5, RPCRDMA_ULB_REPLY, 1 }, { 3, 6, RPCRDMA_ULB_REPLY, 1 },
+		{ 3, 7, RPCRDMA_ULB_CALL, 2 },	{ 3, 10, RPCRDMA_ULB_CALL, 4 },
 	};
 	struct rpcrdma_ulb_entry e;
 	rpcproc_t p;
@@ -597,7 +676,8 @@ START_TEST(test_nfs_entries)
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, want[i].vers,
 						    want[i].proc, want[i].dir,
-						    &e), 0);
+						    &e),
+				 0);
 		ck_assert_uint_eq(e.items, want[i].items);
 		ck_assert_ptr_null(ulb_entry_check(&e));
 		/* nothing else of the same procedure is eligible */
@@ -609,14 +689,17 @@ START_TEST(test_nfs_entries)
 	for (p = 0; p <= 21; p++) {
 		if (p == 5 || p == 6 || p == 7 || p == 10)
 			continue;
-		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_CALL, &e) == 0)
+		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_CALL, &e) ==
+		    0)
 			ck_assert_uint_eq(e.items, 0);
-		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_REPLY, &e) == 0)
+		if (rpcrdma_ulb_lookup(NFS_PROG, 3, p, RPCRDMA_ULB_REPLY, &e) ==
+		    0)
 			ck_assert_uint_eq(e.items, 0);
 	}
 	/* NFSv4 NULL has nothing; COMPOUND is a walker binding (below) */
 	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 4, 0, RPCRDMA_ULB_CALL,
-					    NULL), ENOENT);
+					    NULL),
+			 ENOENT);
 }
 END_TEST
 
@@ -649,7 +732,7 @@ START_TEST(test_nfs4_walker_entry)
 	ck_assert_uint_eq(pol.min_len, 1024);
 	ulb_walk_policy(w, true, 1024, &pol);
 	ck_assert_ptr_eq((void *)pol.pick, (void *)w->pick_reply);
-	ck_assert_uint_eq(pol.min_len, 0);	/* V1-WC-2 */
+	ck_assert_uint_eq(pol.min_len, 0); /* V1-WC-2 */
 	ulb_walk_policy(NULL, true, 0, &pol);
 	ck_assert_int_eq(pol.mode, RW_DDP_NONE);
 	/* incomplete walkers are refused */
@@ -669,8 +752,8 @@ START_TEST(test_nfs4_walker_entry)
 	ck_assert_ptr_null(w);
 	ck_assert_uint_eq(e.reply_max.value, 512);
 	/* a built-in never comes back over it */
-	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1,
-					      &ulb_nfs4_walker), 0);
+	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1, &ulb_nfs4_walker),
+			 0);
 	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY, &e, &w),
 			 0);
 	ck_assert_ptr_null(w);
@@ -680,9 +763,10 @@ START_TEST(test_nfs4_walker_entry)
 	ck_assert_ptr_eq(w, &ulb_nfs4_walker);
 	/* restore the built-in for the other tests */
 	ck_assert_int_eq(rpcrdma_ulb_unregister(NFS_PROG, 4, 1,
-						RPCRDMA_ULB_REPLY), 0);
-	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1,
-					      &ulb_nfs4_walker), 0);
+						RPCRDMA_ULB_REPLY),
+			 0);
+	ck_assert_int_eq(ulb_table_add_walker(NFS_PROG, 4, 1, &ulb_nfs4_walker),
+			 0);
 	ck_assert_int_eq(ulb_lookup(NFS_PROG, 4, 1, RPCRDMA_ULB_REPLY, &e, &w),
 			 0);
 	ck_assert_ptr_eq(w, &ulb_nfs4_walker);
@@ -697,8 +781,11 @@ START_TEST(test_nfs3_write_ordinal)
 {
 	static char fh[32], data[6001];
 	red_write_args a = {
-		.file = { sizeof(fh), fh }, .offset = 0, .count = sizeof(data),
-		.stable = RED_FILE_SYNC, .data = { sizeof(data), data },
+		.file = { sizeof(fh), fh },
+		.offset = 0,
+		.count = sizeof(data),
+		.stable = RED_FILE_SYNC,
+		.data = { sizeof(data), data },
 	};
 	struct rpcrdma_ulb_entry e;
 	struct rw_ddp_policy pol;
@@ -706,7 +793,9 @@ START_TEST(test_nfs3_write_ordinal)
 	static uint8_t buf[8192];
 	struct rw_rxdr r;
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 7, RPCRDMA_ULB_CALL,
+					    &e),
+			 0);
 	ulb_ddp_policy(&e, false, 1024, &pol);
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 4));
 	ck_assert(red_put_call(&r.xdr, RED_XID, RED_WRITE, authnone_create(),
@@ -716,7 +805,7 @@ START_TEST(test_nfs3_write_ordinal)
 	ck_assert_uint_eq(items[0].ordinal, 1);
 	ck_assert_ptr_eq(items[0].data, data);
 	ck_assert_uint_eq(items[0].len, sizeof(data));
-	ck_assert_uint_eq(items[0].position, 96);	/* digest 1.7 ex. 1 */
+	ck_assert_uint_eq(items[0].position, 96); /* digest 1.7 ex. 1 */
 }
 END_TEST
 
@@ -730,7 +819,9 @@ START_TEST(test_nfs3_read)
 	static char data[5000], fh[28];
 	red_attr attr = { 1, 0644, 1, 0, 0, sizeof(data) };
 	red_read_res res = {
-		.attr = &attr, .count = sizeof(data), .eof = TRUE,
+		.attr = &attr,
+		.count = sizeof(data),
+		.eof = TRUE,
 		.data = { sizeof(data), data },
 	};
 	struct rpcrdma_ulb_entry e;
@@ -745,7 +836,9 @@ START_TEST(test_nfs3_read)
 	struct rw_rxdr r;
 	XDR x;
 
-	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 6, RPCRDMA_ULB_REPLY, &e), 0);
+	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 6, RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ulb_ddp_policy(&e, true, 1024, &pol);
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 4));
 	ck_assert(red_put_reply(&r.xdr, RED_XID, (xdrproc_t)xdr_red_read_res,
@@ -761,9 +854,10 @@ START_TEST(test_nfs3_read)
 	ck_assert(xdr_u_int64_t(&x, &off));
 	ck_assert(xdr_u_int(&x, &count));
 	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, XDR_GETPOS(&x), &room,
-					   &max), 0);
+					   &max),
+			 0);
 	ck_assert_uint_eq(room, 65536);
-	ck_assert_uint_ge(max, 4 + 88 + 12);	/* status, attrs, count/eof/len */
+	ck_assert_uint_ge(max, 4 + 88 + 12); /* status, attrs, count/eof/len */
 	XDR_DESTROY(&x);
 }
 END_TEST
@@ -776,8 +870,8 @@ END_TEST
  * of proc; return how many items moved and the first in *it.  min_len 1 so
  * even short paths move.
  */
-static unsigned nfs3_reduce(rpcproc_t proc, bool call, xdrproc_t xdr,
-			    void *obj, struct rw_ddp_item *it)
+static unsigned nfs3_reduce(rpcproc_t proc, bool call, xdrproc_t xdr, void *obj,
+			    struct rw_ddp_item *it)
 {
 	static uint8_t buf[16384];
 	struct rw_ddp_item items[8];
@@ -788,12 +882,14 @@ static unsigned nfs3_reduce(rpcproc_t proc, bool call, xdrproc_t xdr,
 
 	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, proc,
 					    call ? RPCRDMA_ULB_CALL :
-					    RPCRDMA_ULB_REPLY, &e), 0);
+						   RPCRDMA_ULB_REPLY,
+					    &e),
+			 0);
 	ulb_ddp_policy(&e, !call, 1, &pol);
 	ck_assert(rw_rxdr_create(&r, buf, sizeof(buf), &pol, items, 8));
 	if (call)
-		ok = red_put_call(&r.xdr, RED_XID, proc, authnone_create(),
-				  xdr, obj);
+		ok = red_put_call(&r.xdr, RED_XID, proc, authnone_create(), xdr,
+				  obj);
 	else
 		ok = red_put_reply(&r.xdr, RED_XID, xdr, obj);
 	ck_assert(ok);
@@ -810,13 +906,15 @@ START_TEST(test_nfs3_rfc1813_write)
 	static char data[3000];
 	WRITE3args a = {
 		.file = { .data = { sizeof(nfs3_fh), nfs3_fh } },
-		.count = sizeof(data), .stable = FILE_SYNC,
+		.count = sizeof(data),
+		.stable = FILE_SYNC,
 		.data = { sizeof(data), data },
 	};
 	struct rw_ddp_item it;
 
 	ck_assert_uint_eq(nfs3_reduce(7, true, (xdrproc_t)xdr_WRITE3args, &a,
-				      &it), 1);
+				      &it),
+			  1);
 	ck_assert_ptr_eq(it.data, data);
 	ck_assert_uint_eq(it.len, sizeof(data));
 }
@@ -835,21 +933,24 @@ static void nfs3_symlink_args(SYMLINK3args *a, char *name, char *path)
 
 START_TEST(test_nfs3_rfc1813_symlink)
 {
-	static char path[] = "../some/where/else", name[] = "link", empty[] = "";
+	static char path[] = "../some/where/else", name[] = "link",
+		    empty[] = "";
 	SYMLINK3args a;
 	struct rw_ddp_item it;
 
 	nfs3_symlink_args(&a, name, path);
-	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args,
-				      &a, &it), 1);
+	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args, &a,
+				      &it),
+			  1);
 	ck_assert_ptr_eq(it.data, path);
 	ck_assert_uint_eq(it.len, strlen(path));
 
 	/* an empty name shifts the path to item 1: it then stays inline,
 	 * and no other item is ever moved in its place */
 	nfs3_symlink_args(&a, empty, path);
-	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args,
-				      &a, &it), 0);
+	ck_assert_uint_eq(nfs3_reduce(10, true, (xdrproc_t)xdr_SYMLINK3args, &a,
+				      &it),
+			  0);
 }
 END_TEST
 
@@ -859,7 +960,8 @@ START_TEST(test_nfs3_rfc1813_read)
 	READ3res res;
 	READ3args a = {
 		.file = { .data = { sizeof(nfs3_fh), nfs3_fh } },
-		.offset = 4096, .count = 32768,
+		.offset = 4096,
+		.count = 32768,
 	};
 	struct rpcrdma_ulb_entry e;
 	struct rw_ddp_item it;
@@ -874,23 +976,27 @@ START_TEST(test_nfs3_rfc1813_read)
 	res.READ3res_u.resok.data.data_len = sizeof(data);
 	res.READ3res_u.resok.data.data_val = data;
 	ck_assert_uint_eq(nfs3_reduce(6, false, (xdrproc_t)xdr_READ3res, &res,
-				      &it), 1);
+				      &it),
+			  1);
 	ck_assert_ptr_eq(it.data, data);
 
 	/* an error reply has no item */
 	res.status = NFS3ERR_IO;
 	ck_assert_uint_eq(nfs3_reduce(6, false, (xdrproc_t)xdr_READ3res, &res,
-				      &it), 0);
+				      &it),
+			  0);
 
 	/* the room is the call's count (V1-WC-1) */
 	xdrmem_create(&x, args, sizeof(args), XDR_ENCODE);
 	ck_assert(xdr_READ3args(&x, &a));
 	ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, 6, RPCRDMA_ULB_REPLY,
-					    &e), 0);
+					    &e),
+			 0);
 	ck_assert_int_eq(rpcrdma_ulb_sizes(&e, args, XDR_GETPOS(&x), &room,
-					   &max), 0);
+					   &max),
+			 0);
 	ck_assert_uint_eq(room, 32768);
-	ck_assert_uint_ge(max, 104);	/* status, attrs, count, eof, length */
+	ck_assert_uint_ge(max, 104); /* status, attrs, count, eof, length */
 	XDR_DESTROY(&x);
 }
 END_TEST
@@ -905,7 +1011,8 @@ START_TEST(test_nfs3_rfc1813_readlink)
 	res.status = NFS3_OK;
 	res.READLINK3res_u.resok.data = path;
 	ck_assert_uint_eq(nfs3_reduce(5, false, (xdrproc_t)xdr_READLINK3res,
-				      &res, &it), 1);
+				      &res, &it),
+			  1);
 	ck_assert_ptr_eq(it.data, path);
 	ck_assert_uint_eq(it.len, strlen(path));
 }
@@ -921,8 +1028,10 @@ START_TEST(test_nfs3_ulbgen_agrees)
 		rpcproc_t proc;
 		enum rpcrdma_ulb_dir dir;
 	} keys[] = {
-		{ 5, RPCRDMA_ULB_REPLY }, { 6, RPCRDMA_ULB_REPLY },
-		{ 7, RPCRDMA_ULB_CALL }, { 10, RPCRDMA_ULB_CALL },
+		{ 5, RPCRDMA_ULB_REPLY },
+		{ 6, RPCRDMA_ULB_REPLY },
+		{ 7, RPCRDMA_ULB_CALL },
+		{ 10, RPCRDMA_ULB_CALL },
 	};
 	struct rpcrdma_ulb_entry built[ARRAY_SIZE(keys)], gen;
 	char msgs[1024];
@@ -930,18 +1039,21 @@ START_TEST(test_nfs3_ulbgen_agrees)
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++)
 		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, keys[i].proc,
-						    keys[i].dir, &built[i]), 0);
+						    keys[i].dir, &built[i]),
+				 0);
 	/* the file's entries replace the built-in ones in the table */
 	ck_assert_int_eq(load(ULB_TESTDIR "/nfs3.conf", msgs, sizeof(msgs)), 0);
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, keys[i].proc,
-						    keys[i].dir, &gen), 0);
+						    keys[i].dir, &gen),
+				 0);
 		ck_assert_uint_eq(gen.items, built[i].items);
 		ck_assert_int_eq(gen.room.kind, built[i].room.kind);
 		ck_assert_int_eq(gen.room.offset, built[i].room.offset);
 		ck_assert_uint_eq(gen.room.value, built[i].room.value);
 		/* built-in maxima are the exact ones rounded up */
-		ck_assert_uint_le(gen.reply_max.value, built[i].reply_max.value);
+		ck_assert_uint_le(gen.reply_max.value,
+				  built[i].reply_max.value);
 		/* put the built-in entry back for tests that do not fork */
 		ck_assert_int_eq(ulb_table_add(&built[i], ULB_SRC_CONF), 0);
 	}
@@ -974,7 +1086,8 @@ START_TEST(test_nfs3_reply_sizes)
 		ck_assert_uint_eq(gen.vers, 3);
 		ck_assert_int_eq(gen.dir, RPCRDMA_ULB_REPLY);
 		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, gen.proc,
-						    RPCRDMA_ULB_REPLY, &built), 0);
+						    RPCRDMA_ULB_REPLY, &built),
+				 0);
 		ck_assert_int_eq(built.reply_max.kind, gen.reply_max.kind);
 		ck_assert_uint_eq(built.reply_max.value, gen.reply_max.value);
 		ck_assert_uint_lt(gen.proc, ARRAY_SIZE(seen));
@@ -986,7 +1099,8 @@ START_TEST(test_nfs3_reply_sizes)
 	ck_assert_uint_eq(n, 18);
 	for (p = 0; p < ARRAY_SIZE(seen); p++) {
 		ck_assert_int_eq(rpcrdma_ulb_lookup(NFS_PROG, 3, p,
-						    RPCRDMA_ULB_REPLY, &built), 0);
+						    RPCRDMA_ULB_REPLY, &built),
+				 0);
 		ck_assert_int_ne(built.reply_max.kind, RPCRDMA_ULB_SIZE_NONE);
 		if (!seen[p])
 			ck_assert(p == 5 || p == 6 || p == 16 || p == 17);

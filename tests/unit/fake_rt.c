@@ -29,12 +29,12 @@
 /* Handles and keys the fake hands out start here (easy to spot in a
  * hex dump, never 0). */
 #define FK_HANDLE_BASE 0x5e000000u
-#define FK_LKEY_BASE 0x1c000000u
+#define FK_LKEY_BASE   0x1c000000u
 
 struct rt_sbuf {
 	uint8_t *data;
 	uint32_t size;
-	bool busy;		/* handed out, or its Send not completed */
+	bool busy; /* handed out, or its Send not completed */
 };
 
 struct rt_rbuf {
@@ -48,7 +48,7 @@ struct rt_lmem {
 	void *addr;
 	size_t len;
 	uint32_t lkey;
-	bool owned;		/* rt_lmem_alloc (ours to free) */
+	bool owned; /* rt_lmem_alloc (ours to free) */
 };
 
 struct fk_pool {
@@ -65,7 +65,11 @@ struct fk_peer_mem {
 	size_t len;
 };
 
-enum fk_kind { FK_SEND, FK_READ, FK_WRITE };
+enum fk_kind {
+	FK_SEND,
+	FK_READ,
+	FK_WRITE
+};
 
 /* Posted work, completed in posting order. */
 struct fk_work {
@@ -73,8 +77,8 @@ struct fk_work {
 	enum fk_kind kind;
 	uint64_t cookie;
 	bool signal;
-	bool released;		/* held work the test let go */
-	int status;		/* 0, or the errno it completes with */
+	bool released; /* held work the test let go */
+	int status;    /* 0, or the errno it completes with */
 	struct rt_sbuf *sbuf;
 	struct rt_sge sink[RT_MAX_SGE];
 	unsigned int nsink;
@@ -102,11 +106,10 @@ struct rt_conn {
 	enum rt_reg_mode mode;
 	unsigned int ord, ird;
 	bool hold_sends, hold_reads, revoke_fails;
-	bool dev_send_inv;	/* rt_conn_can_send_inv() */
-	bool peer_fault;	/* rt_conn_peer_fault() */
+	bool dev_send_inv; /* rt_conn_can_send_inv() */
+	bool peer_fault;   /* rt_conn_peer_fault() */
 	uint64_t peer_fault_cookie;
-	void (*on_send)(struct rt_conn *c, const struct fake_msg *m,
-			void *arg);
+	void (*on_send)(struct rt_conn *c, const struct fake_msg *m, void *arg);
 	void *peer_arg;
 
 	struct rw_credits cr;
@@ -215,12 +218,11 @@ static void *xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 
 	if (!p)
-		abort();	/* a test fixture out of memory: give up */
+		abort(); /* a test fixture out of memory: give up */
 	return p;
 }
 
-static void grow(void **arr, unsigned int *cap, unsigned int need,
-		 size_t size)
+static void grow(void **arr, unsigned int *cap, unsigned int need, size_t size)
 {
 	unsigned int ncap = *cap ? *cap : 8;
 	void *p;
@@ -291,8 +293,9 @@ static unsigned int ev_pop(struct rt_conn *c, struct rt_event *ev,
 
 static const char *status_str(int status)
 {
-	return !status ? "success" : status == ECONNRESET ?
-	       "Work Request Flushed Error" : "remote access error";
+	return !status		    ? "success" :
+	       status == ECONNRESET ? "Work Request Flushed Error" :
+				      "remote access error";
 }
 
 /* ---- Work and connection death ----------------------------------------- */
@@ -365,7 +368,7 @@ static void work_complete(struct rt_conn *c, struct fk_work *w)
 	if (w->signal) {
 		ev.type = w->kind == FK_SEND ? RT_EV_SEND_DONE :
 			  w->kind == FK_READ ? RT_EV_READ_DONE :
-			  RT_EV_WRITE_DONE;
+					       RT_EV_WRITE_DONE;
 		ev.status = status;
 		ev.status_str = status_str(status);
 		ev_push(c, &ev);
@@ -377,9 +380,11 @@ static void work_complete(struct rt_conn *c, struct fk_work *w)
 			c->peer_fault = true;
 			c->peer_fault_cookie = w->cookie;
 		}
-		conn_kill(c, EIO, w->kind == FK_READ ?
-			  "RDMA Read failed on the fake connection: remote access error" :
-			  "work failed on the fake connection: remote access error");
+		conn_kill(
+			c, EIO,
+			w->kind == FK_READ ?
+				"RDMA Read failed on the fake connection: remote access error" :
+				"work failed on the fake connection: remote access error");
 	}
 	free(w);
 }
@@ -448,8 +453,8 @@ static void attr_normalize(struct rt_conn_attr *a)
 		a->send_bufs = a->credits + 8;
 	a->send_bufs = clamp_u32(a->send_bufs, 2, 8192);
 	a->rdma_depth = clamp_u32(a->rdma_depth ? a->rdma_depth : 16, 1, 1024);
-	a->signal_every = clamp_u32(a->signal_every ? a->signal_every : 16,
-				    1, 1024);
+	a->signal_every =
+		clamp_u32(a->signal_every ? a->signal_every : 16, 1, 1024);
 	if (!a->timeout_ms)
 		a->timeout_ms = 5000;
 }
@@ -468,7 +473,7 @@ static void conn_params(struct rt_conn *c)
 
 	if (m == RT_REG_AUTO)
 		m = fk.cfg.reg_mode == RT_REG_AUTO ? RT_REG_MW :
-		    fk.cfg.reg_mode;
+						     fk.cfg.reg_mode;
 	if (m == RT_REG_MW && fk.cfg.no_windows)
 		m = RT_REG_MR;
 	c->mode = m;
@@ -478,7 +483,7 @@ static void conn_params(struct rt_conn *c)
 	c->local.recv_size = c->attr.inline_recv;
 	c->peer = fk.cfg.peer_priv;
 	if (!c->peer.valid)
-		rw_cm_decode(NULL, 0, &c->peer);	/* the v1 defaults */
+		rw_cm_decode(NULL, 0, &c->peer); /* the v1 defaults */
 	rw_cm_negotiate(&c->local, &c->peer, &c->inl);
 	c->ord = fk.cfg.ord;
 	c->ird = fk.cfg.ird;
@@ -632,7 +637,7 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 	}
 	c = conn_make(attr);
 	memcpy(&c->peer_addr, dst, sizeof(c->peer_addr));
-	rw_credits_reset(&c->cr);	/* a new connection: one credit */
+	rw_credits_reset(&c->cr); /* a new connection: one credit */
 	fk.last = c;
 	unlock();
 	return c;
@@ -1043,8 +1048,7 @@ static struct rt_lmem *lmem_new(struct rt_conn *c, void *addr, size_t len,
 	return m;
 }
 
-struct rt_lmem *rt_lmem_alloc(struct rt_conn *c, size_t len,
-			      struct rt_err *err)
+struct rt_lmem *rt_lmem_alloc(struct rt_conn *c, size_t len, struct rt_err *err)
 {
 	struct rt_lmem *m = NULL;
 	void *p;
@@ -1205,18 +1209,20 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
 	if (!ret && c->dead)
 		ret = rt_err_set(err, ENOTCONN, "%s", c->err.msg);
 	else if (!ret && total > c->inl.send)
-		ret = rt_err_set(err, EMSGSIZE,
-				 "Send of %llu octets over the inline threshold %u",
-				 (unsigned long long)total, c->inl.send);
+		ret = rt_err_set(
+			err, EMSGSIZE,
+			"Send of %llu octets over the inline threshold %u",
+			(unsigned long long)total, c->inl.send);
 	else if (!ret && inv_rkey && !c->dev_send_inv)
 		ret = rt_err_set(err, EINVAL,
 				 "the device cannot send With Invalidate");
 	else if (!ret && inv_rkey && !c->inl.peer_remote_inv &&
 		 !(flags & RT_WR_INV_NOMINATED))
-		ret = rt_err_set(err, EINVAL,
-				 "the peer does not accept Send With Invalidate");
+		ret = rt_err_set(
+			err, EINVAL,
+			"the peer does not accept Send With Invalidate");
 	if (ret) {
-		b->busy = false;	/* the connection's again */
+		b->busy = false; /* the connection's again */
 		unlock();
 		return ret;
 	}
@@ -1255,8 +1261,8 @@ static int post_check(struct rt_conn *c, const char *fn,
 	}
 	for (i = 0; i < n; i++) {
 		if (!sge_ok(c, &sges[i])) {
-			misuse("%s: fragment %u is not live local memory",
-			       fn, i);
+			misuse("%s: fragment %u is not live local memory", fn,
+			       i);
 			return rt_err_set(err, EINVAL, "bad fragment");
 		}
 		*total += sges[i].length;
@@ -1416,8 +1422,8 @@ static unsigned int set_live(const struct rt_regset *s, uint32_t *handle)
 }
 
 int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
-		  enum rt_access acc, struct rw_segment *segs,
-		  unsigned int max, struct rt_err *err)
+		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
+		  struct rt_err *err)
 {
 	struct rt_conn *c = s->conn;
 	size_t nseg = (len + RT_REG_MAX_SEG - 1) / RT_REG_MAX_SEG, i;
@@ -1455,10 +1461,10 @@ int rt_reg_expose(struct rt_regset *s, void *addr, size_t len,
 	for (i = 0; i < nseg; i++) {
 		segs[i].handle = r->handle;
 		segs[i].offset = (uint64_t)(uintptr_t)addr + i * RT_REG_MAX_SEG;
-		segs[i].length = (uint32_t)(len - i * RT_REG_MAX_SEG <
-					    RT_REG_MAX_SEG ?
-					    len - i * RT_REG_MAX_SEG :
-					    RT_REG_MAX_SEG);
+		segs[i].length =
+			(uint32_t)(len - i * RT_REG_MAX_SEG < RT_REG_MAX_SEG ?
+					   len - i * RT_REG_MAX_SEG :
+					   RT_REG_MAX_SEG);
 	}
 	c->st.exposures++;
 	if (c->mode == RT_REG_MR)
@@ -2030,8 +2036,7 @@ uint32_t fake_write_len(const struct rt_conn *c, unsigned int i)
 	return i < c->nwrites ? c->wlens[i] : 0;
 }
 
-const struct rw_segment *fake_write_seg(const struct rt_conn *c,
-					unsigned int i)
+const struct rw_segment *fake_write_seg(const struct rt_conn *c, unsigned int i)
 {
 	return i < c->nwrites ? &c->wsegs[i] : NULL;
 }

@@ -53,8 +53,8 @@
 struct fake_msg {
 	uint8_t *data;
 	uint32_t len;
-	uint32_t inv_rkey;	/* Send With Invalidate: the handle, else 0 */
-	uint64_t seq;		/* when it was posted (fake_mark order) */
+	uint32_t inv_rkey; /* Send With Invalidate: the handle, else 0 */
+	uint64_t seq;	   /* when it was posted (fake_mark order) */
 };
 
 struct fake_cfg {
@@ -63,11 +63,11 @@ struct fake_cfg {
 	 * (rw_cm_negotiate).  Default: valid, 4096 both ways, accepts Send
 	 * With Invalidate. */
 	struct rw_cm_private peer_priv;
-	unsigned int ord, ird;		/* default 4 and 4 */
-	enum rt_reg_mode reg_mode;	/* what RT_REG_AUTO becomes (MW) */
-	bool no_windows;		/* the "device" has no memory windows */
-	bool no_send_inv;		/* ... cannot Send With Invalidate */
-	int connect_err;		/* rt_connect() fails with this errno */
+	unsigned int ord, ird;	   /* default 4 and 4 */
+	enum rt_reg_mode reg_mode; /* what RT_REG_AUTO becomes (MW) */
+	bool no_windows;	   /* the "device" has no memory windows */
+	bool no_send_inv;	   /* ... cannot Send With Invalidate */
+	int connect_err;	   /* rt_connect() fails with this errno */
 	/* Sends stay in flight until fake_complete_sends(), RDMA Reads until
 	 * fake_complete_reads(): or until the code under test waits for them
 	 * (blocks in rt_conn_poll(), or finds every Send buffer queued behind
@@ -75,23 +75,22 @@ struct fake_cfg {
 	 * completes them all, as a real peer would in the end. */
 	bool hold_sends;
 	bool hold_reads;
-	bool revoke_fails;		/* a revocation closes the connection
+	bool revoke_fails; /* a revocation closes the connection
 					 * and returns -EIO (V1-ERR-12) */
 	/* Called for every Send as the peer receives it (scripted peer). */
-	void (*on_send)(struct rt_conn *c, const struct fake_msg *m,
-			void *arg);
+	void (*on_send)(struct rt_conn *c, const struct fake_msg *m, void *arg);
 	void *peer_arg;
 };
 
 /* One exposure (rt_reg_expose) and what became of it. */
 struct fake_reg {
-	uint32_t set_id;	/* the rt_regset's number, from 1 */
+	uint32_t set_id; /* the rt_regset's number, from 1 */
 	uint32_t handle;
 	void *addr;
 	size_t len;
 	enum rt_access acc;
 	bool live;
-	bool remote_inv;	/* fenced by the peer's Send With Invalidate */
+	bool remote_inv; /* fenced by the peer's Send With Invalidate */
 	uint64_t seq_expose, seq_revoke;
 };
 

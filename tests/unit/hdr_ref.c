@@ -331,8 +331,7 @@ static bool v2_seg_eq(const rpcrdma2_segment *d, const struct rw_segment *s)
 	       d->rdma_offset == s->offset;
 }
 
-static bool v2_chunk_eq(const rpcrdma2_write_chunk *d,
-			const struct rw_chunk *c)
+static bool v2_chunk_eq(const rpcrdma2_write_chunk *d, const struct rw_chunk *c)
 {
 	if (d->rdma_target.rdma_target_len != c->nsegs)
 		return false;
@@ -469,8 +468,8 @@ static bool v2_eq(const rpcrdma2_xprt_hdr *m, const struct rw_hdr *h)
 	}
 }
 
-bool hdr_ref_decode_matches(const void *buf, size_t len,
-			    const struct rw_hdr *h, size_t *used)
+bool hdr_ref_decode_matches(const void *buf, size_t len, const struct rw_hdr *h,
+			    size_t *used)
 {
 	rpcrdma2_xprt_hdr m2;
 	rdma_msg m1;

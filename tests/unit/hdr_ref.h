@@ -53,7 +53,7 @@ size_t hdr_ref_encode(const struct rw_hdr *h, void *buf, size_t cap);
  * the octets the reference consumed.  False if the reference refuses the
  * bytes or decodes something else.
  */
-bool hdr_ref_decode_matches(const void *buf, size_t len,
-			    const struct rw_hdr *h, size_t *used);
+bool hdr_ref_decode_matches(const void *buf, size_t len, const struct rw_hdr *h,
+			    size_t *used);
 
 #endif /* TESTS_HDR_REF_H */

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 struct hdr_vector {
-	const char *name;	/* digest ID, e.g. "V1-TV8" */
-	const char *hex;	/* whitespace-separated hex words */
+	const char *name; /* digest ID, e.g. "V1-TV8" */
+	const char *hex;  /* whitespace-separated hex words */
 };
 
 extern const struct hdr_vector hdr_vectors[];

@@ -30,8 +30,8 @@ bool rc_put_reply(XDR *x, void *obj, xdrproc_t proc, uint32_t nr)
 	return red_put_reply(x, RED_XID, proc, obj);
 }
 
-void rc_ref_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc,
-		   void *obj, uint32_t nr, size_t cap)
+void rc_ref_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc, void *obj,
+		   uint32_t nr, size_t cap)
 {
 	XDR x;
 
@@ -44,17 +44,15 @@ void rc_ref_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc,
 	XDR_DESTROY(&x);
 }
 
-void rc_red_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc,
-		   void *obj, uint32_t nr, size_t cap,
-		   const struct rw_ddp_policy *pol)
+void rc_red_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc, void *obj,
+		   uint32_t nr, size_t cap, const struct rw_ddp_policy *pol)
 {
 	struct rw_rxdr r;
 
 	memset(e, 0, sizeof(*e));
 	e->cap = cap;
 	e->buf = red_xmalloc(cap);
-	ck_assert(rw_rxdr_create(&r, e->buf, cap, pol, e->items,
-				 RC_MAX_ITEMS));
+	ck_assert(rw_rxdr_create(&r, e->buf, cap, pol, e->items, RC_MAX_ITEMS));
 	ck_assert_msg(put(&r.xdr, obj, proc, nr), "encode: %s",
 		      rw_xdr_err_str(rw_rxdr_error(&r)));
 	ck_assert_int_eq(rw_rxdr_finish(&r), RW_XERR_OK);
@@ -122,8 +120,8 @@ void rc_check_items(const struct rc_enc *red, const struct rc_enc *ref,
 	free(u);
 }
 
-void rc_check_reencodes(rc_put_fn put, xdrproc_t proc, void *obj,
-			uint32_t nr, const struct rc_enc *ref)
+void rc_check_reencodes(rc_put_fn put, xdrproc_t proc, void *obj, uint32_t nr,
+			const struct rc_enc *ref)
 {
 	struct rc_enc again;
 
@@ -214,8 +212,8 @@ void rc_wchunks_free(struct rc_wchunks *wc)
 
 enum rw_xdr_err rc_decode_call(const void *pay, uint32_t len,
 			       const struct rw_ddp_chunk *c, unsigned n,
-			       const struct rw_ddp_policy *pol,
-			       xdrproc_t proc, void *obj)
+			       const struct rw_ddp_policy *pol, xdrproc_t proc,
+			       void *obj)
 {
 	struct rw_axdr a;
 	struct rpc_msg m;
@@ -231,8 +229,8 @@ enum rw_xdr_err rc_decode_call(const void *pay, uint32_t len,
 
 enum rw_xdr_err rc_decode_reply(const void *pay, uint32_t len,
 				const struct rw_ddp_chunk *c, unsigned n,
-				const struct rw_ddp_policy *pol,
-				xdrproc_t proc, void *obj, struct rw_axdr *a)
+				const struct rw_ddp_policy *pol, xdrproc_t proc,
+				void *obj, struct rw_axdr *a)
 {
 	if (!rw_axdr_create(a, pay, len, RW_AXDR_WRITE, c, n, pol))
 		return rw_axdr_error(a);

@@ -37,9 +37,9 @@ static inline uint32_t rc_round4(uint32_t n)
 struct rc_enc {
 	unsigned char *buf;
 	size_t cap;
-	uint32_t len;			/* reduced (or plain) length */
-	uint32_t ulen;			/* unreduced length */
-	uint32_t body;			/* unreduced offset of the body
+	uint32_t len;  /* reduced (or plain) length */
+	uint32_t ulen; /* unreduced length */
+	uint32_t body; /* unreduced offset of the body
 					 * (reduced encodings only) */
 	struct rw_ddp_item items[RC_MAX_ITEMS];
 	unsigned nitems;
@@ -57,13 +57,12 @@ bool rc_put_call(XDR *x, void *obj, xdrproc_t proc, uint32_t nr);
 bool rc_put_reply(XDR *x, void *obj, xdrproc_t proc, uint32_t nr);
 
 /* Plain xdrmem encoding into cap octets: the oracle. */
-void rc_ref_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc,
-		   void *obj, uint32_t nr, size_t cap);
+void rc_ref_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc, void *obj,
+		   uint32_t nr, size_t cap);
 
 /* Reducing encoding with pol into cap octets; asserts success. */
-void rc_red_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc,
-		   void *obj, uint32_t nr, size_t cap,
-		   const struct rw_ddp_policy *pol);
+void rc_red_encode(struct rc_enc *e, rc_put_fn put, xdrproc_t proc, void *obj,
+		   uint32_t nr, size_t cap, const struct rw_ddp_policy *pol);
 
 /*
  * The message most tests are about: red_mixed_make(s, n) in a Call of nr
@@ -78,8 +77,8 @@ void rc_mixed_free(struct red_mixed_store *s, struct rc_enc *ref,
 
 /* What rc_check_items asserts beyond the common part. */
 enum {
-	RC_ITEMS_ASCEND = 1u << 0,	/* positions strictly ascend */
-	RC_ITEMS_CUTS = 1u << 1,	/* each cut is where the oracle had
+	RC_ITEMS_ASCEND = 1u << 0, /* positions strictly ascend */
+	RC_ITEMS_CUTS = 1u << 1,   /* each cut is where the oracle had
 					 * the item less what moved before,
 					 * reduced = oracle less the moved */
 };
@@ -94,15 +93,15 @@ void rc_check_items(const struct rc_enc *red, const struct rc_enc *ref,
 		    unsigned what);
 
 /* Decoded value re-encodes to the oracle: the values survived. */
-void rc_check_reencodes(rc_put_fn put, xdrproc_t proc, void *obj,
-			uint32_t nr, const struct rc_enc *ref);
+void rc_check_reencodes(rc_put_fn put, xdrproc_t proc, void *obj, uint32_t nr,
+			const struct rc_enc *ref);
 
 /*
  * Read chunks built from moved items, as a responder has them after its
  * RDMA Reads, one chunk an item at the item's position.
  */
 enum {
-	RC_RCH_SPLIT = 1u << 0,	/* two segments (V1-CH-8, V1-RC-4) */
+	RC_RCH_SPLIT = 1u << 0, /* two segments (V1-CH-8, V1-RC-4) */
 	RC_RCH_PAD = 1u << 1,	/* pad included (V1-RC-6, AMB-V1-12);
 				 * implies RC_RCH_COPY */
 	RC_RCH_COPY = 1u << 2,	/* data in memory of its own, not in
@@ -144,8 +143,8 @@ void rc_wchunks_free(struct rc_wchunks *wc);
  */
 enum rw_xdr_err rc_decode_call(const void *pay, uint32_t len,
 			       const struct rw_ddp_chunk *c, unsigned n,
-			       const struct rw_ddp_policy *pol,
-			       xdrproc_t proc, void *obj);
+			       const struct rw_ddp_policy *pol, xdrproc_t proc,
+			       void *obj);
 
 /*
  * Requester side: decode a reduced Reply with its Write chunks into obj
@@ -153,7 +152,7 @@ enum rw_xdr_err rc_decode_call(const void *pay, uint32_t len,
  */
 enum rw_xdr_err rc_decode_reply(const void *pay, uint32_t len,
 				const struct rw_ddp_chunk *c, unsigned n,
-				const struct rw_ddp_policy *pol,
-				xdrproc_t proc, void *obj, struct rw_axdr *a);
+				const struct rw_ddp_policy *pol, xdrproc_t proc,
+				void *obj, struct rw_axdr *a);
 
 #endif /* TESTS_RED_CODEC_H */

@@ -13,7 +13,7 @@
 
 #include <rpc/rpc.h>
 
-#include "tests/unit/red_prog.h"	/* rpcgen output, in the build dir */
+#include "tests/unit/red_prog.h" /* rpcgen output, in the build dir */
 
 /* n octets of a pattern that depends on seed. */
 void red_fill(void *p, size_t n, unsigned seed);

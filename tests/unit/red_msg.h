@@ -14,7 +14,7 @@
 
 #include <rpc/rpc.h>
 
-#include "tests/unit/red_prog.h"	/* rpcgen output, in the build dir */
+#include "tests/unit/red_prog.h" /* rpcgen output, in the build dir */
 #include "wire/rw_xdr.h"
 
 #define RED_XID 0x12345678u
@@ -48,8 +48,8 @@ static inline u_int red_callhdr(char *buf, u_int cap, uint32_t xid)
  * (proc), AUTH_MARSHALL, then the body through AUTH_WRAP.  The body marker
  * is a no-op on streams that are not ours.
  */
-static inline bool red_put_call(XDR *x, uint32_t xid, uint32_t proc,
-			       AUTH *auth, xdrproc_t args, void *argp)
+static inline bool red_put_call(XDR *x, uint32_t xid, uint32_t proc, AUTH *auth,
+				xdrproc_t args, void *argp)
 {
 	char hdr[24];
 	u_int n = red_callhdr(hdr, sizeof(hdr), xid);
@@ -64,7 +64,7 @@ static inline bool red_put_call(XDR *x, uint32_t xid, uint32_t proc,
 
 /* An accepted, successful Reply as svc_vc_reply() builds it. */
 static inline bool red_put_reply(XDR *x, uint32_t xid, xdrproc_t res,
-				void *resp)
+				 void *resp)
 {
 	struct rpc_msg m;
 
@@ -90,8 +90,8 @@ struct red_cred_area {
 
 /* The responder's side: xdr_callmsg in xp_recv, the args in xp_getargs. */
 static inline bool red_get_call(XDR *x, struct rpc_msg *m,
-			       struct red_cred_area *ca, xdrproc_t args,
-			       void *argp)
+				struct red_cred_area *ca, xdrproc_t args,
+				void *argp)
 {
 	memset(m, 0, sizeof(*m));
 	m->rm_call.cb_cred.oa_base = ca->cred;

@@ -40,8 +40,8 @@ static uint32_t put_msg(void *buf, size_t cap, const uint32_t *words,
 uint32_t rp_call(void *buf, size_t cap, uint32_t xid, uint32_t proc,
 		 const void *arg, uint32_t alen)
 {
-	const uint32_t w[] = { xid, CALL, 2, RP_PROG, RP_VERS, proc,
-			       AUTH_NONE, 0, AUTH_NONE, 0 };
+	const uint32_t w[] = { xid,  CALL,	2, RP_PROG,   RP_VERS,
+			       proc, AUTH_NONE, 0, AUTH_NONE, 0 };
 
 	return put_msg(buf, cap, w, 10, arg, alen);
 }
@@ -49,8 +49,7 @@ uint32_t rp_call(void *buf, size_t cap, uint32_t xid, uint32_t proc,
 uint32_t rp_reply(void *buf, size_t cap, uint32_t xid, const void *res,
 		  uint32_t rlen)
 {
-	const uint32_t w[] = { xid, REPLY, MSG_ACCEPTED, AUTH_NONE, 0,
-			       SUCCESS };
+	const uint32_t w[] = { xid, REPLY, MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS };
 
 	return put_msg(buf, cap, w, 6, res, rlen);
 }
@@ -100,8 +99,8 @@ static bool put_opaque(XDR *xdrs, const void *data, uint32_t len)
 bool rp_xdr_call(XDR *xdrs, void *arg)
 {
 	const struct rp_args *a = arg;
-	uint32_t w[] = { a->xid, CALL, 2, RP_PROG, RP_VERS, a->proc,
-			 AUTH_NONE, 0, AUTH_NONE, 0 };
+	uint32_t w[] = { a->xid,  CALL,	     2, RP_PROG,   RP_VERS,
+			 a->proc, AUTH_NONE, 0, AUTH_NONE, 0 };
 
 	return words(xdrs, w, 10) && (a->plain || rw_xdr_begin_body(xdrs)) &&
 	       put_opaque(xdrs, a->data, a->len);

@@ -23,11 +23,12 @@
 
 #include "wire/rw_hdr.h"
 
-#define RP_PROG 0x2000f00du
-#define RP_VERS 1u
-#define RP_CALL_HDR 40u		/* xid .. verifier: ten words */
-#define RP_ARG_POS (RP_CALL_HDR + 4u)
-#define RP_REPLY_HDR 24u	/* xid, REPLY, MSG_ACCEPTED, verifier,
+#define RP_PROG	    0x2000f00du
+#define RP_VERS	    1u
+#define RP_CALL_HDR 40u /* xid .. verifier: ten words */
+#define RP_ARG_POS  (RP_CALL_HDR + 4u)
+#define RP_REPLY_HDR \
+	24u /* xid, REPLY, MSG_ACCEPTED, verifier,
 				 * SUCCESS */
 #define RP_RES_POS (RP_REPLY_HDR + 4u)
 
@@ -64,11 +65,11 @@ void rp_fill(void *buf, size_t n, uint32_t seed);
 struct rp_args {
 	uint32_t xid;
 	uint32_t proc;
-	const void *data;	/* encode: the opaque */
+	const void *data; /* encode: the opaque */
 	uint32_t len;
-	void *out;		/* decode: where the opaque goes ... */
-	uint32_t cap;		/* ... and its room */
-	bool plain;		/* encode on plain XDR (the backward
+	void *out;    /* decode: where the opaque goes ... */
+	uint32_t cap; /* ... and its room */
+	bool plain;   /* encode on plain XDR (the backward
 				 * direction): no body mark */
 };
 

@@ -31,18 +31,18 @@
 #include "bctcb.h"
 #include "tests/vm/ddp_serve.h"
 
-#define MAX_JOBS 64
+#define MAX_JOBS    64
 #define MAX_THREADS 16
 
 void bct_prog_1(struct svc_req *rq, SVCXPRT *x);
 
 struct job {
 	bct_ping_args args;
-	CLIENT *cl;		/* the backward CLIENT, shared by the threads */
+	CLIENT *cl; /* the backward CLIENT, shared by the threads */
 	pthread_mutex_t lock;
-	bct_ping_res res;	/* msg: a buffer of its own */
+	bct_ping_res res; /* msg: a buffer of its own */
 	char msg[256];
-	unsigned int running;	/* threads not yet finished */
+	unsigned int running; /* threads not yet finished */
 	int64_t start_ms;
 	bool failed_once;
 };
@@ -151,7 +151,7 @@ static void thread_end(struct job *j, unsigned int unmade)
 	j->res.failed += unmade;
 	if (--j->running == 0) {
 		j->res.done = 1;
-		clnt_destroy(j->cl);	/* lets the connection go */
+		clnt_destroy(j->cl); /* lets the connection go */
 		j->cl = NULL;
 	}
 	pthread_mutex_unlock(&j->lock);
@@ -177,8 +177,7 @@ static void *job_thread(void *arg)
 
 /* ---- Jobs ---------------------------------------------------------------- */
 
-static struct job *job_new(const bct_ping_args *a, SVCXPRT *x,
-			   unsigned int *id)
+static struct job *job_new(const bct_ping_args *a, SVCXPRT *x, unsigned int *id)
 {
 	struct timeval tv;
 	struct job *j;
@@ -267,14 +266,13 @@ bool_t bct_null_1_svc(void *arg, void *res, struct svc_req *rq)
 
 bool_t bct_echo_1_svc(bct_data *arg, bct_data *res, struct svc_req *rq)
 {
-	*res = *arg;		/* the argument's memory becomes the result's */
+	*res = *arg; /* the argument's memory becomes the result's */
 	arg->bct_data_len = 0;
 	arg->bct_data_val = NULL;
 	return TRUE;
 }
 
-bool_t bct_ping_1_svc(bct_ping_args *arg, bct_ping_res *res,
-		      struct svc_req *rq)
+bool_t bct_ping_1_svc(bct_ping_args *arg, bct_ping_res *res, struct svc_req *rq)
 {
 	unsigned int id;
 	struct job *j = job_new(arg, rq->rq_xprt, &id);
@@ -303,7 +301,7 @@ bool_t bct_start_1_svc(bct_ping_args *arg, u_int *res, struct svc_req *rq)
 		job_run(j, false);
 		return TRUE;
 	}
-	j->running = 1;		/* until delayed_start runs it */
+	j->running = 1; /* until delayed_start runs it */
 	if (pthread_create(&t, NULL, delayed_start, j)) {
 		svcerr_systemerr(rq->rq_xprt);
 		return FALSE;

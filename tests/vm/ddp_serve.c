@@ -58,15 +58,24 @@ static void parse(int argc, char **argv, const char *name, struct opts *o)
 	rpcrdma_attr_init(&o->attr);
 	while ((c = getopt(argc, argv, "46a:p:c:")) != -1) {
 		switch (c) {
-		case '4': o->family = AF_INET; break;
-		case '6': o->family = AF_INET6; break;
-		case 'a': o->addr = optarg; break;
-		case 'p': o->port = t_opt_number(optarg, usage); break;
+		case '4':
+			o->family = AF_INET;
+			break;
+		case '6':
+			o->family = AF_INET6;
+			break;
+		case 'a':
+			o->addr = optarg;
+			break;
+		case 'p':
+			o->port = t_opt_number(optarg, usage);
+			break;
 		case 'c':
 			o->attr.credits =
 				(unsigned int)t_opt_number(optarg, usage);
 			break;
-		default: usage();
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || o->port > 65535)
@@ -78,9 +87,12 @@ static void banner(const struct sockaddr_storage *ss, unsigned int port)
 {
 	char abuf[INET6_ADDRSTRLEN];
 
-	inet_ntop(ss->ss_family, ss->ss_family == AF_INET6 ?
-		  (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr :
-		  (const void *)&((const struct sockaddr_in *)ss)->sin_addr,
+	inet_ntop(ss->ss_family,
+		  ss->ss_family == AF_INET6 ?
+			  (const void *)&((const struct sockaddr_in6 *)ss)
+				  ->sin6_addr :
+			  (const void *)&((const struct sockaddr_in *)ss)
+				  ->sin_addr,
 		  abuf, sizeof(abuf));
 	printf("listening on %s port %u\n", abuf, port);
 	fflush(stdout);
@@ -119,7 +131,7 @@ int ddp_serve(int argc, char **argv, const char *name, rpcprog_t prog,
 
 	svc_run();
 
-	svc_destroy(lx);	/* and every connection it accepted */
+	svc_destroy(lx); /* and every connection it accepted */
 	svc_destroy(sx);
 	return 0;
 }

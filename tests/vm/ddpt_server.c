@@ -28,12 +28,13 @@ void ddpt_prog_1(struct svc_req *rq, SVCXPRT *x);
 
 /* The argument's opaque f becomes the result's: no copy of large data
  * (rpcgen names the members of opaque f<> f_len and f_val). */
-#define STEAL(res, arg, f) do {						\
-	(res)->f.f##_len = (arg)->f.f##_len;				\
-	(res)->f.f##_val = (arg)->f.f##_val;				\
-	(arg)->f.f##_len = 0;						\
-	(arg)->f.f##_val = NULL;					\
-} while (0)
+#define STEAL(res, arg, f)                           \
+	do {                                         \
+		(res)->f.f##_len = (arg)->f.f##_len; \
+		(res)->f.f##_val = (arg)->f.f##_val; \
+		(arg)->f.f##_len = 0;                \
+		(arg)->f.f##_val = NULL;             \
+	} while (0)
 
 bool_t ddpt_null_1_svc(void *arg, void *res, struct svc_req *rq)
 {
@@ -65,8 +66,8 @@ bool_t ddpt_multi_1_svc(ddpt_multi_args *arg, ddpt_multi_res *res,
 }
 
 /* len octets of the pattern, in newly allocated memory; false if none. */
-static bool make_data(u_int *lenp, char **valp, uint64_t len,
-		      unsigned int seed, struct svc_req *rq)
+static bool make_data(u_int *lenp, char **valp, uint64_t len, unsigned int seed,
+		      struct svc_req *rq)
 {
 	*lenp = 0;
 	*valp = NULL;
@@ -93,8 +94,8 @@ bool_t ddpt_read_1_svc(ddpt_read_args *arg, ddpt_read_res *res,
 	memset(res, 0, sizeof(*res));
 	if (len < 0)
 		len = 0;
-	if (!make_data(&res->data.data_len, &res->data.data_val,
-		       (uint64_t)len, arg->seed, rq))
+	if (!make_data(&res->data.data_len, &res->data.data_val, (uint64_t)len,
+		       arg->seed, rq))
 		return FALSE;
 	res->count = res->data.data_len;
 	return TRUE;

@@ -24,11 +24,11 @@
 #include <rpc/svc_auth.h>
 #include <rpc/svc_mt.h>
 
-#define GS_HANDLE "fake"
+#define GS_HANDLE    "fake"
 #define GS_CKSUM_LEN 16u
-#define GS_SVC_NONE 1u
+#define GS_SVC_NONE  1u
 
-static uint32_t gs_service;	/* of the call being served */
+static uint32_t gs_service; /* of the call being served */
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -123,8 +123,8 @@ enum auth_stat _gss_authenticate(struct svc_req *rq, struct rpc_msg *msg,
 		return AUTH_OK;
 	}
 	if (!real)
-		real = (enum auth_stat (*)(struct svc_req *, struct rpc_msg *,
-					   bool_t *))dlsym(RTLD_NEXT,
-							   "_gss_authenticate");
+		real = (enum auth_stat(*)(struct svc_req *, struct rpc_msg *,
+					  bool_t *))dlsym(RTLD_NEXT,
+							  "_gss_authenticate");
 	return real ? real(rq, msg, no_dispatch) : AUTH_FAILED;
 }

@@ -27,14 +27,14 @@
 #include "tests/vm/ddp_serve.h"
 #include "tests/vm/nfs_store.h"
 
-#define NFS3_MAX_FILES 32		/* of NS_MAX_SIZE octets each */
+#define NFS3_MAX_FILES 32 /* of NS_MAX_SIZE octets each */
 
 /* The dispatch function of nfs3_svc.c (rpcgen declares it nowhere). */
 void nfs_program_3(struct svc_req *rq, SVCXPRT *x);
 
 struct file {
 	char fh[NFS3_FHSIZE];
-	u_int fhlen;			/* 0: slot free */
+	u_int fhlen; /* 0: slot free */
 	struct ns_data d;
 };
 
@@ -116,8 +116,7 @@ bool_t nfsproc3_read_3_svc(READ3args *arg, READ3res *res, struct svc_req *rq)
 	return TRUE;
 }
 
-bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res,
-			    struct svc_req *rq)
+bool_t nfsproc3_write_3_svc(WRITE3args *arg, WRITE3res *res, struct svc_req *rq)
 {
 	static const char verf[NFS3_WRITEVERFSIZE] = "ddp-nfs3";
 	WRITE3resok *ok = &res->WRITE3res_u.resok;

@@ -36,29 +36,30 @@
 #include "tests/vm/ddp_serve.h"
 #include "tests/vm/nfs_store.h"
 
-#define NFS4_MAX_OBJS 64		/* of NS_MAX_SIZE octets each */
-#define NFS4_NAME_MAX 64		/* octets of a name CREATE takes */
-#define NFS4_PRE_FILES 16
+#define NFS4_MAX_OBJS	 64 /* of NS_MAX_SIZE octets each */
+#define NFS4_NAME_MAX	 64 /* octets of a name CREATE takes */
+#define NFS4_PRE_FILES	 16
 #define NFS4_PRESET_LINK "nfs4/preset/target"
 
 /* GETATTR: the attributes this server has (bitmap word 0). */
-#define FATTR4_TYPE 1
-#define FATTR4_SIZE 4
+#define FATTR4_TYPE   1
+#define FATTR4_SIZE   4
 #define FATTR4_FILEID 20
-#define ATTR_BIT(a) (1u << (a))
-#define ATTRS_SUPPORTED (ATTR_BIT(FATTR4_TYPE) | ATTR_BIT(FATTR4_SIZE) | \
-			 ATTR_BIT(FATTR4_FILEID))
-#define ATTRS_MAX 20			/* octets of all three encoded */
+#define ATTR_BIT(a)   (1u << (a))
+#define ATTRS_SUPPORTED                                  \
+	(ATTR_BIT(FATTR4_TYPE) | ATTR_BIT(FATTR4_SIZE) | \
+	 ATTR_BIT(FATTR4_FILEID))
+#define ATTRS_MAX 20 /* octets of all three encoded */
 
 /* The dispatch function of nfs4_svc.c (rpcgen declares it nowhere). */
 void nfs4_program_4(struct svc_req *rq, SVCXPRT *x);
 
 struct obj {
 	char fh[NFS4_FHSIZE];
-	u_int fhlen;			/* 0: slot free */
+	u_int fhlen; /* 0: slot free */
 	nfs_ftype4 type;
-	char name[NFS4_NAME_MAX + 1];	/* in the root; "" for the root */
-	struct ns_data d;		/* file contents or link text */
+	char name[NFS4_NAME_MAX + 1]; /* in the root; "" for the root */
+	struct ns_data d;	      /* file contents or link text */
 };
 
 /* One thread (svc_run's) only: no lock.  objs[0] is the root. */
@@ -68,9 +69,9 @@ static const char write_verf[NFS4_VERIFIER_SIZE] = "nfs4-vf1";
 
 /* What one COMPOUND has established so far. */
 struct cstate {
-	struct obj *cur;		/* the current filehandle */
+	struct obj *cur; /* the current filehandle */
 	uint32_t minor;
-	u_int index;			/* of the operation running */
+	u_int index; /* of the operation running */
 };
 
 /* ---- Objects --------------------------------------------------------------- */
@@ -127,8 +128,8 @@ static bool objs_init(void)
 			return false;
 	}
 	l = obj_new("nfs4-symlink", NF4LNK, "symlink");
-	return l && ns_write(&l->d, 0, NFS4_PRESET_LINK,
-			     strlen(NFS4_PRESET_LINK));
+	return l &&
+	       ns_write(&l->d, 0, NFS4_PRESET_LINK, strlen(NFS4_PRESET_LINK));
 }
 
 static void objs_free(void)
@@ -148,9 +149,9 @@ static bool stateid_ok(const stateid4 *s)
 	};
 
 	if (s->seqid == 0 && !memcmp(s->other, zero, sizeof(zero)))
-		return true;		/* anonymous */
+		return true; /* anonymous */
 	return s->seqid == UINT32_MAX &&
-	       !memcmp(s->other, ones, sizeof(ones));	/* READ bypass */
+	       !memcmp(s->other, ones, sizeof(ones)); /* READ bypass */
 }
 
 /* The current filehandle as a regular file, with stateid s (NULL: none). */
@@ -195,8 +196,7 @@ static nfsstat4 op_putrootfh(struct cstate *cs, PUTROOTFH4res *r)
 	return r->status = NFS4_OK;
 }
 
-static nfsstat4 op_putfh(struct cstate *cs, const PUTFH4args *a,
-			 PUTFH4res *r)
+static nfsstat4 op_putfh(struct cstate *cs, const PUTFH4args *a, PUTFH4res *r)
 {
 	struct obj *o = obj_by_fh(&a->object);
 
@@ -230,7 +230,7 @@ static bool encode_attrs(const struct obj *o, uint32_t want, fattr4 *f)
 	f->attrmask.bitmap4_val = malloc(sizeof(nfs4_uint32));
 	f->attr_vals.attrlist4_val = malloc(ATTRS_MAX);
 	if (!f->attrmask.bitmap4_val || !f->attr_vals.attrlist4_val)
-		return false;		/* xdr_free takes what was allocated */
+		return false; /* xdr_free takes what was allocated */
 	f->attrmask.bitmap4_len = 1;
 	f->attrmask.bitmap4_val[0] = want;
 	xdrmem_create(&x, f->attr_vals.attrlist4_val, ATTRS_MAX, XDR_ENCODE);
@@ -277,8 +277,7 @@ static nfsstat4 op_read(struct cstate *cs, const READ4args *a, READ4res *r)
 	return r->status = NFS4_OK;
 }
 
-static nfsstat4 op_write(struct cstate *cs, const WRITE4args *a,
-			 WRITE4res *r)
+static nfsstat4 op_write(struct cstate *cs, const WRITE4args *a, WRITE4res *r)
 {
 	WRITE4resok *ok = &r->WRITE4res_u.resok4;
 	struct obj *f = cs->cur;
@@ -331,8 +330,8 @@ static nfsstat4 create_check(const struct obj *dir, const CREATE4args *a,
 		return NFS4ERR_NOTDIR;
 	if (a->objtype.type != NF4LNK)
 		return NFS4ERR_BADTYPE;
-	if (!n->utf8string_len || memchr(n->utf8string_val, 0,
-					 n->utf8string_len))
+	if (!n->utf8string_len ||
+	    memchr(n->utf8string_val, 0, n->utf8string_len))
 		return NFS4ERR_INVAL;
 	if (n->utf8string_len > NFS4_NAME_MAX)
 		return NFS4ERR_NAMETOOLONG;
@@ -429,10 +428,11 @@ static nfsstat4 run_op(struct cstate *cs, nfs_argop4 *a, nfs_resop4 *r)
 
 static void log_failure(const COMPOUND4args *arg, u_int i, nfsstat4 st)
 {
-	fprintf(stderr, "nfs4_server: COMPOUND of %u: op %u (opcode %d) "
+	fprintf(stderr,
+		"nfs4_server: COMPOUND of %u: op %u (opcode %d) "
 		"failed with %d, result array ends there\n",
-		arg->argarray.argarray_len, i, arg->argarray.argarray_val[i].argop,
-		st);
+		arg->argarray.argarray_len, i,
+		arg->argarray.argarray_val[i].argop, st);
 }
 
 bool_t nfsproc4_null_4_svc(void *arg, void *res, struct svc_req *rq)
@@ -448,11 +448,11 @@ bool_t nfsproc4_compound_4_svc(COMPOUND4args *arg, COMPOUND4res *res,
 	nfsstat4 st = NFS4_OK;
 
 	memset(res, 0, sizeof(*res));
-	res->tag.utf8string_val = ns_dup(arg->tag.utf8string_val,
-					     arg->tag.utf8string_len);
+	res->tag.utf8string_val =
+		ns_dup(arg->tag.utf8string_val, arg->tag.utf8string_len);
 	res->resarray.resarray_val = calloc(n ? n : 1, sizeof(nfs_resop4));
 	if (!res->tag.utf8string_val || !res->resarray.resarray_val)
-		return FALSE;		/* SYSTEM_ERR; freeresult frees */
+		return FALSE; /* SYSTEM_ERR; freeresult frees */
 	res->tag.utf8string_len = arg->tag.utf8string_len;
 	if (arg->minorversion > 2) {
 		res->status = NFS4ERR_MINOR_VERS_MISMATCH;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NS_MAX_SIZE (16u << 20)		/* octets per file or link */
+#define NS_MAX_SIZE (16u << 20) /* octets per file or link */
 
 /* Empty: all zeros. */
 struct ns_data {

@@ -139,8 +139,11 @@ bool_t rtest_echostr_1_svc(char **arg, char **res, struct svc_req *rq)
 static int ulb_register(void)
 {
 	struct rpcrdma_ulb_entry e = {
-		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_ECHO,
-		.dir = RPCRDMA_ULB_CALL, .items = 1,
+		.prog = RTEST_PROG,
+		.vers = RTEST_VERS,
+		.proc = RTEST_ECHO,
+		.dir = RPCRDMA_ULB_CALL,
+		.items = 1,
 	};
 
 	return rpcrdma_ulb_register(&e);
@@ -196,23 +199,43 @@ static void parse(int argc, char **argv, struct opts *o)
 	rpcrdma_attr_init(&o->attr);
 	while ((c = getopt_long(argc, argv, "46a:p:c:i:", lo, NULL)) != -1) {
 		switch (c) {
-		case '4': o->family = AF_INET; break;
-		case '6': o->family = AF_INET6; break;
-		case 'a': o->addr = optarg; break;
-		case 'p': o->port = (unsigned int)number(optarg); break;
-		case 'c': o->attr.credits = (unsigned int)number(optarg); break;
+		case '4':
+			o->family = AF_INET;
+			break;
+		case '6':
+			o->family = AF_INET6;
+			break;
+		case 'a':
+			o->addr = optarg;
+			break;
+		case 'p':
+			o->port = (unsigned int)number(optarg);
+			break;
+		case 'c':
+			o->attr.credits = (unsigned int)number(optarg);
+			break;
 		case 'i':
 			o->attr.inline_send = (unsigned int)number(optarg);
 			o->attr.inline_recv = o->attr.inline_send;
 			break;
-		case 'R': o->attr.max_read_bytes = number(optarg); break;
-		case 'M': o->attr.max_conns = (unsigned int)number(optarg); break;
-		case 'P':
-			o->attr.max_conns_per_peer = (unsigned int)number(optarg);
+		case 'R':
+			o->attr.max_read_bytes = number(optarg);
 			break;
-		case 'F': o->pidfile = optarg; break;
-		case 'S': o->spend_fds = (unsigned int)number(optarg); break;
-		default: usage();
+		case 'M':
+			o->attr.max_conns = (unsigned int)number(optarg);
+			break;
+		case 'P':
+			o->attr.max_conns_per_peer =
+				(unsigned int)number(optarg);
+			break;
+		case 'F':
+			o->pidfile = optarg;
+			break;
+		case 'S':
+			o->spend_fds = (unsigned int)number(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || o->port > 65535)
@@ -279,9 +302,10 @@ int main(int argc, char **argv)
 		spend_fds(o.spend_fds);
 	if (o.pidfile)
 		write_pidfile(o.pidfile);
-	inet_ntop(ss.ss_family, ss.ss_family == AF_INET6 ?
-		  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
-		  (void *)&((struct sockaddr_in *)&ss)->sin_addr,
+	inet_ntop(ss.ss_family,
+		  ss.ss_family == AF_INET6 ?
+			  (void *)&((struct sockaddr_in6 *)&ss)->sin6_addr :
+			  (void *)&((struct sockaddr_in *)&ss)->sin_addr,
 		  abuf, sizeof(abuf));
 	printf("listening on %s port %u\n", abuf, lx->xp_port);
 	fflush(stdout);
@@ -289,7 +313,7 @@ int main(int argc, char **argv)
 	svc_run();
 
 	/* svc_unreg() would ask rpcbind; the callout is simply left. */
-	svc_destroy(lx);	/* and every connection it accepted */
+	svc_destroy(lx); /* and every connection it accepted */
 	svc_destroy(sx);
 	if (o.pidfile)
 		unlink(o.pidfile);

@@ -65,12 +65,12 @@ bool_t bctcb_echo_1_svc(bctcb_data *arg, bctcb_data *res, struct svc_req *rq)
 {
 	uint32_t len = arg->bctcb_data_len;
 
-	if (len && t_fill_check(arg->bctcb_data_val, len,
-				arg->bctcb_data_val[0]) >= 0)
+	if (len &&
+	    t_fill_check(arg->bctcb_data_val, len, arg->bctcb_data_val[0]) >= 0)
 		cb_echo_bad++;
 	else
 		cb_echo_ok++;
-	*res = *arg;		/* the argument's memory becomes the result's */
+	*res = *arg; /* the argument's memory becomes the result's */
 	arg->bctcb_data_len = 0;
 	arg->bctcb_data_val = NULL;
 	return TRUE;
@@ -261,8 +261,12 @@ static const char *vname(enum rpcrdma_version v)
 static bct_ping_args echo_args(unsigned int count, unsigned int len,
 			       unsigned int timeout_ms)
 {
-	bct_ping_args a = { .count = count, .threads = 1, .proc = BCTCB_ECHO,
-			    .len = len, .seed = 3, .timeout_ms = timeout_ms };
+	bct_ping_args a = { .count = count,
+			    .threads = 1,
+			    .proc = BCTCB_ECHO,
+			    .len = len,
+			    .seed = 3,
+			    .timeout_ms = timeout_ms };
 
 	return a;
 }
@@ -279,7 +283,8 @@ static void basic_readiness(CLIENT *cl, const char *v)
 	r = ping(cl, echo_args(1, 100, 500));
 	td_stats(cl, &a);
 	t_check(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
-		TD_D(&a, &b, bc_dropped) == 1 && TD_D(&a, &b, bc_calls) == 0,
+			TD_D(&a, &b, bc_dropped) == 1 &&
+			TD_D(&a, &b, bc_calls) == 0,
 		"%s: a call back before svc_rdma_bc_create is dropped, the server times out (%s; dropped %llu) (V1-BD-7)",
 		v, clnt_sperrno(r.first_status), TD_D(&a, &b, bc_dropped));
 	ping_free(&r);
@@ -297,17 +302,17 @@ static void basic_data(CLIENT *cl, const char *v, unsigned int vers)
 	td_stats(cl, &a);
 	sa = server_stats(cl);
 	t_check(r.ok == 20 && r.failed == 0 && r.bad_data == 0 &&
-		cb_echo_ok - ok0 == 20 && cb_echo_bad == 0,
+			cb_echo_ok - ok0 == 20 && cb_echo_bad == 0,
 		"%s: 20 calls back of 1000 octets, each checked by the client and by the server (ok %u, failed %u: %s)",
 		v, r.ok, r.failed, r.msg ? r.msg : "");
 	t_check(r.rdma_version == vers,
 		"%s: the backward CLIENT speaks the connection's version (%u)",
 		v, r.rdma_version);
 	t_check(TD_D(&a, &b, bc_calls) == 20 &&
-		TD_D(&a, &b, bc_replies) == 20 &&
-		TD_D(&a, &b, bc_dropped) == 0 &&
-		sa.bc_calls - sb.bc_calls == 20 &&
-		sa.bc_replies - sb.bc_replies == 20,
+			TD_D(&a, &b, bc_replies) == 20 &&
+			TD_D(&a, &b, bc_dropped) == 0 &&
+			sa.bc_calls - sb.bc_calls == 20 &&
+			sa.bc_replies - sb.bc_replies == 20,
 		"%s: counters: client took %llu answered %llu dropped %llu, server sent %llu got %llu",
 		v, TD_D(&a, &b, bc_calls), TD_D(&a, &b, bc_replies),
 		TD_D(&a, &b, bc_dropped),
@@ -328,8 +333,7 @@ static void basic_xids(CLIENT *cl, const char *v)
 	args.xid = xid;
 	r = ping(cl, args);
 	clnt_control(cl, CLGET_XID, (char *)&got);
-	t_check(got == xid && r.first_xid == xid && r.ok == 5 &&
-		r.failed == 0,
+	t_check(got == xid && r.first_xid == xid && r.ok == 5 && r.failed == 0,
 		"%s: backward calls with XID 0x%08x, the XID of the forward call waiting for them: each side gets its own answer (forward 0x%08x, backward 0x%08x, ok %u) (V1-BD-1)",
 		v, xid, got, r.first_xid, r.ok);
 	ping_free(&r);
@@ -346,8 +350,8 @@ static void basic_too_large(CLIENT *cl, const char *v)
 	r = ping(cl, args);
 	td_stats(cl, &a);
 	t_check(r.failed == 1 && r.first_status == RPC_CANTENCODEARGS &&
-		r.msg && strstr(r.msg, "Receive buffers") &&
-		TD_D(&a, &b, bc_calls) == 0,
+			r.msg && strstr(r.msg, "Receive buffers") &&
+			TD_D(&a, &b, bc_calls) == 0,
 		"%s: a call back of 8192 octets is refused before it is sent: %s [%s]",
 		v, clnt_sperrno(r.first_status), r.msg ? r.msg : "");
 	ping_free(&r);
@@ -357,7 +361,7 @@ static void basic_too_large(CLIENT *cl, const char *v)
 	r = ping(cl, args);
 	td_stats(cl, &a);
 	t_check(r.failed == 1 && r.first_status == RPC_SYSTEMERROR &&
-		r.elapsed_ms < 2500 && TD_D(&a, &b, bc_calls) == 1,
+			r.elapsed_ms < 2500 && TD_D(&a, &b, bc_calls) == 1,
 		"%s: results of 8192 octets do not fit the server's Receives: the client answers SYSTEM_ERR (%s after %u ms)",
 		v, clnt_sperrno(r.first_status), r.elapsed_ms);
 	ping_free(&r);
@@ -375,7 +379,7 @@ static void basic_timeout(CLIENT *cl, const char *v)
 	args.hang_ms = 1500;
 	r = ping(cl, args);
 	t_check(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
-		r.elapsed_ms >= 300 && r.elapsed_ms < 1300,
+			r.elapsed_ms >= 300 && r.elapsed_ms < 1300,
 		"%s: a call back the client answers after 1.5 s, timeout 300 ms: %s after %u ms",
 		v, clnt_sperrno(r.first_status), r.elapsed_ms);
 	ping_free(&r);
@@ -400,9 +404,8 @@ static void basic_credits(CLIENT *cl, const char *v)
 	td_stats(cl, &b);
 	r = ping(cl, args);
 	td_stats(cl, &a);
-	t_check(r.ok == 120 && r.failed == 0 &&
-		TD_D(&a, &b, bc_dropped) == 0 &&
-		TD_D(&a, &b, bc_replies) == 120,
+	t_check(r.ok == 120 && r.failed == 0 && TD_D(&a, &b, bc_dropped) == 0 &&
+			TD_D(&a, &b, bc_replies) == 120,
 		"%s: 12 server threads over a grant of 4: 120 calls back answered, none dropped (ok %u, dropped %llu) (V1-BD-3)",
 		v, r.ok, TD_D(&a, &b, bc_dropped));
 	ping_free(&r);
@@ -417,7 +420,8 @@ static void basic_no_credits(const struct ts_server *s,
 	bct_ping_res r;
 	SVCXPRT *x;
 
-	if (!t_ok(cl != NULL, "%s: a CLIENT with bc_credits RPCRDMA_BC_NONE", v))
+	if (!t_ok(cl != NULL, "%s: a CLIENT with bc_credits RPCRDMA_BC_NONE",
+		  v))
 		return;
 	/* v2: the first call settles the version, the second carries the
 	 * client's properties (AMB-V2-9) */
@@ -426,8 +430,8 @@ static void basic_no_credits(const struct ts_server *s,
 	r = ping(cl, echo_args(1, 100, 500));
 	if (vers == RPCRDMA_VERSION_2)
 		t_check(r.failed == 1 && r.first_status == RPC_CANTSEND &&
-			r.elapsed_ms < 300 && r.msg &&
-			strstr(r.msg, "Backward Request Support"),
+				r.elapsed_ms < 300 && r.msg &&
+				strstr(r.msg, "Backward Request Support"),
 			"v2: its Backward Request Support is none: the server does not call (%s: %s)",
 			clnt_sperrno(r.first_status), r.msg ? r.msg : "");
 	else
@@ -436,7 +440,8 @@ static void basic_no_credits(const struct ts_server *s,
 			clnt_sperrno(r.first_status));
 	ping_free(&r);
 	x = svc_rdma_bc_create(cl);
-	t_check(x == NULL, "%s: svc_rdma_bc_create refuses a CLIENT without backward credits",
+	t_check(x == NULL,
+		"%s: svc_rdma_bc_create refuses a CLIENT without backward credits",
 		v);
 	if (x)
 		svc_destroy(x);
@@ -451,9 +456,9 @@ static void basic_one(const struct ts_server *s, enum rpcrdma_version vers)
 	struct drv d;
 
 	if (!t_ok(cl && bct_null_1(NULL, NULL, cl) == RPC_SUCCESS &&
-		     version(cl) == n,
-		     "%s: CLIENT to %s, version %u", v, s->host,
-		     cl ? version(cl) : 0))
+			  version(cl) == n,
+		  "%s: CLIENT to %s, version %u", v, s->host,
+		  cl ? version(cl) : 0))
 		goto out;
 	basic_readiness(cl, v);
 	if (!serve_callbacks(&d, cl, v))
@@ -534,9 +539,11 @@ static void threads_one(const struct ts_server *s, enum rpcrdma_version vers,
 		return;
 	if (use_svc_run) {
 		d.x = svc_rdma_bc_create(cl);
-		t_check(d.x && svc_reg(d.x, BCTCB_PROG, BCTCB_VERS,
-				       bctcb_prog_1, NULL) &&
-			!pthread_create(&run, NULL, svc_run_thread, NULL),
+		t_check(d.x &&
+				svc_reg(d.x, BCTCB_PROG, BCTCB_VERS,
+					bctcb_prog_1, NULL) &&
+				!pthread_create(&run, NULL, svc_run_thread,
+						NULL),
 			"%s: svc_rdma_bc_create, svc_reg, svc_run() in a thread",
 			v);
 	} else if (!serve_callbacks(&d, cl, v)) {
@@ -561,8 +568,8 @@ static void threads_one(const struct ts_server *s, enum rpcrdma_version vers,
 		"%s: 240 forward ECHOs from 4 threads meanwhile (2000 and 100000 octets), each intact (%u)",
 		v, fwd_ok);
 	t_check(r.done && r.ok == 200 && r.bad_data == 0 && r.failed == 0 &&
-		cb_echo_ok - ok0 == 200 && cb_echo_bad == 0 &&
-		TD_D(&a, &b, bc_dropped) == 0,
+			cb_echo_ok - ok0 == 200 && cb_echo_bad == 0 &&
+			TD_D(&a, &b, bc_dropped) == 0,
 		"%s: 200 calls back from 4 server threads, each intact on both sides (ok %u, failed %u, client saw %u)%s",
 		v, r.ok, r.failed, cb_echo_ok - ok0,
 		use_svc_run ? ", served by svc_run()" : "");
@@ -606,8 +613,7 @@ static void loss_client(const struct ts_server *s, enum rpcrdma_version vers)
 	int64_t t0;
 	u_int job = 0;
 
-	if (!t_ok(cl != NULL, "%s: CLIENT", v) ||
-	    !serve_callbacks(&d, cl, v))
+	if (!t_ok(cl != NULL, "%s: CLIENT", v) || !serve_callbacks(&d, cl, v))
 		return;
 	args.threads = 2;
 	t_check(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
@@ -623,22 +629,22 @@ static void loss_client(const struct ts_server *s, enum rpcrdma_version vers)
 	t_check(r.ok >= 20, "%s: calls back flowing (%u)", v, r.ok);
 	ping_free(&r);
 	stop_callbacks(&d);
-	clnt_destroy(cl);		/* the connection goes */
+	clnt_destroy(cl); /* the connection goes */
 	t0 = t_ms();
 	cl2 = client(s, vers, 4);
 	if (!t_ok(cl2 != NULL, "%s: a new CLIENT", v))
 		return;
 	r = result(cl2, job, t0 + 10000);
 	t_check(r.done && r.failed >= 1 &&
-		(r.first_status == RPC_CANTSEND ||
-		 r.first_status == RPC_CANTRECV) &&
-		t_ms() - t0 < 10000,
+			(r.first_status == RPC_CANTSEND ||
+			 r.first_status == RPC_CANTRECV) &&
+			t_ms() - t0 < 10000,
 		"%s: the client went away: the server's calls back ended with %s [%s] within %lld ms, not at their 20 s timeout",
 		v, clnt_sperrno(r.first_status), r.msg ? r.msg : "",
 		(long long)(t_ms() - t0));
 	ping_free(&r);
 	t_check(bct_null_1(NULL, NULL, cl2) == RPC_SUCCESS &&
-		serve_callbacks(&d, cl2, v),
+			serve_callbacks(&d, cl2, v),
 		"%s: the server serves the new CLIENT", v);
 	r = ping(cl2, echo_args(5, 100, 5000));
 	t_check(r.ok == 5, "%s: ... and calls it back (ok %u)", v, r.ok);
@@ -665,8 +671,7 @@ static void loss_server(struct ts_server *s, enum rpcrdma_version vers)
 	int64_t t0;
 	u_int job = 0;
 
-	if (!t_ok(cl != NULL, "%s: CLIENT", v) ||
-	    !serve_callbacks(&d, cl, v))
+	if (!t_ok(cl != NULL, "%s: CLIENT", v) || !serve_callbacks(&d, cl, v))
 		return;
 	args.proc = BCTCB_HANG;
 	args.hang_ms = 1500;
@@ -680,10 +685,11 @@ static void loss_server(struct ts_server *s, enum rpcrdma_version vers)
 	close(s->out);
 	s->pid = 0;
 	st = bct_null_1(NULL, NULL, cl);
-	usleep(1700000);		/* the reply finds the connection gone */
+	usleep(1700000); /* the reply finds the connection gone */
 	td_stats(cl, &a);
 	t_check(cb_hangs == hangs0 + 1 && st != RPC_SUCCESS &&
-		TD_D(&a, &b, bc_calls) == 1 && TD_D(&a, &b, bc_replies) == 0,
+			TD_D(&a, &b, bc_calls) == 1 &&
+			TD_D(&a, &b, bc_replies) == 0,
 		"%s: server killed while the client served its call back: forward call %s, the reply not sent",
 		v, clnt_sperrno(st));
 	snprintf(port, sizeof(port), "%u", s->port);
@@ -733,7 +739,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; argc == 3 && !strcmp(argv[1], "--only") &&
-		    i < sizeof(groups) / sizeof(groups[0]); i++)
+		    i < sizeof(groups) / sizeof(groups[0]);
+	     i++)
 		if (!strcmp(argv[2], groups[i].name))
 			break;
 	if (argc != 3 || i == sizeof(groups) / sizeof(groups[0])) {

@@ -37,12 +37,12 @@
 #include "rtest.h"
 #include "tests/vm/t_clnt_util.h"
 
-#define MiB (1u << 20)
+#define MiB	(1u << 20)
 #define CREDITS 16u
 
 static struct t_server srv;
 static bool quick;
-static bool fake;		/* the fake responder: hooks available */
+static bool fake; /* the fake responder: hooks available */
 
 static const unsigned int sizes[] = {
 	0, 1, 3, 4, 1000, 1024, 4095, 4096, 65536, MiB, 8 * MiB,
@@ -195,8 +195,7 @@ static void test_sizes(const char *host, enum rpcrdma_reg_mode reg,
 			host, mode_name(reg), cm, sizes[i]);
 	}
 	rr_stats(cl, &st);
-	t_check(st.long_calls > 0 && st.long_replies > 0 &&
-		st.short_calls > 0,
+	t_check(st.long_calls > 0 && st.long_replies > 0 && st.short_calls > 0,
 		"%s %s %s: Short calls %llu, Long calls %llu, Long replies %llu",
 		host, mode_name(reg), cm, (unsigned long long)st.short_calls,
 		(unsigned long long)st.long_calls,
@@ -245,7 +244,7 @@ static void test_create_errors(void)
 		rpc_createerr.cf_error.re_errno);
 	expect_create_fail(t_addr4(), T_PORT + 1, "no listener", 3500);
 	t_check(rpc_createerr.cf_stat == RPC_SYSTEMERROR &&
-		rpc_createerr.cf_error.re_errno == ECONNREFUSED,
+			rpc_createerr.cf_error.re_errno == ECONNREFUSED,
 		"no listener: RPC_SYSTEMERROR with ECONNREFUSED (errno %d)",
 		rpc_createerr.cf_error.re_errno);
 	expect_create_fail("203.0.113.5", T_PORT, "unreachable address", 3500);
@@ -280,15 +279,16 @@ static void test_controls(CLIENT *cl)
 	t_check(!strcmp(cl->cl_netid, "rdma") || !strcmp(cl->cl_netid, "rdma6"),
 		"cl_netid is %s", cl->cl_netid);
 	t_check(clnt_control(cl, CLSET_TIMEOUT, &tv) &&
-		clnt_control(cl, CLGET_TIMEOUT, &got) && got.tv_sec == 7,
+			clnt_control(cl, CLGET_TIMEOUT, &got) &&
+			got.tv_sec == 7,
 		"CLSET/CLGET_TIMEOUT");
 	t_check(clnt_control(cl, CLSET_RETRY_TIMEOUT, &tv) &&
-		clnt_control(cl, CLGET_RETRY_TIMEOUT, &got),
+			clnt_control(cl, CLGET_RETRY_TIMEOUT, &got),
 		"CLSET/CLGET_RETRY_TIMEOUT accepted");
 	ok = clnt_control(cl, CLGET_FD, &fd) && fd >= 0;
 	t_check(ok, "CLGET_FD gives fd %d", fd);
 	t_check(clnt_control(cl, CLSET_FD_CLOSE, NULL) &&
-		clnt_control(cl, CLSET_FD_NCLOSE, NULL),
+			clnt_control(cl, CLSET_FD_NCLOSE, NULL),
 		"CLSET_FD_CLOSE / NCLOSE accepted");
 	ok = clnt_control(cl, CLGET_SVC_ADDR, &nb) && nb.len > 0 &&
 	     clnt_control(cl, CLGET_SERVER_ADDR, &sa) &&
@@ -299,23 +299,25 @@ static void test_controls(CLIENT *cl)
 	     clnt_control(cl, CLGET_XID, &x) && x == 0x12345678;
 	t_check(ok, "CLSET_XID then a call uses it (CLGET_XID 0x%x)", x);
 	t_check(clnt_control(cl, CLGET_VERS, &v) && v == RTEST_VERS &&
-		clnt_control(cl, CLGET_PROG, &v) && v == RTEST_PROG,
+			clnt_control(cl, CLGET_PROG, &v) && v == RTEST_PROG,
 		"CLGET_VERS / CLGET_PROG");
 	v = RTEST_VERS;
-	t_check(clnt_control(cl, CLSET_VERS, &v) && clnt_control(cl, CLSET_PROG,
-		&(uint32_t){ RTEST_PROG }), "CLSET_VERS / CLSET_PROG");
+	t_check(clnt_control(cl, CLSET_VERS, &v) &&
+			clnt_control(cl, CLSET_PROG, &(uint32_t){ RTEST_PROG }),
+		"CLSET_VERS / CLSET_PROG");
 	ok = clnt_control(cl, CLGET_RDMA_CREDITS, &credits) && credits >= 1;
 	t_check(ok, "CLGET_RDMA_CREDITS: grant %u", credits);
 	t_check(!clnt_control(cl, 0x7fff, &x), "unknown request refused");
 	cm = RPCRDMA_COMP_POLL;
 	t_check(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
-		clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
-		cm == RPCRDMA_COMP_POLL && null_call(cl) && echo(cl, 70000, 5),
+			clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
+			cm == RPCRDMA_COMP_POLL && null_call(cl) &&
+			echo(cl, 70000, 5),
 		"CLSET_RDMA_COMP_MODE poll: used from the next call on");
 	cm = RPCRDMA_COMP_EVENT;
 	t_check(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
-		clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
-		cm == RPCRDMA_COMP_EVENT && echo(cl, 5000, 6),
+			clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
+			cm == RPCRDMA_COMP_EVENT && echo(cl, 5000, 6),
 		"CLSET_RDMA_COMP_MODE event: back");
 	tv.tv_sec = 25;
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
@@ -371,8 +373,7 @@ static void test_seeds(CLIENT *cl)
 	char name[256];
 	enum clnt_stat st;
 
-	for (i = 0; t_seed(i, buf, sizeof(buf), name, sizeof(name)) >= 0;
-	     i++) {
+	for (i = 0; t_seed(i, buf, sizeof(buf), name, sizeof(name)) >= 0; i++) {
 		n++;
 		st = hook(cl, T_PROC_SEED + i, 5000);
 		if (st == RPC_SUCCESS)
@@ -429,7 +430,7 @@ static void test_hooks(CLIENT *cl)
 		clnt_sperrno(st));
 	rr_stats(cl, &b);
 	t_check(b.discarded - a.discarded == 3 &&
-		b.unknown_xid - a.unknown_xid == 1,
+			b.unknown_xid - a.unknown_xid == 1,
 		"counters: %llu discarded, %llu unknown XID (V1-ERR-4, V1-ERR-2)",
 		(unsigned long long)(b.discarded - a.discarded),
 		(unsigned long long)(b.unknown_xid - a.unknown_xid));
@@ -458,15 +459,16 @@ static void test_timeout_wins(CLIENT *cl)
 
 	t_check(got && tv.tv_sec == 25 && tv.tv_usec == 0,
 		"precondition: CLSET_TIMEOUT of 25 s in force (CLGET_TIMEOUT "
-		"%ld s)", (long)tv.tv_sec);
+		"%ld s)",
+		(long)tv.tv_sec);
 	t0 = t_ms();
 	st = clnt_call(cl, RTEST_SLEEP, (xdrproc_t)xdr_int, (char *)&ms,
 		       (xdrproc_t)xdr_int, (char *)&res, per_call);
 	took = (int)(t_ms() - t0);
 	t_check(st == RPC_SUCCESS && res == ms && took >= ms && took < 25000,
 		"CLSET_TIMEOUT 25 s wins over the per-call timeout of 50 ms: "
-		"RTEST_SLEEP %d ms answered %d (%s, after %d ms)", ms, res,
-		clnt_sperrno(st), took);
+		"RTEST_SLEEP %d ms answered %d (%s, after %d ms)",
+		ms, res, clnt_sperrno(st), took);
 }
 
 static void test_timeouts(CLIENT *cl)
@@ -503,8 +505,8 @@ static void test_timeouts(CLIENT *cl)
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
 	usleep(300000);
 	t_check(st == RPC_TIMEDOUT && took < 500 &&
-		rtest_stats_1(NULL, &s2, cl) == RPC_SUCCESS &&
-		s2.calls >= s1.calls + 2,
+			rtest_stats_1(NULL, &s2, cl) == RPC_SUCCESS &&
+			s2.calls >= s1.calls + 2,
 		"zero timeout: sent without waiting (%s, %d ms), the server got it",
 		clnt_sperrno(st), took);
 	test_timeout_wins(cl);
@@ -513,7 +515,7 @@ static void test_timeouts(CLIENT *cl)
 /* ---- Threads --------------------------------------------------------------- */
 
 #define NTHREADS 8
-#define NCALLS 1000
+#define NCALLS	 1000
 
 struct mt {
 	CLIENT *cl;
@@ -530,7 +532,7 @@ static void *mt_worker(void *arg)
 		uint32_t len = (uint32_t)((i * 37 + m->id * 101) % 3000);
 
 		if (!(i % 100 == 0 ? echo(m->cl, 20000 + len, m->id + i) :
-		      echo(m->cl, len, m->id + i)))
+				     echo(m->cl, len, m->id + i)))
 			atomic_fetch_add(m->fails, 1);
 	}
 	return NULL;
@@ -577,7 +579,7 @@ static void test_threads(void)
 		(unsigned long long)st.unknown_xid,
 		(unsigned long long)st.discarded);
 	t_check(st.over_grant == 0 && st.max_inflight <= st.max_granted &&
-		st.max_inflight > 1,
+			st.max_inflight > 1,
 		"client: at most %u calls in flight, grant %u, %u beyond it (V1-CR-4)",
 		st.max_inflight, st.max_granted, st.over_grant);
 	memset(&ss, 0, sizeof(ss));
@@ -632,14 +634,14 @@ static void test_server_death(void)
 	/* The connection loss ends the call: a timeout (10 s) would mean
 	 * the CLIENT never noticed the server die. */
 	t_check((sl.st == RPC_CANTRECV || sl.st == RPC_CANTSEND) &&
-		sl.took < tv.tv_sec * 1000,
+			sl.took < tv.tv_sec * 1000,
 		"call in flight when the server is killed: %s after %d ms, "
-		"before its timeout [%s]", clnt_sperrno(sl.st), sl.took, sl.msg);
+		"before its timeout [%s]",
+		clnt_sperrno(sl.st), sl.took, sl.msg);
 	stn = rtest_null_1(NULL, NULL, cl);
 	t_check(stn != RPC_SUCCESS, "call while the server is down: %s [%s]",
 		clnt_sperror(cl, "null"), errmsg(cl));
-	t_check(t_server_start(&srv, CREDITS, 30000) == 0,
-		"server restarted");
+	t_check(t_server_start(&srv, CREDITS, 30000) == 0, "server restarted");
 	for (i = 0; i < 20 && !ok; i++) {
 		ok = null_call(cl);
 		if (!ok)
@@ -696,7 +698,8 @@ static void test_vcache(void)
 	s2 = rtest_null_1(NULL, NULL, cl);
 	st = vc_stats(cl);
 	t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
-		rdma_version(cl) == 1 && st.connects == 2 && st.v2_calls == 1,
+			rdma_version(cl) == 1 && st.connects == 2 &&
+			st.v2_calls == 1,
 		"first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
 		clnt_sperrno(s1), rdma_version(cl),
 		(unsigned long long)st.connects,
@@ -708,7 +711,7 @@ static void test_vcache(void)
 		s1 = rtest_null_1(NULL, NULL, cl);
 		st = vc_stats(cl);
 		t_check(s1 == RPC_SUCCESS && rdma_version(cl) == 1 &&
-			st.v2_calls == 0 && st.connects == 1,
+				st.v2_calls == 0 && st.connects == 1,
 			"a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
 			clnt_sperrno(s1), (unsigned long long)st.v2_calls,
 			(unsigned long long)st.connects);
@@ -721,7 +724,7 @@ static void test_vcache(void)
 		s2 = rtest_null_1(NULL, NULL, cl);
 		st = vc_stats(cl);
 		t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
-			st.v2_calls == 1,
+				st.v2_calls == 1,
 			"after RPCRDMA_V2_RETRY=3 s, v2 is tried again (%s, then %s; %llu v2 call)",
 			clnt_sperrno(s1), clnt_sperrno(s2),
 			(unsigned long long)st.v2_calls);

@@ -35,14 +35,14 @@
 #include "wire/rw_role.h"
 
 #define S_MAX_CONNS 64
-#define S_STASH 256
-#define S_WAIT_MS 10000
+#define S_STASH	    256
+#define S_WAIT_MS   10000
 
 struct s_conn {
 	struct rt_conn *c;
-	struct rt_event stash[S_STASH];	/* events seen while waiting */
+	struct rt_event stash[S_STASH]; /* events seen while waiting */
 	unsigned int nstash;
-	unsigned int inflight;		/* Calls received, not answered */
+	unsigned int inflight; /* Calls received, not answered */
 	bool dead;
 };
 
@@ -106,8 +106,8 @@ static int send_buf(struct s_conn *s, const void *msg, uint32_t len, bool wait)
 	if (!b || len > rt_sbuf_size(b))
 		return -1;
 	memcpy(rt_sbuf_data(b), msg, len);
-	if (rt_post_send(s->c, b, len, NULL, 0, 0, ck,
-			 wait ? RT_WR_SIGNAL : 0, NULL))
+	if (rt_post_send(s->c, b, len, NULL, 0, 0, ck, wait ? RT_WR_SIGNAL : 0,
+			 NULL))
 		return -1;
 	return wait ? wait_cookie(s, ck) : 0;
 }
@@ -216,9 +216,8 @@ static void reply_error(struct s_conn *s, const struct rw_rx_call *rx,
 	/* the versions we speak for a version we do not; the hook's 1..1
 	 * for one we do */
 	uint32_t high = rx->why == RW_R_BAD_VERS ? RW_VERS_2 : RW_VERS_1;
-	size_t n = vers ? rw_err_vers(rx, grant(s), 1, high, buf,
-				      sizeof(buf)) :
-		   rw_err_chunk(rx, grant(s), buf, sizeof(buf));
+	size_t n = vers ? rw_err_vers(rx, grant(s), 1, high, buf, sizeof(buf)) :
+			  rw_err_chunk(rx, grant(s), buf, sizeof(buf));
 
 	if (n)
 		send_buf(s, buf, (uint32_t)n, false);
@@ -370,8 +369,9 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		/* an RDMA_ERROR of the other version, ERR_CHUNK (v1) or
 		 * RDMA2_ERR_BAD_XDR (v2), both code 2: not an answer to the
 		 * Call (V1-ERR-10, V2-NEG-7) */
-		rw_hdr_init(&h, rx->hdr.vers == RW_VERS_2 ? RW_VERS_1 :
-			    RW_VERS_2, RW_ERROR, rx->hdr.xid, grant(s));
+		rw_hdr_init(&h,
+			    rx->hdr.vers == RW_VERS_2 ? RW_VERS_1 : RW_VERS_2,
+			    RW_ERROR, rx->hdr.xid, grant(s));
 		h.err.code = RW_ERR_CHUNK;
 		n = rw_hdr_encode(&h, buf, sizeof(buf));
 		if (n)
@@ -387,14 +387,15 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 		/* A reply header with our XID + 1, or with a Read list
 		 * (never allowed in a Reply, V1-RC-9), and a fake payload. */
 		memset(buf, 0, sizeof(buf));
-		rw_hdr_init(&h, rx->hdr.vers, RW_MSG, rx->hdr.xid +
-			    (proc == T_PROC_XID_FIRST), grant(s));
+		rw_hdr_init(&h, rx->hdr.vers, RW_MSG,
+			    rx->hdr.xid + (proc == T_PROC_XID_FIRST), grant(s));
 		h.direction = RW_DIR_REPLY;
 		n = rw_hdr_encode(&h, buf, sizeof(buf));
 		if (proc == T_PROC_BAD_FIRST) {
 			/* Read list: present, position 0, one segment. */
-			uint32_t w[6] = { htonl(1), 0, htonl(1), htonl(8),
-					  0, 0 };
+			uint32_t w[6] = {
+				htonl(1), 0, htonl(1), htonl(8), 0, 0
+			};
 
 			/* the lists start after direction and inv_handle
 			 * in v2 */
@@ -468,8 +469,8 @@ static void *call_payload(struct s_conn *s, const struct rw_rx_call *rx,
 	return p;
 }
 
-static void serve_rpc(struct s_conn *s, const struct rw_rx_call *rx,
-		      void *pay, uint32_t len)
+static void serve_rpc(struct s_conn *s, const struct rw_rx_call *rx, void *pay,
+		      uint32_t len)
 {
 	char cred[MAX_AUTH_BYTES], verf[MAX_AUTH_BYTES];
 	union s_args a;

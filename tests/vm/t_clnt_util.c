@@ -96,8 +96,7 @@ static void expand(const char *tmpl, uint16_t port, unsigned int credits,
 	out[n] = '\0';
 }
 
-static void exec_server(uint16_t port, unsigned int credits,
-			const char *addr)
+static void exec_server(uint16_t port, unsigned int credits, const char *addr)
 {
 	const char *tmpl = getenv("T_CLNT_SERVER");
 	char cmd[512], pbuf[16], cbuf[16], *argv[32], *save, *tok;

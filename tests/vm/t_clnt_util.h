@@ -15,23 +15,23 @@
 
 #include "tests/vm/t_util.h"
 
-#define T_PORT 21049			/* the test server's port */
+#define T_PORT 21049 /* the test server's port */
 
 /* Extra procedures of the fake responder (t_clnt_srv.c), test hooks
  * beyond rtest.x: each makes the server misbehave in one way. */
 enum t_hook_proc {
-	T_PROC_ERR_CHUNK = 100,		/* answer RDMA_ERROR / ERR_CHUNK */
-	T_PROC_ERR_VERS,		/* answer RDMA_ERROR / ERR_VERS 1..1 */
-	T_PROC_BAD_FIRST,		/* a malformed Reply (Read list), then
+	T_PROC_ERR_CHUNK = 100, /* answer RDMA_ERROR / ERR_CHUNK */
+	T_PROC_ERR_VERS,	/* answer RDMA_ERROR / ERR_VERS 1..1 */
+	T_PROC_BAD_FIRST,	/* a malformed Reply (Read list), then
 					 * the right one */
-	T_PROC_XID_FIRST,		/* a Reply for another XID first */
-	T_PROC_RUNT_FIRST,		/* a 12-octet message first */
-	T_PROC_NOREPLY,			/* never answer */
-	T_PROC_LONG_REPLY,		/* void reply through the Reply chunk */
-	T_PROC_ERR_V2_FIRST,		/* RDMA_ERROR of the other version
+	T_PROC_XID_FIRST,	/* a Reply for another XID first */
+	T_PROC_RUNT_FIRST,	/* a 12-octet message first */
+	T_PROC_NOREPLY,		/* never answer */
+	T_PROC_LONG_REPLY,	/* void reply through the Reply chunk */
+	T_PROC_ERR_V2_FIRST,	/* RDMA_ERROR of the other version
 					 * first (V1-ERR-10), then the right
 					 * one */
-	T_PROC_SEED = 1000,		/* + i: seed i of the fuzzers' header
+	T_PROC_SEED = 1000,	/* + i: seed i of the fuzzers' header
 					 * corpus first, under the Call's XID,
 					 * then the right Reply */
 };
@@ -45,10 +45,15 @@ extern int t_failures;
 /* One line per check: "ok: ..." or "FAIL: ..." (t_util.h). */
 #define t_check(ok, ...) tu_check(&t_failures, ": ", (ok), __VA_ARGS__)
 /* t_check, and its verdict: if (!t_ok(cl != NULL, "...")) return; */
-#define t_ok(ok, ...) ({ bool ok_ = (ok); t_check(ok_, __VA_ARGS__); ok_; })
+#define t_ok(ok, ...)                      \
+	({                                 \
+		bool ok_ = (ok);           \
+		t_check(ok_, __VA_ARGS__); \
+		ok_;                       \
+	})
 #define t_note(...) tu_note(__VA_ARGS__)
-#define t_ms() tu_now_ms()
-#define t_us() tu_now_us()
+#define t_ms()	    tu_now_ms()
+#define t_us()	    tu_now_us()
 /* Exit with a FAIL line if the program runs longer than seconds. */
 void t_watchdog(unsigned int seconds);
 
@@ -57,7 +62,7 @@ void t_watchdog(unsigned int seconds);
 bool t_have_device(void);
 
 /* rtest's FILL pattern (t_util.h). */
-#define t_fill(buf, len, seed) tu_fill((buf), (len), (seed))
+#define t_fill(buf, len, seed)	     tu_fill((buf), (len), (seed))
 #define t_fill_check(buf, len, seed) tu_fill_check((buf), (len), (seed))
 
 const char *t_addr4(void);
@@ -70,9 +75,9 @@ socklen_t t_sockaddr(struct sockaddr_storage *ss, const char *host,
 
 struct t_server {
 	pid_t pid;
-	pid_t pid6;		/* a second process for IPv6, if "%a" */
+	pid_t pid6; /* a second process for IPv6, if "%a" */
 	uint16_t port;
-	char what[64];		/* "fake responder" or the rtest server */
+	char what[64]; /* "fake responder" or the rtest server */
 };
 
 /*

@@ -56,9 +56,9 @@
 #error "DDPT_CONF: the generated tests/rpc/ddpt.conf"
 #endif
 
-#define WATCHDOG_S 110		/* the VM suite kills at 120 s */
-#define REGMIN 65536u		/* RPCRDMA_DDP_REG_MIN of group regmin */
-#define STATS_FILE "/tmp/t_ddp-regmin-stats.txt"	/* and RPCRDMA_STATS */
+#define WATCHDOG_S 110	  /* the VM suite kills at 120 s */
+#define REGMIN	   65536u /* RPCRDMA_DDP_REG_MIN of group regmin */
+#define STATS_FILE "/tmp/t_ddp-regmin-stats.txt" /* and RPCRDMA_STATS */
 /* The smallest ECHO whose Call cannot be Short with the default inline
  * thresholds (4096 both ways): RPC header, room, length and 4095 octets. */
 #define MUST_REDUCE 4095u
@@ -102,8 +102,8 @@ static void snap_after(CLIENT *cl, struct snap *sn)
 	server_stats(cl, &sn->s);
 }
 
-#define CD(f) TD_D(&b->c, &a->c, f)	/* client delta, a before b */
-#define SD(f) TD_D(&b->s, &a->s, f)	/* server delta */
+#define CD(f) TD_D(&b->c, &a->c, f) /* client delta, a before b */
+#define SD(f) TD_D(&b->s, &a->s, f) /* server delta */
 
 /* ---- Connection losses -------------------------------------------------------- */
 
@@ -166,7 +166,7 @@ static void echo_case(CLIENT *cl, const char *tag, uint32_t len, bool caller,
 	if (caller) {
 		buf = td_guarded(len);
 		res.data.data_val = (char *)buf;
-		res.data.data_len = len;	/* its capacity: the room */
+		res.data.data_len = len; /* its capacity: the room */
 	}
 	snap_before(cl, a);
 	st = ddpt_echo_1(&arg, &res, cl);
@@ -182,34 +182,38 @@ static void echo_case(CLIENT *cl, const char *tag, uint32_t len, bool caller,
 		caller ? ", nothing written past it (V1-WC-9)" : "",
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	if (len)
-		t_check(read_ok(a, b, len) &&
-			CD(write_chunks) == 1 && CD(write_bytes) == len &&
-			CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
-			CD(ddp_zero_copies) + CD(ddp_copies) == 1 &&
-			SD(write_chunks) == 1 && SD(write_bytes) == len,
+		t_check(read_ok(a, b, len) && CD(write_chunks) == 1 &&
+				CD(write_bytes) == len && CD(long_calls) == 0 &&
+				CD(reply_chunks) == 0 &&
+				CD(ddp_zero_copies) + CD(ddp_copies) == 1 &&
+				SD(write_chunks) == 1 && SD(write_bytes) == len,
 			"%sECHO %u, %s: Read chunk %llu/%llu octets%s, Write "
 			"chunk %llu/%llu, Long calls %llu, Reply chunks %llu, "
 			"placed %llu+%llu; server read %llu/%llu, wrote "
-			"%llu/%llu (V1-RC-7, V1-WC-2/10)", tag, len, how,
-			CD(read_chunks), CD(read_bytes),
-			len < MUST_REDUCE ? " (optional: the Call fits inline)" :
-			"", CD(write_chunks), CD(write_bytes), CD(long_calls),
+			"%llu/%llu (V1-RC-7, V1-WC-2/10)",
+			tag, len, how, CD(read_chunks), CD(read_bytes),
+			len < MUST_REDUCE ?
+				" (optional: the Call fits inline)" :
+				"",
+			CD(write_chunks), CD(write_bytes), CD(long_calls),
 			CD(reply_chunks), CD(ddp_zero_copies), CD(ddp_copies),
 			SD(read_chunks), SD(read_bytes), SD(write_chunks),
 			SD(write_bytes));
 	else
 		t_check(CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
-			CD(write_bytes) == 0 && SD(read_chunks) == 0,
+				CD(write_bytes) == 0 && SD(read_chunks) == 0,
 			"%sECHO 0, %s: an empty item is no item: no Read chunk "
 			"(%llu), no Write chunk for room 0 < min=1 (%llu)",
 			tag, how, CD(read_chunks), CD(write_chunks));
 	if (caller && len >= MiB)
 		t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
-			CD(ddp_copies) == !TD_ZERO_COPY,
+				CD(ddp_copies) == !TD_ZERO_COPY,
 			"%sECHO %u into the caller's buffer: zero copy (%llu) "
-			"and no copy (%llu)%s", tag, len, CD(ddp_zero_copies),
-			CD(ddp_copies), TD_ZERO_COPY ? "" :
-			" [ASan build: probe off, one copy expected]");
+			"and no copy (%llu)%s",
+			tag, len, CD(ddp_zero_copies), CD(ddp_copies),
+			TD_ZERO_COPY ?
+				"" :
+				" [ASan build: probe off, one copy expected]");
 out:
 	free(arg.data.data_val);
 	if (caller)
@@ -229,8 +233,9 @@ static void check_table(bool want)
 	reply = rpcrdma_ulb_lookup(DDPT_PROG, DDPT_VERS, DDPT_ECHO,
 				   RPCRDMA_ULB_REPLY, &e);
 	if (want)
-		t_check(!call && !reply && e.room.kind == RPCRDMA_ULB_SIZE_ARG &&
-			e.room.offset == 0,
+		t_check(!call && !reply &&
+				e.room.kind == RPCRDMA_ULB_SIZE_ARG &&
+				e.room.offset == 0,
 			"RPCRDMA_ULB_CONF=%s: ECHO entries loaded, room = arg[0]",
 			getenv("RPCRDMA_ULB_CONF"));
 	else
@@ -261,7 +266,7 @@ static CLIENT *client(const struct ts_server *s, enum rpcrdma_reg_mode reg)
 	if (tu_net_two())
 		t_note("two devices, registration mode %s: %s", reg_name(got),
 		       losses_ok ? "RPC errors counted as losses" :
-		       "every call must succeed");
+				   "every call must succeed");
 	return cl;
 }
 
@@ -332,21 +337,23 @@ static void multi_case(CLIENT *cl, uint32_t la, uint32_t lb, bool caller)
 	     !memcmp(res.note.note_val, note, sizeof(note) - 1);
 	if (caller)
 		ok = ok && td_guard_ok(ba, room) && td_guard_ok(bb, room);
-	t_check(ok, "MULTI a=%u b=%u, %s buffers: both results and the inline "
-		"note intact, in their places (V1-WC-3) [%s]", la, lb,
-		caller ? "caller's" : "library",
+	t_check(ok,
+		"MULTI a=%u b=%u, %s buffers: both results and the inline "
+		"note intact, in their places (V1-WC-3) [%s]",
+		la, lb, caller ? "caller's" : "library",
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	t_check(CD(read_chunks) == 2 && CD(read_bytes) == la + lb &&
-		CD(write_chunks) == 2 && CD(write_bytes) == la + lb &&
-		CD(ddp_zero_copies) + CD(ddp_copies) == 2 &&
-		CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
-		SD(read_chunks) == 2 && SD(write_chunks) == 2 &&
-		SD(write_bytes) == la + lb,
+			CD(write_chunks) == 2 && CD(write_bytes) == la + lb &&
+			CD(ddp_zero_copies) + CD(ddp_copies) == 2 &&
+			CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
+			SD(read_chunks) == 2 && SD(write_chunks) == 2 &&
+			SD(write_bytes) == la + lb,
 		"MULTI a=%u b=%u: Read chunks %llu/%llu octets, Write chunks "
 		"%llu/%llu, the note inline; server read %llu, wrote %llu/%llu "
-		"(V1-CH-2, V1-RC-1/7/8)", la, lb, CD(read_chunks), CD(read_bytes),
-		CD(write_chunks), CD(write_bytes), SD(read_chunks),
-		SD(write_chunks), SD(write_bytes));
+		"(V1-CH-2, V1-RC-1/7/8)",
+		la, lb, CD(read_chunks), CD(read_bytes), CD(write_chunks),
+		CD(write_bytes), SD(read_chunks), SD(write_chunks),
+		SD(write_bytes));
 	free(arg.a.a_val);
 	free(arg.b.b_val);
 	if (caller) {
@@ -363,8 +370,9 @@ static void multi_case(CLIENT *cl, uint32_t la, uint32_t lb, bool caller)
 
 static void long_case(CLIENT *cl, uint32_t len, uint32_t blob, bool chunk)
 {
-	ddpt_long_args arg = { .room = len, .seed = 31, .len = len,
-			       .blob = blob };
+	ddpt_long_args arg = {
+		.room = len, .seed = 31, .len = len, .blob = blob
+	};
 	ddpt_long_res res;
 	struct snap sa, sb, *a = &sa, *b = &sb;
 	enum clnt_stat st;
@@ -382,22 +390,26 @@ static void long_case(CLIENT *cl, uint32_t len, uint32_t blob, bool chunk)
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	if (chunk)
 		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
-			CD(reply_chunks) == 1 && CD(long_replies) == 1 &&
-			CD(reply_bytes) > blob && CD(read_chunks) == 0 &&
-			SD(write_bytes) == len && SD(replies_long) == 1,
+				CD(reply_chunks) == 1 &&
+				CD(long_replies) == 1 &&
+				CD(reply_bytes) > blob &&
+				CD(read_chunks) == 0 &&
+				SD(write_bytes) == len && SD(replies_long) == 1,
 			"LONG %u + %u: data in the Write chunk (%llu/%llu), the "
 			"rest in the Reply chunk (offered %llu, used %llu, %llu "
 			"octets); server wrote %llu, Long replies %llu "
-			"(V1-RP-1/3)", len, blob, CD(write_chunks),
-			CD(write_bytes), CD(reply_chunks), CD(long_replies),
-			CD(reply_bytes), SD(write_bytes), SD(replies_long));
+			"(V1-RP-1/3)",
+			len, blob, CD(write_chunks), CD(write_bytes),
+			CD(reply_chunks), CD(long_replies), CD(reply_bytes),
+			SD(write_bytes), SD(replies_long));
 	else
 		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
-			CD(reply_chunks) == 0 && CD(long_replies) == 0,
+				CD(reply_chunks) == 0 && CD(long_replies) == 0,
 			"LONG %u + %u: max=arg.blob+12 fits inline, so no Reply "
 			"chunk offered (%llu), data in the Write chunk (%llu/%llu) "
-			"(V1-RP-1, V1-ULB-4)", len, blob, CD(reply_chunks),
-			CD(write_chunks), CD(write_bytes));
+			"(V1-RP-1, V1-ULB-4)",
+			len, blob, CD(reply_chunks), CD(write_chunks),
+			CD(write_bytes));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_ddpt_long_res, (char *)&res);
 }
@@ -431,10 +443,10 @@ static void read_fits(CLIENT *cl, uint32_t count, int extra)
 	memset(&res, 0, sizeof(res));
 	st = read_call(cl, count, extra, &res, a, b, &err);
 	t_check(st == RPC_SUCCESS && res.count == want &&
-		res.data.data_len == want &&
-		t_fill_check(res.data.data_val, want, 41) < 0 &&
-		CD(write_chunks) == 1 && CD(write_bytes) == want &&
-		SD(write_bytes) == want,
+			res.data.data_len == want &&
+			t_fill_check(res.data.data_val, want, 41) < 0 &&
+			CD(write_chunks) == 1 && CD(write_bytes) == want &&
+			SD(write_bytes) == want,
 		"READ count %u returning %u: intact, Write chunk of room %u "
 		"filled with exactly %llu octets (server %llu) (V1-WC-4) [%s]",
 		count, want, count, CD(write_bytes), SD(write_bytes),
@@ -488,18 +500,18 @@ static void read_overflow(CLIENT *cl, uint32_t count, int extra, size_t cap)
 	if (resend)
 		/* requests: the READ, once, and the STATS of snap_after */
 		t_check(st == RPC_SUCCESS && res.data.data_len == want &&
-			t_fill_check(res.data.data_val, want, 41) < 0 &&
-			CD(resends) == 1 && CD(err_chunk) == 0 &&
-			SD(err_resource) == 1 && SD(replays_done) == 1 &&
-			SD(requests) == 2,
+				t_fill_check(res.data.data_val, want, 41) < 0 &&
+				CD(resends) == 1 && CD(err_chunk) == 0 &&
+				SD(err_resource) == 1 &&
+				SD(replays_done) == 1 && SD(requests) == 2,
 			"READ count %u returning %u, %s: WRITE_RESOURCE (%llu), resent with the room named (%llu), answered from the kept reply (%llu), executed once (%llu requests with STATS): %s (V2-ERR-12/13)",
 			count, want, cap ? "caller's buffer" : "library buffer",
 			SD(err_resource), CD(resends), SD(replays_done),
 			SD(requests), clnt_sperrno(st));
 	else
 		t_check(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
-			CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
-			SD(err_chunk) == 1,
+				CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
+				SD(err_chunk) == 1,
 			"READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
 			"client ERR_CHUNK %llu, server err_write_room %llu [%s]",
 			count, want, cap ? "caller's buffer" : "library buffer",
@@ -523,7 +535,7 @@ static void group_read(CLIENT *cl)
 	read_overflow(cl, MiB, 1, MiB + 8192);
 	read_overflow(cl, 4096, 3, 4096 + 4096);
 	read_overflow(cl, 65536, 4096, 0);
-	read_fits(cl, MiB, 0);	/* the connection still works */
+	read_fits(cl, MiB, 0); /* the connection still works */
 }
 
 /* ---- The 8 MiB counters -------------------------------------------------------- */
@@ -574,11 +586,11 @@ static void fenced_once(const struct snap *a, const struct snap *b,
 			const char *m, const char *whose)
 {
 	t_check(CD(registrations) >= 2 &&
-		CD(registrations) == CD(invalidations) +
-				     CD(remote_invalidations),
+			CD(registrations) ==
+				CD(invalidations) + CD(remote_invalidations),
 		"%s: ECHO 8 MiB into %s: registrations %llu = invalidations "
-		"%llu + remote invalidations %llu", m, whose,
-		CD(registrations), CD(invalidations),
+		"%llu + remote invalidations %llu",
+		m, whose, CD(registrations), CD(invalidations),
 		CD(remote_invalidations));
 }
 
@@ -595,8 +607,10 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 		return;
 	ok = echo_8m(cl, true, a, b);
 	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
-	t_check(ok && got == reg, "%s: ECHO 8 MiB into the caller's buffer: "
-		"intact (mode %s)", m, reg_name(got));
+	t_check(ok && got == reg,
+		"%s: ECHO 8 MiB into the caller's buffer: "
+		"intact (mode %s)",
+		m, reg_name(got));
 	t_check(CD(read_chunks) == 1 && CD(read_bytes) == len,
 		"%s: 8 MiB by RDMA Read: %llu Read chunk, %llu octets", m,
 		CD(read_chunks), CD(read_bytes));
@@ -604,17 +618,18 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 		"%s: 8 MiB by RDMA Write: %llu Write chunk, %llu octets", m,
 		CD(write_chunks), CD(write_bytes));
 	t_check(CD(inline_bytes) < 1024 && CD(long_calls) == 0 &&
-		CD(reply_chunks) == 0,
+			CD(reply_chunks) == 0,
 		"%s: inline %llu octets (< 1024), Long calls %llu, Reply "
-		"chunks %llu", m, CD(inline_bytes), CD(long_calls),
-		CD(reply_chunks));
+		"chunks %llu",
+		m, CD(inline_bytes), CD(long_calls), CD(reply_chunks));
 	t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
-		CD(ddp_copies) == !TD_ZERO_COPY,
+			CD(ddp_copies) == !TD_ZERO_COPY,
 		"%s: zero copy %llu, copies %llu%s", m, CD(ddp_zero_copies),
-		CD(ddp_copies), TD_ZERO_COPY ? "" :
-		" [ASan build: probe off, one copy expected]");
+		CD(ddp_copies),
+		TD_ZERO_COPY ? "" :
+			       " [ASan build: probe off, one copy expected]");
 	t_check(SD(read_chunks) == 1 && SD(read_bytes) == len &&
-		SD(write_chunks) == 1 && SD(write_bytes) == len,
+			SD(write_chunks) == 1 && SD(write_bytes) == len,
 		"%s: the server agrees: read %llu/%llu, wrote %llu/%llu", m,
 		SD(read_chunks), SD(read_bytes), SD(write_chunks),
 		SD(write_bytes));
@@ -622,11 +637,12 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 	ok = echo_8m(cl, false, a, b);
 	t_check(ok, "%s: ECHO 8 MiB into a library buffer: intact", m);
 	t_check(CD(ddp_copies) == 1 && CD(ddp_copy_bytes) == len &&
-		CD(ddp_zero_copies) == 0 && CD(write_bytes) == len &&
-		CD(read_bytes) == len,
+			CD(ddp_zero_copies) == 0 && CD(write_bytes) == len &&
+			CD(read_bytes) == len,
 		"%s: NULL result buffer: copies %llu (%llu octets), zero copy "
-		"%llu, Write %llu octets", m, CD(ddp_copies),
-		CD(ddp_copy_bytes), CD(ddp_zero_copies), CD(write_bytes));
+		"%llu, Write %llu octets",
+		m, CD(ddp_copies), CD(ddp_copy_bytes), CD(ddp_zero_copies),
+		CD(write_bytes));
 	fenced_once(a, b, m, "a library buffer");
 	clnt_destroy(cl);
 }
@@ -640,8 +656,7 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
  * library allocates; else ECHO from the client without the table (group
  * noconf), its result in a buffer of ours.
  */
-static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
-			   bool plain)
+static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs, bool plain)
 {
 	const char *name = plain ? "PLAIN" : "no table: ECHO";
 	uint32_t seed = plain ? 61 : 91;
@@ -674,7 +689,7 @@ static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
 	}
 	snap_after(cl, b);
 	t_check(st == RPC_SUCCESS && got_len == len &&
-		t_fill_check(got, len, seed) < 0,
+			t_fill_check(got, len, seed) < 0,
 		"%s%s %u%s intact [%s]", name, plain ? " (no entry)" : "", len,
 		plain ? " octets:" : "",
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
@@ -683,18 +698,19 @@ static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs,
 	 * or two (1 MiB, then max_reply_size, v1); each resend is a Long
 	 * Call again. */
 	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
-		CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
-		CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
-		SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
-		CD(long_calls) == (long_msgs ? 1 + CD(resends) : 0) &&
-		CD(resends) == (long_msgs ? (version(cl) == 2 ? 1 : 2) : 0) &&
-		CD(long_replies) == (long_msgs ? 1 : 0),
+			CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
+			CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
+			SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
+			CD(long_calls) == (long_msgs ? 1 + CD(resends) : 0) &&
+			CD(resends) ==
+				(long_msgs ? (version(cl) == 2 ? 1 : 2) : 0) &&
+			CD(long_replies) == (long_msgs ? 1 : 0),
 		"%s %u%s nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
 		"server wrote %llu), Long call %llu, Long reply %llu after %llu resend(s)%s",
 		name, len, plain ? ":" : " moves", CD(read_chunks),
 		CD(read_bytes), CD(write_chunks), CD(write_bytes),
-		SD(write_bytes), CD(long_calls), CD(long_replies),
-		CD(resends), plain ? " (V1-CH-2, V1-RP-4/6)" : "");
+		SD(write_bytes), CD(long_calls), CD(long_replies), CD(resends),
+		plain ? " (V1-CH-2, V1-RP-4/6)" : "");
 	free(data);
 	free(buf);
 	if (plain && st == RPC_SUCCESS)
@@ -712,7 +728,7 @@ static bool refused(const struct tc_reply *rep)
 
 static void raw_refuse(void)
 {
-	static struct tc_reply rep;	/* 8 KiB */
+	static struct tc_reply rep; /* 8 KiB */
 	ddpt_plain_args pa = { .room = 3001 };
 	ddpt_echo_args ea = { .room = 3001 };
 	ddpt_plain_res pr;
@@ -740,9 +756,11 @@ static void raw_refuse(void)
 	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_plain_res, &pr, &rep, 20000);
 	t_check(r == 0 && refused(&rep),
 		"a Read chunk at an item without an entry (PLAIN item 0) is "
-		"refused: %s (V1-DDP-1)", r ? strerror(-r) :
+		"refused: %s (V1-DDP-1)",
+		r		       ? strerror(-r) :
 		rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
-		rep.rpc ? "an RPC reply" : "?");
+		rep.rpc		       ? "an RPC reply" :
+					 "?");
 	if (rep.res_ok)
 		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&pr);
 
@@ -754,8 +772,9 @@ static void raw_refuse(void)
 	k.args = &ea;
 	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_echo_res, &er, &rep, 20000);
 	t_check(r == 0 && rep.h.proc == RW_MSG && rep.res_ok &&
-		rep.ar_stat == SUCCESS && er.data.data_len == sizeof(data) &&
-		t_fill_check(er.data.data_val, sizeof(data), 71) < 0,
+			rep.ar_stat == SUCCESS &&
+			er.data.data_len == sizeof(data) &&
+			t_fill_check(er.data.data_val, sizeof(data), 71) < 0,
 		"a Read chunk at ECHO's designated item 0 is taken, echoed "
 		"intact");
 	if (rep.res_ok)
@@ -781,15 +800,15 @@ static void raw_refuse(void)
  * disguised, it places data by the table as the Linux client does under
  * sec=krb5, so the server's side of the rule can be seen.
  */
-#define FG_SEQ 1u
-#define FG_SVC_NONE 1u
+#define FG_SEQ		 1u
+#define FG_SVC_NONE	 1u
 #define FG_SVC_INTEGRITY 2u
-#define FG_SVC_PRIVACY 3u
-#define FG_CKSUM_LEN 16u
+#define FG_SVC_PRIVACY	 3u
+#define FG_CKSUM_LEN	 16u
 
 struct fg {
 	uint32_t svc;
-	struct opaque_auth wire;	/* the credential marshalled */
+	struct opaque_auth wire; /* the credential marshalled */
 	uint8_t cred[32];
 	uint8_t verf[FG_CKSUM_LEN];
 };
@@ -798,8 +817,7 @@ static int fg_marshal(AUTH *a, XDR *x)
 {
 	struct fg *g = (struct fg *)a->ah_private;
 
-	return xdr_opaque_auth(x, &g->wire) &&
-	       xdr_opaque_auth(x, &a->ah_verf);
+	return xdr_opaque_auth(x, &g->wire) && xdr_opaque_auth(x, &a->ah_verf);
 }
 
 static int fg_wrap(AUTH *a, XDR *x, xdrproc_t f, caddr_t p)
@@ -871,9 +889,13 @@ static void fg_destroy(AUTH *a)
 }
 
 static struct auth_ops fg_ops = {
-	.ah_nextverf = fg_nextverf, .ah_marshal = fg_marshal,
-	.ah_validate = fg_validate, .ah_refresh = fg_refresh,
-	.ah_destroy = fg_destroy, .ah_wrap = fg_wrap, .ah_unwrap = fg_unwrap,
+	.ah_nextverf = fg_nextverf,
+	.ah_marshal = fg_marshal,
+	.ah_validate = fg_validate,
+	.ah_refresh = fg_refresh,
+	.ah_destroy = fg_destroy,
+	.ah_wrap = fg_wrap,
+	.ah_unwrap = fg_unwrap,
 };
 
 static AUTH *fake_gss_create(uint32_t svc, bool disguised)
@@ -959,10 +981,10 @@ static void gss_case(CLIENT *cl)
 
 	st = gss_echo(cl, NULL, len, a, b, &intact);
 	t_check(st == RPC_SUCCESS && intact && CD(read_chunks) == 1 &&
-		CD(write_chunks) == 1 && SD(read_chunks) == 1,
+			CD(write_chunks) == 1 && SD(read_chunks) == 1,
 		"RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
-		"Read chunk (%llu) and offers a Write chunk (%llu)", len,
-		CD(read_chunks), CD(write_chunks));
+		"Read chunk (%llu) and offers a Write chunk (%llu)",
+		len, CD(read_chunks), CD(write_chunks));
 	if (!gss) {
 		t_check(false, "fake RPCSEC_GSS AUTH");
 		return;
@@ -972,12 +994,12 @@ static void gss_case(CLIENT *cl)
 	/* the wrapped reply's size is unknown: in v2 it is asked inline and
 	 * REPLY_RESOURCE brings one resend with a Reply chunk (issue 13) */
 	t_check(CD(resends) <= 1 && CD(calls) == 1 + CD(resends) &&
-		CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
-		CD(long_calls) == CD(calls) && CD(long_bytes) > len,
+			CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
+			CD(long_calls) == CD(calls) && CD(long_bytes) > len,
 		"RPCSEC_GSS integrity: ECHO %u reduces nothing: Read chunks "
 		"%llu, Write chunks %llu, sent whole as a Long call (%llu, "
-		"%llu octets, %llu resend) [%s] (V1-GSS-3)", len,
-		CD(read_chunks), CD(write_chunks), CD(long_calls),
+		"%llu octets, %llu resend) [%s] (V1-GSS-3)",
+		len, CD(read_chunks), CD(write_chunks), CD(long_calls),
 		CD(long_bytes), CD(resends), clnt_sperrno(st));
 	t_check(SD(write_chunks) == 0 && SD(read_bytes) == CD(long_bytes),
 		"RPCSEC_GSS integrity: the server pulled only the Long call "
@@ -985,7 +1007,8 @@ static void gss_case(CLIENT *cl)
 		SD(read_bytes), SD(write_chunks));
 	t_check(st == RPC_SUCCESS && intact,
 		"RPCSEC_GSS integrity: the stand-in service answers, the "
-		"echo is intact [%s]", clnt_sperrno(st));
+		"echo is intact [%s]",
+		clnt_sperrno(st));
 }
 
 /*
@@ -1024,8 +1047,10 @@ static void gss_server_case(CLIENT *cl)
 		auth_destroy(gss);
 		if (svcs[i].svc == FG_SVC_NONE)
 			t_check(st == RPC_SUCCESS && intact &&
-				CD(read_chunks) == 1 && SD(read_chunks) == 1 &&
-				SD(write_chunks) == 1 && SD(write_bytes) == len,
+					CD(read_chunks) == 1 &&
+					SD(read_chunks) == 1 &&
+					SD(write_chunks) == 1 &&
+					SD(write_bytes) == len,
 				"RPCSEC_GSS %s: the server takes ECHO %u's Read "
 				"chunk (%llu) and fills its Write chunk (%llu, "
 				"%llu octets), the echo intact [%s] (V1-WC-2)",
@@ -1034,7 +1059,8 @@ static void gss_server_case(CLIENT *cl)
 				clnt_sperrno(st));
 		else
 			t_check(st == RPC_CANTDECODEARGS &&
-				CD(read_chunks) == 1 && SD(write_chunks) == 0,
+					CD(read_chunks) == 1 &&
+					SD(write_chunks) == 0,
 				"RPCSEC_GSS %s: a Read chunk of the wrapped "
 				"body is refused, GARBAGE_ARGS (%s), no Write "
 				"chunk filled (%llu) (V1-GSS-3, V1-DDP-1)",
@@ -1061,8 +1087,8 @@ static void void_case(CLIENT *cl)
 		       (xdrproc_t)xdr_void, NULL, tv);
 	td_stats(cl, &b);
 	t_check(st == RPC_SUCCESS && b.calls == a.calls + 1 &&
-		b.reply_chunks == a.reply_chunks &&
-		b.registrations == a.registrations,
+			b.reply_chunks == a.reply_chunks &&
+			b.registrations == a.registrations,
 		"NULL, entry max=0: no Reply chunk (%llu), no registration "
 		"(%llu) [%s]",
 		(unsigned long long)(b.reply_chunks - a.reply_chunks),
@@ -1073,7 +1099,8 @@ static void void_case(CLIENT *cl)
 	st = ddpt_stats_1(NULL, &s, cl);
 	td_stats(cl, &b);
 	t_check(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks &&
-		b.registrations == a.registrations && b.resends == a.resends,
+			b.registrations == a.registrations &&
+			b.resends == a.resends,
 		"STATS, no entry: asked inline, no Reply chunk (%llu), no registration (%llu), no resend [%s]",
 		(unsigned long long)(b.reply_chunks - a.reply_chunks),
 		(unsigned long long)(b.registrations - a.registrations),
@@ -1091,7 +1118,7 @@ static void void_case(CLIENT *cl)
  */
 static void raw_read_order(void)
 {
-	static struct tc_reply rep;	/* 8 KiB */
+	static struct tc_reply rep; /* 8 KiB */
 	static char note[] = "between two Read chunks";
 	static const struct {
 		enum tc_reads order;
@@ -1138,7 +1165,7 @@ static void raw_read_order(void)
 			   20000);
 		if (cases[i].order == TC_READS_OVERLAP) {
 			t_check(r == 0 && rep.h.proc == RW_ERROR &&
-				rep.h.err.code == RW_ERR_CHUNK,
+					rep.h.err.code == RW_ERR_CHUNK,
 				"MULTI, Read chunks %s: ERR_CHUNK (AMB-V1-5)",
 				cases[i].what);
 		} else {
@@ -1148,10 +1175,14 @@ static void raw_read_order(void)
 			     !memcmp(res.a.a_val, da, sizeof(da)) &&
 			     !memcmp(res.b.b_val, db, sizeof(db)) &&
 			     res.note.note_len == sizeof(note) - 1;
-			t_check(ok, "MULTI, Read chunks %s: taken, both items "
-				"intact (AMB-V1-6) [%s]", cases[i].what,
-				r ? strerror(-r) : rep.h.proc == RW_ERROR ?
-				"RDMA_ERROR" : rep.rpc ? "an RPC reply" : "?");
+			t_check(ok,
+				"MULTI, Read chunks %s: taken, both items "
+				"intact (AMB-V1-6) [%s]",
+				cases[i].what,
+				r		       ? strerror(-r) :
+				rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
+				rep.rpc		       ? "an RPC reply" :
+							 "?");
 		}
 		if (rep.res_ok)
 			xdr_free((xdrproc_t)xdr_ddpt_multi_res, (char *)&res);
@@ -1205,14 +1236,14 @@ static void regmin_case(CLIENT *cl, uint32_t len, bool zero)
 	st = ddpt_echo_1(&arg, &res, cl);
 	snap_after(cl, b);
 	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
-		res.data.data_val == (char *)buf &&
-		t_fill_check(buf, len, 81) < 0 && td_guard_ok(buf, len) &&
-		CD(write_bytes) == len &&
-		CD(ddp_zero_copies) == (zero && TD_ZERO_COPY ? 1 : 0) &&
-		CD(ddp_copies) == (zero && TD_ZERO_COPY ? 0 : 1),
+			res.data.data_val == (char *)buf &&
+			t_fill_check(buf, len, 81) < 0 &&
+			td_guard_ok(buf, len) && CD(write_bytes) == len &&
+			CD(ddp_zero_copies) == (zero && TD_ZERO_COPY ? 1 : 0) &&
+			CD(ddp_copies) == (zero && TD_ZERO_COPY ? 0 : 1),
 		"RPCRDMA_DDP_REG_MIN=%u, caller's buffer of %u: %s (zero copy "
-		"%llu, copies %llu), intact [%s]", REGMIN, len,
-		zero ? "registered" : "a pool buffer, copied once",
+		"%llu, copies %llu), intact [%s]",
+		REGMIN, len, zero ? "registered" : "a pool buffer, copied once",
 		CD(ddp_zero_copies), CD(ddp_copies),
 		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	free(arg.data.data_val);
@@ -1245,16 +1276,15 @@ static void check_printed(void)
 		fclose(f);
 	}
 	text[n] = '\0';
-	t_check(strstr(text, "rpcrdma: clnt ") &&
-		printed(text, "calls") >= 2 &&
-		printed(text, "ddp_zero_copies") == TD_ZERO_COPY &&
-		printed(text, "ddp_copies") == 2 - TD_ZERO_COPY &&
-		printed(text, "write_bytes") == 2 * REGMIN - 1,
+	t_check(strstr(text, "rpcrdma: clnt ") && printed(text, "calls") >= 2 &&
+			printed(text, "ddp_zero_copies") == TD_ZERO_COPY &&
+			printed(text, "ddp_copies") == 2 - TD_ZERO_COPY &&
+			printed(text, "write_bytes") == 2 * REGMIN - 1,
 		"RPCRDMA_STATS=1: clnt_destroy printed the counters to "
 		"RPCRDMA_STATS_FILE (calls %lld, zero copies %lld, copies "
-		"%lld, write_bytes %lld)", printed(text, "calls"),
-		printed(text, "ddp_zero_copies"), printed(text, "ddp_copies"),
-		printed(text, "write_bytes"));
+		"%lld, write_bytes %lld)",
+		printed(text, "calls"), printed(text, "ddp_zero_copies"),
+		printed(text, "ddp_copies"), printed(text, "write_bytes"));
 }
 
 static void group_regmin(void)
@@ -1331,7 +1361,7 @@ static void group_env(char **argv, const char *g)
 
 	snprintf(regmin, sizeof(regmin), "%u", REGMIN);
 	if (!strcmp(g, "noconf"))
-		env[0].value = "/dev/null";	/* built-in entries only */
+		env[0].value = "/dev/null"; /* built-in entries only */
 	if (!strcmp(g, "regmin")) {
 		env[1].value = regmin;
 		env[2].value = "1";
@@ -1354,8 +1384,7 @@ static void run_group(const char *g)
 	if (r)
 		return;
 	if (!strcmp(g, "sizes")) {
-		r = td_server_start(&srv6, "ddpt_server", t_addr6(),
-				    DDPT_CONF);
+		r = td_server_start(&srv6, "ddpt_server", t_addr6(), DDPT_CONF);
 		t_check(r == 0, "ddpt_server listening on %s port %u",
 			t_addr6(), srv6.port);
 		if (!r)
@@ -1375,7 +1404,8 @@ static void run_group(const char *g)
 	sum = tu_retry_delta(retry0, retry1, line, sizeof(line));
 	t_note("device retry counters: %s", line);
 	if (tu_net_two())
-		t_check(sum > 0, "two devices: frames crossed the veth and were retransmitted (%llu retry events)",
+		t_check(sum > 0,
+			"two devices: frames crossed the veth and were retransmitted (%llu retry events)",
 			(unsigned long long)sum);
 	if (losses)
 		t_note("LOSSES: %u calls ended with an RPC error (MW on two devices), no wrong result",
@@ -1399,12 +1429,13 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--only") && known(argv[2]))
 		only = argv[2];
 	else if (argc != 1) {
-		fprintf(stderr, "usage: t_ddp [--only sizes|misc|regmin|noconf]\n");
+		fprintf(stderr,
+			"usage: t_ddp [--only sizes|misc|regmin|noconf]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (only)
-		group_env(argv, only);	/* may re-execute us */
+		group_env(argv, only); /* may re-execute us */
 	if (!ts_have_rdma())
 		return 77;
 	if (!only) {
@@ -1415,7 +1446,6 @@ int main(int argc, char **argv)
 	printf("# t_ddp %s: RPCRDMA_ULB_CONF=%s\n", only,
 	       getenv("RPCRDMA_ULB_CONF"));
 	run_group(only);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;
 }

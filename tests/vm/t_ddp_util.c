@@ -16,7 +16,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
-#include "glue/rpcrdma_attr.h"	/* RPCRDMA_DEFAULT_DDP_MIN */
+#include "glue/rpcrdma_attr.h" /* RPCRDMA_DEFAULT_DDP_MIN */
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
@@ -181,7 +181,7 @@ bool td_stats(CLIENT *cl, struct rpcrdma_clnt_stats *st)
 		return true;
 	memset(st, 0, sizeof(*st));
 	t_check(false, "CLGET_RDMA_STATS refused: the counters of the "
-		"checks that follow are not real");
+		       "checks that follow are not real");
 	return false;
 }
 
@@ -270,7 +270,7 @@ static void nfs_run(const struct td_nfs *t)
 int td_nfs_main(int argc, char **argv, const struct td_nfs *t)
 {
 	static const struct td_env env[] = {
-		{ "RPCRDMA_ULB_CONF", "/dev/null" },	/* built-in only */
+		{ "RPCRDMA_ULB_CONF", "/dev/null" }, /* built-in only */
 		{ "RPCRDMA_DDP_REG_MIN", NULL },
 	};
 	struct ts_server *const srv[] = { &nfs_srv };
@@ -282,24 +282,23 @@ int td_nfs_main(int argc, char **argv, const struct td_nfs *t)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	td_env_ensure(argv, env, 2);	/* may re-execute us */
+	td_env_ensure(argv, env, 2); /* may re-execute us */
 	if (!ts_have_rdma())
 		return 77;
 	td_watchdog(TD_WATCHDOG_S, srv, 1);
 	t_check(!rpcrdma_ulb_lookup(t->prog, t->vers, t->call_proc,
 				    RPCRDMA_ULB_CALL, &e) &&
-		!rpcrdma_ulb_lookup(t->prog, t->vers, t->reply_proc,
-				    RPCRDMA_ULB_REPLY, &e),
+			!rpcrdma_ulb_lookup(t->prog, t->vers, t->reply_proc,
+					    RPCRDMA_ULB_REPLY, &e),
 		"%s", t->entries);
 	r = td_server_start(&nfs_srv, t->server, t_addr4(), "/dev/null");
 	t_check(r == 0, "%s listening on %s port %u", t->server, t_addr4(),
 		nfs_srv.port);
 	if (!r) {
 		nfs_run(t);
-		t_check(ts_server_stop(&nfs_srv) == 0,
-			"%s exits 0 on SIGTERM", t->server);
+		t_check(ts_server_stop(&nfs_srv) == 0, "%s exits 0 on SIGTERM",
+			t->server);
 	}
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;
 }

@@ -52,7 +52,7 @@ int td_server_start(struct ts_server *s, const char *name, const char *host,
  * SIGTERM exit the servers take when the test dies (PR_SET_PDEATHSIG): a
  * test that hangs may hang because its server is stuck.
  */
-#define TD_WATCHDOG_S 110		/* the VM suite kills at 120 s */
+#define TD_WATCHDOG_S	110 /* the VM suite kills at 120 s */
 #define TD_WATCHDOG_MAX 2
 void td_watchdog(unsigned int seconds, struct ts_server *const *srv,
 		 unsigned int n);
@@ -117,17 +117,17 @@ struct td_files {
 
 /* What such a test is; the rest of its frame is the same for all. */
 struct td_nfs {
-	const char *name;		/* "t_nfs3": its usage line */
-	const char *server;		/* "nfs3_server", next to the test */
+	const char *name;   /* "t_nfs3": its usage line */
+	const char *server; /* "nfs3_server", next to the test */
 	rpcprog_t prog;
-	rpcvers_t vers;			/* "CLIENT for NFS vN", "NFSPROCN_NULL" */
-	rpcproc_t call_proc;		/* a built-in Call entry */
-	rpcproc_t reply_proc;		/* and a built-in Reply entry */
-	const char *entries;		/* the check line that they are there */
+	rpcvers_t vers;	      /* "CLIENT for NFS vN", "NFSPROCN_NULL" */
+	rpcproc_t call_proc;  /* a built-in Call entry */
+	rpcproc_t reply_proc; /* and a built-in Reply entry */
+	const char *entries;  /* the check line that they are there */
 	/* rpcgen's NULL procedure stub (nfsproc3_null_3...) */
 	enum clnt_stat (*null)(void *arg, void *res, CLIENT *cl);
-	struct td_files files;		/* written first */
-	void (*run)(CLIENT *cl);	/* then the test's own calls */
+	struct td_files files;	 /* written first */
+	void (*run)(CLIENT *cl); /* then the test's own calls */
 };
 
 /*

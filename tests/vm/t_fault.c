@@ -60,20 +60,26 @@
 #include "tests/vm/t_ddp_util.h"
 #include "tests/vm/t_svc_util.h"
 
-#define BIG (64u * MiB)
-#define PROBE (8u * MiB)	/* sent undisturbed: BIG takes 8x the packets */
-#define WATCHDOG_S 115		/* the suite kills at VM_TEST_TIMEOUT */
-#define NPROC 16		/* kill-server: client processes ... */
-#define NTHREAD 8		/* ... of this many threads each */
+#define BIG	   (64u * MiB)
+#define PROBE	   (8u * MiB) /* sent undisturbed: BIG takes 8x the packets */
+#define WATCHDOG_S 115	      /* the suite kills at VM_TEST_TIMEOUT */
+#define NPROC	   16	      /* kill-server: client processes ... */
+#define NTHREAD	   8	      /* ... of this many threads each */
 
-static struct ts_server srv;	/* rtest_server */
-static struct ts_server dsrv;	/* ddpt_server */
+static struct ts_server srv;  /* rtest_server */
+static struct ts_server dsrv; /* ddpt_server */
 static uint32_t seed;
 
-enum kind { K_LONG, K_REPLY, K_WRITE, K_NR };
+enum kind {
+	K_LONG,
+	K_REPLY,
+	K_WRITE,
+	K_NR
+};
 
 static const char *const kind_name[K_NR] = {
-	"Long call + Reply chunk (ECHO)", "Reply chunk (FILL)",
+	"Long call + Reply chunk (ECHO)",
+	"Reply chunk (FILL)",
 	"Write chunk (READ)",
 };
 
@@ -92,7 +98,7 @@ static int start_rtest(uint16_t port)
 {
 	static char p[16];
 	static const char *args[] = { "-c", "16", "--max-read", "80000000",
-				      "-p", p, NULL };
+				      "-p", p,	  NULL };
 
 	snprintf(p, sizeof(p), "%u", port);
 	return ts_server_start(&srv, t_addr4(), args);
@@ -146,8 +152,8 @@ static int fds_back(pid_t pid, int want)
 
 /* max_reply: the Reply chunk every call of rtest offers (it has no binding
  * on the client): BIG for the 64 MiB transfers, else the default. */
-static CLIENT *client(const struct ts_server *s, rpcprog_t prog,
-		      rpcvers_t vers, bool big)
+static CLIENT *client(const struct ts_server *s, rpcprog_t prog, rpcvers_t vers,
+		      bool big)
 {
 	return td_client_sized(s, prog, vers, RPCRDMA_REG_AUTO,
 			       big ? BIG + 64 * 1024 : 0, 60);
@@ -163,7 +169,11 @@ static void call_start(void)
 }
 
 /* What a call came to: a correct result, an RPC error, or wrong data. */
-enum outcome { O_OK, O_ERR, O_WRONG };
+enum outcome {
+	O_OK,
+	O_ERR,
+	O_WRONG
+};
 
 static const char *const outcome_name[] = { "correct", "an RPC error",
 					    "WRONG DATA" };
@@ -261,7 +271,7 @@ struct witness {
 	CLIENT *cl;
 	pthread_t th;
 	atomic_bool stop;
-	atomic_uint n[3];	/* by outcome */
+	atomic_uint n[3]; /* by outcome */
 };
 
 static void *witness_run(void *arg)
@@ -273,9 +283,10 @@ static void *witness_run(void *arg)
 		u_int len = 1000 + (i * 7919) % 60000;
 
 		atomic_fetch_add(&w->n[i % 2 ? fill(w->cl, len, i) :
-				       echo(w->cl, len, i)], 1);
+					       echo(w->cl, len, i)],
+				 1);
 		i++;
-		usleep(20000);	/* a client among others, not a load */
+		usleep(20000); /* a client among others, not a load */
 	}
 	return NULL;
 }
@@ -314,10 +325,10 @@ static uint64_t sent_pkts(void)
 }
 
 struct point {
-	uint64_t base;		/* sent_pkts when the transfer started */
-	uint64_t at;		/* ... the drop after this many more */
-	uint64_t of;		/* ... of about this many */
-	atomic_bool done;	/* the transfer ended on its own */
+	uint64_t base;	  /* sent_pkts when the transfer started */
+	uint64_t at;	  /* ... the drop after this many more */
+	uint64_t of;	  /* ... of about this many */
+	atomic_bool done; /* the transfer ended on its own */
 };
 
 static void point_init(struct point *pt, uint64_t expect)
@@ -342,7 +353,7 @@ struct bg_call {
 	enum kind k;
 	u_int len;
 	uint32_t s;
-	struct point *pt;	/* done set at the end, if any */
+	struct point *pt; /* done set at the end, if any */
 	enum outcome o;
 	int64_t ms;
 	char why[RPCRDMA_ERRMSG_LEN];
@@ -403,11 +414,12 @@ static void drop_server_kind(enum kind k)
 	pthread_join(th, NULL);
 	t_check(b.o != O_WRONG,
 		"%s, 64 MiB, the server drops every connection %s %llu of about %llu packets: %s after %lld ms [%s]",
-		kind_name[k], dropped ? "after" : "(not reached:",
-		(unsigned long long)pt.at, (unsigned long long)pt.of,
-		outcome_name[b.o], (long long)b.ms,
-		!dropped ? "finished first)" : b.o == O_OK ?
-		"the reply was on its way" : b.why);
+		kind_name[k],
+		dropped ? "after" : "(not reached:", (unsigned long long)pt.at,
+		(unsigned long long)pt.of, outcome_name[b.o], (long long)b.ms,
+		!dropped    ? "finished first)" :
+		b.o == O_OK ? "the reply was on its way" :
+			      b.why);
 	t_check(gets_through(b.cl, k),
 		"%s: the same CLIENT gets through again (it reconnects)",
 		kind_name[k]);
@@ -501,8 +513,8 @@ static void drop_client_kind(enum kind k, uint64_t expect, int fds0)
 		(unsigned long long)pt.at, (unsigned long long)pt.of, fds0,
 		fds1);
 	t_check(!tc_connect(&c, s, 20000) &&
-		!tc_rpc(&c, &null, NULL, NULL, &rep, 20000) && rep.rpc &&
-		rep.ar_stat == SUCCESS,
+			!tc_rpc(&c, &null, NULL, NULL, &rep, 20000) &&
+			rep.rpc && rep.ar_stat == SUCCESS,
 		"%s: the server serves a new connection", kind_name[k]);
 	tc_close(&c);
 }
@@ -539,12 +551,12 @@ static void part_drop_client(void)
 
 /* Shared with the client processes (MAP_SHARED). */
 struct board {
-	atomic_int phase;	/* 0 calling, 1 server killed, 2 restarted,
+	atomic_int phase; /* 0 calling, 1 server killed, 2 restarted,
 				 * 3 stop */
 	struct {
-		atomic_uint n[3];	/* by outcome */
-		atomic_uint after;	/* correct, begun after the restart */
-		atomic_uint ready;	/* threads that made a CLIENT */
+		atomic_uint n[3];  /* by outcome */
+		atomic_uint after; /* correct, begun after the restart */
+		atomic_uint ready; /* threads that made a CLIENT */
 	} c[NPROC];
 };
 
@@ -569,7 +581,7 @@ static void *kthread_run(void *arg)
 		if (o == O_OK && phase == 2)
 			atomic_fetch_add(&k->b->c[k->proc].after, 1);
 		if (o == O_ERR)
-			usleep(100000);	/* while the server is away */
+			usleep(100000); /* while the server is away */
 		i++;
 	}
 	return NULL;
@@ -584,7 +596,7 @@ static void kill_client_proc(struct board *b, unsigned int p)
 	unsigned int i;
 	int64_t end = t_ms() + 30000;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlive the test */
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
 	while (!cl && t_ms() < end)
 		if (!(cl = client(&srv, RTEST_PROG, RTEST_VERS, false)))
 			usleep(200000);
@@ -611,7 +623,7 @@ static bool all_reach(struct board *b, bool after, unsigned int n, int ms)
 		low = ~0u;
 		for (p = 0; p < NPROC; p++) {
 			unsigned int v = after ? atomic_load(&b->c[p].after) :
-					 atomic_load(&b->c[p].n[O_OK]);
+						 atomic_load(&b->c[p].n[O_OK]);
 
 			low = v < low ? v : low;
 		}
@@ -651,23 +663,24 @@ static void part_kill_server(void)
 	close(srv.out);
 	srv.pid = 0;
 	atomic_store(&b->phase, 1);
-	t_note("server killed (SIGKILL) with %u threads calling", NPROC *
-	       NTHREAD);
+	t_note("server killed (SIGKILL) with %u threads calling",
+	       NPROC * NTHREAD);
 	usleep(1000000);
 	for (i = 0, r = -1; i < 10 && r; i++) {
 		r = start_rtest(port);
 		if (r)
 			usleep(500000);
 	}
-	t_check(r == 0 && srv.port == port,
-		"server started again on port %u", port);
+	t_check(r == 0 && srv.port == port, "server started again on port %u",
+		port);
 	atomic_store(&b->phase, 2);
 	t_check(all_reach(b, true, 2, 60000),
 		"after the restart every client process gets correct results again (reconnected)");
 	atomic_store(&b->phase, 3);
 	for (p = 0; p < NPROC; p++) {
 		r = waitpid(pid[p], &st, 0) == pid[p] && WIFEXITED(st) ?
-		    WEXITSTATUS(st) : -1;
+			    WEXITSTATUS(st) :
+			    -1;
 		bad += r != 0;
 		for (i = 0; i < 3; i++)
 			tot[i] += atomic_load(&b->c[p].n[i]);
@@ -704,7 +717,7 @@ static void part_kill_client(void)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		cl = client(&srv, RTEST_PROG, RTEST_VERS, true);
-		for (;;)	/* killed in the middle of one */
+		for (;;) /* killed in the middle of one */
 			if (!cl || echo(cl, BIG, 3) == O_WRONG)
 				_exit(1);
 	}
@@ -772,10 +785,11 @@ int main(int argc, char **argv)
 	const char *s = getenv("VM_FAULT_SEED");
 
 	if (!part) {
-		fprintf(stderr, "usage: t_fault --only drop-server|drop-client|kill-server|kill-client\n");
+		fprintf(stderr,
+			"usage: t_fault --only drop-server|drop-client|kill-server|kill-client\n");
 		return 2;
 	}
-	td_env_ensure(argv, env, 1);	/* the ddpt binding, both sides */
+	td_env_ensure(argv, env, 1); /* the ddpt binding, both sides */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!ts_have_rdma())
 		return 77;
@@ -803,7 +817,6 @@ int main(int argc, char **argv)
 	}
 	stop(&srv, "rtest_server");
 	stop(&dsrv, "ddpt_server");
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;
 }

@@ -37,17 +37,17 @@
 #include "wire/rw_chunk.h"
 #include "wire/rw_hdr.h"
 
-#define F_PORT (T_PORT + 2)
-#define F_NRECV 16
-#define F_BUF 4096
-#define F_WORK (1u << 20)
+#define F_PORT	  (T_PORT + 2)
+#define F_NRECV	  16
+#define F_BUF	  4096
+#define F_WORK	  (1u << 20)
 #define F_WAIT_MS 10000
-#define F_ATTACK 4096
+#define F_ATTACK  4096
 
 enum f_serve {
-	F_SHORT,	/* reply inline */
-	F_LONG,		/* reply through the Reply chunk */
-	F_NONE,		/* keep the reply for F_LATE */
+	F_SHORT, /* reply inline */
+	F_LONG,	 /* reply through the Reply chunk */
+	F_NONE,	 /* keep the reply for F_LATE */
 };
 
 /* The peer: one connection at a time, driven by the test thread. */
@@ -111,7 +111,7 @@ static int cq_wait(struct ibv_wc *wc, bool recv)
 			continue;
 		}
 		if (wc->status != IBV_WC_SUCCESS)
-			return 0;	/* caller looks at the status */
+			return 0; /* caller looks at the status */
 		if (((wc->opcode & IBV_WC_RECV) != 0) == recv)
 			return 0;
 	}
@@ -134,8 +134,11 @@ static int rdma_op(enum ibv_wr_opcode op, const struct rw_segment *seg,
 		   uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)peer.work, len, peer.wmr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = op,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_send_wr wr = { .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
 	struct ibv_wc wc;
 
 	wr.wr.rdma.remote_addr = seg->offset;
@@ -150,9 +153,11 @@ static int rdma_op(enum ibv_wr_opcode op, const struct rw_segment *seg,
 static int send_msg(uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)peer.sbuf, len, peer.smr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+	struct ibv_send_wr wr = { .sg_list = &sge,
+				  .num_sge = 1,
 				  .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+				  .send_flags = IBV_SEND_SIGNALED },
+			   *bad;
 	struct ibv_wc wc;
 
 	if (ibv_post_send(peer.id->qp, &wr, &bad) || cq_wait(&wc, false))
@@ -184,7 +189,7 @@ static int peer_resources(void)
 
 	peer.pd = ibv_alloc_pd(peer.id->verbs);
 	peer.cq = peer.pd ? ibv_create_cq(peer.id->verbs, 64, NULL, NULL, 0) :
-		  NULL;
+			    NULL;
 	if (!peer.cq)
 		return -1;
 	qa.send_cq = peer.cq;
@@ -201,8 +206,8 @@ static int peer_resources(void)
 	peer.rmr = ibv_reg_mr(peer.pd, peer.rbuf, F_NRECV * F_BUF,
 			      IBV_ACCESS_LOCAL_WRITE);
 	peer.smr = ibv_reg_mr(peer.pd, peer.sbuf, F_BUF, 0);
-	peer.wmr = ibv_reg_mr(peer.pd, peer.work, F_WORK,
-			      IBV_ACCESS_LOCAL_WRITE);
+	peer.wmr =
+		ibv_reg_mr(peer.pd, peer.work, F_WORK, IBV_ACCESS_LOCAL_WRITE);
 	if (!peer.rmr || !peer.smr || !peer.wmr)
 		return -1;
 	for (i = 0; i < F_NRECV; i++)
@@ -215,7 +220,8 @@ static int peer_resources(void)
 static int peer_accept(void)
 {
 	struct rdma_conn_param p = { .responder_resources = 4,
-				     .initiator_depth = 4, .retry_count = 3 };
+				     .initiator_depth = 4,
+				     .retry_count = 3 };
 	struct rdma_cm_event *ev;
 
 	if (cm_wait(peer.ch, RDMA_CM_EVENT_CONNECT_REQUEST, &ev))
@@ -362,8 +368,7 @@ static int serve(enum f_serve how)
 		    rdma_op(IBV_WR_RDMA_READ, &peer.pzrc_seg,
 			    peer.pzrc_seg.length))
 			return -1;
-		memcpy(peer.work + F_WORK / 2, peer.work,
-		       peer.pzrc_seg.length);
+		memcpy(peer.work + F_WORK / 2, peer.work, peer.pzrc_seg.length);
 		pay = peer.work + F_WORK / 2;
 		plen = peer.pzrc_seg.length;
 	}
@@ -376,8 +381,8 @@ static int serve(enum f_serve how)
 
 struct f_call {
 	CLIENT *cl;
-	uint32_t len;		/* echo of len octets; 0: NULL call */
-	int ms;			/* timeout */
+	uint32_t len; /* echo of len octets; 0: NULL call */
+	int ms;	      /* timeout */
 	enum clnt_stat st;
 	bool data_ok;
 };
@@ -423,7 +428,7 @@ static CLIENT *connect_client(enum rpcrdma_reg_mode mode)
 	CLIENT *cl;
 	int accepted = -1;
 
-	peer.has_reply = peer.has_pzrc = false;	/* a new scenario */
+	peer.has_reply = peer.has_pzrc = false; /* a new scenario */
 	rpcrdma_attr_init(&a);
 	a.reg_mode = mode;
 	/* the peer is an RFC 8166 responder of its own: version 1 */
@@ -453,7 +458,8 @@ static bool call_served(CLIENT *cl, uint32_t len, int ms, enum f_serve how,
 	pthread_create(&th, NULL, do_call, &c);
 	served = serve(how);
 	pthread_join(th, NULL);
-	return served == 0 && c.st == want && (want != RPC_SUCCESS || c.data_ok);
+	return served == 0 && c.st == want &&
+	       (want != RPC_SUCCESS || c.data_ok);
 }
 
 /*
@@ -491,7 +497,8 @@ static void scenario_short(enum rpcrdma_reg_mode m, const char *mn)
 
 	snprintf(what, sizeof(what), "%s, inline reply", mn);
 	t_check(cl && call_served(cl, 0, 5000, F_SHORT, RPC_SUCCESS) &&
-		peer.has_reply, "%s: call answered, Reply chunk offered", what);
+			peer.has_reply,
+		"%s: call answered, Reply chunk offered", what);
 	if (cl && peer.has_reply)
 		attack(what, &peer.reply_seg, true);
 	if (cl)
@@ -507,10 +514,11 @@ static void scenario_long_reply(enum rpcrdma_reg_mode m, const char *mn)
 
 	snprintf(what, sizeof(what), "%s, reply in the Reply chunk", mn);
 	served = cl && call_served(cl, 3000, 5000, F_LONG, RPC_SUCCESS);
-	t_check(peer.has_reply, "%s: the Call offered a Reply chunk (%u octets)",
-		what, peer.has_reply ? peer.reply_seg.length : 0);
-	t_check(served, "%s: call answered through the Reply chunk, data intact",
-		what);
+	t_check(peer.has_reply,
+		"%s: the Call offered a Reply chunk (%u octets)", what,
+		peer.has_reply ? peer.reply_seg.length : 0);
+	t_check(served,
+		"%s: call answered through the Reply chunk, data intact", what);
 	/* Without an offer there is nothing to attack: the check above
 	 * failed already. */
 	if (peer.has_reply)
@@ -527,7 +535,8 @@ static void scenario_long_call(enum rpcrdma_reg_mode m, const char *mn)
 
 	snprintf(what, sizeof(what), "%s, Long Call", mn);
 	t_check(cl && call_served(cl, 20000, 5000, F_LONG, RPC_SUCCESS) &&
-		peer.has_pzrc, "%s: PZRC pulled, call answered", what);
+			peer.has_pzrc,
+		"%s: PZRC pulled, call answered", what);
 	if (cl && peer.has_pzrc)
 		attack(what, &peer.pzrc_seg, false);
 	if (cl)
@@ -573,7 +582,9 @@ out:
 static int echo_bounded(void)
 {
 	struct rpcrdma_ulb_entry e = {
-		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_ECHO,
+		.prog = RTEST_PROG,
+		.vers = RTEST_VERS,
+		.proc = RTEST_ECHO,
 		.dir = RPCRDMA_ULB_REPLY,
 		.reply_max = { .kind = RPCRDMA_ULB_SIZE_FIXED,
 			       .value = F_REPLY_MAX - 512 },

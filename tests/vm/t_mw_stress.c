@@ -89,21 +89,21 @@
 #include "rtest.h"
 #include "tests/vm/t_clnt_util.h"
 
-#define KiB 1024u
-#define MiB (1024u * 1024u)
-#define CREDITS 16u
-#define MAX_THREADS 64
-#define MAX_FAIL_LINES 10	/* failure details printed per part */
+#define KiB	       1024u
+#define MiB	       (1024u * 1024u)
+#define CREDITS	       16u
+#define MAX_THREADS    64
+#define MAX_FAIL_LINES 10 /* failure details printed per part */
 
 static struct t_server srv;
 
 struct opts {
 	unsigned int threads;
-	unsigned int calls;	/* per thread and round */
-	unsigned int rounds;	/* grow */
+	unsigned int calls;  /* per thread and round */
+	unsigned int rounds; /* grow */
 	unsigned int seed;
 	unsigned int watchdog;
-	const char *comp;	/* RPCRDMA_COMP_MODE, NULL: default */
+	const char *comp; /* RPCRDMA_COMP_MODE, NULL: default */
 	bool steady, grow;
 	bool mw, mr;
 };
@@ -125,7 +125,10 @@ static uint32_t rnd(uint32_t *s)
 
 /* ---- One worker ---------------------------------------------------------- */
 
-enum op { OP_FILL, OP_ECHO };
+enum op {
+	OP_FILL,
+	OP_ECHO
+};
 
 struct worker {
 	CLIENT *cl;
@@ -134,17 +137,17 @@ struct worker {
 	bool grow;
 	uint32_t rng;
 	pthread_barrier_t *start;
-	bool losses_ok;		/* an RPC error: a loss, not a failure */
+	bool losses_ok; /* an RPC error: a loss, not a failure */
 	atomic_uint *fails;
-	atomic_uint *rpc_errs;	/* calls ended by RPC errors (losses_ok) */
+	atomic_uint *rpc_errs; /* calls ended by RPC errors (losses_ok) */
 	atomic_uint *printed;
 	/* what it did */
 	uint64_t bytes;
 	uint32_t largest;
 };
 
-static void fail_line(struct worker *w, enum op op, uint32_t len,
-		      uint32_t seed, enum clnt_stat st, const char *what)
+static void fail_line(struct worker *w, enum op op, uint32_t len, uint32_t seed,
+		      enum clnt_stat st, const char *what)
 {
 	char m[RPCRDMA_ERRMSG_LEN] = "";
 
@@ -156,13 +159,11 @@ static void fail_line(struct worker *w, enum op op, uint32_t len,
 		atomic_fetch_add(w->fails, 1);
 	if (atomic_fetch_add(w->printed, 1) >= MAX_FAIL_LINES)
 		return;
-	if (st != RPC_SUCCESS &&
-	    !clnt_control(w->cl, CLGET_RDMA_ERRMSG, m))
+	if (st != RPC_SUCCESS && !clnt_control(w->cl, CLGET_RDMA_ERRMSG, m))
 		snprintf(m, sizeof(m), "(no message)");
 	t_note("thread %u: %s %u octets (seed %u): %s%s%s%s", w->id,
 	       op == OP_FILL ? "FILL" : "ECHO", len, seed, what,
-	       st != RPC_SUCCESS ? clnt_sperrno(st) : "",
-	       *m ? " - " : "", m);
+	       st != RPC_SUCCESS ? clnt_sperrno(st) : "", *m ? " - " : "", m);
 }
 
 static void do_fill(struct worker *w, uint32_t len, uint32_t seed)
@@ -377,20 +378,20 @@ static void check_losses(CLIENT *cl, const char *tag,
 	       (unsigned long long)st->timeouts,
 	       (unsigned long long)rs->revoke_failures,
 	       (unsigned long long)rs->conn.flushed);
-	t_check(st->registrations >= st->invalidations +
-				     st->remote_invalidations,
+	t_check(st->registrations >=
+			st->invalidations + st->remote_invalidations,
 		"%s: no exposure fenced twice: registrations %llu >= invalidations %llu + remote %llu (the rest went with their connection)",
 		tag, (unsigned long long)st->registrations,
 		(unsigned long long)st->invalidations,
 		(unsigned long long)st->remote_invalidations);
-	t_check(st->err_vers == 0 && st->err_chunk == 0 &&
-		st->discarded == 0 && rs->over_grant == 0,
+	t_check(st->err_vers == 0 && st->err_chunk == 0 && st->discarded == 0 &&
+			rs->over_grant == 0,
 		"%s: nothing but connection losses (ERR_VERS %llu, ERR_CHUNK %llu, discarded %llu)",
 		tag, (unsigned long long)st->err_vers,
 		(unsigned long long)st->err_chunk,
 		(unsigned long long)st->discarded);
 	t_check(st->connects >= st->conn_losses &&
-		st->connects <= st->conn_losses + 1,
+			st->connects <= st->conn_losses + 1,
 		"%s: reconnected after each loss (%u connections made, %llu lost)",
 		tag, st->connects, (unsigned long long)st->conn_losses);
 	t_check(st->replies + rpc_errs >= total,
@@ -402,8 +403,8 @@ static void check_losses(CLIENT *cl, const char *tag,
 		cs = rtest_fill_1(&a, &out, cl);
 		if (cs == RPC_SUCCESS) {
 			if (out.rtest_data_len != a.len ||
-			    t_fill_check(out.rtest_data_val, a.len,
-					 a.seed) >= 0)
+			    t_fill_check(out.rtest_data_val, a.len, a.seed) >=
+				    0)
 				cs = RPC_CANTDECODERES;
 			xdr_free((xdrproc_t)xdr_rtest_data, (char *)&out);
 		}
@@ -416,8 +417,8 @@ static void check_losses(CLIENT *cl, const char *tag,
 /* Check the counters of a CLIENT after its threads are done; a round
  * with RPC errors tolerated (losses_ok) that had some is judged by
  * check_losses(). */
-static void check_counters(CLIENT *cl, const char *tag, bool steady,
-			   bool mw, bool losses_ok, unsigned int rpc_errs,
+static void check_counters(CLIENT *cl, const char *tag, bool steady, bool mw,
+			   bool losses_ok, unsigned int rpc_errs,
 			   unsigned int total)
 {
 	struct rpcrdma_clnt_stats st;
@@ -458,28 +459,29 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady,
 	 * Invalidate fences it; the public "invalidations" counts only
 	 * ours (local invalidations and deregistrations). */
 	t_check(st.registrations > 0 &&
-		st.registrations == st.invalidations + st.remote_invalidations,
+			st.registrations ==
+				st.invalidations + st.remote_invalidations,
 		"%s: every exposure fenced: registrations %llu == invalidations %llu + remote %llu",
 		tag, (unsigned long long)st.registrations,
 		(unsigned long long)st.invalidations,
 		(unsigned long long)st.remote_invalidations);
 	if (mw)
 		t_check(rs.conn.binds == st.registrations &&
-			rs.conn.registrations == 0,
+				rs.conn.registrations == 0,
 			"%s: every exposure a window over the pool (%llu binds, %llu per-RPC MRs)",
 			tag, (unsigned long long)rs.conn.binds,
 			(unsigned long long)rs.conn.registrations);
 	else
 		t_check(rs.conn.binds == 0 && st.remote_invalidations == 0 &&
-			rs.conn.registrations == st.registrations,
+				rs.conn.registrations == st.registrations,
 			"%s: MR mode: no window, no remote invalidation (%llu binds, %llu MRs)",
 			tag, (unsigned long long)rs.conn.binds,
 			(unsigned long long)rs.conn.registrations);
 	t_check(st.err_vers == 0 && st.err_chunk == 0 && st.timeouts == 0 &&
-		st.discarded == 0 && st.conn_losses == 0 &&
-		rs.conn.errors == 0 && rs.conn.flushed == 0 &&
-		rs.revoke_failures == 0 && rs.orphans == 0 &&
-		rs.over_grant == 0,
+			st.discarded == 0 && st.conn_losses == 0 &&
+			rs.conn.errors == 0 && rs.conn.flushed == 0 &&
+			rs.revoke_failures == 0 && rs.orphans == 0 &&
+			rs.over_grant == 0,
 		"%s: no errors (ERR_VERS %llu, ERR_CHUNK %llu, timeouts %llu, discarded %llu, connections lost %llu, transport errors %llu, flushed %llu, failed fences %llu)",
 		tag, (unsigned long long)st.err_vers,
 		(unsigned long long)st.err_chunk,
@@ -498,7 +500,7 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady,
 		(unsigned long long)st.resends);
 	if (steady)
 		t_check(st.reply_chunks == st.calls && st.long_replies > 0 &&
-			st.resends == 0,
+				st.resends == 0,
 			"%s: every call offered the Reply chunk (%llu of %llu), %llu replies came in it",
 			tag, (unsigned long long)st.reply_chunks,
 			(unsigned long long)st.calls,
@@ -531,7 +533,8 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 	else
 		snprintf(tag, sizeof(tag), "steady %s", mode);
 	cl = make_client(mode);
-	t_check(cl != NULL, "%s: clnt_create(\"%s\", \"rdma\") with RPCRDMA_REG_MODE=%s",
+	t_check(cl != NULL,
+		"%s: clnt_create(\"%s\", \"rdma\") with RPCRDMA_REG_MODE=%s",
 		tag, t_addr4(), mode);
 	if (!cl)
 		return false;
@@ -545,7 +548,8 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 
 		clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm);
 		t_check(!strcmp(cm == RPCRDMA_COMP_POLL ? "poll" : "event",
-				o.comp), "%s: completion mode %s", tag,
+				o.comp),
+			"%s: completion mode %s", tag,
 			cm == RPCRDMA_COMP_POLL ? "poll" : "event");
 	}
 	pthread_barrier_init(&start, NULL, o.threads);
@@ -553,11 +557,16 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 	t0 = t_ms();
 	for (i = 0; i < o.threads; i++) {
 		w[i] = (struct worker){
-			.cl = cl, .id = i, .calls = o.calls, .grow = grow,
+			.cl = cl,
+			.id = i,
+			.calls = o.calls,
+			.grow = grow,
 			.rng = (o.seed + 1) * 2654435761u ^ (i + 1) * 40503u ^
 			       (round + 1) * 97u,
-			.start = &start, .losses_ok = losses_ok,
-			.fails = &fails, .rpc_errs = &rpc_errs,
+			.start = &start,
+			.losses_ok = losses_ok,
+			.fails = &fails,
+			.rpc_errs = &rpc_errs,
 			.printed = &printed,
 		};
 		if (!w[i].rng)
@@ -599,7 +608,8 @@ static bool bound_replies(bool on)
 {
 	static const rpcproc_t procs[] = { RTEST_NULL, RTEST_FILL, RTEST_ECHO };
 	struct rpcrdma_ulb_entry e = {
-		.prog = RTEST_PROG, .vers = RTEST_VERS,
+		.prog = RTEST_PROG,
+		.vers = RTEST_VERS,
 		.dir = RPCRDMA_ULB_REPLY,
 		.reply_max = { RPCRDMA_ULB_SIZE_FIXED, (1u << 20) - 512, 0 },
 	};
@@ -629,8 +639,11 @@ static void part_steady(const char *mode)
 static void part_grow(const char *mode)
 {
 	struct rpcrdma_ulb_entry e = {
-		.prog = RTEST_PROG, .vers = RTEST_VERS, .proc = RTEST_FILL,
-		.dir = RPCRDMA_ULB_REPLY, .items = 0,
+		.prog = RTEST_PROG,
+		.vers = RTEST_VERS,
+		.proc = RTEST_FILL,
+		.dir = RPCRDMA_ULB_REPLY,
+		.items = 0,
 		/* len is the first word of FILL's arguments, and of ECHO's
 		 * (the opaque's length); the result's length word and padding
 		 * fit in the 64 */
@@ -645,7 +658,7 @@ static void part_grow(const char *mode)
 		mode);
 	for (r = 0; r < o.rounds; r++)
 		if (!run_round(mode, true, r))
-			break;	/* one failed round says it all */
+			break; /* one failed round says it all */
 	rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, RTEST_FILL,
 			       RPCRDMA_ULB_REPLY);
 	rpcrdma_ulb_unregister(RTEST_PROG, RTEST_VERS, RTEST_ECHO,

@@ -76,8 +76,8 @@ static unsigned int port_of(const struct netbuf *nb)
 	const struct sockaddr *sa = nb->buf;
 
 	return ntohs(sa->sa_family == AF_INET ?
-		     ((const struct sockaddr_in *)sa)->sin_port :
-		     ((const struct sockaddr_in6 *)sa)->sin6_port);
+			     ((const struct sockaddr_in *)sa)->sin_port :
+			     ((const struct sockaddr_in6 *)sa)->sin6_port);
 }
 
 /* ---- offline ------------------------------------------------------------------ */
@@ -87,8 +87,10 @@ static void check_entry(const char *netid, const char *fmly)
 	struct netconfig *nc = getnetconfigent(netid);
 
 	tn_check(nc && !strcmp(nc->nc_netid, netid) &&
-		 nc->nc_semantics == NC_TPI_COTS_ORD && !(nc->nc_flag & NC_VISIBLE) &&
-		 !strcmp(nc->nc_protofmly, fmly) && !strcmp(nc->nc_proto, "rdma"),
+			 nc->nc_semantics == NC_TPI_COTS_ORD &&
+			 !(nc->nc_flag & NC_VISIBLE) &&
+			 !strcmp(nc->nc_protofmly, fmly) &&
+			 !strcmp(nc->nc_proto, "rdma"),
 		 "getnetconfigent(\"%s\"): tpi_cots_ord, not visible, %s, proto rdma",
 		 netid, fmly);
 	if (nc)
@@ -105,8 +107,9 @@ static void check_uaddr(const char *netid, const char *host, unsigned int port,
 
 	sockaddr_of(host, port, &ss, &nb);
 	ua = taddr2uaddr(nc, &nb);
-	tn_check(ua && !strcmp(ua, want), "taddr2uaddr(%s, %s port %u) = \"%s\" (%s)",
-		 netid, host, port, want, ua ? ua : "NULL");
+	tn_check(ua && !strcmp(ua, want),
+		 "taddr2uaddr(%s, %s port %u) = \"%s\" (%s)", netid, host, port,
+		 want, ua ? ua : "NULL");
 	back = ua ? uaddr2taddr(nc, ua) : NULL;
 	tn_check(back && back->len == nb.len && !memcmp(back->buf, &ss, nb.len),
 		 "uaddr2taddr(%s, \"%s\") gives the address back", netid, want);
@@ -141,7 +144,8 @@ static void offline_netconfig(void)
 	check_entry("rdma", "inet");
 	check_entry("rdma6", "inet6");
 	nc = getnetconfigent("tcp");
-	tn_check(nc && !strcmp(nc->nc_netid, "tcp") && !strcmp(nc->nc_proto, "tcp"),
+	tn_check(nc && !strcmp(nc->nc_netid, "tcp") &&
+			 !strcmp(nc->nc_proto, "tcp"),
 		 "getnetconfigent(\"tcp\") still comes from /etc/netconfig");
 	if (nc)
 		freenetconfigent(nc);
@@ -165,7 +169,8 @@ static void offline_netconfig(void)
 	sockaddr_of("192.0.2.1", 2049, &ss, &nb);
 	ua = taddr2uaddr(nc, &nb);
 	tn_check(ua && !strcmp(ua, "192.0.2.1.8.1"),
-		 "taddr2uaddr(tcp, ...) still libtirpc's: %s", ua ? ua : "NULL");
+		 "taddr2uaddr(tcp, ...) still libtirpc's: %s",
+		 ua ? ua : "NULL");
 	free(ua);
 	freenetconfigent(nc);
 }
@@ -180,14 +185,17 @@ static void offline_tli(void)
 
 	sockaddr_of("192.0.2.1", 20049, &ss, &nb);
 	cl = clnt_tli_create(fd, r4, &nb, P, 1, 0, 0);
-	tn_check_createerr(cl, "clnt_tli_create(fd, rdma)", "Operation not supported");
-	tn_check(tn_fd_open(fd), "clnt_tli_create(fd, rdma) leaves that fd open");
+	tn_check_createerr(cl, "clnt_tli_create(fd, rdma)",
+			   "Operation not supported");
+	tn_check(tn_fd_open(fd),
+		 "clnt_tli_create(fd, rdma) leaves that fd open");
 	tn_check_fd0("clnt_tli_create(fd, rdma)");
 	cl = clnt_tli_create(RPC_ANYFD, r4, NULL, P, 1, 0, 0);
 	tn_check_createerr(cl, "clnt_tli_create(RPC_ANYFD, rdma, no address)",
 			   "Destination address required");
 	cl = clnt_tli_create(RPC_ANYFD, r6, &nb, P, 1, 0, 0);
-	tn_check_createerr(cl, "clnt_tli_create(RPC_ANYFD, rdma6, IPv4 address)",
+	tn_check_createerr(cl,
+			   "clnt_tli_create(RPC_ANYFD, rdma6, IPv4 address)",
 			   "Address family not supported");
 	tn_check_fd0("clnt_tli_create(RPC_ANYFD, rdma6)");
 	tn_check(!svc_tli_create(fd, r4, NULL, 0, 0) && tn_fd_open(fd),
@@ -205,11 +213,13 @@ static void offline_clnt(void)
 
 	tn_check_createerr(clnt_create("127.0.0.1", P, 1, "rdmax"),
 			   "clnt_create(\"rdmax\")", "RPC: Unknown protocol");
-	tn_check_createerr(clnt_create("127.0.0.1", P, 1, "tcp6"),
-			   "clnt_create(\"tcp6\") (libtirpc: a netid, not a nettype)",
-			   "RPC: Unknown protocol");
+	tn_check_createerr(
+		clnt_create("127.0.0.1", P, 1, "tcp6"),
+		"clnt_create(\"tcp6\") (libtirpc: a netid, not a nettype)",
+		"RPC: Unknown protocol");
 	tn_check_createerr(clnt_create("192.0.2.1", P, 1, "rdma6"),
-			   "clnt_create(IPv4 literal, \"rdma6\")", "RPC: Unknown host");
+			   "clnt_create(IPv4 literal, \"rdma6\")",
+			   "RPC: Unknown host");
 	tn_check_fd0("clnt_create(rdma6)");
 	tn_check(rpc_call("127.0.0.1", P, 1, TNETID_INC, (xdrproc_t)xdr_int,
 			  (char *)&out, (xdrproc_t)xdr_int, (char *)&out,
@@ -218,7 +228,8 @@ static void offline_clnt(void)
 	/* Nothing listens (no device on a host; port 1 in the VM). */
 	setenv("RPCRDMA_PORT", "1", 1);
 	tn_check_createerr(clnt_create_timed("127.0.0.1", P, 1, "rdma", &tp),
-			   "clnt_create_timed(\"rdma\") with nothing there", "RPC: ");
+			   "clnt_create_timed(\"rdma\") with nothing there",
+			   "RPC: ");
 	tn_check_fd0("clnt_create_timed(rdma)");
 	unsetenv("RPCRDMA_PORT");
 	tn_check(svc_create(tn_dispatch, P, 1, "rdmax") == 0,
@@ -228,7 +239,8 @@ static void offline_clnt(void)
 static int offline(void)
 {
 	/* The scripts run this with fd 0 on /dev/null: still there? */
-	tn_check(tn_fd_open(0), "fd 0 open when main() starts (after the start-up check)");
+	tn_check(tn_fd_open(0),
+		 "fd 0 open when main() starts (after the start-up check)");
 	tn_fd0_init();
 	offline_netconfig();
 	offline_tli();
@@ -244,15 +256,20 @@ static void serve_v1_v2(struct netconfig *r4, struct netconfig *r6)
 {
 	int n;
 
-	tn_check(svc_create(tn_dispatch, P, 1, "rdma") == 1, "svc_create(P, 1, \"rdma\") = 1");
+	tn_check(svc_create(tn_dispatch, P, 1, "rdma") == 1,
+		 "svc_create(P, 1, \"rdma\") = 1");
 	tn_check_fd0("svc_create(rdma)");
-	tn_check(svc_create(tn_dispatch, P, 1, "rdma6") == 1, "svc_create(P, 1, \"rdma6\") = 1");
+	tn_check(svc_create(tn_dispatch, P, 1, "rdma6") == 1,
+		 "svc_create(P, 1, \"rdma6\") = 1");
 	tn_check_fd0("svc_create(rdma6)");
 	n = svc_create(tn_dispatch, P, 1, "tcp");
-	tn_check(n >= 1, "svc_create(P, 1, \"tcp\") = %d (tcp and rdma at once)", n);
-	tn_check(svc_tp_create(tn_dispatch, P, 2, r4) != NULL, "svc_tp_create(P, 2, rdma)");
+	tn_check(n >= 1,
+		 "svc_create(P, 1, \"tcp\") = %d (tcp and rdma at once)", n);
+	tn_check(svc_tp_create(tn_dispatch, P, 2, r4) != NULL,
+		 "svc_tp_create(P, 2, rdma)");
 	tn_check_fd0("svc_tp_create(rdma)");
-	tn_check(svc_tp_create(tn_dispatch, P, 2, r6) != NULL, "svc_tp_create(P, 2, rdma6)");
+	tn_check(svc_tp_create(tn_dispatch, P, 2, r6) != NULL,
+		 "svc_tp_create(P, 2, rdma6)");
 	tn_check_fd0("svc_tp_create(rdma6)");
 }
 
@@ -261,9 +278,11 @@ static void serve_tli(struct netconfig *nc, rpcvers_t vers)
 {
 	SVCXPRT *x = svc_tli_create(RPC_ANYFD, nc, NULL, 0, 0);
 
-	tn_check(x && x->xp_netid && !strcmp(x->xp_netid, nc->nc_netid) && x->xp_port,
-		 "svc_tli_create(RPC_ANYFD, %s): xp_netid %s, port %u", nc->nc_netid,
-		 x && x->xp_netid ? x->xp_netid : "-", x ? x->xp_port : 0);
+	tn_check(x && x->xp_netid && !strcmp(x->xp_netid, nc->nc_netid) &&
+			 x->xp_port,
+		 "svc_tli_create(RPC_ANYFD, %s): xp_netid %s, port %u",
+		 nc->nc_netid, x && x->xp_netid ? x->xp_netid : "-",
+		 x ? x->xp_port : 0);
 	tn_check_fd0("svc_tli_create");
 	if (!x)
 		return;
@@ -284,12 +303,14 @@ static SVCXPRT *serve_explicit(struct netconfig *r4, const char *h4)
 
 	sockaddr_of(h4, 0, &ss, &tb.addr);
 	x = svc_tli_create(RPC_ANYFD, r4, &tb, 0, 0);
-	tn_check(x && x->xp_port, "svc_tli_create(rdma, bound to %s): port %u", h4,
-		 x ? x->xp_port : 0);
+	tn_check(x && x->xp_port, "svc_tli_create(rdma, bound to %s): port %u",
+		 h4, x ? x->xp_port : 0);
 	if (!x)
 		return NULL;
-	tn_check(svc_reg(x, P, 5, tn_dispatch, NULL), "svc_reg(P, 5, no netconfig)");
-	tn_check(rpcb_set(P, 5, r4, &x->xp_ltaddr), "rpcb_set(P, 5, rdma, %s)", h4);
+	tn_check(svc_reg(x, P, 5, tn_dispatch, NULL),
+		 "svc_reg(P, 5, no netconfig)");
+	tn_check(rpcb_set(P, 5, r4, &x->xp_ltaddr), "rpcb_set(P, 5, rdma, %s)",
+		 h4);
 	tn_check_fd0("rpcb_set(rdma)");
 	y = svc_tp_create(tn_dispatch, P, 6, r4);
 	tn_check(y != NULL, "svc_tp_create(P, 6, rdma)");
@@ -300,8 +321,8 @@ static SVCXPRT *serve_explicit(struct netconfig *r4, const char *h4)
 	return x;
 }
 
-static void serve_wrong(struct netconfig *r4, struct netconfig *r6,
-			SVCXPRT *x4, const char *h4)
+static void serve_wrong(struct netconfig *r4, struct netconfig *r6, SVCXPRT *x4,
+			const char *h4)
 {
 	struct sockaddr_storage ss;
 	struct t_bind tb = { .qlen = 0 };
@@ -315,7 +336,8 @@ static void serve_wrong(struct netconfig *r4, struct netconfig *r6,
 		 "svc_tli_create(rdma6, an IPv4 bind address) = NULL");
 	tn_check(x4 && !svc_reg(x4, P, 9, tn_dispatch, r6),
 		 "svc_reg(an rdma SVCXPRT, rdma6 netconfig) = FALSE");
-	tn_check(svc_create(tn_dispatch, P, 9, "rdmax") == 0, "svc_create(\"rdmax\") = 0");
+	tn_check(svc_create(tn_dispatch, P, 9, "rdmax") == 0,
+		 "svc_create(\"rdmax\") = 0");
 	tn_check_fd0("the failing server calls");
 }
 
@@ -332,7 +354,9 @@ static int server(const char *h4, const char *h6)
 	serve_tli(r6, 3);
 	setenv("NETPATH", "rdma:tcp", 1);
 	n = svc_create(tn_dispatch, P, 4, "netpath");
-	tn_check(n == 2, "svc_create(P, 4, \"netpath\"), NETPATH=rdma:tcp: %d transports", n);
+	tn_check(n == 2,
+		 "svc_create(P, 4, \"netpath\"), NETPATH=rdma:tcp: %d transports",
+		 n);
 	tn_check_fd0("svc_create(netpath)");
 	unsetenv("NETPATH");
 	x5 = serve_explicit(r4, h4);
@@ -415,24 +439,25 @@ static void client_create(const char *h4, const char *h6)
 {
 	struct netconfig *r4 = nconf("rdma"), *r6 = nconf("rdma6");
 
-	tn_check_client(clnt_create(h4, P, 1, "rdma"), "clnt_create(H4, P, 1, \"rdma\")",
-			"rdma 1");
+	tn_check_client(clnt_create(h4, P, 1, "rdma"),
+			"clnt_create(H4, P, 1, \"rdma\")", "rdma 1");
 	tn_check_fd0("clnt_create(rdma)");
-	tn_check_client(clnt_create(h6, P, 1, "rdma6"), "clnt_create(H6, P, 1, \"rdma6\")",
-			"rdma6 1");
+	tn_check_client(clnt_create(h6, P, 1, "rdma6"),
+			"clnt_create(H6, P, 1, \"rdma6\")", "rdma6 1");
 	tn_check_fd0("clnt_create(rdma6)");
 	tn_check_client(clnt_create_timed(h4, P, 2, "rdma", &tp5),
 			"clnt_create_timed(H4, P, 2, \"rdma\")", "rdma 2");
 	tn_check_client(clnt_create_timed(h6, P, 2, "rdma6", &tp5),
 			"clnt_create_timed(H6, P, 2, \"rdma6\")", "rdma6 2");
 	tn_check_fd0("clnt_create_timed");
-	tn_check_client(clnt_tp_create(h4, P, 3, r4), "clnt_tp_create(H4, P, 3, rdma)",
-			"rdma 3");
+	tn_check_client(clnt_tp_create(h4, P, 3, r4),
+			"clnt_tp_create(H4, P, 3, rdma)", "rdma 3");
 	tn_check_client(clnt_tp_create_timed(h6, P, 3, r6, &tp5),
 			"clnt_tp_create_timed(H6, P, 3, rdma6)", "rdma6 3");
 	tn_check_fd0("clnt_tp_create");
 	tn_check_client(clnt_create(h4, P, 1, "tcp"),
-			"clnt_create(H4, P, 1, \"tcp\") (the same server, tcp)", "tcp 1");
+			"clnt_create(H4, P, 1, \"tcp\") (the same server, tcp)",
+			"tcp 1");
 	freenetconfigent(r4);
 	freenetconfigent(r6);
 }
@@ -443,11 +468,13 @@ static void client_vers(const char *h4, const char *h6)
 	CLIENT *cl;
 
 	cl = clnt_create_vers(h4, P, &v, 1, 9, "rdma");
-	tn_check(cl && v == 5, "clnt_create_vers(H4, P, 1..9, \"rdma\"): version %u (want 5)",
+	tn_check(cl && v == 5,
+		 "clnt_create_vers(H4, P, 1..9, \"rdma\"): version %u (want 5)",
 		 (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma 5");
 	cl = clnt_create_vers_timed(h6, P, &v, 1, 3, "rdma6", &tp5);
-	tn_check(cl && v == 3, "clnt_create_vers_timed(H6, P, 1..3, \"rdma6\"): version %u",
+	tn_check(cl && v == 3,
+		 "clnt_create_vers_timed(H6, P, 1..3, \"rdma6\"): version %u",
 		 (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma6 3");
 	cl = clnt_create_vers(h4, P, &v, 7, 9, "rdma");
@@ -481,7 +508,8 @@ static void client_tli(const char *h4)
 	tn_check_fd0("rpcb_getaddr(rdma)");
 	if (ok)
 		tn_check_client(clnt_tli_create(RPC_ANYFD, r4, &nb, P, 1, 0, 0),
-				"clnt_tli_create(RPC_ANYFD, rdma, that address)", "rdma 1");
+				"clnt_tli_create(RPC_ANYFD, rdma, that address)",
+				"rdma 1");
 	tn_check_fd0("clnt_tli_create(rdma)");
 	freenetconfigent(r4);
 }
@@ -493,16 +521,18 @@ static void client_rpc_call(const char *h4, const char *h6)
 
 	for (int i = 0; i < 2; i++) {
 		out = 0;
-		st = rpc_call(h4, P, 1, TNETID_INC, (xdrproc_t)xdr_int, (char *)&in,
-			      (xdrproc_t)xdr_int, (char *)&out, "rdma");
+		st = rpc_call(h4, P, 1, TNETID_INC, (xdrproc_t)xdr_int,
+			      (char *)&in, (xdrproc_t)xdr_int, (char *)&out,
+			      "rdma");
 		tn_check(st == RPC_SUCCESS && out == 42,
-			 "rpc_call(H4, P, 1, INC(41), \"rdma\") = %d (%s)%s", out,
-			 clnt_sperrno(st), i ? ", cached CLIENT" : "");
+			 "rpc_call(H4, P, 1, INC(41), \"rdma\") = %d (%s)%s",
+			 out, clnt_sperrno(st), i ? ", cached CLIENT" : "");
 	}
 	st = rpc_call(h6, P, 2, TNETID_INC, (xdrproc_t)xdr_int, (char *)&in,
 		      (xdrproc_t)xdr_int, (char *)&out, "rdma6");
-	tn_check(st == RPC_SUCCESS && out == 42, "rpc_call(H6, P, 2, INC(41), \"rdma6\") = %d (%s)",
-		 out, clnt_sperrno(st));
+	tn_check(st == RPC_SUCCESS && out == 42,
+		 "rpc_call(H6, P, 2, INC(41), \"rdma6\") = %d (%s)", out,
+		 clnt_sperrno(st));
 	tn_check_fd0("rpc_call(rdma)");
 }
 
@@ -515,24 +545,30 @@ static void client_netpath(const char *h4)
 
 	setenv("NETPATH", "rdma:tcp", 1);
 	tn_check_client(clnt_create(h4, P, 4, "netpath"),
-			"NETPATH=rdma:tcp clnt_create(H4, P, 4, \"netpath\")", "rdma 4");
+			"NETPATH=rdma:tcp clnt_create(H4, P, 4, \"netpath\")",
+			"rdma 4");
 	tn_check_client(clnt_create_timed(h4, P, 4, NULL, &tp5),
-			"NETPATH=rdma:tcp clnt_create_timed(H4, P, 4, NULL)", "rdma 4");
+			"NETPATH=rdma:tcp clnt_create_timed(H4, P, 4, NULL)",
+			"rdma 4");
 	cl = clnt_create_vers(h4, P, &v, 1, 9, "netpath");
-	tn_check(cl && v == 5, "NETPATH=rdma:tcp clnt_create_vers(H4, P, 1..9): version %u",
+	tn_check(cl && v == 5,
+		 "NETPATH=rdma:tcp clnt_create_vers(H4, P, 1..9): version %u",
 		 (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma 5");
 	st = rpc_call(h4, P, 4, TNETID_INC, (xdrproc_t)xdr_int, (char *)&in,
 		      (xdrproc_t)xdr_int, (char *)&out, "netpath");
-	tn_check(st == RPC_SUCCESS && out == 2, "NETPATH=rdma:tcp rpc_call(\"netpath\") = %d", out);
+	tn_check(st == RPC_SUCCESS && out == 2,
+		 "NETPATH=rdma:tcp rpc_call(\"netpath\") = %d", out);
 	tn_check_fd0("clnt_create(netpath)");
 	/* The first transport that works wins. */
 	setenv("NETPATH", "tcp:rdma", 1);
 	tn_check_client(clnt_create(h4, P, 4, "netpath"),
-			"NETPATH=tcp:rdma clnt_create(H4, P, 4, \"netpath\")", "tcp 4");
+			"NETPATH=tcp:rdma clnt_create(H4, P, 4, \"netpath\")",
+			"tcp 4");
 	setenv("NETPATH", "rdmax:rdma", 1);
 	tn_check_client(clnt_create(h4, P, 4, "netpath"),
-			"NETPATH=rdmax:rdma (unknown netids skipped)", "rdma 4");
+			"NETPATH=rdmax:rdma (unknown netids skipped)",
+			"rdma 4");
 	unsetenv("NETPATH");
 }
 
@@ -564,17 +600,17 @@ static void client_rpcbind(const char *h4)
 	char ua[64] = "", want[64];
 
 	tn_check(registered(h4, 1, "rdma", ua, sizeof(ua)) == 1 &&
-		 !strncmp(ua, "0.0.0.0.", 8),
+			 !strncmp(ua, "0.0.0.0.", 8),
 		 "rpcbind: P 1 rdma at %s (a wildcard listener)", ua);
 	tn_check(registered(h4, 3, "rdma6", ua, sizeof(ua)) == 1 &&
-		 !strncmp(ua, "::.", 3),
+			 !strncmp(ua, "::.", 3),
 		 "rpcbind: P 3 rdma6 at %s", ua);
 	snprintf(want, sizeof(want), "%s.", h4);
 	tn_check(registered(h4, 5, "rdma", ua, sizeof(ua)) == 1 &&
-		 !strncmp(ua, want, strlen(want)),
+			 !strncmp(ua, want, strlen(want)),
 		 "rpcbind: P 5 rdma at %s (rpcb_set of a bound listener)", ua);
 	tn_check(registered(h4, 4, "tcp", NULL, 0) == 1 &&
-		 registered(h4, 4, "rdma", NULL, 0) == 1,
+			 registered(h4, 4, "rdma", NULL, 0) == 1,
 		 "rpcbind: P 4 on tcp and rdma (svc_create netpath)");
 	tn_check(registered(h4, 6, "rdma", NULL, 0) == 0,
 		 "rpcbind answers: P 6 gone (svc_unreg)");
@@ -593,7 +629,8 @@ static void client_fixed_port(const char *h4)
 	struct timeval tv = { 10, 0 };
 
 	if (!rpcb_getaddr(P, 1, r4, &nb, h4)) {
-		tn_check(false, "rpcb_getaddr(P, 1, rdma) for the fixed-port tests");
+		tn_check(false,
+			 "rpcb_getaddr(P, 1, rdma) for the fixed-port tests");
 		freenetconfigent(r4);
 		return;
 	}
@@ -602,7 +639,8 @@ static void client_fixed_port(const char *h4)
 	setenv("RPCRDMA_PORT", env, 1);
 	cl = clnt_create(h4, TNETID_UNREG, 1, "rdma");
 	if (cl)
-		st = clnt_call(cl, NULLPROC, TN_XDR_VOID, NULL, TN_XDR_VOID, NULL, tv);
+		st = clnt_call(cl, NULLPROC, TN_XDR_VOID, NULL, TN_XDR_VOID,
+			       NULL, tv);
 	tn_check(cl && st == RPC_PROGUNAVAIL,
 		 "RPCRDMA_PORT=%s: unregistered program connects, server says \"%s\"",
 		 env, cl ? clnt_sperrno(st) : clnt_spcreateerror("no CLIENT"));
@@ -611,7 +649,8 @@ static void client_fixed_port(const char *h4)
 	snprintf(env, sizeof(env), "%u", port_of(&nb));
 	setenv("RPCRDMA_PORT", env, 1);
 	tn_check_client(clnt_create(h4, P, 2, "rdma"),
-			"RPCRDMA_PORT=PORT clnt_create(H4, P, 2, \"rdma\")", "rdma 2");
+			"RPCRDMA_PORT=PORT clnt_create(H4, P, 2, \"rdma\")",
+			"rdma 2");
 	unsetenv("RPCRDMA_PORT");
 	tn_check_createerr(clnt_create(h4, TNETID_UNREG, 1, "rdma"),
 			   "clnt_create(H4, unregistered program, \"rdma\")",
@@ -622,11 +661,13 @@ static void client_fixed_port(const char *h4)
 
 static void client_wrong(const char *h4)
 {
-	tn_check_createerr(clnt_create(h4, P, 1, "rdmax"), "clnt_create(\"rdmax\")",
-			   "RPC: Unknown protocol");
+	tn_check_createerr(clnt_create(h4, P, 1, "rdmax"),
+			   "clnt_create(\"rdmax\")", "RPC: Unknown protocol");
 	tn_check_createerr(clnt_create("no-such-host.invalid", P, 1, "rdma"),
-			   "clnt_create(unknown host, \"rdma\")", "RPC: Unknown host");
-	tn_check_createerr(clnt_tp_create(h4, P, 1, NULL), "clnt_tp_create(NULL netconfig)",
+			   "clnt_create(unknown host, \"rdma\")",
+			   "RPC: Unknown host");
+	tn_check_createerr(clnt_tp_create(h4, P, 1, NULL),
+			   "clnt_tp_create(NULL netconfig)",
 			   "RPC: Unknown protocol");
 	tn_check_fd0("the failing clients");
 }
@@ -658,14 +699,16 @@ static int norpcbind(const char *h4, const char *port)
 			   "no rpcbind: clnt_create(H4, \"rdma\")",
 			   "RPC: Port mapper failure - Unable to send");
 	tn_check(!rpcb_getaddr(TNETID_PROG2, 1, r4, &nb, h4) &&
-		 strstr(clnt_spcreateerror("x"), "Port mapper failure"),
-		 "no rpcbind: rpcb_getaddr(rdma) fails: %s", clnt_spcreateerror("error"));
+			 strstr(clnt_spcreateerror("x"), "Port mapper failure"),
+		 "no rpcbind: rpcb_getaddr(rdma) fails: %s",
+		 clnt_spcreateerror("error"));
 	tn_check_fd0("clnt_create(rdma) without rpcbind");
 	snprintf(env, sizeof(env), "%u=%s", TNETID_PROG2, port);
 	setenv("RPCRDMA_PORT", env, 1);
-	tn_check_client(clnt_create(h4, TNETID_PROG2, 1, "rdma"),
-			"no rpcbind: RPCRDMA_PORT=PROG=PORT clnt_create(H4, \"rdma\")",
-			"rdma 1");
+	tn_check_client(
+		clnt_create(h4, TNETID_PROG2, 1, "rdma"),
+		"no rpcbind: RPCRDMA_PORT=PROG=PORT clnt_create(H4, \"rdma\")",
+		"rdma 1");
 	unsetenv("RPCRDMA_PORT");
 	freenetconfigent(r4);
 	return tn_done("t_netid norpcbind");
@@ -690,7 +733,8 @@ int main(int argc, char **argv)
 		return call(argv[2], argv[3], argv[4], argv[5]);
 	if (!strcmp(mode, "norpcbind") && argc == 4)
 		return norpcbind(argv[2], argv[3]);
-	fprintf(stderr, "usage: t_netid offline | server H4 H6 | client H4 H6 | "
+	fprintf(stderr,
+		"usage: t_netid offline | server H4 H6 | client H4 H6 | "
 		"serve-one NETID PROG VERS | call NETID HOST PROG VERS | "
 		"norpcbind H4 PORT\n");
 	return 2;

@@ -18,7 +18,8 @@ static long file_size(FILE *f)
 {
 	long n;
 
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
 		return -1;
 	return n;
 }
@@ -47,15 +48,19 @@ static Elf64_Dyn *dt_flags(unsigned char *img, long len)
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
 	Elf64_Phdr *ph;
 
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_phoff + (unsigned long)eh->e_phnum * sizeof(*ph) > (unsigned long)len)
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phoff + (unsigned long)eh->e_phnum * sizeof(*ph) >
+		    (unsigned long)len)
 		return NULL;
 	ph = (Elf64_Phdr *)(img + eh->e_phoff);
 	for (int i = 0; i < eh->e_phnum; i++, ph++) {
 		Elf64_Dyn *d = (Elf64_Dyn *)(img + ph->p_offset);
-		Elf64_Dyn *end = (Elf64_Dyn *)(img + ph->p_offset + ph->p_filesz);
+		Elf64_Dyn *end =
+			(Elf64_Dyn *)(img + ph->p_offset + ph->p_filesz);
 
-		if (ph->p_type != PT_DYNAMIC || ph->p_offset + ph->p_filesz > (unsigned long)len)
+		if (ph->p_type != PT_DYNAMIC ||
+		    ph->p_offset + ph->p_filesz > (unsigned long)len)
 			continue;
 		for (; d < end && d->d_tag != DT_NULL; d++)
 			if (d->d_tag == DT_FLAGS)

@@ -17,11 +17,11 @@
 
 #include "t_util.h"
 
-#define TNETID_PROG	0x20005151u	/* the test server's program */
-#define TNETID_PROG2	0x20005152u	/* single-transport servers */
-#define TNETID_UNREG	0x20005153u	/* never registered */
-#define TNETID_INC	1		/* int -> int + 1 */
-#define TNETID_WHO	2		/* void -> "NETID VERS" */
+#define TNETID_PROG  0x20005151u /* the test server's program */
+#define TNETID_PROG2 0x20005152u /* single-transport servers */
+#define TNETID_UNREG 0x20005153u /* never registered */
+#define TNETID_INC   1		 /* int -> int + 1 */
+#define TNETID_WHO   2		 /* void -> "NETID VERS" */
 
 #define TN_XDR_VOID ((xdrproc_t)(void (*)(void))xdr_void)
 
@@ -29,7 +29,7 @@ extern int tn_failures;
 
 /* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
 #define tn_check(ok, ...) tu_check(&tn_failures, " - ", (ok), __VA_ARGS__)
-#define tn_note(...) tu_note(__VA_ARGS__)
+#define tn_note(...)	  tu_note(__VA_ARGS__)
 /* Final line, and the exit status. */
 int tn_done(const char *who);
 

@@ -24,7 +24,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
-#include "glue/rpcrdma_attr.h"	/* RPCRDMA_DEFAULT_DDP_MIN */
+#include "glue/rpcrdma_attr.h" /* RPCRDMA_DEFAULT_DDP_MIN */
 #include "nfs3.h"
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
@@ -80,23 +80,26 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 	st = nfsproc3_write_3(&arg, &res, cl);
 	td_stats(cl, &b);
 	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-		res.WRITE3res_u.resok.count == len &&
-		res.WRITE3res_u.resok.committed == FILE_SYNC,
+			res.WRITE3res_u.resok.count == len &&
+			res.WRITE3res_u.resok.committed == FILE_SYNC,
 		"WRITE %u octets at %llu to %s: NFS3_OK, count %u, FILE_SYNC [%s]",
 		len, (unsigned long long)off, fhb,
 		st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
 		status(st, cl));
 	rc = TD_D(&b, &a, read_chunks);
 	t_check(td_read_chunk_ok(rc, len) &&
-		TD_D(&b, &a, read_bytes) == (rc ? len : 0) &&
-		TD_D(&b, &a, write_chunks) == 0 &&
-		TD_D(&b, &a, long_replies) == 0 &&
-		TD_D(&b, &a, long_calls) == 0,
+			TD_D(&b, &a, read_bytes) == (rc ? len : 0) &&
+			TD_D(&b, &a, write_chunks) == 0 &&
+			TD_D(&b, &a, long_replies) == 0 &&
+			TD_D(&b, &a, long_calls) == 0,
 		"WRITE %u: %s (%llu, %llu octets), no Write chunk (%llu), "
-		"reply inline (%llu Long), no Long call (%llu)", len,
-		len < RPCRDMA_DEFAULT_DDP_MIN ? "below the minimum: no Read chunk" :
-		len < TD_MUST_REDUCE ? "the data in a Read chunk or inline (the Call fits)" :
-		"the data, and only it, in a Read chunk",
+		"reply inline (%llu Long), no Long call (%llu)",
+		len,
+		len < RPCRDMA_DEFAULT_DDP_MIN ?
+			"below the minimum: no Read chunk" :
+		len < TD_MUST_REDUCE ?
+			"the data in a Read chunk or inline (the Call fits)" :
+			"the data, and only it, in a Read chunk",
 		rc, TD_D(&b, &a, read_bytes), TD_D(&b, &a, write_chunks),
 		TD_D(&b, &a, long_replies), TD_D(&b, &a, long_calls));
 	if (st == RPC_SUCCESS)
@@ -106,9 +109,9 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 /* ---- READ ---------------------------------------------------------------------- */
 
 /* READ count at off of file i; want = the octets expected (image). */
-static void read_file(CLIENT *cl, unsigned int i, uint64_t off,
-		      uint32_t count, const uint8_t *want, uint32_t wlen,
-		      bool eof, uint8_t *caller)
+static void read_file(CLIENT *cl, unsigned int i, uint64_t off, uint32_t count,
+		      const uint8_t *want, uint32_t wlen, bool eof,
+		      uint8_t *caller)
 {
 	READ3resok *ok;
 	struct rpcrdma_clnt_stats a, b;
@@ -147,21 +150,24 @@ static void read_file(CLIENT *cl, unsigned int i, uint64_t off,
 	wc = TD_D(&b, &a, write_chunks);
 	wb = TD_D(&b, &a, write_bytes);
 	t_check((sure ? wc == 1 : wc <= 1) && wb == (wc ? wlen : 0) &&
-		TD_D(&b, &a, read_chunks) == 0 &&
-		TD_D(&b, &a, long_calls) == 0 &&
-		TD_D(&b, &a, reply_chunks) == 0 &&
-		TD_D(&b, &a, ddp_zero_copies) + TD_D(&b, &a, ddp_copies) == wc,
+			TD_D(&b, &a, read_chunks) == 0 &&
+			TD_D(&b, &a, long_calls) == 0 &&
+			TD_D(&b, &a, reply_chunks) == 0 &&
+			TD_D(&b, &a, ddp_zero_copies) +
+					TD_D(&b, &a, ddp_copies) ==
+				wc,
 		"READ %u: the data in a Write chunk of room %u (%llu, %llu "
 		"octets%s), nothing else reduced (Read %llu, Reply %llu) "
-		"(V1-WC-4/10)", count, count, wc, wb,
-		sure ? "" : "; optional below 4 KiB",
+		"(V1-WC-4/10)",
+		count, count, wc, wb, sure ? "" : "; optional below 4 KiB",
 		TD_D(&b, &a, read_chunks), TD_D(&b, &a, reply_chunks));
 	if (caller && count >= MiB)
 		t_check(TD_D(&b, &a, ddp_zero_copies) == TD_ZERO_COPY &&
-			TD_D(&b, &a, ddp_copies) == !TD_ZERO_COPY,
+				TD_D(&b, &a, ddp_copies) == !TD_ZERO_COPY,
 			"READ %u into the caller's buffer (READ3res preset to "
-			"NFS3_OK): zero copy %llu, copies %llu", count,
-			TD_D(&b, &a, ddp_zero_copies), TD_D(&b, &a, ddp_copies));
+			"NFS3_OK): zero copy %llu, copies %llu",
+			count, TD_D(&b, &a, ddp_zero_copies),
+			TD_D(&b, &a, ddp_copies));
 	if (st == RPC_SUCCESS && !caller)
 		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
 }
@@ -182,7 +188,7 @@ static void read_missing(CLIENT *cl)
 	st = nfsproc3_read_3(&arg, &res, cl);
 	td_stats(cl, &b);
 	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOENT &&
-		TD_D(&b, &a, write_bytes) == 0,
+			TD_D(&b, &a, write_bytes) == 0,
 		"READ of an unknown handle: NFS3ERR_NOENT, the Write chunk "
 		"unused (%llu octets) (V1-WC-6) [%s]",
 		TD_D(&b, &a, write_bytes), status(st, cl));
@@ -214,11 +220,11 @@ static void symlink_case(CLIENT *cl, uint32_t plen)
 	td_stats(cl, &b);
 	rc = TD_D(&b, &a, read_chunks);
 	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
-		td_read_chunk_ok(rc, plen) &&
-		TD_D(&b, &a, read_bytes) == (rc ? plen : 0),
+			td_read_chunk_ok(rc, plen) &&
+			TD_D(&b, &a, read_bytes) == (rc ? plen : 0),
 		"SYMLINK, path of %u: NFS3ERR_NOTSUPP; the path, item 2, %s "
-		"(%llu Read chunk, %llu octets) [%s]", plen,
-		plen >= TD_MUST_REDUCE ? "in a Read chunk" : "inline", rc,
+		"(%llu Read chunk, %llu octets) [%s]",
+		plen, plen >= TD_MUST_REDUCE ? "in a Read chunk" : "inline", rc,
 		TD_D(&b, &a, read_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
@@ -240,8 +246,8 @@ static void readlink_case(CLIENT *cl)
 	st = nfsproc3_readlink_3(&arg, &res, cl);
 	td_stats(cl, &b);
 	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
-		TD_D(&b, &a, write_bytes) == 0 &&
-		TD_D(&b, &a, read_chunks) == 0,
+			TD_D(&b, &a, write_bytes) == 0 &&
+			TD_D(&b, &a, read_chunks) == 0,
 		"READLINK: NFS3ERR_NOTSUPP, nothing placed (%llu octets) [%s]",
 		TD_D(&b, &a, write_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
@@ -291,7 +297,7 @@ static void run(CLIENT *cl)
 {
 	read_all(cl);
 	overwrite(cl, 6);
-	short_reads(cl, 5);		/* the 100001-octet file */
+	short_reads(cl, 5); /* the 100001-octet file */
 	read_missing(cl);
 	symlink_case(cl, 14);
 	symlink_case(cl, 5000);
@@ -307,7 +313,8 @@ int main(int argc, char **argv)
 		.vers = NFS_V3,
 		.call_proc = NFSPROC3_WRITE,
 		.reply_proc = NFSPROC3_READ,
-		.entries = "the built-in NFSv3 WRITE and READ entries are there",
+		.entries =
+			"the built-in NFSv3 WRITE and READ entries are there",
 		.null = nfsproc3_null_3,
 		.files = { sizes, NFILES, image, write_file },
 		.run = run,

@@ -49,14 +49,14 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
-#define MiB (1u << 20)
+#define MiB	 (1u << 20)
 #define NTHREADS 8
-#define SMALL 100u
+#define SMALL	 100u
 
 static const char *addr, *mount_addr, *export_dir;
 static unsigned int port = 20049;
 static bool bad_requests;
-static unsigned int want_vers;	/* -V: 0, or the version that must be in force */
+static unsigned int want_vers; /* -V: 0, or the version that must be in force */
 static char name[64], lname[96], rname[96];
 
 /* ---- Set-up -------------------------------------------------------------- */
@@ -79,8 +79,7 @@ static bool mount_export(nfs_fh3 *fh)
 	CLIENT *cl;
 	bool ok;
 
-	cl = clnt_create_timed(mount_addr, MOUNT_PROGRAM, MOUNT_V3, netid,
-			       &tv);
+	cl = clnt_create_timed(mount_addr, MOUNT_PROGRAM, MOUNT_V3, netid, &tv);
 	if (!cl) {
 		t_check(false, "MOUNT v3 client over %s: %s", netid,
 			clnt_spcreateerror("clnt_create"));
@@ -94,7 +93,8 @@ static bool mount_export(nfs_fh3 *fh)
 		export_dir, netid,
 		ok ? res.mountres3_u.mountinfo.fhandle.fhandle3_len : 0);
 	if (ok) {
-		fh->data.data_len = res.mountres3_u.mountinfo.fhandle.fhandle3_len;
+		fh->data.data_len =
+			res.mountres3_u.mountinfo.fhandle.fhandle3_len;
 		fh->data.data_val = malloc(fh->data.data_len);
 		memcpy(fh->data.data_val,
 		       res.mountres3_u.mountinfo.fhandle.fhandle3_val,
@@ -138,10 +138,11 @@ struct delta {
 static void no_reply_chunk(const char *what, const struct delta *d)
 {
 	t_check(D(d, reply_chunks) == 0 &&
-		D(d, registrations) == D(d, read_chunks),
+			D(d, registrations) == D(d, read_chunks),
 		"%s: no Reply chunk offered (%llu), registrations %llu = its "
-		"Read chunks %llu (V1-RP-1, V1-ULB-4)", what,
-		D(d, reply_chunks), D(d, registrations), D(d, read_chunks));
+		"Read chunks %llu (V1-RP-1, V1-ULB-4)",
+		what, D(d, reply_chunks), D(d, registrations),
+		D(d, read_chunks));
 }
 
 static const char *why(enum clnt_stat st, CLIENT *cl)
@@ -175,9 +176,10 @@ static void version_case(CLIENT *cl, unsigned int want)
 
 	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
 	td_stats(cl, &st);
-	t_check(v == want, "RPC-over-RDMA version %u in force (%u expected; "
-		"%llu fallback(s), %llu ERR_VERS)", v, want,
-		(unsigned long long)st.vers_fallbacks,
+	t_check(v == want,
+		"RPC-over-RDMA version %u in force (%u expected; "
+		"%llu fallback(s), %llu ERR_VERS)",
+		v, want, (unsigned long long)st.vers_fallbacks,
 		(unsigned long long)st.err_vers);
 }
 
@@ -190,8 +192,8 @@ static void fsinfo_case(CLIENT *cl, const nfs_fh3 *root)
 	memset(&res, 0, sizeof(res));
 	st = nfsproc3_fsinfo_3(&arg, &res, cl);
 	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-		res.FSINFO3res_u.resok.rtmax >= MiB &&
-		res.FSINFO3res_u.resok.wtmax >= MiB,
+			res.FSINFO3res_u.resok.rtmax >= MiB &&
+			res.FSINFO3res_u.resok.wtmax >= MiB,
 		"FSINFO: rtmax %u, wtmax %u (>= 1 MiB) [%s]",
 		res.FSINFO3res_u.resok.rtmax, res.FSINFO3res_u.resok.wtmax,
 		why(st, cl));
@@ -219,8 +221,8 @@ static bool create_case(CLIENT *cl, const nfs_fh3 *dir, const char *fname,
 	st = nfsproc3_create_3(&arg, &res, cl);
 	good = st == RPC_SUCCESS && res.status == NFS3_OK &&
 	       ok->obj.handle_follows;
-	t_check(good, "CREATE %s: NFS3_OK with a handle [%s, status %d]",
-		fname, why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
+	t_check(good, "CREATE %s: NFS3_OK with a handle [%s, status %d]", fname,
+		why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
 	if (good) {
 		*fh = ok->obj.post_op_fh3_u.handle;
 		ok->obj.post_op_fh3_u.handle.data.data_val = NULL;
@@ -260,8 +262,8 @@ static void write_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
 	st = do_write(cl, fh, off, data, len, how, &res);
 	td_stats(cl, &d.b);
 	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-		res.WRITE3res_u.resok.count == len &&
-		res.WRITE3res_u.resok.committed >= how,
+			res.WRITE3res_u.resok.count == len &&
+			res.WRITE3res_u.resok.committed >= how,
 		"WRITE %u at %llu, %s: NFS3_OK, count %u, committed %d [%s]",
 		len, (unsigned long long)off,
 		how == FILE_SYNC ? "FILE_SYNC" : "UNSTABLE",
@@ -271,8 +273,8 @@ static void write_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
 	if (len >= MiB)
 		t_check(D(&d, read_chunks) == 1 && D(&d, read_bytes) == len,
 			"WRITE %u: the data in one Read chunk (%llu, %llu "
-			"octets) (RFC 8267 section 4, V1-RC)", len,
-			D(&d, read_chunks), D(&d, read_bytes));
+			"octets) (RFC 8267 section 4, V1-RC)",
+			len, D(&d, read_chunks), D(&d, read_bytes));
 	else
 		t_check(D(&d, read_chunks) == 0,
 			"WRITE %u: inline, no Read chunk (%llu)", len,
@@ -315,8 +317,8 @@ static void getattr_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
 	st = nfsproc3_getattr_3(&arg, &res, cl);
 	td_stats(cl, &d.b);
 	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-		res.GETATTR3res_u.resok.obj_attributes.type == NF3REG &&
-		res.GETATTR3res_u.resok.obj_attributes.size == size,
+			res.GETATTR3res_u.resok.obj_attributes.type == NF3REG &&
+			res.GETATTR3res_u.resok.obj_attributes.size == size,
 		"GETATTR: a regular file of %llu octets [%s]",
 		(unsigned long long)size, why(st, cl));
 	no_reply_chunk("GETATTR", &d);
@@ -325,9 +327,9 @@ static void getattr_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
 }
 
 /* READ count at off: want (wlen octets) and eof. */
-static bool do_read(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
-		    uint32_t count, const uint8_t *want, uint32_t wlen,
-		    bool eof, struct delta *d)
+static bool do_read(CLIENT *cl, const nfs_fh3 *fh, uint64_t off, uint32_t count,
+		    const uint8_t *want, uint32_t wlen, bool eof,
+		    struct delta *d)
 {
 	READ3resok *ok;
 	READ3args arg;
@@ -364,8 +366,8 @@ static void read_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
 	if (wlen >= MiB)
 		t_check(D(&d, write_chunks) == 1 && D(&d, write_bytes) == wlen,
 			"READ %u: the data in one Write chunk (%llu, %llu "
-			"octets) (V1-WC)", count, D(&d, write_chunks),
-			D(&d, write_bytes));
+			"octets) (V1-WC)",
+			count, D(&d, write_chunks), D(&d, write_bytes));
 }
 
 /* The file as the server's file system has it equals data (len). */
@@ -421,7 +423,7 @@ static void symlink_case(CLIENT *cl, const nfs_fh3 *root)
 	rarg.symlink = res.SYMLINK3res_u.resok.obj.post_op_fh3_u.handle;
 	st = nfsproc3_readlink_3(&rarg, &rres, cl);
 	t_check(st == RPC_SUCCESS && rres.status == NFS3_OK &&
-		!strcmp(rres.READLINK3res_u.resok.data, target),
+			!strcmp(rres.READLINK3res_u.resok.data, target),
 		"READLINK: %s [%s]", target, why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READLINK3res, (char *)&rres);
@@ -441,10 +443,10 @@ static void lookup_case(CLIENT *cl, const nfs_fh3 *root, const char *fname,
 	arg.what.name = (char *)fname;
 	st = nfsproc3_lookup_3(&arg, &res, cl);
 	t_check(st == RPC_SUCCESS && res.status == want_st &&
-		(want_st != NFS3_OK ||
-		 (got->data.data_len == want->data.data_len &&
-		  !memcmp(got->data.data_val, want->data.data_val,
-			  want->data.data_len))),
+			(want_st != NFS3_OK ||
+			 (got->data.data_len == want->data.data_len &&
+			  !memcmp(got->data.data_val, want->data.data_val,
+				  want->data.data_len))),
 		"LOOKUP %s: %s [%s, status %d]", fname,
 		want_st == NFS3_OK ? "the handle CREATE gave" : "NFS3ERR_NOENT",
 		why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
@@ -470,14 +472,16 @@ static void readdir_case(CLIENT *cl, const nfs_fh3 *root)
 	if (st == RPC_SUCCESS && res.status == NFS3_OK) {
 		for (e = res.READDIRPLUS3res_u.resok.reply.entries; e;
 		     e = e->nextentry, n++)
-			if ((!strcmp(e->name, name) || !strcmp(e->name, lname)) &&
+			if ((!strcmp(e->name, name) ||
+			     !strcmp(e->name, lname)) &&
 			    e->name_attributes.attributes_follow &&
 			    e->name_handle.handle_follows)
 				found++;
 	}
-	t_check(found == 2, "READDIRPLUS: %d entries, %s and %s among them "
-		"with attributes and handles [%s]", n, name, lname,
-		why(st, cl));
+	t_check(found == 2,
+		"READDIRPLUS: %d entries, %s and %s among them "
+		"with attributes and handles [%s]",
+		n, name, lname, why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READDIRPLUS3res, (char *)&res);
 }
@@ -585,16 +589,17 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 	t_check(bad_getattr(cl, junk, 0) == NFS3ERR_BADHANDLE,
 		"bad: an empty handle: NFS3ERR_BADHANDLE");
 	memcpy(junk, root->data.data_val, root->data.data_len);
-	junk[2] ^= 1;	/* its length octet */
-	t_check(bad_getattr(cl, junk, root->data.data_len) ==
-		NFS3ERR_BADHANDLE, "bad: the root handle with a wrong length "
+	junk[2] ^= 1; /* its length octet */
+	t_check(bad_getattr(cl, junk, root->data.data_len) == NFS3ERR_BADHANDLE,
+		"bad: the root handle with a wrong length "
 		"octet: NFS3ERR_BADHANDLE");
 	memcpy(junk, root->data.data_val, root->data.data_len);
 	junk[root->data.data_len - 1] ^= 0x40;
 	st = bad_getattr(cl, junk, root->data.data_len);
 	t_check(st == NFS3ERR_STALE || st == NFS3ERR_BADHANDLE,
 		"bad: the root handle with its last octet changed: STALE or "
-		"BADHANDLE (%d)", (int)st);
+		"BADHANDLE (%d)",
+		(int)st);
 	t_check(bad_lookup(cl, root, "a/b") == NFS3ERR_ACCES,
 		"bad: LOOKUP of a name with '/': NFS3ERR_ACCES");
 	t_check(bad_lookup(cl, root, "") == NFS3ERR_NOENT,
@@ -613,7 +618,8 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 	rarg.file = *root;
 	rarg.count = 4096;
 	t_check(nfsproc3_read_3(&rarg, &rres, cl) == RPC_SUCCESS &&
-		rres.status == NFS3ERR_ISDIR, "bad: READ of a directory: "
+			rres.status == NFS3ERR_ISDIR,
+		"bad: READ of a directory: "
 		"NFS3ERR_ISDIR");
 	xdr_free((xdrproc_t)xdr_READ3res, (char *)&rres);
 
@@ -622,7 +628,8 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 	darg.dir = *root;
 	darg.count = 64;
 	t_check(nfsproc3_readdir_3(&darg, &dres, cl) == RPC_SUCCESS &&
-		dres.status == NFS3ERR_TOOSMALL, "bad: READDIR count 64: "
+			dres.status == NFS3ERR_TOOSMALL,
+		"bad: READDIR count 64: "
 		"NFS3ERR_TOOSMALL");
 	xdr_free((xdrproc_t)xdr_READDIR3res, (char *)&dres);
 
@@ -634,9 +641,10 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 		warg.file = fh;
 		warg.count = 200;
 		warg.data.data_len = 100;
-		warg.data.data_val = longname;	/* 300 octets */
+		warg.data.data_val = longname; /* 300 octets */
 		t_check(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
-			wres.status == NFS3ERR_INVAL, "bad: WRITE count 200 "
+				wres.status == NFS3ERR_INVAL,
+			"bad: WRITE count 200 "
 			"with 100 octets of data: NFS3ERR_INVAL");
 		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&wres);
 		{
@@ -648,7 +656,8 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 				xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&r);
 		}
 		t_check(bad_getattr(cl, fh.data.data_val, fh.data.data_len) ==
-			NFS3ERR_STALE, "bad: GETATTR of a removed file: "
+				NFS3ERR_STALE,
+			"bad: GETATTR of a removed file: "
 			"NFS3ERR_STALE");
 		free(fh.data.data_val);
 	}
@@ -685,7 +694,8 @@ static void *work(void *p)
 		return NULL;
 	}
 	w->ok = do_write(w->cl, &fh, 0, data, MiB, FILE_SYNC, &res) ==
-		RPC_SUCCESS && res.status == NFS3_OK;
+			RPC_SUCCESS &&
+		res.status == NFS3_OK;
 	xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&res);
 	if (!w->ok)
 		snprintf(w->why, sizeof(w->why), "WRITE failed");
@@ -721,7 +731,8 @@ static void threads_case(CLIENT *cl, const nfs_fh3 *root)
 		else
 			t_note("thread %u: %s", i, w[i].why);
 	}
-	t_check(good == NTHREADS, "%u threads on one CLIENT: CREATE, WRITE "
+	t_check(good == NTHREADS,
+		"%u threads on one CLIENT: CREATE, WRITE "
 		"1 MiB FILE_SYNC, READ it back intact: %u of them did",
 		NTHREADS, good);
 }
@@ -737,13 +748,26 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "a:m:p:e:BV:")) != -1) {
 		switch (c) {
-		case 'B': bad_requests = true; break;
-		case 'V': want_vers = (unsigned int)atoi(optarg); break;
-		case 'a': addr = optarg; break;
-		case 'm': mount_addr = optarg; break;
-		case 'p': port = (unsigned int)atoi(optarg); break;
-		case 'e': export_dir = optarg; break;
-		default: usage();
+		case 'B':
+			bad_requests = true;
+			break;
+		case 'V':
+			want_vers = (unsigned int)atoi(optarg);
+			break;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'm':
+			mount_addr = optarg;
+			break;
+		case 'p':
+			port = (unsigned int)atoi(optarg);
+			break;
+		case 'e':
+			export_dir = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!addr || !export_dir || optind != argc)

@@ -27,7 +27,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
-#include "glue/rpcrdma_attr.h"	/* RPCRDMA_DEFAULT_DDP_MIN */
+#include "glue/rpcrdma_attr.h" /* RPCRDMA_DEFAULT_DDP_MIN */
 #include "nfs4.h"
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
@@ -40,10 +40,10 @@
  * threshold (4096) with room for its header and every other result: the
  * client offers no Write chunk.  1025 and 3 and 1 are tested. */
 #define INLINE_SURE 2048u
-#define MAX_OPS 12u
+#define MAX_OPS	    12u
 /* nfs4_server's objects */
 #define PRESET_LINK "nfs4/preset/target"
-#define ATTR_FILE 8		/* the file WRITE + GETATTR use */
+#define ATTR_FILE   8 /* the file WRITE + GETATTR use */
 #define FATTR4_TYPE 1
 #define FATTR4_SIZE 4
 #define ATTR_BIT(a) (1u << (a))
@@ -58,7 +58,7 @@ static uint8_t *image[NFILES];
 /* The verifier the latest WRITE returned. */
 static char last_verf[NFS4_VERIFIER_SIZE];
 
-static const stateid4 anon_sid;		/* all zeros: anonymous */
+static const stateid4 anon_sid; /* all zeros: anonymous */
 static const stateid4 bad_sid = { 7, "bad-stateid!" };
 
 /* ---- Building a COMPOUND ------------------------------------------------------ */
@@ -66,11 +66,11 @@ static const stateid4 bad_sid = { 7, "bad-stateid!" };
 struct cmp {
 	COMPOUND4args args;
 	nfs_argop4 ops[MAX_OPS];
-	uint32_t seq;			/* the SEQUENCE's sequenceid */
+	uint32_t seq; /* the SEQUENCE's sequenceid */
 	char tag[32];
 };
 
-static const char *session = "t_nfs4 session:1";	/* 16 octets */
+static const char *session = "t_nfs4 session:1"; /* 16 octets */
 static uint32_t next_seq = 1;
 
 static nfs_argop4 *op_add(struct cmp *c, nfs_opnum4 op)
@@ -112,8 +112,8 @@ static void c_putfh(struct cmp *c, const char *fh)
 }
 
 /* Every READ here comes with its PUTFH (fh NULL: PUTROOTFH). */
-static void c_read(struct cmp *c, const char *fh, uint64_t off,
-		   uint32_t count, const stateid4 *sid)
+static void c_read(struct cmp *c, const char *fh, uint64_t off, uint32_t count,
+		   const stateid4 *sid)
 {
 	READ4args *r;
 
@@ -141,7 +141,8 @@ static void c_write(struct cmp *c, uint64_t off, const uint8_t *data,
 
 static void c_getattr(struct cmp *c, nfs4_uint32 *mask)
 {
-	bitmap4 *b = &op_add(c, OP_GETATTR)->nfs_argop4_u.opgetattr.attr_request;
+	bitmap4 *b =
+		&op_add(c, OP_GETATTR)->nfs_argop4_u.opgetattr.attr_request;
 
 	b->bitmap4_len = 1;
 	b->bitmap4_val = mask;
@@ -172,7 +173,7 @@ static const char *fh_of(unsigned int i)
 struct outcome {
 	enum clnt_stat st;
 	COMPOUND4res res;
-	struct rpcrdma_clnt_stats a, b;	/* counters before, after */
+	struct rpcrdma_clnt_stats a, b; /* counters before, after */
 	CLIENT *cl;
 };
 
@@ -258,9 +259,11 @@ static bool stopped_at(struct outcome *o, const struct cmp *c, u_int stop,
 
 static const char *read_chunk_what(uint32_t len)
 {
-	return len < RPCRDMA_DEFAULT_DDP_MIN ? "below the minimum: inline" :
+	return len < RPCRDMA_DEFAULT_DDP_MIN ?
+		       "below the minimum: inline" :
 	       len < TD_MUST_REDUCE ?
-	       "in a Read chunk or inline (the Call fits)" : "in a Read chunk";
+		       "in a Read chunk or inline (the Call fits)" :
+		       "in a Read chunk";
 }
 
 static bool write_result_ok(struct outcome *o, u_int i, uint32_t len)
@@ -276,17 +279,17 @@ static bool write_result_ok(struct outcome *o, u_int i, uint32_t len)
 }
 
 /* The counters of a Call whose only eligible item is len octets. */
-static void check_read_chunk(struct outcome *o, const char *what,
-			     uint32_t len)
+static void check_read_chunk(struct outcome *o, const char *what, uint32_t len)
 {
 	unsigned long long rc = D(o, read_chunks);
 
 	t_check(td_read_chunk_ok(rc, len) &&
-		D(o, read_bytes) == (rc ? len : 0) &&
-		D(o, long_calls) == 0,
+			D(o, read_bytes) == (rc ? len : 0) &&
+			D(o, long_calls) == 0,
 		"%s %u: the data %s (%llu Read chunk, %llu octets), "
-		"no Long call (%llu)", what, len, read_chunk_what(len), rc,
-		D(o, read_bytes), D(o, long_calls));
+		"no Long call (%llu)",
+		what, len, read_chunk_what(len), rc, D(o, read_bytes),
+		D(o, long_calls));
 }
 
 static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
@@ -301,14 +304,14 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 	compound(cl, &c, &o);
 	t_check(all_ok(&o, &c) && write_result_ok(&o, 2, len),
 		"SEQUENCE+PUTFH+WRITE %u octets at %llu to %s: NFS4_OK, "
-		"count %u, FILE_SYNC4, session echoed [%s]", len,
-		(unsigned long long)off, fh_of(i), len, status(&o));
+		"count %u, FILE_SYNC4, session echoed [%s]",
+		len, (unsigned long long)off, fh_of(i), len, status(&o));
 	check_read_chunk(&o, "WRITE", len);
 	t_check(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
-		D(&o, long_replies) == 0,
+			D(&o, long_replies) == 0,
 		"WRITE %u: no Write chunk (%llu), no Reply chunk (%llu: the "
-		"reply is bounded), reply inline (%llu Long)", len,
-		D(&o, write_chunks), D(&o, reply_chunks),
+		"reply is bounded), reply inline (%llu Long)",
+		len, D(&o, write_chunks), D(&o, reply_chunks),
 		D(&o, long_replies));
 	done(&o);
 }
@@ -356,13 +359,15 @@ static bool read_ok(struct outcome *o, u_int i, const struct rd *r)
 		return false;
 	ok = &res->nfs_resop4_u.opread.READ4res_u.resok4;
 	diff = ok->data.data_len == len ?
-	       first_diff(ok->data.data_val, image[r->file] + r->off, len) : 0;
+		       first_diff(ok->data.data_val, image[r->file] + r->off,
+				  len) :
+		       0;
 	if (ok->data.data_len == len && !ok->eof == !rd_eof(r) && diff < 0)
 		return true;
 	t_note("result %u: READ %u at %u of %s: %u octets (want %u), eof %d "
-	       "(want %d), first difference at %ld", i, r->count, r->off,
-	       fh_of(r->file), ok->data.data_len, len, ok->eof, rd_eof(r),
-	       diff);
+	       "(want %d), first difference at %ld",
+	       i, r->count, r->off, fh_of(r->file), ok->data.data_len, len,
+	       ok->eof, rd_eof(r), diff);
 	return false;
 }
 
@@ -399,18 +404,18 @@ static void reads(CLIENT *cl, const char *what, const struct rd *rd,
 		what, good, n, rd[0].count, rd[0].off, fh_of(rd[0].file),
 		status(&o));
 	t_check(D(&o, write_chunks) == wc && D(&o, write_bytes) == wb &&
-		D(&o, read_chunks) == 0 && D(&o, long_calls) == 0 &&
-		D(&o, reply_chunks) == reply && D(&o, long_replies) == reply,
+			D(&o, read_chunks) == 0 && D(&o, long_calls) == 0 &&
+			D(&o, reply_chunks) == reply &&
+			D(&o, long_replies) == reply,
 		"%s: %u Write chunk(s) (%llu), %llu octets placed (%llu)%s, "
 		"Reply chunk %llu (%llu; used %llu), no Read chunk (%llu)",
 		what, wc, D(&o, write_chunks), wb, D(&o, write_bytes),
 		n > MAX_WRITES ? ", the rest inline" : "", reply,
-		D(&o, reply_chunks), D(&o, long_replies),
-		D(&o, read_chunks));
+		D(&o, reply_chunks), D(&o, long_replies), D(&o, read_chunks));
 	t_check(D(&o, ddp_zero_copies) == 0 && D(&o, ddp_copies) == wc,
 		"%s: every placed result copied out of pool memory (%llu; "
-		"zero copy %llu: never for NFSv4)", what, D(&o, ddp_copies),
-		D(&o, ddp_zero_copies));
+		"zero copy %llu: never for NFSv4)",
+		what, D(&o, ddp_copies), D(&o, ddp_zero_copies));
 	done(&o);
 }
 
@@ -454,15 +459,16 @@ static void overwrite(CLIENT *cl)
 static void multi_reads(CLIENT *cl)
 {
 	static const struct rd two[] = {
-		{ 3, 0, 4097 }, { 4, 0, 100001 },
+		{ 3, 0, 4097 },
+		{ 4, 0, 100001 },
 	};
 	static const struct rd five_small_last[] = {
 		{ 3, 0, 4097 }, { 4, 0, 100001 }, { 5, 0, MiB },
-		{ 6, 7, MiB }, { 2, 25, 1000 },
+		{ 6, 7, MiB },	{ 2, 25, 1000 },
 	};
 	static const struct rd five_large_last[] = {
-		{ 0, 0, 1 }, { 1, 0, 3 }, { 2, 0, 1025 }, { 3, 0, 4097 },
-		{ 4, 0, 100001 },
+		{ 0, 0, 1 },	{ 1, 0, 3 },	  { 2, 0, 1025 },
+		{ 3, 0, 4097 }, { 4, 0, 100001 },
 	};
 
 	reads(cl, "2 READs (PUTFH a, READ, PUTFH b, READ)", two, 2, 0);
@@ -475,9 +481,9 @@ static void multi_reads(CLIENT *cl)
 
 /* One PUTFH (or PUTROOTFH) and READ at offset 0 of such a COMPOUND. */
 struct fh_read {
-	const char *fh;			/* NULL: PUTROOTFH */
+	const char *fh; /* NULL: PUTROOTFH */
 	uint32_t count;
-	const stateid4 *sid;		/* NULL: not sent */
+	const stateid4 *sid; /* NULL: not sent */
 };
 
 /*
@@ -502,28 +508,46 @@ struct failing {
 static const struct rd file4_all = { 4, 0, 100001 };
 
 static const struct failing failing[] = {
-	{ "READ of the root directory", "t_nfs4 read dir",
+	{ "READ of the root directory",
+	  "t_nfs4 read dir",
 	  { { NULL, 65536, &anon_sid } },
-	  2, OP_READ, NFS4ERR_ISDIR,
-	  "RPC_SUCCESS, NFS4ERR_ISDIR, 3 results", NULL, 1 },
-	{ "READ with a bad stateid, then PUTFH+READ", "t_nfs4 bad stateid",
+	  2,
+	  OP_READ,
+	  NFS4ERR_ISDIR,
+	  "RPC_SUCCESS, NFS4ERR_ISDIR, 3 results",
+	  NULL,
+	  1 },
+	{ "READ with a bad stateid, then PUTFH+READ",
+	  "t_nfs4 bad stateid",
 	  { { "nfs4-file-4", 100001, &bad_sid },
 	    { "nfs4-file-5", MiB, &anon_sid } },
-	  2, OP_READ, NFS4ERR_BAD_STATEID,
+	  2,
+	  OP_READ,
+	  NFS4ERR_BAD_STATEID,
 	  "NFS4ERR_BAD_STATEID, the COMPOUND stops there (3 of 5 results)",
-	  NULL, 2 },
-	{ "PUTFH of an unknown handle, READ", "t_nfs4 bad handle",
+	  NULL,
+	  2 },
+	{ "PUTFH of an unknown handle, READ",
+	  "t_nfs4 bad handle",
 	  { { "nfs4-no-such-file", 65536, &anon_sid } },
-	  1, OP_PUTFH, NFS4ERR_BADHANDLE,
+	  1,
+	  OP_PUTFH,
+	  NFS4ERR_BADHANDLE,
 	  "NFS4ERR_BADHANDLE at PUTFH, the READ not run (2 of 3 results)",
-	  NULL, 1 },
+	  NULL,
+	  1 },
 	/* a good READ, then one of the symbolic link: chunk 1 used, 2 not */
-	{ "READ 100001, then READ of a symlink", "t_nfs4 read+symlink",
+	{ "READ 100001, then READ of a symlink",
+	  "t_nfs4 read+symlink",
 	  { { "nfs4-file-4", 100001, &anon_sid },
 	    { "nfs4-symlink", 65536, &anon_sid } },
-	  4, OP_READ, NFS4ERR_SYMLINK,
+	  4,
+	  OP_READ,
+	  NFS4ERR_SYMLINK,
 	  "the first READ's data intact, the second NFS4ERR_SYMLINK "
-	  "(5 results)", &file4_all, 2 },
+	  "(5 results)",
+	  &file4_all,
+	  2 },
 };
 
 static void failing_reads(CLIENT *cl)
@@ -542,15 +566,16 @@ static void failing_reads(CLIENT *cl)
 			       f->rd[k].sid);
 		compound(cl, &c, &o);
 		t_check(stopped_at(&o, &c, f->at, f->op, f->status) &&
-			(!f->first || read_ok(&o, 2, f->first)),
+				(!f->first || read_ok(&o, 2, f->first)),
 			"%s: %s [%s]", f->what, f->said, status(&o));
 		wb = f->first ? f->first->count : 0;
 		t_check(D(&o, write_chunks) == f->wc &&
-			D(&o, write_bytes) == wb && D(&o, err_chunk) == 0,
+				D(&o, write_bytes) == wb &&
+				D(&o, err_chunk) == 0,
 			"%s: %llu Write chunk(s) offered (%llu), %llu octets "
-			"placed (%llu), no RDMA_ERROR (%llu)", f->what, f->wc,
-			D(&o, write_chunks), wb, D(&o, write_bytes),
-			D(&o, err_chunk));
+			"placed (%llu), no RDMA_ERROR (%llu)",
+			f->what, f->wc, D(&o, write_chunks), wb,
+			D(&o, write_bytes), D(&o, err_chunk));
 		done(&o);
 	}
 }
@@ -577,21 +602,23 @@ static bool create_link(CLIENT *cl, const char *name, const char *text,
 	g = res_op(&o, 3, OP_GETFH);
 	ok = all_ok(&o, &c) && g &&
 	     g->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object.nfs_fh4_len <
-	     fhcap;
+		     fhcap;
 	if (ok) {
-		const nfs_fh4 *h = &g->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
+		const nfs_fh4 *h =
+			&g->nfs_resop4_u.opgetfh.GETFH4res_u.resok4.object;
 
 		memcpy(fh, h->nfs_fh4_val, h->nfs_fh4_len);
 		fh[h->nfs_fh4_len] = 0;
 	}
-	t_check(ok, "SEQUENCE+PUTROOTFH+CREATE(NF4LNK \"%s\", %u octets)"
-		"+GETFH: NFS4_OK, handle \"%s\" [%s]", name, len,
-		ok ? fh : "", status(&o));
+	t_check(ok,
+		"SEQUENCE+PUTROOTFH+CREATE(NF4LNK \"%s\", %u octets)"
+		"+GETFH: NFS4_OK, handle \"%s\" [%s]",
+		name, len, ok ? fh : "", status(&o));
 	check_read_chunk(&o, "CREATE link text", len);
 	/* a Reply of unknown size is asked inline: no Reply chunk, no
 	 * registration for it (issue 13) */
 	t_check(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
-		D(&o, resends) == 0,
+			D(&o, resends) == 0,
 		"CREATE %u: no Write chunk (%llu), no Reply chunk (%llu: "
 		"CREATE4resok has a bitmap4, no bound: asked inline), no resend (%llu)",
 		len, D(&o, write_chunks), D(&o, reply_chunks), D(&o, resends));
@@ -623,12 +650,12 @@ static void readlink_ok(CLIENT *cl, const char *fh, const char *text,
 	if (r && all_ok(&o, &c))
 		ok = &r->nfs_resop4_u.opreadlink.READLINK4res_u.resok4;
 	t_check(ok && ok->link.utf8string_len == len &&
-		!memcmp(ok->link.utf8string_val, text, len),
+			!memcmp(ok->link.utf8string_val, text, len),
 		"READLINK of %s: the %u octets of link text round-trip (%u) "
-		"[%s]", fh, len, ok ? ok->link.utf8string_len : 0,
-		status(&o));
+		"[%s]",
+		fh, len, ok ? ok->link.utf8string_len : 0, status(&o));
 	t_check(D(&o, write_chunks) == 1 && D(&o, write_bytes) == len &&
-		D(&o, reply_chunks) == 0 && D(&o, read_chunks) == 0,
+			D(&o, reply_chunks) == 0 && D(&o, read_chunks) == 0,
 		"READLINK %u: the text in a Write chunk of room %u (%llu, "
 		"%llu octets), no Reply chunk (%llu), no Read chunk (%llu)",
 		len, PATH_ROOM, D(&o, write_chunks), D(&o, write_bytes),
@@ -667,23 +694,25 @@ static void readlink_too_long(CLIENT *cl, const char *fh, const char *text,
 		if (r && all_ok(&o, &c))
 			ok = &r->nfs_resop4_u.opreadlink.READLINK4res_u.resok4;
 		t_check(ok && ok->link.utf8string_len == len &&
-			!memcmp(ok->link.utf8string_val, text, len) &&
-			D(&o, resends) == 1 && D(&o, err_chunk) == 0 &&
-			D(&o, write_chunks) == 2 && D(&o, write_bytes) == len,
+				!memcmp(ok->link.utf8string_val, text, len) &&
+				D(&o, resends) == 1 && D(&o, err_chunk) == 0 &&
+				D(&o, write_chunks) == 2 &&
+				D(&o, write_bytes) == len,
 			"READLINK of %s, %u octets > the %u-octet room: WRITE_RESOURCE, resent (%llu) with room for it, the text round-trips (%llu octets placed) [%s]",
-			fh, len, PATH_ROOM, D(&o, resends),
-			D(&o, write_bytes), status(&o));
+			fh, len, PATH_ROOM, D(&o, resends), D(&o, write_bytes),
+			status(&o));
 		done(&o);
 		return;
 	}
 	readlink_call(cl, fh, &c, &o);
 	t_check(o.st == RPC_SYSTEMERROR && D(&o, err_chunk) == 1 &&
-		D(&o, write_chunks) == 1 + D(&o, resends) &&
-		D(&o, write_bytes) == 0,
+			D(&o, write_chunks) == 1 + D(&o, resends) &&
+			D(&o, write_bytes) == 0,
 		"READLINK of %s, %u octets > the %u-octet room: RDMA_ERROR "
 		"ERR_CHUNK (%llu), RPC_SYSTEMERROR (%s), nothing placed "
-		"(%llu) [%s]", fh, len, PATH_ROOM, D(&o, err_chunk),
-		clnt_sperrno(o.st), D(&o, write_bytes), status(&o));
+		"(%llu) [%s]",
+		fh, len, PATH_ROOM, D(&o, err_chunk), clnt_sperrno(o.st),
+		D(&o, write_bytes), status(&o));
 	done(&o);
 }
 
@@ -736,8 +765,7 @@ static void links(CLIENT *cl)
 /* ---- 5. GETATTR: a result of no bound ------------------------------------------------- */
 
 /* GETATTR result i: TYPE and SIZE decode to want and size. */
-static bool attrs_ok(struct outcome *o, u_int i, nfs_ftype4 want,
-		     uint64_t size)
+static bool attrs_ok(struct outcome *o, u_int i, nfs_ftype4 want, uint64_t size)
 {
 	nfs_resop4 *r = res_op(o, i, OP_GETATTR);
 	const fattr4 *f;
@@ -749,8 +777,9 @@ static bool attrs_ok(struct outcome *o, u_int i, nfs_ftype4 want,
 	if (!r || res_status(r) != NFS4_OK)
 		return false;
 	f = &r->nfs_resop4_u.opgetattr.GETATTR4res_u.resok4.obj_attributes;
-	if (f->attrmask.bitmap4_len < 1 || f->attrmask.bitmap4_val[0] !=
-	    (ATTR_BIT(FATTR4_TYPE) | ATTR_BIT(FATTR4_SIZE)))
+	if (f->attrmask.bitmap4_len < 1 ||
+	    f->attrmask.bitmap4_val[0] !=
+		    (ATTR_BIT(FATTR4_TYPE) | ATTR_BIT(FATTR4_SIZE)))
 		return false;
 	xdrmem_create(&x, f->attr_vals.attrlist4_val,
 		      f->attr_vals.attrlist4_len, XDR_DECODE);
@@ -779,12 +808,13 @@ static void write_getattr(CLIENT *cl)
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
 	t_check(all_ok(&o, &c) && write_result_ok(&o, 2, len) &&
-		attrs_ok(&o, 3, NF4REG, len),
+			attrs_ok(&o, 3, NF4REG, len),
 		"SEQUENCE+PUTFH+WRITE %u+GETATTR(TYPE, SIZE): NFS4_OK, the "
-		"attributes decode, size %u [%s]", len, len, status(&o));
+		"attributes decode, size %u [%s]",
+		len, len, status(&o));
 	check_read_chunk(&o, "WRITE before GETATTR", len);
 	t_check(D(&o, reply_chunks) == 0 && D(&o, write_chunks) == 0 &&
-		D(&o, resends) == 0,
+			D(&o, resends) == 0,
 		"WRITE+GETATTR: no Reply chunk (%llu: fattr4 has no bound, "
 		"the reply is asked inline and fits; %llu resent), no Write chunk (%llu)",
 		D(&o, reply_chunks), D(&o, resends), D(&o, write_chunks));
@@ -804,11 +834,11 @@ static void read_getattr(CLIENT *cl)
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
 	t_check(all_ok(&o, &c) && read_ok(&o, 2, &r) &&
-		attrs_ok(&o, 3, NF4REG, sizes[r.file]),
+			attrs_ok(&o, 3, NF4REG, sizes[r.file]),
 		"SEQUENCE+PUTFH+READ %u+GETATTR: data intact, size %u [%s]",
 		r.count, sizes[r.file], status(&o));
 	t_check(D(&o, write_chunks) == 1 && D(&o, write_bytes) == r.count &&
-		D(&o, reply_chunks) == 0 && D(&o, resends) == 0,
+			D(&o, reply_chunks) == 0 && D(&o, resends) == 0,
 		"READ+GETATTR: 1 Write chunk (%llu) of %u octets (%llu), and "
 		"no Reply chunk (%llu: the rest is asked inline and fits)",
 		D(&o, write_chunks), r.count, D(&o, write_bytes),
@@ -831,13 +861,16 @@ static void commit(CLIENT *cl)
 	compound(cl, &c, &o);
 	r = res_op(&o, 2, OP_COMMIT);
 	t_check(all_ok(&o, &c) && r &&
-		!memcmp(r->nfs_resop4_u.opcommit.COMMIT4res_u.resok4.writeverf,
-			last_verf, sizeof(last_verf)) &&
-		D(&o, read_chunks) + D(&o, write_chunks) +
-		D(&o, reply_chunks) == 0,
+			!memcmp(r->nfs_resop4_u.opcommit.COMMIT4res_u.resok4
+					.writeverf,
+				last_verf, sizeof(last_verf)) &&
+			D(&o, read_chunks) + D(&o, write_chunks) +
+					D(&o, reply_chunks) ==
+				0,
 		"SEQUENCE+PUTFH+COMMIT: NFS4_OK, WRITE's verifier, no chunk "
-		"(%llu Read, %llu Write, %llu Reply) [%s]", D(&o, read_chunks),
-		D(&o, write_chunks), D(&o, reply_chunks), status(&o));
+		"(%llu Read, %llu Write, %llu Reply) [%s]",
+		D(&o, read_chunks), D(&o, write_chunks), D(&o, reply_chunks),
+		status(&o));
 	done(&o);
 }
 
@@ -846,12 +879,12 @@ static void commit(CLIENT *cl)
 /* The checks after td_nfs_main's NULL and WRITE of every file. */
 static void run(CLIENT *cl)
 {
-	read_all(cl);			/* 1 */
+	read_all(cl); /* 1 */
 	overwrite(cl);
-	multi_reads(cl);		/* 2, 6 */
-	failing_reads(cl);		/* 3 */
-	links(cl);			/* 4 */
-	write_getattr(cl);		/* 5 */
+	multi_reads(cl);   /* 2, 6 */
+	failing_reads(cl); /* 3 */
+	links(cl);	   /* 4 */
+	write_getattr(cl); /* 5 */
 	read_getattr(cl);
 	commit(cl);
 }

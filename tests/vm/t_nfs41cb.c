@@ -56,25 +56,25 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 
-#define WATCHDOG_S 100		/* the VM suite kills at 120 s */
+#define WATCHDOG_S     100 /* the VM suite kills at 120 s */
 #define CALL_TIMEOUT_S 10
 /* Our csa_cb_program: not the conventional 0x40000000, so a callback that
  * reaches the dispatch function proves the server took ours. */
 #define CB_PROG 0x40000141u
 /* AUTH_SYS credentials the server is to call back with. */
-#define CB_UID 4141u
-#define CB_GID 4142u
-#define MAX_OPS 6u
+#define CB_UID	     4141u
+#define CB_GID	     4142u
+#define MAX_OPS	     6u
 #define MAX_BC_SLOTS 16u
 /* An RPC-over-RDMA version 1 header without chunks: what a Receive holds
  * beyond the RPC message. */
-#define V1_HDR 28u
-#define CB_UP_WAIT_MS 15000
-#define GRACE_WAIT_MS 25000
+#define V1_HDR	       28u
+#define CB_UP_WAIT_MS  15000
+#define GRACE_WAIT_MS  25000
 #define RECALL_WAIT_MS 20000
 #define WRITER_WAIT_MS 30000
-#define RENEW_MS 2000		/* lease renewal: nfsd's lease is 10 s */
-#define NFSD_CLIENTS "/proc/fs/nfsd/clients"
+#define RENEW_MS       2000 /* lease renewal: nfsd's lease is 10 s */
+#define NFSD_CLIENTS   "/proc/fs/nfsd/clients"
 
 static const char initial_text[] = "t_nfs41cb: before the recall\n";
 static const char writer_text[] = "t_nfs41cb: the second client's write\n";
@@ -89,23 +89,23 @@ void nfs4_callback_1(struct svc_req *rq, SVCXPRT *x);
 struct cbseen {
 	bool have_session;
 	sessionid4 sid;
-	unsigned int nslots;		/* back channel slots granted */
+	unsigned int nslots; /* back channel slots granted */
 	bool have_deleg;
 	stateid4 deleg;
 	char fh[NFS4_FHSIZE];
 	u_int fhlen;
 	uint32_t slot_seq[MAX_BC_SLOTS]; /* last sequenceid per slot */
-	unsigned int calls;		/* reached the dispatch function */
-	unsigned int not_sys;		/* ... without our AUTH_SYS cred */
+	unsigned int calls;		 /* reached the dispatch function */
+	unsigned int not_sys;		 /* ... without our AUTH_SYS cred */
 	unsigned int nulls, compounds;
-	unsigned int seq_ok, seq_bad;	/* CB_SEQUENCEs taken, refused */
-	uint32_t cb_seq, cb_slot;	/* the last CB_SEQUENCE's */
+	unsigned int seq_ok, seq_bad; /* CB_SEQUENCEs taken, refused */
+	uint32_t cb_seq, cb_slot;     /* the last CB_SEQUENCE's */
 	unsigned int recalls, recall_bad;
-	nfsstat4 recall_status;		/* our last CB_RECALL answer */
+	nfsstat4 recall_status; /* our last CB_RECALL answer */
 	bool recall_truncate;
-	unsigned int other_ops;		/* operations not expected */
-	int64_t null_ms, recall_ms;	/* first arrival */
-	uint32_t flavor, uid, gid;	/* of the last call */
+	unsigned int other_ops;	    /* operations not expected */
+	int64_t null_ms, recall_ms; /* first arrival */
+	uint32_t flavor, uid, gid;  /* of the last call */
 };
 
 static struct {
@@ -224,8 +224,9 @@ static nfsstat4 cb_op(const nfs_cb_argop4 *op, nfs_cb_resop4 *r, u_int i)
 
 	r->resop = op->argop;
 	if (op->argop == OP_CB_SEQUENCE) {
-		sr->csr_status = i ? NFS4ERR_SEQUENCE_POS :
-			cb_sequence(sa, &sr->CB_SEQUENCE4res_u.csr_resok4);
+		sr->csr_status =
+			i ? NFS4ERR_SEQUENCE_POS :
+			    cb_sequence(sa, &sr->CB_SEQUENCE4res_u.csr_resok4);
 		if (sr->csr_status == NFS4_OK) {
 			cb.s.seq_ok++;
 			cb.s.cb_seq = sa->csa_sequenceid;
@@ -239,11 +240,11 @@ static nfsstat4 cb_op(const nfs_cb_argop4 *op, nfs_cb_resop4 *r, u_int i)
 		/* NFSv4.1: CB_SEQUENCE first, or nothing is done */
 		cb.s.other_ops++;
 		return r->nfs_cb_resop4_u.opcbrecall.status =
-			NFS4ERR_OP_NOT_IN_SESSION;
+			       NFS4ERR_OP_NOT_IN_SESSION;
 	}
 	if (op->argop == OP_CB_RECALL)
 		return r->nfs_cb_resop4_u.opcbrecall.status =
-			cb_recall(&op->nfs_cb_argop4_u.opcbrecall);
+			       cb_recall(&op->nfs_cb_argop4_u.opcbrecall);
 	r->resop = OP_CB_ILLEGAL;
 	cb.s.other_ops++;
 	return r->nfs_cb_resop4_u.opcbillegal.status = NFS4ERR_OP_ILLEGAL;
@@ -294,30 +295,30 @@ int nfs4_callback_1_freeresult(SVCXPRT *x, xdrproc_t proc, caddr_t res)
 /* ---- One client of the kernel server ------------------------------------- */
 
 struct pass {
-	const char *net;		/* "rdma" or "rdma6" */
+	const char *net; /* "rdma" or "rdma6" */
 	const char *host;
-	const char *file;		/* its name in the export */
+	const char *file; /* its name in the export */
 	CLIENT *cl;
-	struct rpcrdma_clnt_stats st0;	/* counters after creation */
+	struct rpcrdma_clnt_stats st0; /* counters after creation */
 	SVCXPRT *cbx;
 	pthread_t poller;
 	atomic_bool stop;
 	bool polling;
-	unsigned int bc_credits;	/* the CLIENT's backward grant */
-	char owner[96];			/* co_ownerid, nfsd's "name" */
+	unsigned int bc_credits; /* the CLIENT's backward grant */
+	char owner[96];		 /* co_ownerid, nfsd's "name" */
 	clientid4 clid;
 	sequenceid4 cs_seq;
 	bool have_session;
 	sessionid4 sid;
-	uint32_t seq;			/* slot 0's next sequenceid */
-	uint32_t status_flags;		/* the last SEQUENCE's */
+	uint32_t seq;	       /* slot 0's next sequenceid */
+	uint32_t status_flags; /* the last SEQUENCE's */
 	int64_t last_renew_ms;
-	int64_t session_ms;		/* CREATE_SESSION answered */
+	int64_t session_ms; /* CREATE_SESSION answered */
 	bool opened, have_deleg;
 	stateid4 open_sid, deleg_sid;
 	char fh[NFS4_FHSIZE];
 	u_int fhlen;
-	char dir[PATH_MAX];		/* the client in NFSD_CLIENTS */
+	char dir[PATH_MAX]; /* the client in NFSD_CLIENTS */
 };
 
 static const char *export_dir, *mount_dir;
@@ -420,21 +421,23 @@ static bool c_call(struct pass *p, struct cmp *c)
 
 	c->st = nfsproc4_compound_4(&c->args, &c->res, p->cl);
 	if (c->st != RPC_SUCCESS) {
-		snprintf(c->why, sizeof(c->why), "%s [%s]",
-			 clnt_sperrno(c->st), td_errmsg(p->cl));
+		snprintf(c->why, sizeof(c->why), "%s [%s]", clnt_sperrno(c->st),
+			 td_errmsg(p->cl));
 		return false;
 	}
-	r = c->args.argarray.argarray_len &&
-	    c->ops[0].argop == OP_SEQUENCE ? c_res(c, OP_SEQUENCE) : NULL;
+	r = c->args.argarray.argarray_len && c->ops[0].argop == OP_SEQUENCE ?
+		    c_res(c, OP_SEQUENCE) :
+		    NULL;
 	if (r && r->nfs_resop4_u.opsequence.sr_status == NFS4_OK) {
 		p->seq++;
 		p->last_renew_ms = t_ms();
 		p->status_flags = r->nfs_resop4_u.opsequence.SEQUENCE4res_u
-				  .sr_resok4.sr_status_flags;
+					  .sr_resok4.sr_status_flags;
 	}
 	n = c->res.resarray.resarray_len;
-	snprintf(c->why, sizeof(c->why), "status %d at operation %u of %u (op %d)",
-		 c->res.status, n, c->args.argarray.argarray_len,
+	snprintf(c->why, sizeof(c->why),
+		 "status %d at operation %u of %u (op %d)", c->res.status, n,
+		 c->args.argarray.argarray_len,
 		 n ? (int)c->res.resarray.resarray_val[n - 1].resop : -1);
 	if (c->res.status == NFS4_OK && !c_complete(c)) {
 		snprintf(c->why, sizeof(c->why),
@@ -475,8 +478,7 @@ static void renew_if_due(struct pass *p)
 /* ---- nfsd's view: /proc/fs/nfsd/clients ---------------------------------- */
 
 /* The value after "key: " in the info file of dir, "" when absent. */
-static bool info_value(const char *dir, const char *key, char *val,
-		       size_t len)
+static bool info_value(const char *dir, const char *key, char *val, size_t len)
 {
 	char path[PATH_MAX + 16], line[512];
 	size_t kl = strlen(key);
@@ -524,8 +526,8 @@ static bool nfsd_client(struct pass *p)
 }
 
 /* Does the states file of our client hold a line with every needle? */
-static bool states_line(const struct pass *p, const char *n1,
-			const char *n2, const char *n3)
+static bool states_line(const struct pass *p, const char *n1, const char *n2,
+			const char *n3)
 {
 	char path[PATH_MAX + 16], line[1024];
 	bool found = false;
@@ -564,8 +566,8 @@ static bool client_create(struct pass *p)
 	t_sockaddr(&ss, p->host, nfs_port);
 	p->cl = clnt_rdma_create((struct sockaddr *)&ss, NFS4_PROGRAM, NFS_V4,
 				 &a);
-	if (!t_ok(p->cl != NULL, "%s: CLIENT for NFSv4 at %s port %u",
-		  p->net, p->host, nfs_port)) {
+	if (!t_ok(p->cl != NULL, "%s: CLIENT for NFSv4 at %s port %u", p->net,
+		  p->host, nfs_port)) {
 		t_note("%s", clnt_spcreateerror("clnt_rdma_create"));
 		return false;
 	}
@@ -613,13 +615,14 @@ static bool null_call(struct pass *p)
 	td_stats(p->cl, &s);
 	if (v1_forced)
 		t_check(v == 1 && !TD_D(&s, &p->st0, v2_calls) &&
-			!TD_D(&s, &p->st0, vers_fallbacks),
+				!TD_D(&s, &p->st0, vers_fallbacks),
 			"%s: RPCRDMA_VERSION=1: version %u from the start (v2 calls %llu, fallbacks %llu)",
 			p->net, v, TD_D(&s, &p->st0, v2_calls),
 			TD_D(&s, &p->st0, vers_fallbacks));
 	else
 		t_check(v == 1 && TD_D(&s, &p->st0, vers_fallbacks) == 1 &&
-			TD_D(&s, &p->st0, resends) == 1 && s.connects == 1,
+				TD_D(&s, &p->st0, resends) == 1 &&
+				s.connects == 1,
 			"%s: version 2 offered, the kernel answers ERR_VERS: the CLIENT sends again in version %u on the same connection (fallbacks %llu, resends %llu, connections %u) (V2-NEG-4, V2-NEG-5)",
 			p->net, v, TD_D(&s, &p->st0, vers_fallbacks),
 			TD_D(&s, &p->st0, resends), s.connects);
@@ -654,8 +657,9 @@ static bool exchange_id(struct pass *p)
 	e->eia_client_impl_id.eia_client_impl_id_val = &impl;
 	good = c_call(p, &c);
 	if (t_ok(good, "%s: EXCHANGE_ID (%s)", p->net, good ? "ok" : c.why)) {
-		ok = &c_res(&c, OP_EXCHANGE_ID)->nfs_resop4_u.opexchange_id
-			      .EXCHANGE_ID4res_u.eir_resok4;
+		ok = &c_res(&c, OP_EXCHANGE_ID)
+			      ->nfs_resop4_u.opexchange_id.EXCHANGE_ID4res_u
+			      .eir_resok4;
 		p->clid = ok->eir_clientid;
 		p->cs_seq = ok->eir_sequenceid;
 		t_note("%s: client id 0x%016llx, flags 0x%x", p->net,
@@ -697,25 +701,28 @@ static bool create_session(struct pass *p)
 	chan_attrs(&a->csa_fore_chan_attrs, 65536, 4096 - V1_HDR, 1024, 8, 1);
 	/* back: calls inline in our Receives, as many as our backward
 	 * grant, replies inline in the server's */
-	chan_attrs(&a->csa_back_chan_attrs, 4096 - V1_HDR, 4096 - V1_HDR, 0,
-		   4, slots);
+	chan_attrs(&a->csa_back_chan_attrs, 4096 - V1_HDR, 4096 - V1_HDR, 0, 4,
+		   slots);
 	a->csa_cb_program = CB_PROG;
 	memset(&sec, 0, sizeof(sec));
 	sec.cb_secflavor = AUTH_SYS;
-	sec.callback_sec_parms4_u.cbsp_sys_cred.machinename = (char *)"t_nfs41cb";
+	sec.callback_sec_parms4_u.cbsp_sys_cred.machinename =
+		(char *)"t_nfs41cb";
 	sec.callback_sec_parms4_u.cbsp_sys_cred.uid = CB_UID;
 	sec.callback_sec_parms4_u.cbsp_sys_cred.gid = CB_GID;
 	a->csa_sec_parms.csa_sec_parms_len = 1;
 	a->csa_sec_parms.csa_sec_parms_val = &sec;
 	good = c_call(p, &c);
 	p->session_ms = t_ms();
-	if (!t_ok(good, "%s: CREATE_SESSION, back channel on this connection (%s)",
+	if (!t_ok(good,
+		  "%s: CREATE_SESSION, back channel on this connection (%s)",
 		  p->net, good ? "ok" : c.why)) {
 		c_done(&c);
 		return false;
 	}
-	ok = &c_res(&c, OP_CREATE_SESSION)->nfs_resop4_u.opcreate_session
-		      .CREATE_SESSION4res_u.csr_resok4;
+	ok = &c_res(&c, OP_CREATE_SESSION)
+		      ->nfs_resop4_u.opcreate_session.CREATE_SESSION4res_u
+		      .csr_resok4;
 	back = &ok->csr_back_chan_attrs;
 	memcpy(p->sid, ok->csr_sessionid, NFS4_SESSIONID_SIZE);
 	p->have_session = true;
@@ -725,13 +732,14 @@ static bool create_session(struct pass *p)
 	cb.s.have_session = true;
 	/* the server may lower our slot count, never raise it */
 	cb.s.nslots = back->ca_maxrequests && back->ca_maxrequests < slots ?
-		      back->ca_maxrequests : slots;
+			      back->ca_maxrequests :
+			      slots;
 	pthread_mutex_unlock(&cb.lock);
 	t_check(ok->csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
 		"%s: the server binds the connection to the back channel (csr_flags 0x%x has CONN_BACK_CHAN)",
 		p->net, ok->csr_flags);
 	t_check(back->ca_maxrequests >= 1 &&
-		back->ca_maxrequests <= p->bc_credits,
+			back->ca_maxrequests <= p->bc_credits,
 		"%s: back channel: %u slot(s), within our backward grant of %u (V1-BD-3)",
 		p->net, back->ca_maxrequests, p->bc_credits);
 	t_note("%s: back channel attrs: request %u, response %u, ops %u, slots %u; fore: request %u, response %u, slots %u",
@@ -750,8 +758,8 @@ static bool reclaim_complete(struct pass *p)
 	bool good;
 
 	c_begin(&c, p, "reclaim_complete", true);
-	op_add(&c, OP_RECLAIM_COMPLETE)->nfs_argop4_u.opreclaim_complete
-		.rca_one_fs = FALSE;
+	op_add(&c, OP_RECLAIM_COMPLETE)
+		->nfs_argop4_u.opreclaim_complete.rca_one_fs = FALSE;
 	good = c_call(p, &c);
 	t_check(good, "%s: SEQUENCE + RECLAIM_COMPLETE (%s)", p->net,
 		good ? "ok" : c.why);
@@ -760,7 +768,8 @@ static bool reclaim_complete(struct pass *p)
 }
 
 static const uint32_t cb_down_flags = SEQ4_STATUS_CB_PATH_DOWN |
-	SEQ4_STATUS_CB_PATH_DOWN_SESSION | SEQ4_STATUS_BACKCHANNEL_FAULT;
+				      SEQ4_STATUS_CB_PATH_DOWN_SESSION |
+				      SEQ4_STATUS_BACKCHANNEL_FAULT;
 
 /*
  * nfsd brings the callback channel up after CREATE_SESSION, from its
@@ -853,12 +862,14 @@ static bool open_file(struct pass *p)
 		good = c_call(p, &c);
 		if (good || c.st != RPC_SUCCESS ||
 		    (c.res.status != NFS4ERR_GRACE &&
-		     c.res.status != NFS4ERR_DELAY) || t_ms() >= deadline)
+		     c.res.status != NFS4ERR_DELAY) ||
+		    t_ms() >= deadline)
 			break;
 		c_done(&c);
 		usleep(500000);
 	}
-	if (!t_ok(good, "%s: SEQUENCE + PUTROOTFH + OPEN %s for read + GETFH (%s)",
+	if (!t_ok(good,
+		  "%s: SEQUENCE + PUTROOTFH + OPEN %s for read + GETFH (%s)",
 		  p->net, p->file, good ? "ok" : c.why)) {
 		c_done(&c);
 		return false;
@@ -868,7 +879,8 @@ static bool open_file(struct pass *p)
 	p->opened = true;
 	p->open_sid = ok->stateid;
 	p->fhlen = fh->object.nfs_fh4_len <= NFS4_FHSIZE ?
-		   fh->object.nfs_fh4_len : 0;
+			   fh->object.nfs_fh4_len :
+			   0;
 	memcpy(p->fh, fh->object.nfs_fh4_val, p->fhlen);
 	d = &ok->delegation;
 	p->have_deleg = d->delegation_type == OPEN_DELEGATE_READ;
@@ -878,7 +890,8 @@ static bool open_file(struct pass *p)
 		"%s: nfsd grants a read delegation (delegation type %d%s)",
 		p->net, d->delegation_type,
 		d->delegation_type == OPEN_DELEGATE_NONE_EXT ?
-		", none: see ond_why" : "");
+			", none: see ond_why" :
+			"");
 	if (d->delegation_type == OPEN_DELEGATE_NONE_EXT)
 		t_note("%s: why no delegation: %d", p->net,
 		       d->open_delegation4_u.od_whynone.ond_why);
@@ -1015,11 +1028,11 @@ static void recall(struct pass *p)
 		"%s: CB_COMPOUND arrived over RDMA on our connection, %lld ms after the second client's open",
 		p->net, got ? (long long)(s.recall_ms - t0) : -1LL);
 	t_check(got && s.seq_ok >= 1 && !s.seq_bad && s.cb_slot == 0 &&
-		s.cb_seq == s.seq_ok,
+			s.cb_seq == s.seq_ok,
 		"%s: CB_SEQUENCE of our session, slot %u, sequenceid %u: answered NFS4_OK echoing them (RFC 5661 20.9.3; refused %u)",
 		p->net, s.cb_slot, s.cb_seq, s.seq_bad);
 	t_check(got && s.recalls == 1 && !s.recall_bad &&
-		s.recall_status == NFS4_OK,
+			s.recall_status == NFS4_OK,
 		"%s: CB_RECALL names our delegation's stateid and the file's filehandle (%u octets); answered NFS4_OK (truncate %d)",
 		p->net, p->fhlen, s.recall_truncate);
 	t_check(early == 0,
@@ -1082,19 +1095,20 @@ static void counters(struct pass *p)
 
 	td_stats(p->cl, &s);
 	t_check(c.compounds >= 1 && c.calls == c.nulls + c.compounds &&
-		TD_D(&s, &p->st0, bc_calls) == c.calls &&
-		TD_D(&s, &p->st0, bc_replies) == c.calls &&
-		!TD_D(&s, &p->st0, bc_dropped),
+			TD_D(&s, &p->st0, bc_calls) == c.calls &&
+			TD_D(&s, &p->st0, bc_replies) == c.calls &&
+			!TD_D(&s, &p->st0, bc_dropped),
 		"%s: CLGET_RDMA_STATS: backward calls %llu, replies %llu, dropped %llu; served %u (CB_NULL %u, CB_COMPOUND %u) (V1-BD-8, V1-BD-9)",
 		p->net, TD_D(&s, &p->st0, bc_calls),
 		TD_D(&s, &p->st0, bc_replies), TD_D(&s, &p->st0, bc_dropped),
 		c.calls, c.nulls, c.compounds);
 	t_check(!c.not_sys && c.flavor == AUTH_SYS && c.uid == CB_UID &&
-		c.gid == CB_GID,
+			c.gid == CB_GID,
 		"%s: every callback came with the AUTH_SYS credentials of csa_sec_parms (uid %u gid %u)",
 		p->net, c.uid, c.gid);
-	t_check(!c.other_ops, "%s: no callback operation we did not expect (%u)",
-		p->net, c.other_ops);
+	t_check(!c.other_ops,
+		"%s: no callback operation we did not expect (%u)", p->net,
+		c.other_ops);
 	t_check(version(p->cl) == 1 && s.connects == 1 && !s.conn_losses,
 		"%s: one version 1 connection throughout (connections %u, losses %llu)",
 		p->net, s.connects, (unsigned long long)s.conn_losses);
@@ -1115,13 +1129,12 @@ static void destroy(struct pass *p)
 	p->have_session = !good;
 
 	c_begin(&c, p, "destroy_clientid", false);
-	op_add(&c, OP_DESTROY_CLIENTID)->nfs_argop4_u.opdestroy_clientid
-		.dca_clientid = p->clid;
+	op_add(&c, OP_DESTROY_CLIENTID)
+		->nfs_argop4_u.opdestroy_clientid.dca_clientid = p->clid;
 	good = c_call(p, &c);
 	t_check(good, "%s: DESTROY_CLIENTID (%s)", p->net, good ? "ok" : c.why);
 	c_done(&c);
-	t_check(!nfsd_client(p), "%s: nfsd no longer lists our client",
-		p->net);
+	t_check(!nfsd_client(p), "%s: nfsd no longer lists our client", p->net);
 }
 
 static void teardown(struct pass *p)
@@ -1144,8 +1157,8 @@ static void teardown(struct pass *p)
 
 static void run(struct pass *p)
 {
-	snprintf(p->owner, sizeof(p->owner), "t_nfs41cb/%d/%s",
-		 (int)getpid(), p->net);
+	snprintf(p->owner, sizeof(p->owner), "t_nfs41cb/%d/%s", (int)getpid(),
+		 p->net);
 	cb_reset();
 	if (!t_ok(file_write(p), "%s: %s/%s written", p->net, export_dir,
 		  p->file))

@@ -39,7 +39,8 @@ socklen_t t_opt_sockaddr(struct sockaddr_storage *ss, int family,
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
 		return inet_pton(AF_INET6, a, &s6->sin6_addr) == 1 ?
-		       sizeof(*s6) : 0;
+			       sizeof(*s6) :
+			       0;
 	}
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons((uint16_t)port);

@@ -29,7 +29,7 @@ struct variant {
 	enum rt_reg_mode mode;
 	bool pool;
 	bool busy;
-	bool copy;	/* memcpy from pool to heap memory, no exposure */
+	bool copy; /* memcpy from pool to heap memory, no exposure */
 	/* per run */
 	void *dst;
 	struct rt_conn *c;
@@ -59,7 +59,8 @@ static double batch(struct variant *v, size_t len, int iters)
 	}
 	for (i = 0; !v->copy && i < iters; i++) {
 		if (rt_reg_expose(v->set, v->buf, len, RT_REMOTE_WRITE, &seg, 1,
-				  &err) != 1 || rt_reg_revoke(v->set, &err)) {
+				  &err) != 1 ||
+		    rt_reg_revoke(v->set, &err)) {
 			fprintf(stderr, "%s: %s\n", v->name, err.msg);
 			return -1;
 		}
@@ -82,7 +83,7 @@ static int open_variant(struct t_srv *s, struct variant *v, size_t len)
 	}
 	v->set = rt_regset_create(v->c, &err);
 	v->buf = v->pool ? rt_reg_buf_alloc(v->c, len, &err) :
-		 aligned_alloc(4096, len);
+			   aligned_alloc(4096, len);
 	v->dst = v->copy ? aligned_alloc(4096, len) : NULL;
 	if (!v->set || !v->buf || (v->copy && !v->dst))
 		return -1;
@@ -172,21 +173,33 @@ static int run_size(struct t_srv *s, struct variant *v, unsigned int nv,
 int main(int argc, char **argv)
 {
 	static struct variant variants[] = {
-		{ .name = "mw, pool memory, channel", .mode = RT_REG_MW, .pool = true,
+		{ .name = "mw, pool memory, channel",
+		  .mode = RT_REG_MW,
+		  .pool = true,
 		  .busy = false },
-		{ .name = "mw, pool memory, busy-poll", .mode = RT_REG_MW, .pool = true,
+		{ .name = "mw, pool memory, busy-poll",
+		  .mode = RT_REG_MW,
+		  .pool = true,
 		  .busy = true },
-		{ .name = "mw, heap memory, channel", .mode = RT_REG_MW, .pool = false,
+		{ .name = "mw, heap memory, channel",
+		  .mode = RT_REG_MW,
+		  .pool = false,
 		  .busy = false },
-		{ .name = "mr, heap memory", .mode = RT_REG_MR, .pool = false,
+		{ .name = "mr, heap memory",
+		  .mode = RT_REG_MR,
+		  .pool = false,
 		  .busy = false },
-		{ .name = "mr, pool memory", .mode = RT_REG_MR, .pool = true,
+		{ .name = "mr, pool memory",
+		  .mode = RT_REG_MR,
+		  .pool = true,
 		  .busy = false },
-		{ .name = "copy, pool to heap", .mode = RT_REG_MW, .pool = true,
+		{ .name = "copy, pool to heap",
+		  .mode = RT_REG_MW,
+		  .pool = true,
 		  .copy = true },
 	};
-	static const size_t sizes[] = { 4096, 16384, 65536, 262144, 1u << 20,
-					4u << 20, 8u << 20 };
+	static const size_t sizes[] = { 4096,	  16384,    65536,   262144,
+					1u << 20, 4u << 20, 8u << 20 };
 	size_t crossover = 0;
 	int iters = argc > 1 ? atoi(argv[1]) : 200, won;
 	unsigned int nv = sizeof(variants) / sizeof(variants[0]), j;

@@ -121,11 +121,13 @@ int main(void)
 	}
 	dpid = run_bg("exec rdma link delete rxe0");
 	st = wait_pid(pid, 60000);
-	t_check(st == 0, "connections and listener noticed and let go (%d)", st);
+	t_check(st == 0, "connections and listener noticed and let go (%d)",
+		st);
 	del = wait_pid(dpid, 20000);
-	t_check(del == 0, "device removal completed once the process was gone (%d)",
-		del);
-	st = wait_pid(run_bg("exec rdma link add rxe0 type rxe netdev v0"), 30000);
+	t_check(del == 0,
+		"device removal completed once the process was gone (%d)", del);
+	st = wait_pid(run_bg("exec rdma link add rxe0 type rxe netdev v0"),
+		      30000);
 	t_check(st == 0, "device added back (%d)", st);
 	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
 	       t_failures);

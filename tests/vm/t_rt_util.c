@@ -278,14 +278,15 @@ static void srv_rdma(struct t_srv *s, struct t_sconn *sc,
 		if (!st)
 			st = srv_wait(s, sc, RT_EV_WRITE_DONE);
 		if (!st)
-			st = 2;	/* replied already */
+			st = 2; /* replied already */
 	} else {
 		memset(rt_lmem_addr(m), 0, len);
 		st = rt_post_read(sc->c, sge, n, &cmd->seg, 2, RT_WR_SIGNAL,
 				  &err);
 		if (!st)
 			st = srv_wait(s, sc, RT_EV_READ_DONE);
-		if (!st && t_pattern_check(rt_lmem_addr(m), len, cmd->seed) >= 0)
+		if (!st &&
+		    t_pattern_check(rt_lmem_addr(m), len, cmd->seed) >= 0)
 			st = 1;
 	}
 	if (st == 0 || st == 1)
@@ -294,7 +295,7 @@ static void srv_rdma(struct t_srv *s, struct t_sconn *sc,
 		fprintf(stderr, "server: RDMA %s failed: %d\n",
 			cmd->op == T_WRITE ? "Write" : "Read", st);
 	if (st != -ETIMEDOUT)
-		rt_lmem_free(sc->c, m);	/* else it may still be in use */
+		rt_lmem_free(sc->c, m); /* else it may still be in use */
 }
 
 static void srv_recv(struct t_srv *s, struct t_sconn *sc, struct rt_event *ev)
@@ -391,7 +392,8 @@ static void *srv_thread(void *arg)
 		n = s->n;
 		pthread_mutex_unlock(&s->mu);
 		for (i = 0; i < n; i++)
-			pfd[i + 1] = (struct pollfd){ rt_conn_fd(sc[i].c), POLLIN, 0 };
+			pfd[i + 1] = (struct pollfd){ rt_conn_fd(sc[i].c),
+						      POLLIN, 0 };
 		poll(pfd, n + 1, 20);
 		srv_accept(s, sc);
 		for (i = 0; i < n; i++)
@@ -547,8 +549,8 @@ int t_wait_dead(struct rt_conn *c, int timeout_ms)
 
 /* ---- The raw verbs peer ----------------------------------------------- */
 
-#define RAW_BUF (8u << 20)
-#define RAW_NRECV 8
+#define RAW_BUF	      (8u << 20)
+#define RAW_NRECV     8
 #define RAW_RECV_SIZE 4096u
 #define RAW_WRID_RECV (1ull << 62)
 
@@ -557,7 +559,7 @@ struct raw_conn {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
-	char *buf;		/* RAW_BUF of data, then the Receive buffers,
+	char *buf; /* RAW_BUF of data, then the Receive buffers,
 				 * then one Send buffer */
 	bool qp_gone;
 	bool dead;
@@ -578,10 +580,13 @@ static struct rdma_cm_event *raw_event(struct rdma_event_channel *ch,
 
 static int raw_post_recv(struct raw_conn *rc, unsigned int i)
 {
-	struct ibv_sge sge = { (uintptr_t)(rc->buf + RAW_BUF + i * RAW_RECV_SIZE),
+	struct ibv_sge sge = { (uintptr_t)(rc->buf + RAW_BUF +
+					   i * RAW_RECV_SIZE),
 			       RAW_RECV_SIZE, rc->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = RAW_WRID_RECV | i, .sg_list = &sge,
-				  .num_sge = 1 }, *bad;
+	struct ibv_recv_wr wr = { .wr_id = RAW_WRID_RECV | i,
+				  .sg_list = &sge,
+				  .num_sge = 1 },
+			   *bad;
 
 	return ibv_post_recv(rc->id->qp, &wr, &bad);
 }
@@ -602,7 +607,8 @@ static int raw_setup(struct raw_conn *rc)
 			&ack_timeout, sizeof(ack_timeout));
 
 	rc->pd = ibv_alloc_pd(rc->id->verbs);
-	rc->cq = rc->pd ? ibv_create_cq(rc->id->verbs, 64, NULL, NULL, 0) : NULL;
+	rc->cq = rc->pd ? ibv_create_cq(rc->id->verbs, 64, NULL, NULL, 0) :
+			  NULL;
 	rc->buf = malloc(sz);
 	if (!rc->cq || !rc->buf)
 		return -1;
@@ -662,8 +668,11 @@ static int raw_post(struct raw_conn *rc, enum ibv_wr_opcode op, void *addr,
 		    uint32_t len, const struct rw_segment *seg, uint32_t inv)
 {
 	struct ibv_sge sge = { (uintptr_t)addr, len, rc->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
-				  .opcode = op, .send_flags = IBV_SEND_SIGNALED },
+	struct ibv_send_wr wr = { .wr_id = 7,
+				  .sg_list = &sge,
+				  .num_sge = 1,
+				  .opcode = op,
+				  .send_flags = IBV_SEND_SIGNALED },
 			   *bad;
 
 	if (seg) {
@@ -690,7 +699,8 @@ static int raw_op(struct raw_conn *rc, enum ibv_wr_opcode op, void *addr,
 static void raw_reply(struct raw_conn *rc, uint32_t op, int32_t status,
 		      uint32_t inv)
 {
-	struct t_reply *r = (void *)(rc->buf + RAW_BUF + RAW_NRECV * RAW_RECV_SIZE);
+	struct t_reply *r =
+		(void *)(rc->buf + RAW_BUF + RAW_NRECV * RAW_RECV_SIZE);
 
 	r->op = op;
 	r->status = status;
@@ -727,7 +737,8 @@ static bool raw_command(struct t_raw_srv *r, struct raw_conn *rc,
 		if (st != IBV_WC_SUCCESS)
 			return false;
 		raw_reply(rc, cmd->op,
-			  t_pattern_check(rc->buf, len, cmd->seed) < 0 ? 0 : 1, 0);
+			  t_pattern_check(rc->buf, len, cmd->seed) < 0 ? 0 : 1,
+			  0);
 		return true;
 	case T_INV:
 		/* Count it before replying: the client moves on at once. */
@@ -787,8 +798,9 @@ static void raw_serve(struct t_raw_srv *r, struct rdma_event_channel *ch,
 			continue;
 		if (wc.status != IBV_WC_SUCCESS)
 			return;
-		memcpy(&cmd, rc->buf + RAW_BUF +
-		       (wc.wr_id & 0xff) * RAW_RECV_SIZE, sizeof(cmd));
+		memcpy(&cmd,
+		       rc->buf + RAW_BUF + (wc.wr_id & 0xff) * RAW_RECV_SIZE,
+		       sizeof(cmd));
 		raw_post_recv(rc, (unsigned int)(wc.wr_id & 0xff));
 		/* A QP dropped on purpose lingers until the peer notices. */
 		if (!raw_command(r, rc, &cmd) && (!rc->qp_gone || !rc->id))
@@ -802,7 +814,8 @@ static void raw_accept(struct t_raw_srv *r, struct rdma_event_channel *ch,
 	struct raw_conn rc = { .id = id };
 	struct rdma_conn_param p = { .responder_resources = 16,
 				     .initiator_depth = 16,
-				     .retry_count = 6, .rnr_retry_count = 7 };
+				     .retry_count = 6,
+				     .rnr_retry_count = 7 };
 
 	/* No private data: the rt client must fall back to v1 defaults. */
 	if (raw_setup(&rc) || rdma_accept(id, &p)) {
@@ -826,7 +839,8 @@ static void *raw_thread(void *arg)
 	t_sockaddr(&ss, r->host, 0);
 	if (!ch || fcntl(ch->fd, F_SETFL, O_NONBLOCK) ||
 	    rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(lid, (struct sockaddr *)&ss) || rdma_listen(lid, 4)) {
+	    rdma_bind_addr(lid, (struct sockaddr *)&ss) ||
+	    rdma_listen(lid, 4)) {
 		atomic_store(&r->ready, true);
 		return NULL;
 	}
@@ -907,7 +921,8 @@ int t_raw_connect_nopd(const char *host, uint16_t port,
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_conn_param p = { .responder_resources = 1,
-				     .initiator_depth = 1, .retry_count = 6 };
+				     .initiator_depth = 1,
+				     .retry_count = 6 };
 	struct raw_conn rc = { 0 };
 	struct sockaddr_storage ss;
 	int ret = -1;

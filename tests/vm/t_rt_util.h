@@ -41,14 +41,14 @@ enum t_op {
 struct t_cmd {
 	uint32_t op;
 	uint32_t seed;
-	uint32_t nsge;		/* local fragments the server uses (1..3) */
+	uint32_t nsge; /* local fragments the server uses (1..3) */
 	uint32_t pad;
 	struct rw_segment seg;
 };
 
 struct t_reply {
 	uint32_t op;
-	int32_t status;		/* 0 ok; else an ibv_wc_status or -errno */
+	int32_t status; /* 0 ok; else an ibv_wc_status or -errno */
 };
 
 /* ---- Checks ------------------------------------------------------------ */
@@ -86,14 +86,14 @@ struct t_srv {
 	struct rt_listener *l;
 	pthread_t th;
 	atomic_bool stop;
-	pthread_mutex_t mu;	/* conns, n, accepted */
+	pthread_mutex_t mu; /* conns, n, accepted */
 	struct rt_conn *conns[T_SRV_MAX_CONNS];
 	unsigned int n;
 	atomic_int accepted;
 	atomic_int deaths;
 	atomic_llong last_death_ms;
-	atomic_int listen_errno;	/* rt_listener_process() failure */
-	struct rt_err last_death;	/* under mu */
+	atomic_int listen_errno;  /* rt_listener_process() failure */
+	struct rt_err last_death; /* under mu */
 	uint16_t port;
 };
 
@@ -120,8 +120,7 @@ int t_recv(struct rt_conn *c, void *buf, uint32_t cap, int timeout_ms,
 
 /* Send a command and wait for its reply: returns reply status, or
  * INT32_MIN if no reply came. */
-int32_t t_call(struct rt_conn *c, const struct t_cmd *cmd,
-	       struct rt_event *ev);
+int32_t t_call(struct rt_conn *c, const struct t_cmd *cmd, struct rt_event *ev);
 
 /* Wait until the connection is dead; returns ms waited or -1. */
 int t_wait_dead(struct rt_conn *c, int timeout_ms);
@@ -133,9 +132,9 @@ struct t_raw_srv {
 	atomic_bool stop;
 	atomic_bool ready;
 	uint16_t port;
-	atomic_int results;		/* operations finished */
-	atomic_int last_status;		/* their ibv_wc_status */
-	atomic_int conns;		/* connections served */
+	atomic_int results;	/* operations finished */
+	atomic_int last_status; /* their ibv_wc_status */
+	atomic_int conns;	/* connections served */
 	char host[64];
 };
 

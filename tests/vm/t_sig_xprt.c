@@ -28,7 +28,8 @@ void t_sig_relisten(SVCXPRT **lx, const struct rpcrdma_attr *attr,
 	relisten.attr = *attr;
 	memcpy(&relisten.addr, (*lx)->xp_ltaddr.buf,
 	       (*lx)->xp_ltaddr.len < sizeof(relisten.addr) ?
-	       (*lx)->xp_ltaddr.len : sizeof(relisten.addr));
+		       (*lx)->xp_ltaddr.len :
+		       sizeof(relisten.addr));
 	relisten.prog = prog;
 	relisten.vers = vers;
 	relisten.dispatch = dispatch;
@@ -44,11 +45,11 @@ static void drop_all(void)
 		return;
 	svc_destroy(*relisten.lx);
 	*relisten.lx = NULL;
-	x = svc_rdma_create((struct sockaddr *)&relisten.addr,
-			    &relisten.attr);
-	if (!x || !svc_reg(x, relisten.prog, relisten.vers,
-			   relisten.dispatch, NULL)) {
-		fprintf(stderr, "cannot listen again after dropping every connection\n");
+	x = svc_rdma_create((struct sockaddr *)&relisten.addr, &relisten.attr);
+	if (!x || !svc_reg(x, relisten.prog, relisten.vers, relisten.dispatch,
+			   NULL)) {
+		fprintf(stderr,
+			"cannot listen again after dropping every connection\n");
 		exit(1);
 	}
 	*relisten.lx = x;
@@ -65,7 +66,7 @@ static bool_t sig_recv(SVCXPRT *x, struct rpc_msg *msg)
 	if (si.ssi_signo == SIGUSR1)
 		drop_all();
 	else
-		svc_exit();	/* svc_run returns after this poll round */
+		svc_exit(); /* svc_run returns after this poll round */
 	return FALSE;
 }
 

@@ -134,7 +134,7 @@ static void ddpt_call(CLIENT *cl, uint32_t *r)
 
 struct worker {
 	pthread_t th;
-	CLIENT *cl;		/* steady, ddp: shared or own */
+	CLIENT *cl; /* steady, ddp: shared or own */
 	bool ddp;
 	uint32_t rng;
 };
@@ -188,7 +188,7 @@ static bool after_packets(void *arg)
  * Long Call that this client ends in its middle. */
 static void raw_round(struct worker *w, unsigned int round)
 {
-	static struct tc_reply rep;	/* this thread's alone */
+	static struct tc_reply rep; /* this thread's alone */
 	struct tc_call k = { .proc = RTEST_NULL };
 	u_int len = 1 + rnd(&w->rng) % MiB;
 	rtest_data d, res;
@@ -243,12 +243,22 @@ static void *raw_run(void *arg)
 
 /* ---- Samples ------------------------------------------------------------ */
 
-enum series { S_RSS, S_REG, D_RSS, D_REG, C_RSS, C_REG, S_FDS, NSERIES };
+enum series {
+	S_RSS,
+	S_REG,
+	D_RSS,
+	D_REG,
+	C_RSS,
+	C_REG,
+	S_FDS,
+	NSERIES
+};
 
 static const char *const series_name[NSERIES] = {
 	"rtest_server RSS kB", "rtest_server registered kB",
-	"ddpt_server RSS kB", "ddpt_server registered kB",
-	"client RSS kB", "client registered kB", "rtest_server fds",
+	"ddpt_server RSS kB",  "ddpt_server registered kB",
+	"client RSS kB",       "client registered kB",
+	"rtest_server fds",
 };
 
 static long long sample[MAX_SAMPLES][NSERIES];
@@ -301,7 +311,7 @@ static void judge(unsigned int n, unsigned int interval)
 		long long margin = base / 10 > 4096 ? base / 10 : 4096;
 
 		t_check(base >= 0 && last - base <= margin &&
-			end - mid <= margin,
+				end - mid <= margin,
 			"%s flat: %lld after %u s (warm-up), %lld at the end; averages %lld (middle third), %lld (last third)",
 			series_name[s], base, w * interval, last, mid, end);
 	}
@@ -328,7 +338,8 @@ int main(int argc, char **argv)
 		interval = (unsigned int)atoi(iv);
 	n = minutes * 60 / interval + 1;
 	if (!minutes || n > MAX_SAMPLES || n < 6) {
-		fprintf(stderr, "usage: t_soak [MINUTES]  (6 to %u samples of VM_SOAK_INTERVAL s)\n",
+		fprintf(stderr,
+			"usage: t_soak [MINUTES]  (6 to %u samples of VM_SOAK_INTERVAL s)\n",
 			MAX_SAMPLES);
 		return 2;
 	}
@@ -338,8 +349,8 @@ int main(int argc, char **argv)
 		return 77;
 	td_watchdog(minutes * 60 + 300, wd, 2);
 	t_check(ts_server_start(&srv, t_addr4(), rargs) == 0 &&
-		td_server_start(&dsrv, "ddpt_server", t_addr4(),
-				DDPT_CONF) == 0,
+			td_server_start(&dsrv, "ddpt_server", t_addr4(),
+					DDPT_CONF) == 0,
 		"rtest_server on port %u, ddpt_server on port %u", srv.port,
 		dsrv.port);
 	shared = client(&srv, RTEST_PROG);
@@ -355,8 +366,11 @@ int main(int argc, char **argv)
 			w[i].cl = client(&dsrv, DDPT_PROG);
 			t_check(w[i].cl != NULL, "a DDP thread's CLIENT");
 		}
-		pthread_create(&w[i].th, NULL, i < 6 ? steady_run :
-			       i < 8 ? churn_run : raw_run, &w[i]);
+		pthread_create(&w[i].th, NULL,
+			       i < 6 ? steady_run :
+			       i < 8 ? churn_run :
+				       raw_run,
+			       &w[i]);
 	}
 	t_note("%u minutes, a sample every %u s: %s", minutes, interval,
 	       "server RSS, server registered, ddpt RSS, ddpt registered, client RSS, client registered (kB)");
@@ -381,7 +395,6 @@ int main(int argc, char **argv)
 	judge(n, interval);
 	t_check(ts_server_stop(&srv) == 0 && ts_server_stop(&dsrv) == 0,
 		"both servers exit 0 on SIGTERM");
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
+	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
 	return t_failures ? 1 : 0;
 }

@@ -27,7 +27,7 @@
 
 #define T_MS TS_TIMEOUT_MS
 
-static struct tc_reply rep;	/* large: one, reused */
+static struct tc_reply rep; /* large: one, reused */
 
 /* Hand-made transport messages: big-endian words. */
 static uint32_t put_words(uint8_t *buf, unsigned int n, const uint32_t *w)
@@ -140,15 +140,17 @@ static void test_long(struct tc *t)
 {
 	struct tc_call k = { .long_call = true, .reply_chunk = 200000 };
 
-	ts_check(echo(t, &k, 100000, 3),
-		 "ECHO 100000 as Long Call (PZRC) with Long reply (V1-RC-10, V1-RP-4)");
+	ts_check(
+		echo(t, &k, 100000, 3),
+		"ECHO 100000 as Long Call (PZRC) with Long reply (V1-RC-10, V1-RP-4)");
 	ts_check(rep.h.proc == RW_NOMSG && rep.h.has_reply &&
-		 reply_chunk_total() == rep.payload_len,
+			 reply_chunk_total() == rep.payload_len,
 		 "Long reply: RDMA_NOMSG, Reply chunk returned with the %u octets written (V1-RP-3, V1-WC-4)",
 		 reply_chunk_total());
 	ts_check(rep.h.has_reply && rep.h.reply.nsegs >= 1 &&
-		 rep.h.reply.segs[0].handle == rep.offered_r[0].handle &&
-		 rep.h.reply.segs[0].offset == rep.offered_r[0].offset,
+			 rep.h.reply.segs[0].handle ==
+				 rep.offered_r[0].handle &&
+			 rep.h.reply.segs[0].offset == rep.offered_r[0].offset,
 		 "returned Reply chunk keeps handle and offset (V1-WC-5)");
 
 	memset(&k, 0, sizeof(k));
@@ -167,8 +169,9 @@ static void test_read_chunks(struct tc *t)
 {
 	struct tc_call k = { .read_item = true };
 
-	ts_check(echo(t, &k, 3001, 6),
-		 "Chunked call: 3001-octet item in a Read chunk without pad (V1-RC-4/7/8)");
+	ts_check(
+		echo(t, &k, 3001, 6),
+		"Chunked call: 3001-octet item in a Read chunk without pad (V1-RC-4/7/8)");
 	memset(&k, 0, sizeof(k));
 	k.read_item = true;
 	k.read_item_pad = true;
@@ -183,8 +186,9 @@ static void test_read_chunks(struct tc *t)
 	k.read_item = true;
 	k.long_call = true;
 	k.reply_chunk = 300000;
-	ts_check(echo(t, &k, 150001, 9),
-		 "PZRC plus an item Read chunk at its unreduced position (AMB-V1-5)");
+	ts_check(
+		echo(t, &k, 150001, 9),
+		"PZRC plus an item Read chunk at its unreduced position (AMB-V1-5)");
 }
 
 static void test_write_list(struct tc *t)
@@ -196,15 +200,17 @@ static void test_write_list(struct tc *t)
 
 	ts_check(echo(t, &k, 100, 10), "ECHO with a Write list offered");
 	w = rep.h.nwrites ? &rep.h.writes[0] : NULL;
-	ts_check(rep.h.proc == RW_MSG && rep.h.nwrites == 1 && w &&
-		 w->nsegs == 2,
-		 "Write list echoed with the same segment count (V1-WC-5, AMB-V1-4)");
+	ts_check(
+		rep.h.proc == RW_MSG && rep.h.nwrites == 1 && w &&
+			w->nsegs == 2,
+		"Write list echoed with the same segment count (V1-WC-5, AMB-V1-4)");
 	for (i = 0; w && i < w->nsegs && i < 2; i++)
 		same = same && w->segs[i].length == 0 &&
 		       w->segs[i].handle == rep.offered_w[i].handle &&
 		       w->segs[i].offset == rep.offered_w[i].offset;
-	ts_check(w && same,
-		 "unused Write chunk returned with every length 0, handles and offsets kept (V1-WC-6, AMB-V1-13)");
+	ts_check(
+		w && same,
+		"unused Write chunk returned with every length 0, handles and offsets kept (V1-WC-6, AMB-V1-13)");
 }
 
 static void test_misc_calls(struct tc *t)
@@ -232,25 +238,29 @@ static void test_misc_calls(struct tc *t)
 	k.xargs = (xdrproc_t)xdr_wrapstring;
 	k.args = &s;
 	ts_check(!tc_rpc(t, &k, (xdrproc_t)xdr_wrapstring, &r, &rep, T_MS) &&
-		 r && !strcmp(r, s), "ECHOSTR");
+			 r && !strcmp(r, s),
+		 "ECHOSTR");
 	xdr_free((xdrproc_t)xdr_wrapstring, (char *)&r);
 
 	memset(&k, 0, sizeof(k));
 	k.proc = RTEST_NULL;
 	k.auth = authunix_create_default();
-	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-		 rep.ar_stat == SUCCESS,
-		 "AUTH_SYS call accepted (_gss_authenticate through our SVCXPRT)");
+	ts_check(
+		!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
+			rep.ar_stat == SUCCESS,
+		"AUTH_SYS call accepted (_gss_authenticate through our SVCXPRT)");
 	auth_destroy(k.auth);
 
 	memset(&k, 0, sizeof(k));
 	k.prog = 0x20005244;
 	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-		 rep.ar_stat == PROG_UNAVAIL, "unknown program: PROG_UNAVAIL");
+			 rep.ar_stat == PROG_UNAVAIL,
+		 "unknown program: PROG_UNAVAIL");
 	memset(&k, 0, sizeof(k));
 	k.proc = 99;
 	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-		 rep.ar_stat == PROC_UNAVAIL, "unknown procedure: PROC_UNAVAIL");
+			 rep.ar_stat == PROC_UNAVAIL,
+		 "unknown procedure: PROC_UNAVAIL");
 }
 
 /* ---- Replies that do not fit ---------------------------------------------- */
@@ -260,18 +270,20 @@ static void test_no_room(struct tc *t)
 	struct tc_call k = { 0 };
 
 	fill(t, &k, 8000, 11);
-	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
-		 rep.h.err.code == RW_ERR_CHUNK && rep.h.credit,
-		 "reply over the inline threshold, no Reply chunk: ERR_CHUNK (S-4, AMB-V1-14)");
+	ts_check(
+		rep.len == 20 && rep.h.proc == RW_ERROR &&
+			rep.h.err.code == RW_ERR_CHUNK && rep.h.credit,
+		"reply over the inline threshold, no Reply chunk: ERR_CHUNK (S-4, AMB-V1-14)");
 	ts_check(null_ok(t), "... and the connection goes on");
 
 	memset(&k, 0, sizeof(k));
 	k.reply_chunk = 16384;
 	k.reply_guard = 16384;
 	fill(t, &k, 65536, 12);
-	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
-		 rep.h.err.code == RW_ERR_CHUNK,
-		 "reply larger than the Reply chunk: ERR_CHUNK (V1-RP-2, AMB-V1-14)");
+	ts_check(
+		rep.len == 20 && rep.h.proc == RW_ERROR &&
+			rep.h.err.code == RW_ERR_CHUNK,
+		"reply larger than the Reply chunk: ERR_CHUNK (V1-RP-2, AMB-V1-14)");
 	ts_check(rep.guard_ok, "nothing written past the Reply chunk");
 	ts_check(null_ok(t),
 		 "... and no RDMA Write hit unexposed memory (connection alive)");
@@ -302,8 +314,8 @@ static void expect_err(struct tc *t, const char *what, const uint32_t *w,
 	int len = answer(t, w, n, 0, got);
 
 	ts_check(len == 20 && word(got, 0) == w[0] && word(got, 1) == w[1] &&
-		 word(got, 2) >= 1 && word(got, 2) <= 16 && word(got, 3) == 4 &&
-		 word(got, 4) == code,
+			 word(got, 2) >= 1 && word(got, 2) <= 16 &&
+			 word(got, 3) == 4 && word(got, 4) == code,
 		 "%s: RDMA_ERROR %s, XID and version echoed, credit %u (V1-ERR-5)",
 		 what, code == RW_ERR_CHUNK ? "ERR_CHUNK" : "?",
 		 len >= 12 ? word(got, 2) : 0);
@@ -326,8 +338,9 @@ static void test_vers(struct tc *t)
 	int len = answer(t, w, 7, 0, got);
 
 	ts_check(len == 28 && word(got, 0) == w[0] && word(got, 1) == 3 &&
-		 word(got, 2) != 0 && word(got, 3) == 4 && word(got, 4) == 1 &&
-		 word(got, 5) == 1 && word(got, 6) == 2,
+			 word(got, 2) != 0 && word(got, 3) == 4 &&
+			 word(got, 4) == 1 && word(got, 5) == 1 &&
+			 word(got, 6) == 2,
 		 "version 3 call: ERR_VERS low 1 high 2, version 3 echoed (V1-ERR-6, AMB-V1-1, V2-NEG-4): %d octets",
 		 len);
 	w[0]++;
@@ -347,12 +360,11 @@ static void test_header_errors(struct tc *t)
 	uint32_t p5[] = { 0x22220004, 1, 32, 5, 0, 0, 0 };
 	uint32_t wseg0[] = { 0x22220005, 1, 32, 0, 0, 1, 0, 0, 0 };
 	uint32_t trunc[] = { 0x22220006, 1, 32, 0, 1, 0, 0, 0 };
-	uint32_t pos98[] = { 0x22220007, 1, 32, 0, 1, 98, 7, 64, 0, 4096,
-			     0, 0, 0, 0x22220007, 0, 2 };
-	uint32_t pos0[] = { 0x22220008, 1, 32, 0, 1, 0, 7, 64, 0, 4096,
-			    0, 0, 0, 0x22220008, 0, 2 };
-	uint32_t nopz[] = { 0x22220009, 1, 32, 1, 0, 0, 1, 1, 7, 4096, 0,
-			    4096 };
+	uint32_t pos98[] = { 0x22220007, 1,    32, 0, 1, 98,	     7, 64,
+			     0,		 4096, 0,  0, 0, 0x22220007, 0, 2 };
+	uint32_t pos0[] = { 0x22220008, 1,    32, 0, 1, 0,	    7, 64,
+			    0,		4096, 0,  0, 0, 0x22220008, 0, 2 };
+	uint32_t nopz[] = { 0x22220009, 1, 32, 1, 0, 0, 1, 1, 7, 4096, 0, 4096 };
 
 	expect_err(t, "RDMA_NOMSG without chunks (N-3, V1-PROC-2)", nomsg, 7,
 		   RW_ERR_CHUNK);
@@ -381,8 +393,9 @@ static void test_discards(struct tc *t)
 	expect_silence(t, "12-octet runt (N-1, V1-ERR-2)", runt, 3, 0);
 	expect_silence(t, "27-octet RDMA_MSG (V1-ERR-2, AMB-V1-7)", short27, 7,
 		       27);
-	expect_silence(t, "RDMA_ERROR/ERR_CHUNK sent to the server (N-8, V1-PROC-9)",
-		       err, 5, 0);
+	expect_silence(
+		t, "RDMA_ERROR/ERR_CHUNK sent to the server (N-8, V1-PROC-9)",
+		err, 5, 0);
 	expect_silence(t, "RDMA_ERROR/ERR_VERS sent to the server (V1-PROC-9)",
 		       errv, 7, 0);
 }
@@ -405,8 +418,7 @@ static void test_empty_send(const struct ts_server *s)
 	}
 	ts_check(!tc_send(&t, got, 0), "0-octet Send posted");
 	n = tc_recv(&t, got, sizeof(got), 1500);
-	ts_check(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)",
-		 n);
+	ts_check(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)", n);
 	ts_check(null_ok(&t), "... and the connection still serves");
 	tc_close(&t);
 	ts_check(waitpid(s->pid, NULL, WNOHANG) == 0,
@@ -435,26 +447,28 @@ static void test_payload_errors(struct tc *t)
 	int n;
 
 	/* payload XID differs from rdma_xid */
-	len = patched_call(t, 0x44440001, RTEST_NULL, NULL, NULL, 0,
-			   0x44440002, msg);
+	len = patched_call(t, 0x44440001, RTEST_NULL, NULL, NULL, 0, 0x44440002,
+			   msg);
 	tc_send(t, msg, len);
 	n = tc_recv(t, got, sizeof(got), 2000);
 	ts_check(n == 20 && word(got, 0) == 0x44440001 && word(got, 3) == 4 &&
-		 word(got, 4) == RW_ERR_CHUNK,
+			 word(got, 4) == RW_ERR_CHUNK,
 		 "rdma_xid != RPC XID: ERR_CHUNK (N-4, V1-HDR-2)");
 
 	/* ECHO whose length word claims 1000 octets, 100 present:
 	 * word 10 of the payload (after the 40-octet call header) */
 	d.rtest_data_val = data;
-	len = patched_call(t, 0x44440003, RTEST_ECHO,
-			   (xdrproc_t)xdr_rtest_data, &d, 10, 1000, msg);
+	len = patched_call(t, 0x44440003, RTEST_ECHO, (xdrproc_t)xdr_rtest_data,
+			   &d, 10, 1000, msg);
 	tc_send(t, msg, len);
 	n = tc_recv(t, got, sizeof(got), 2000);
 	if (n > 0)
 		tc_decode(got, (uint32_t)n, NULL, NULL, &rep);
-	ts_check(n > 0 && rep.h.proc == RW_MSG && rep.rpc &&
-		 rep.rp_stat == MSG_ACCEPTED && rep.ar_stat == GARBAGE_ARGS,
-		 "arguments that do not decode: GARBAGE_ARGS in RDMA_MSG (V1-ERR-8)");
+	ts_check(
+		n > 0 && rep.h.proc == RW_MSG && rep.rpc &&
+			rep.rp_stat == MSG_ACCEPTED &&
+			rep.ar_stat == GARBAGE_ARGS,
+		"arguments that do not decode: GARBAGE_ARGS in RDMA_MSG (V1-ERR-8)");
 
 	/* a Long Call whose pulled payload has another XID: the check is
 	 * made once the PZRC is here */
@@ -462,15 +476,17 @@ static void test_payload_errors(struct tc *t)
 	k.proc = RTEST_NULL;
 	k.long_call = true;
 	k.payload_xid = 0x44440009;
-	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-		 rep.h.proc == RW_ERROR && rep.h.err.code == RW_ERR_CHUNK,
-		 "Long Call whose PZRC carries another XID: ERR_CHUNK (V1-HDR-2)");
+	ts_check(
+		!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
+			rep.h.proc == RW_ERROR &&
+			rep.h.err.code == RW_ERR_CHUNK,
+		"Long Call whose PZRC carries another XID: ERR_CHUNK (V1-HDR-2)");
 
 	/* an RPC Reply in an RDMA_MSG (backward direction): dropped */
 	len = patched_call(t, 0x44440005, RTEST_NULL, NULL, NULL, 1, REPLY,
 			   msg);
-	n = len && !tc_send(t, msg, len) ?
-	    tc_recv(t, got, sizeof(got), 1500) : -EIO;
+	n = len && !tc_send(t, msg, len) ? tc_recv(t, got, sizeof(got), 1500) :
+					   -EIO;
 	ts_check(n == -ETIMEDOUT,
 		 "RPC Reply sent to the server (no backward Calls): dropped (%d)",
 		 n);
@@ -494,8 +510,8 @@ static void test_payload_errors(struct tc *t)
 static void test_too_big(struct tc *t, const struct ts_server *s)
 {
 	struct rw_segment segs[2] = { { 0x1234, 1u << 30, 0x10000 },
-				      { 0x1234, 1u << 30, 0x10000 +
-					(1ull << 30) } };
+				      { 0x1234, 1u << 30,
+					0x10000 + (1ull << 30) } };
 	struct rw_read_seg reads[2];
 	struct rw_read_builder rb;
 	rtest_data d = { 0, NULL };
@@ -505,11 +521,11 @@ static void test_too_big(struct tc *t, const struct ts_server *s)
 	struct rw_hdr h;
 	int n;
 
-	pl = tc_short_call(t, 0x55550001, RTEST_ECHO,
-			   (xdrproc_t)xdr_rtest_data, &d, pay, sizeof(pay));
+	pl = tc_short_call(t, 0x55550001, RTEST_ECHO, (xdrproc_t)xdr_rtest_data,
+			   &d, pay, sizeof(pay));
 	pl -= 28;
 	memmove(pay, pay + 28, pl);
-	be = tc_be(0x80000000u);		/* the claimed length */
+	be = tc_be(0x80000000u); /* the claimed length */
 	memcpy(pay + 40, &be, 4);
 	rw_hdr_init(&h, RW_VERS_1, RW_MSG, 0x55550001, 32);
 	rw_read_builder_init(&rb, reads, 2);
@@ -520,10 +536,11 @@ static void test_too_big(struct tc *t, const struct ts_server *s)
 	tc_send(t, msg, hl + pl);
 	n = tc_recv(t, got, sizeof(got), 3000);
 	ts_check(n == 20 && word(got, 0) == 0x55550001 &&
-		 word(got, 4) == RW_ERR_CHUNK,
+			 word(got, 4) == RW_ERR_CHUNK,
 		 "Read chunk of 2 GiB over max_read_bytes: ERR_CHUNK (V1-SEC-4)");
-	ts_check(null_ok(t),
-		 "... without reading it (a Read with that handle would kill the connection)");
+	ts_check(
+		null_ok(t),
+		"... without reading it (a Read with that handle would kill the connection)");
 	after = ts_proc_kb(s->pid, "VmHWM");
 	ts_check(before > 0 && after - before < 65536,
 		 "... nor allocating it: server peak RSS %ld -> %ld kB", before,
@@ -541,7 +558,7 @@ static void test_limit_edge(struct tc *t)
 	k.reply_chunk = 5u << 20;
 	echo(t, &k, (4u << 20) + 64, 14);
 	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
-		 rep.h.err.code == RW_ERR_CHUNK,
+			 rep.h.err.code == RW_ERR_CHUNK,
 		 "Long Call just over max_read_bytes: ERR_CHUNK");
 	ts_check(null_ok(t), "... connection alive");
 }
@@ -578,8 +595,8 @@ static void test_credits(const struct ts_server *s)
 		good += rep.rpc && rep.ar_stat == SUCCESS;
 		grants += rep.h.credit == 16;
 	}
-	ts_check(good == 16, "16 pipelined calls (the whole grant) answered: %d",
-		 good);
+	ts_check(good == 16,
+		 "16 pipelined calls (the whole grant) answered: %d", good);
 	ts_check(grants == 16, "every reply grants 16 (never 0, V1-CR-3)");
 	ok = stats(&t, &st);
 	ts_check(ok && st.max_inflight >= 15 && st.max_granted == 16,
@@ -609,8 +626,8 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	bool later = false;
 	int i;
 
-	ts_check(!tc_connect(&a, s, T_MS) && null_ok(&a), "%s: first connection",
-		 what);
+	ts_check(!tc_connect(&a, s, T_MS) && null_ok(&a),
+		 "%s: first connection", what);
 	ts_check(!tc_connect(&b, s, T_MS) && null_ok(&b),
 		 "%s: second connection", what);
 	ts_check(refused(s), "%s: third connection refused", what);
@@ -731,7 +748,7 @@ static bool fail_call(struct tc *t, uint32_t xid, bool read)
 	memmove(pay, pay + 28, pl);
 	rw_hdr_init(&h, RW_VERS_1, RW_MSG, xid, 32);
 	if (read) {
-		be = tc_be(100);	/* the item's length word */
+		be = tc_be(100); /* the item's length word */
 		memcpy(pay + 40, &be, 4);
 		rw_read_builder_init(&rb, reads, 1);
 		rw_read_builder_add(&rb, 44, &bad, 1);
@@ -788,14 +805,16 @@ static void test_failed_xid(const struct ts_server *s, bool read)
 		k.xargs = (xdrproc_t)xdr_rtest_fill_args;
 		k.args = &fa;
 	}
-	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
-		 rep.h.proc == RW_ERROR && rep.h.xid == xid &&
-		 rep.h.err.code == RW_ERR_CHUNK,
-		 "the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
+	ts_check(
+		!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
+			rep.h.proc == RW_ERROR && rep.h.xid == xid &&
+			rep.h.err.code == RW_ERR_CHUNK,
+		"the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
 	ts_check(null_ok(&t), "... another XID is served on that connection");
-	ts_check(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
-		 rep.ar_stat == SUCCESS,
-		 "... and the same XID once more is served: the record answers once");
+	ts_check(
+		!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
+			rep.ar_stat == SUCCESS,
+		"... and the same XID once more is served: the record answers once");
 	tc_close(&t);
 }
 
@@ -812,8 +831,8 @@ static void stop(struct ts_server *s, const char *name)
 
 static void main_server(void)
 {
-	static const char *const args[] = { "-c", "16", "--max-read",
-					    "4194304", NULL };
+	static const char *const args[] = { "-c", "16", "--max-read", "4194304",
+					    NULL };
 	struct ts_server s;
 	struct tc t;
 
@@ -879,8 +898,9 @@ static void fd_limit_server(void)
 		ts_check(false, "start a server with its fds spent");
 		return;
 	}
-	ts_check(refused(&s),
-		 "connection whose fd would be >= FD_SETSIZE refused (svc_run would never poll it)");
+	ts_check(
+		refused(&s),
+		"connection whose fd would be >= FD_SETSIZE refused (svc_run would never poll it)");
 	ts_check(kill(s.pid, 0) == 0, "... and the server goes on");
 	stop(&s, "fd-limit server");
 }
@@ -896,7 +916,7 @@ static void ipv6_server(void)
 		return;
 	}
 	ts_check(!tc_connect(&t, &s, T_MS) && null_ok(&t) &&
-		 echo(&t, &k, 50000, 15),
+			 echo(&t, &k, 50000, 15),
 		 "rdma6: NULL and a Long ECHO over IPv6");
 	tc_close(&t);
 	stop(&s, "IPv6 server");

@@ -20,7 +20,7 @@
 #include "tests/vm/t_svc_util.h"
 
 #define NTHREADS 16
-#define ROUNDS 4
+#define ROUNDS	 4
 
 static struct ts_server srv;
 
@@ -86,8 +86,7 @@ static int sum_and_str(CLIENT *cl)
 	for (i = 0; i < 2000; i++)
 		v[i] = i;
 	bad = rtest_sum_1(&ints, &sum, cl) != RPC_SUCCESS || sum != 1999000;
-	bad += rtest_echostr_1(&s, &r, cl) != RPC_SUCCESS || !r ||
-	       strcmp(r, s);
+	bad += rtest_echostr_1(&s, &r, cl) != RPC_SUCCESS || !r || strcmp(r, s);
 	xdr_free((xdrproc_t)xdr_wrapstring, (char *)&r);
 	return bad;
 }
@@ -143,7 +142,7 @@ static void server_stats(void)
 	memset(&st, 0, sizeof(st));
 	s = cl ? rtest_stats_1(NULL, &st, cl) : RPC_FAILED;
 	ts_check(s == RPC_SUCCESS && st.conns >= NTHREADS + 1 &&
-		 st.calls >= NTHREADS * ROUNDS * 6,
+			 st.calls >= NTHREADS * ROUNDS * 6,
 		 "RTEST_STATS: %u connections, %llu calls, max in flight %u, largest grant %u",
 		 st.conns, (unsigned long long)st.calls, st.max_inflight,
 		 st.max_granted);

@@ -63,19 +63,23 @@ static bool others_served(struct tc *t)
 
 static void die_pulling(struct tc *t)
 {
-	struct tc_call k = { .long_call = true, .reply_chunk = 9u << 20,
+	struct tc_call k = { .long_call = true,
+			     .reply_chunk = 9u << 20,
 			     .die = true };
 
-	echo(t, &k, 8u << 20, 3);	/* PZRC of 8 MiB, then SIGKILL */
+	echo(t, &k, 8u << 20, 3); /* PZRC of 8 MiB, then SIGKILL */
 }
 
 static void die_replying(struct tc *t)
 {
 	rtest_fill_args a = { 8u << 20, 4 };
 	rtest_data res = { 0, NULL };
-	struct tc_call k = { .proc = RTEST_FILL, .reply_chunk = 9u << 20,
+	struct tc_call k = { .proc = RTEST_FILL,
+			     .reply_chunk = 9u << 20,
 			     .xargs = (xdrproc_t)xdr_rtest_fill_args,
-			     .args = &a, .die = true, .die_after_us = 20000 };
+			     .args = &a,
+			     .die = true,
+			     .die_after_us = 20000 };
 
 	tc_rpc(t, &k, (xdrproc_t)xdr_rtest_data, &res, &rep, T_MS);
 }
@@ -83,8 +87,10 @@ static void die_replying(struct tc *t)
 static void die_dispatching(struct tc *t)
 {
 	int ms = 300;
-	struct tc_call k = { .proc = RTEST_SLEEP, .xargs = (xdrproc_t)xdr_int,
-			     .args = &ms, .die = true };
+	struct tc_call k = { .proc = RTEST_SLEEP,
+			     .xargs = (xdrproc_t)xdr_int,
+			     .args = &ms,
+			     .die = true };
 
 	tc_rpc(t, &k, (xdrproc_t)xdr_int, &ms, &rep, T_MS);
 }
@@ -140,10 +146,8 @@ static const struct {
 	const char *name;
 	void (*fn)(struct tc *);
 } dying[] = {
-	{ "pulling", die_pulling },
-	{ "replying", die_replying },
-	{ "dispatching", die_dispatching },
-	{ "many_pulls", die_many_pulls },
+	{ "pulling", die_pulling },	    { "replying", die_replying },
+	{ "dispatching", die_dispatching }, { "many_pulls", die_many_pulls },
 	{ "loop", loop_until_killed },
 };
 
@@ -157,7 +161,8 @@ static int child_main(char **argv)
 
 	snprintf(srv.host, sizeof(srv.host), "%s", ts_addr4());
 	srv.port = (uint16_t)atoi(argv[3]);
-	if (tc_connect(&t, &srv, T_MS) || tc_rpc(&t, &k, NULL, NULL, &rep, T_MS))
+	if (tc_connect(&t, &srv, T_MS) ||
+	    tc_rpc(&t, &k, NULL, NULL, &rep, T_MS))
 		return 1;
 	if (write(fd, "r", 1) != 1)
 		return 1;
@@ -214,8 +219,8 @@ static bool fds_back(int base)
 	return false;
 }
 
-static void scenario(struct tc *t, int base, const char *what,
-		     const char *name, int kill_ms)
+static void scenario(struct tc *t, int base, const char *what, const char *name,
+		     int kill_ms)
 {
 	ts_check(run_child(name, kill_ms), "client killed %s", what);
 	ts_check(others_served(t), "... another client is served meanwhile");
@@ -248,11 +253,9 @@ int main(int argc, char **argv)
 	base = server_fds();
 	/* -1 == -1 would pass every "torn down" check below */
 	ts_check(base > 0, "the server's open fds counted: %d", base);
-	scenario(&t, base, "while its 8 MiB Long Call is pulled", "pulling",
-		 0);
+	scenario(&t, base, "while its 8 MiB Long Call is pulled", "pulling", 0);
 	scenario(&t, base, "while its 8 MiB reply is pending", "replying", 0);
-	scenario(&t, base, "during the dispatch of its call", "dispatching",
-		 0);
+	scenario(&t, base, "during the dispatch of its call", "dispatching", 0);
 	scenario(&t, base, "with eight 1 MiB Long Calls in flight",
 		 "many_pulls", 0);
 	for (i = 0; i < 4; i++)

@@ -18,9 +18,9 @@
 #include "rtest.h"
 #include "tests/vm/t_svc_util.h"
 
-#define T_MS TS_TIMEOUT_MS
+#define T_MS	 TS_TIMEOUT_MS
 #define NCLIENTS 16
-#define ROUNDS 6
+#define ROUNDS	 6
 
 static struct ts_server srv;
 
@@ -38,8 +38,7 @@ static bool echo(struct tc *t, struct tc_call *k, uint32_t len, uint32_t seed,
 	k->xargs = (xdrproc_t)xdr_rtest_data;
 	k->args = &arg;
 	ok = !tc_rpc(t, k, (xdrproc_t)xdr_rtest_data, &res, rep, T_MS) &&
-	     rep->rpc && rep->ar_stat == SUCCESS &&
-	     res.rtest_data_len == len &&
+	     rep->rpc && rep->ar_stat == SUCCESS && res.rtest_data_len == len &&
 	     ts_check_fill(res.rtest_data_val, len, seed) < 0;
 	xdr_free((xdrproc_t)xdr_rtest_data, (char *)&res);
 	free(arg.rtest_data_val);
@@ -51,14 +50,14 @@ static bool fill(struct tc *t, uint32_t len, uint32_t seed,
 {
 	rtest_fill_args a = { len, seed };
 	rtest_data res = { 0, NULL };
-	struct tc_call k = { .proc = RTEST_FILL, .reply_chunk = len + 4096,
+	struct tc_call k = { .proc = RTEST_FILL,
+			     .reply_chunk = len + 4096,
 			     .xargs = (xdrproc_t)xdr_rtest_fill_args,
 			     .args = &a };
 	bool ok;
 
 	ok = !tc_rpc(t, &k, (xdrproc_t)xdr_rtest_data, &res, rep, T_MS) &&
-	     rep->rpc && rep->ar_stat == SUCCESS &&
-	     res.rtest_data_len == len &&
+	     rep->rpc && rep->ar_stat == SUCCESS && res.rtest_data_len == len &&
 	     ts_check_fill(res.rtest_data_val, len, seed) < 0;
 	xdr_free((xdrproc_t)xdr_rtest_data, (char *)&res);
 	return ok;

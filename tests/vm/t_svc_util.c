@@ -79,7 +79,7 @@ static const char *server_path(char *buf, size_t len)
 	self[n] = 0;
 	dir = dirname(self);
 	snprintf(buf, len, "%s/rtest_server", dir);
-	if (access(buf, X_OK))	/* we may be libtool's .libs/lt-* */
+	if (access(buf, X_OK)) /* we may be libtool's .libs/lt-* */
 		snprintf(buf, len, "%s/../rtest_server", dir);
 	return buf;
 }
@@ -413,8 +413,8 @@ uint32_t tc_short_call(struct tc *t, uint32_t xid, uint32_t proc,
 	return pl ? (uint32_t)(hl + pl) : 0;
 }
 
-static void decode_rpc(const void *pay, uint32_t len, xdrproc_t xres,
-		       void *res, struct tc_reply *rep)
+static void decode_rpc(const void *pay, uint32_t len, xdrproc_t xres, void *res,
+		       struct tc_reply *rep)
 {
 	struct rpc_msg r;
 	XDR x;
@@ -422,16 +422,16 @@ static void decode_rpc(const void *pay, uint32_t len, xdrproc_t xres,
 	memset(&r, 0, sizeof(r));
 	r.acpted_rply.ar_verf = _null_auth;
 	r.acpted_rply.ar_results.where = res;
-	r.acpted_rply.ar_results.proc = xres ? xres :
-		(xdrproc_t)(void (*)(void))xdr_void;
+	r.acpted_rply.ar_results.proc =
+		xres ? xres : (xdrproc_t)(void (*)(void))xdr_void;
 	xdrmem_create(&x, (char *)pay, len, XDR_DECODE);
 	rep->payload_len = len;
 	rep->res_ok = xdr_replymsg(&x, &r);
 	rep->rpc = rep->res_ok || r.rm_direction == REPLY;
 	rep->rpc_xid = r.rm_xid;
 	rep->rp_stat = r.rm_reply.rp_stat;
-	rep->ar_stat = r.rm_reply.rp_stat == MSG_ACCEPTED ?
-		       r.acpted_rply.ar_stat : 0;
+	rep->ar_stat =
+		r.rm_reply.rp_stat == MSG_ACCEPTED ? r.acpted_rply.ar_stat : 0;
 	xdr_destroy(&x);
 }
 
@@ -441,12 +441,14 @@ static void decode_hdr(const void *raw, uint32_t len, struct tc_reply *rep)
 
 	lim.vers_high = RW_VERS_2;
 	if (raw != rep->raw)
-		memcpy(rep->raw, raw, len < sizeof(rep->raw) ? len :
-		       sizeof(rep->raw));
+		memcpy(rep->raw, raw,
+		       len < sizeof(rep->raw) ? len : sizeof(rep->raw));
 	rep->len = len;
 	rw_hdr_space_init(&rep->sp, &lim);
-	rep->why = rw_hdr_decode(rep->raw, len < sizeof(rep->raw) ? len :
-				 sizeof(rep->raw), &rep->h, &rep->sp);
+	rep->why =
+		rw_hdr_decode(rep->raw,
+			      len < sizeof(rep->raw) ? len : sizeof(rep->raw),
+			      &rep->h, &rep->sp);
 	rep->rpc = false;
 	rep->guard_ok = true;
 }
@@ -497,8 +499,8 @@ static int add_item(struct tc *t, const struct tc_call *k,
 		if (!half || expose(t, p, half, RT_REMOTE_READ, segs, 1) != 1)
 			return -1;
 	}
-	if (expose(t, p + half, len - half, RT_REMOTE_READ, segs + !!half,
-		   1) != 1)
+	if (expose(t, p + half, len - half, RT_REMOTE_READ, segs + !!half, 1) !=
+	    1)
 		return -1;
 	return rw_read_builder_add(rb, it->position, segs, 1 + !!half) ? -1 : 0;
 }
@@ -518,7 +520,7 @@ static void misorder(struct rw_read_seg *r, uint32_t n, uint32_t skip,
 		for (i = 0; i < n; i++)
 			r[i] = tmp[n - 1 - i];
 	} else if (order == TC_READS_INTERLEAVED) {
-		for (i = 0; i < nch; i++) {	/* a1 a2 b1 b2 -> a1 b1 a2 b2 */
+		for (i = 0; i < nch; i++) { /* a1 a2 b1 b2 -> a1 b1 a2 b2 */
 			r[i] = tmp[2 * i];
 			r[nch + i] = tmp[2 * i + 1];
 		}
@@ -553,8 +555,8 @@ static int add_reads(struct tc *t, const struct tc_call *k, struct tc_bufs *b,
 	return 0;
 }
 
-static int add_writes(struct tc *t, const struct tc_call *k,
-		      struct tc_bufs *b, struct rw_hdr *h)
+static int add_writes(struct tc *t, const struct tc_call *k, struct tc_bufs *b,
+		      struct rw_hdr *h)
 {
 	struct rw_write_builder wb;
 	uint32_t i;
@@ -655,7 +657,7 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 {
 	struct rw_ddp_policy pol = { .mode = RW_DDP_ITEMS,
 				     .mask = k->read_mask ? k->read_mask :
-					     RW_DDP_ITEM(0),
+							    RW_DDP_ITEM(0),
 				     .max_chunks = 4 };
 	uint32_t xid = k->xid ? k->xid : ++t->xid, plen;
 	struct rw_ddp_item items[4];
@@ -690,7 +692,8 @@ int tc_rpc(struct tc *t, const struct tc_call *k, xdrproc_t xres, void *res,
 		goto out;
 	if (h.vers == RW_VERS_2)
 		h.inv_handle = k->inv_handle != TC_INV_REPLY ? k->inv_handle :
-			       h.has_reply ? h.reply.segs[0].handle : 0;
+			       h.has_reply ? h.reply.segs[0].handle :
+					     0;
 	/* rw_encode_call() refuses what a requester must not send (a Read
 	 * list out of order, a foreign inv_handle, AMB-V2-14): this client
 	 * exists to send those too */

@@ -31,9 +31,9 @@ extern int ts_failures;
 
 /* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
 #define ts_check(ok, ...) tu_check(&ts_failures, " - ", (ok), __VA_ARGS__)
-#define ts_note(...) tu_note(__VA_ARGS__)
-#define ts_now_ms() tu_now_ms()
-#define ts_now_us() tu_now_us()
+#define ts_note(...)	  tu_note(__VA_ARGS__)
+#define ts_now_ms()	  tu_now_ms()
+#define ts_now_us()	  tu_now_us()
 /* Exit 1 with a FAIL line if the program runs longer than seconds. */
 #define ts_watchdog(seconds) \
 	tu_watchdog((seconds), "FAIL - watchdog: test ran too long\n", 1)
@@ -43,14 +43,14 @@ const char *ts_addr4(void);
 const char *ts_addr6(void);
 
 /* The rtest pattern (t_util.h). */
-#define ts_fill(buf, len, seed) tu_fill((buf), (len), (seed))
+#define ts_fill(buf, len, seed)	      tu_fill((buf), (len), (seed))
 #define ts_check_fill(buf, len, seed) tu_fill_check((buf), (len), (seed))
 
 /* ---- The server process ------------------------------------------------- */
 
 struct ts_server {
 	pid_t pid;
-	int out;		/* its stdout */
+	int out; /* its stdout */
 	uint16_t port;
 	char host[64];
 };
@@ -79,7 +79,7 @@ struct tc {
 	struct rt_conn *c;
 	struct rt_regset *rs;
 	uint32_t xid;
-	uint32_t grant;		/* latest non-zero grant */
+	uint32_t grant; /* latest non-zero grant */
 };
 
 /* Connect, retrying while refused, within timeout_ms.  0 or -errno. */
@@ -95,7 +95,7 @@ int tc_recv(struct tc *t, void *buf, uint32_t cap, int timeout_ms);
 
 /* How the Read list lists the Read chunks of the moved items. */
 enum tc_reads {
-	TC_READS_ASCENDING = 0,	/* as a requester must (AMB-V1-6) */
+	TC_READS_ASCENDING = 0, /* as a requester must (AMB-V1-6) */
 	TC_READS_REVERSED,	/* last chunk first */
 	TC_READS_INTERLEAVED,	/* each item in two segments, the chunks'
 				 * segments alternating: a1 b1 a2 b2 */
@@ -105,34 +105,34 @@ enum tc_reads {
 
 /* What to send. */
 struct tc_call {
-	uint32_t prog, vers;	/* 0: rtest */
+	uint32_t prog, vers; /* 0: rtest */
 	uint32_t proc;
-	uint32_t xid;		/* 0: the next one */
-	uint32_t payload_xid;	/* RPC XID if not the same (0) */
+	uint32_t xid;	      /* 0: the next one */
+	uint32_t payload_xid; /* RPC XID if not the same (0) */
 	xdrproc_t xargs;
 	void *args;
-	AUTH *auth;		/* NULL: AUTH_NONE */
-	bool long_call;		/* payload in a Position-Zero Read chunk */
-	bool read_item;		/* the first body opaque goes in a Read chunk */
-	bool read_item_pad;	/* ... with its XDR pad (V1-RC-6) */
-	uint64_t read_mask;	/* with read_item: the body items moved
+	AUTH *auth;	    /* NULL: AUTH_NONE */
+	bool long_call;	    /* payload in a Position-Zero Read chunk */
+	bool read_item;	    /* the first body opaque goes in a Read chunk */
+	bool read_item_pad; /* ... with its XDR pad (V1-RC-6) */
+	uint64_t read_mask; /* with read_item: the body items moved
 				 * (RW_DDP_ITEM bits, at most 4; 0: item 0) */
-	enum tc_reads read_order;	/* not ASCENDING: the header is encoded
+	enum tc_reads read_order; /* not ASCENDING: the header is encoded
 					 * as is, unchecked */
-	size_t reply_chunk;	/* offer a Reply chunk of this size */
-	size_t reply_guard;	/* register this much more behind it, not
+	size_t reply_chunk;	  /* offer a Reply chunk of this size */
+	size_t reply_guard;	  /* register this much more behind it, not
 				 * exposed, filled with 0xa5 */
-	uint32_t write_segs;	/* offer one Write chunk of this many ... */
-	uint32_t write_seg_len;	/* ... segments of this size */
-	uint32_t credit;	/* requested (0: 32) */
-	uint32_t rdma_vers;	/* RPC-over-RDMA version (0: 1) */
-	uint32_t inv_handle;	/* v2 rdma_inv_handle: TC_INV_REPLY names
+	uint32_t write_segs;	  /* offer one Write chunk of this many ... */
+	uint32_t write_seg_len;	  /* ... segments of this size */
+	uint32_t credit;	  /* requested (0: 32) */
+	uint32_t rdma_vers;	  /* RPC-over-RDMA version (0: 1) */
+	uint32_t inv_handle;	  /* v2 rdma_inv_handle: TC_INV_REPLY names
 				 * the Reply chunk's handle, other values
 				 * go as they are */
-	int die_after_us;	/* >= 0 with die: SIGKILL ourselves this long
+	int die_after_us;	  /* >= 0 with die: SIGKILL ourselves this long
 				 * after posting the Send, chunks exposed */
 	bool die;
-	bool (*drop_when)(void *);	/* polled while the answer is awaited:
+	bool (*drop_when)(void *); /* polled while the answer is awaited:
 					 * when it says true, end the
 					 * connection (tc_rpc() returns
 					 * -ECONNABORTED; tc_close() it) */
@@ -145,18 +145,18 @@ struct tc_call {
 struct tc_reply {
 	uint8_t raw[8192];
 	uint32_t len;
-	enum rw_reason why;	/* of rw_hdr_decode() */
+	enum rw_reason why; /* of rw_hdr_decode() */
 	struct rw_hdr h;
 	struct rw_hdr_space sp;
-	bool rpc;		/* an RPC reply was decoded */
+	bool rpc; /* an RPC reply was decoded */
 	uint32_t rpc_xid;
-	uint32_t rp_stat;	/* MSG_ACCEPTED / MSG_DENIED */
-	uint32_t ar_stat;	/* accept_stat */
+	uint32_t rp_stat; /* MSG_ACCEPTED / MSG_DENIED */
+	uint32_t ar_stat; /* accept_stat */
 	uint32_t payload_len;
-	bool guard_ok;		/* reply_guard bytes untouched */
-	struct rw_segment offered_w[16];	/* the Write chunk offered */
-	struct rw_segment offered_r[4];		/* the Reply chunk offered */
-	bool res_ok;		/* results decoded */
+	bool guard_ok;			 /* reply_guard bytes untouched */
+	struct rw_segment offered_w[16]; /* the Write chunk offered */
+	struct rw_segment offered_r[4];	 /* the Reply chunk offered */
+	bool res_ok;			 /* results decoded */
 };
 
 /*
@@ -168,8 +168,8 @@ struct tc_reply {
  * Results are decoded into call->... xres/res when the reply is accepted;
  * free them with xdr_free().
  */
-int tc_rpc(struct tc *t, const struct tc_call *call, xdrproc_t xres,
-	   void *res, struct tc_reply *rep, int timeout_ms);
+int tc_rpc(struct tc *t, const struct tc_call *call, xdrproc_t xres, void *res,
+	   struct tc_reply *rep, int timeout_ms);
 
 /* A Short call (RDMA_MSG, no chunks) as bytes: its length, or 0. */
 uint32_t tc_short_call(struct tc *t, uint32_t xid, uint32_t proc,

@@ -21,7 +21,7 @@
 #include "compiler.h"
 #include "tests/vm/t_rt_util.h"
 
-static struct t_srv srv4;	/* rt command server on the IPv4 address */
+static struct t_srv srv4; /* rt command server on the IPv4 address */
 
 static void server_attr(struct rt_conn_attr *a)
 {
@@ -29,7 +29,7 @@ static void server_attr(struct rt_conn_attr *a)
 	a->inline_send = 16384;
 	a->inline_recv = 8192;
 	a->credits = 16;
-	a->rdma_depth = 4;	/* 8 MiB transfers must wait for room */
+	a->rdma_depth = 4; /* 8 MiB transfers must wait for room */
 }
 
 static void client_attr(struct rt_conn_attr *a, enum rt_reg_mode mode)
@@ -73,7 +73,7 @@ static void test_connect(struct t_srv *s, const char *host, int idx)
 	struct rt_err err;
 
 	client_attr(&ca, RT_REG_AUTO);
-	ca.inline_recv = 32768;		/* server: send 16384, recv 8192 */
+	ca.inline_recv = 32768; /* server: send 16384, recv 8192 */
 	c = t_connect(host, s->port, &ca, &err);
 	t_check(c != NULL, "connect to %s port %u%s%s", host, s->port,
 		c ? "" : ": ", c ? "" : err.msg);
@@ -87,7 +87,7 @@ static void test_connect(struct t_srv *s, const char *host, int idx)
 	ci = rt_conn_inline(c);
 	si = rt_conn_inline(sc);
 	t_check(rt_conn_peer_private(c)->valid &&
-		rt_conn_peer_private(sc)->valid,
+			rt_conn_peer_private(sc)->valid,
 		"%s: RFC 8797 private data received by both ends", host);
 	t_check(ci->send == 4096 && ci->recv == 16384,
 		"%s: client thresholds send %u recv %u (want 4096/16384)", host,
@@ -129,9 +129,9 @@ static void test_no_private_data(void)
 		spd.send_size, spd.recv_size);
 	sc = t_srv_conn(&srv4, idx, T_TIMEOUT_MS);
 	t_check(sc && !rt_conn_peer_private(sc)->valid &&
-		rt_conn_inline(sc)->send == 1024 &&
-		rt_conn_inline(sc)->recv == 1024 &&
-		!rt_conn_inline(sc)->peer_remote_inv,
+			rt_conn_inline(sc)->send == 1024 &&
+			rt_conn_inline(sc)->recv == 1024 &&
+			!rt_conn_inline(sc)->peer_remote_inv,
 		"server: peer without private data gets the v1 defaults (send %u recv %u)",
 		sc ? rt_conn_inline(sc)->send : 0,
 		sc ? rt_conn_inline(sc)->recv : 0);
@@ -143,9 +143,9 @@ static void test_no_private_data(void)
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), raw.port, &ca, &err);
 	t_check(c && !rt_conn_peer_private(c)->valid &&
-		rt_conn_inline(c)->send == 1024 &&
-		rt_conn_inline(c)->recv == 1024 &&
-		!rt_conn_inline(c)->peer_remote_inv,
+			rt_conn_inline(c)->send == 1024 &&
+			rt_conn_inline(c)->recv == 1024 &&
+			!rt_conn_inline(c)->peer_remote_inv,
 		"client: server without private data gets the v1 defaults%s%s",
 		c ? "" : ": ", c ? "" : err.msg);
 	rt_conn_destroy(c);
@@ -156,8 +156,8 @@ static void test_no_private_data(void)
 
 static void test_sizes(struct rt_conn *c)
 {
-	static const uint32_t sizes[] = { 1, 2, 3, 100, 1023, 1024, 1025, 2048,
-					  4000, 4095, 4096 };
+	static const uint32_t sizes[] = { 1,	2,    3,    100,  1023, 1024,
+					  1025, 2048, 4000, 4095, 4096 };
 	unsigned int i, ok = 0;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -215,8 +215,9 @@ static void test_gather(struct rt_conn *c)
 			n = t_recv(c, in, sizeof(in), T_TIMEOUT_MS, NULL);
 	}
 	t_check(n == 3096 && t_pattern_check(in + 4, 92, 11 + 4 * 131) < 0 &&
-		t_pattern_check(in + 96, 3000, 12) < 0,
-		"Send gathering a header and a registered payload (%d octets)", n);
+			t_pattern_check(in + 96, 3000, 12) < 0,
+		"Send gathering a header and a registered payload (%d octets)",
+		n);
 	if (m)
 		rt_lmem_free(c, m);
 }
@@ -236,12 +237,14 @@ static void test_burst(struct rt_conn *c, unsigned int n)
 		len = t_recv(c, in, sizeof(in), T_TIMEOUT_MS, NULL);
 		t_pattern_fill(out, sizeof(out), 100 + i);
 		memcpy(out, &(uint32_t){ T_ECHO }, 4);
-		good += len == (int)sizeof(out) && !memcmp(in, out, sizeof(out));
+		good += len == (int)sizeof(out) &&
+			!memcmp(in, out, sizeof(out));
 	}
 	t_check(sent == n && good == n,
 		"burst of %u Sends up to the posted Receives: %u sent, %u echoed in order",
 		n, sent, good);
-	t_check(rt_conn_state(c) == RT_CONN_UP, "connection still up after the burst");
+	t_check(rt_conn_state(c) == RT_CONN_UP,
+		"connection still up after the burst");
 }
 
 static void test_messages(void)
@@ -299,8 +302,9 @@ static void test_busy_poll(void)
 
 /* ---- RDMA through rt_reg --------------------------------------------- */
 
-static const size_t rdma_sizes[] = { 1, 7, 4096, 65536, (1u << 20) + 3,
-				     8u << 20 };
+static const size_t rdma_sizes[] = {
+	1, 7, 4096, 65536, (1u << 20) + 3, 8u << 20
+};
 
 static bool rdma_write(struct rt_conn *c, struct rt_regset *set, void *buf,
 		       size_t len, uint32_t seed, char *why, size_t whylen)
@@ -348,8 +352,8 @@ static bool rdma_read(struct rt_conn *c, struct rt_regset *set, void *buf,
 	return st == 0 && r == 0;
 }
 
-static void rdma_sizes_run(struct rt_conn *c, struct rt_regset *set,
-			   bool pool, const char *mode)
+static void rdma_sizes_run(struct rt_conn *c, struct rt_regset *set, bool pool,
+			   const char *mode)
 {
 	const char *kind = pool ? "pool" : "heap";
 	unsigned int i;
@@ -366,10 +370,12 @@ static void rdma_sizes_run(struct rt_conn *c, struct rt_regset *set,
 				kind);
 			continue;
 		}
-		t_check(rdma_write(c, set, buf, len, 31 * i + 1, why, sizeof(why)),
+		t_check(rdma_write(c, set, buf, len, 31 * i + 1, why,
+				   sizeof(why)),
 			"%s: RDMA Write of %zu octets into %s memory, verified (%s)",
 			mode, len, kind, why);
-		t_check(rdma_read(c, set, buf, len, 17 * i + 5, why, sizeof(why)),
+		t_check(rdma_read(c, set, buf, len, 17 * i + 5, why,
+				  sizeof(why)),
 			"%s: RDMA Read of %zu octets from %s memory, verified (%s)",
 			mode, len, kind, why);
 		if (pool)
@@ -402,10 +408,10 @@ static void rdma_remote_inv(struct rt_conn *c, struct rt_regset *set)
 		rt_conn_stats(c, &b);
 	}
 	t_check(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
-		ev.inv_rkey == seg.handle,
+			ev.inv_rkey == seg.handle,
 		"mw: Reply arrived With Invalidate of handle 0x%x", seg.handle);
 	t_check(r == 0 && b.remote_invs == a.remote_invs + 1 &&
-		b.invalidations == a.invalidations,
+			b.invalidations == a.invalidations,
 		"mw: revoke honoured the remote invalidation (no local one)");
 	rt_reg_buf_free(c, buf);
 }
@@ -428,13 +434,13 @@ static void rdma_stats(struct rt_conn *c, enum rt_reg_mode mode)
 	/* with no exposure at all every equation below holds */
 	if (mode == RT_REG_MW)
 		t_check(s.exposures > 0 && s.binds == s.exposures &&
-			s.invalidations + s.remote_invs == s.binds &&
-			s.errors == 0,
+				s.invalidations + s.remote_invs == s.binds &&
+				s.errors == 0,
 			"mw: every bind was invalidated, no errors");
 	else
 		t_check(s.exposures > 0 && s.registrations == s.exposures &&
-			s.deregistrations == s.registrations && s.binds == 0 &&
-			s.errors == 0,
+				s.deregistrations == s.registrations &&
+				s.binds == 0 && s.errors == 0,
 			"mr: every registration was deregistered, no errors");
 }
 
@@ -462,7 +468,7 @@ static void test_rdma(enum rt_reg_mode mode)
 	sc = t_srv_conn(&srv4, idx, T_TIMEOUT_MS);
 	memset(&ss, 0, sizeof(ss));
 	if (sc)
-		rt_conn_stats(sc, &ss);	/* the server is idle now */
+		rt_conn_stats(sc, &ss); /* the server is idle now */
 	t_check(sc && ss.queued > 0 && ss.errors == 0,
 		"%s: server queued %llu RDMA/Send WRs beyond its window of 4 and kept their order%s",
 		name, (unsigned long long)ss.queued,
@@ -488,9 +494,11 @@ static void test_env_mode(void)
 		client_attr(&ca, RT_REG_AUTO);
 		c = t_connect(t_addr4(), srv4.port, &ca, &err);
 		t_check(c && rt_reg_mode(c) == modes[i] &&
-			rt_conn_local_private(c)->remote_inv == (i == 1),
+				rt_conn_local_private(c)->remote_inv ==
+					(i == 1),
 			"RPCRDMA_REG_MODE=%s selects %s (Send With Invalidate advertised: %d)",
-			names[i], c ? rt_reg_mode_name(rt_reg_mode(c)) : err.msg,
+			names[i],
+			c ? rt_reg_mode_name(rt_reg_mode(c)) : err.msg,
 			c ? rt_conn_local_private(c)->remote_inv : -1);
 		rt_conn_destroy(c);
 	}
@@ -514,7 +522,8 @@ static void test_mode_api(void)
 		return;
 	}
 	r = rt_reg_set_mode(c, RT_REG_MR, &err);
-	t_check(r == -EINVAL, "MW -> MR refused after advertising Send With Invalidate: %s",
+	t_check(r == -EINVAL,
+		"MW -> MR refused after advertising Send With Invalidate: %s",
 		err.msg);
 	rt_conn_destroy(c);
 
@@ -532,8 +541,8 @@ static void test_mode_api(void)
 	buf = malloc(65536);
 	t_check(rdma_write(c, set, buf, 65536, 99, why, sizeof(why)),
 		"RDMA Write after switching to MR (%s)", why);
-	rt_reg_expose(set, buf, 4096, RT_REMOTE_READ, (struct rw_segment[1]){}, 1,
-		      &err);
+	rt_reg_expose(set, buf, 4096, RT_REMOTE_READ, (struct rw_segment[1]){},
+		      1, &err);
 	r = rt_reg_set_mode(c, RT_REG_MW, &err);
 	t_check(r == -EBUSY, "mode change refused while memory is exposed: %s",
 		err.msg);
@@ -552,9 +561,9 @@ static void test_mode_api(void)
 
 struct fence_case {
 	const char *what;
-	enum rt_access expose;		/* rights granted */
-	uint32_t legit_op;		/* 0: none */
-	uint32_t rogue_op;		/* after revoke (or, with no legit
+	enum rt_access expose; /* rights granted */
+	uint32_t legit_op;     /* 0: none */
+	uint32_t rogue_op;     /* after revoke (or, with no legit
 					 * op, while exposed) */
 	bool revoke_first;
 	bool pool;
@@ -584,8 +593,9 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	}
 	set = rt_regset_create(c, &err);
 	buf = fc->pool ? rt_reg_buf_alloc(c, len, &err) : malloc(len);
-	n = set && buf ? rt_reg_expose(set, buf, len, fc->expose, &seg, 1,
-				       &err) : -1;
+	n = set && buf ?
+		    rt_reg_expose(set, buf, len, fc->expose, &seg, 1, &err) :
+		    -1;
 	/* a handle never exposed would be refused whatever the fence */
 	t_check(n == 1, "%s %s: %zu octets exposed under one handle%s%s", name,
 		fc->what, len, n == 1 ? "" : ": ", n == 1 ? "" : err.msg);
@@ -604,8 +614,9 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 		cmd.op = fc->legit_op;
 		cmd.seed = fc->legit_op == T_READ ? 5 : 6;
 		legit = t_call(c, &cmd, NULL);
-		t_check(legit == 0, "%s %s: legitimate %s while exposed succeeds",
-			name, fc->what, fc->legit_op == T_READ ? "Read" : "Write");
+		t_check(legit == 0,
+			"%s %s: legitimate %s while exposed succeeds", name,
+			fc->what, fc->legit_op == T_READ ? "Read" : "Write");
 	}
 	if (fc->revoke_first)
 		rt_reg_revoke(set, &err);
@@ -618,8 +629,7 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	 * at all while the peer waited 2 x T_TIMEOUT_MS; either way the rogue
 	 * operation never succeeded, and the memory check below decides. */
 	st = t_raw_wait_result(raw, before, 3 * T_TIMEOUT_MS);
-	t_check(st != IBV_WC_SUCCESS,
-		"%s %s: refused with %s", name, fc->what,
+	t_check(st != IBV_WC_SUCCESS, "%s %s: refused with %s", name, fc->what,
 		st < 0 ? "no completion within the peer's wait" :
 			 ibv_wc_status_str(st));
 	usleep(100 * 1000);
@@ -646,10 +656,10 @@ static void test_fencing(struct t_raw_srv *raw, enum rt_reg_mode mode)
 		  T_WRITE, true, false },
 		{ "Read after revoke", RT_REMOTE_READ, T_READ, T_READ, true,
 		  true },
-		{ "Write into a read-only exposure", RT_REMOTE_READ, 0,
-		  T_WRITE, false, true },
-		{ "Read from a write-only exposure", RT_REMOTE_WRITE, 0,
-		  T_READ, false, true },
+		{ "Write into a read-only exposure", RT_REMOTE_READ, 0, T_WRITE,
+		  false, true },
+		{ "Read from a write-only exposure", RT_REMOTE_WRITE, 0, T_READ,
+		  false, true },
 	};
 	unsigned int i;
 
@@ -686,9 +696,9 @@ static void test_raw_remote_inv(struct t_raw_srv *raw)
 	r = rt_reg_revoke(set, &err);
 	rt_conn_stats(c, &b);
 	t_check(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
-		ev.inv_rkey == seg.handle && r == 0 &&
-		b.remote_invs == a.remote_invs + 1 &&
-		b.invalidations == a.invalidations,
+			ev.inv_rkey == seg.handle && r == 0 &&
+			b.remote_invs == a.remote_invs + 1 &&
+			b.invalidations == a.invalidations,
 		"raw peer's Send With Invalidate honoured for handle 0x%x",
 		seg.handle);
 	memset(buf, 0x5a, 8192);
@@ -701,7 +711,7 @@ static void test_raw_remote_inv(struct t_raw_srv *raw)
 	 * loaded machine, so wait longer than for a plain result. */
 	st = t_raw_wait_result(raw, before, 4 * T_TIMEOUT_MS);
 	t_check(st != -1 && st != IBV_WC_SUCCESS &&
-		t_all_bytes(buf, 8192, 0x5a) < 0,
+			t_all_bytes(buf, 8192, 0x5a) < 0,
 		"Write with the remotely invalidated handle refused (%s), memory unchanged",
 		st < 0 ? "no result" : ibv_wc_status_str(st));
 	t_wait_dead(c, T_TIMEOUT_MS);
@@ -727,7 +737,8 @@ static void test_revoke_dead(void)
 	client_attr(&ca, RT_REG_MW);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect for the revoke on a dead connection: %s",
+		t_check(false,
+			"connect for the revoke on a dead connection: %s",
 			err.msg);
 		return;
 	}
@@ -857,8 +868,8 @@ static void connect_fails(const char *host, uint16_t port, int want,
 	c = rt_connect((struct sockaddr *)&ss, &ca, &err);
 	ms = t_now_ms() - t0;
 	t_check(!c && (!want || err.code == want) &&
-		(!words || strstr(err.msg, words)) &&
-		ms <= timeout_ms + 1000,
+			(!words || strstr(err.msg, words)) &&
+			ms <= timeout_ms + 1000,
 		"connect to %s:%u fails in %lld ms: \"%s\" (%s)", host, port,
 		(long long)ms, err.msg, strerror(err.code));
 	rt_conn_destroy(c);
@@ -903,8 +914,9 @@ static void test_dual_stack_port(void)
 	port = rt_listener_port(l4);
 	t_sockaddr(&s6, "::", port);
 	l6 = rt_listen((struct sockaddr *)&s6, 0, NULL, &err);
-	t_check(l6 != NULL, "IPv4 and IPv6 wildcard listeners share port %u%s%s",
-		port, l6 ? "" : ": ", l6 ? "" : err.msg);
+	t_check(l6 != NULL,
+		"IPv4 and IPv6 wildcard listeners share port %u%s%s", port,
+		l6 ? "" : ": ", l6 ? "" : err.msg);
 	if (l6)
 		rt_listener_destroy(l6);
 	rt_listener_destroy(l4);
@@ -921,7 +933,8 @@ int main(void)
 		return 77;
 	t_watchdog(600);
 	server_attr(&sa);
-	if (t_srv_start(&srv4, t_addr4(), &sa) || t_srv_start(&srv6, t_addr6(), &sa)) {
+	if (t_srv_start(&srv4, t_addr4(), &sa) ||
+	    t_srv_start(&srv6, t_addr6(), &sa)) {
 		t_check(false, "rt servers start");
 		return 1;
 	}
@@ -938,8 +951,10 @@ int main(void)
 		test_fencing(&raw, RT_REG_MW);
 		test_fencing(&raw, RT_REG_MR);
 		test_raw_remote_inv(&raw);
-		test_peer_vanishes(&raw, T_DROPALL, "peer destroys QP and CM id");
-		test_peer_vanishes(&raw, T_DROPQP, "peer QP destroyed silently");
+		test_peer_vanishes(&raw, T_DROPALL,
+				   "peer destroys QP and CM id");
+		test_peer_vanishes(&raw, T_DROPQP,
+				   "peer QP destroyed silently");
 		t_raw_srv_stop(&raw);
 	} else {
 		t_check(false, "raw peer starts");

@@ -116,14 +116,13 @@ bool tu_net_two(void)
  * lost); responder side: packets that came again or out of order.
  */
 static const char *const tu_retry_names[TU_NRETRY] = {
-	"completer_retry_err", "rcvd_seq_err", "rcvd_rnr_err",
-	"duplicate_request", "out_of_seq_request", "send_rnr_err",
-	"retry_exceeded_err", "retry_rnr_exceeded_err",
+	"completer_retry_err", "rcvd_seq_err",		 "rcvd_rnr_err",
+	"duplicate_request",   "out_of_seq_request",	 "send_rnr_err",
+	"retry_exceeded_err",  "retry_rnr_exceeded_err",
 };
 
 /* Each counter of names[0..n) summed over every device into v[]. */
-static void hw_counters(const char *const *names, unsigned int n,
-			uint64_t *v)
+static void hw_counters(const char *const *names, unsigned int n, uint64_t *v)
 {
 	DIR *d = opendir("/sys/class/infiniband");
 	struct dirent *e;
@@ -194,7 +193,8 @@ long long tu_mr_bytes(long pid)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		const char *p = strstr(line, " pid "), *m = strstr(line, " mrlen ");
+		const char *p = strstr(line, " pid "),
+			   *m = strstr(line, " mrlen ");
 
 		if (p && m && strtol(p + 5, NULL, 10) == pid)
 			sum += strtoll(m + 7, NULL, 10);

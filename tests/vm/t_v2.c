@@ -39,7 +39,7 @@
 #include "wire/rw_role.h"
 
 #define WATCHDOG_S 110
-#define BIG (64u * MiB)
+#define BIG	   (64u * MiB)
 
 static struct ts_server srv4, srv6;
 static struct ts_server *const servers[] = { &srv4, &srv6 };
@@ -162,20 +162,21 @@ static void nego_both(void)
 	if (cl) {
 		td_stats(cl, &a);
 		t_check(fill(cl, 3000, 1, &intact, NULL) == RPC_SUCCESS &&
-			intact, "auto: FILL 3000 intact");
+				intact,
+			"auto: FILL 3000 intact");
 		intact = peer_props(cl, &p);
 		t_check(intact && p.version == 2 && p.rbsiz == 4096 &&
-			p.brs == 1,
+				p.brs == 1,
 			"auto: version 2 (%u), the server's CONNPROP: RBSIZ %u, BRS %u (V2-NEG-3, V2-OPS-4)",
 			p.version, p.rbsiz, p.brs);
 		s = seen(cl);
 		td_stats(cl, &b);
-		t_check(s.rdma_version == 2 && s.props_received && s.rbsiz == 4096 &&
-			s.brs == 1,
+		t_check(s.rdma_version == 2 && s.props_received &&
+				s.rbsiz == 4096 && s.brs == 1,
 			"auto: the server saw version %u and our CONNPROP: RBSIZ %u, BRS %u (AMB-V2-9)",
 			s.rdma_version, s.rbsiz, s.brs);
 		t_check(D(v2_calls) == D(calls) && D(vers_fallbacks) == 0 &&
-			D(err_vers) == 0,
+				D(err_vers) == 0,
 			"auto: every Call in v2 (%llu of %llu), no fallback",
 			D(v2_calls), D(calls));
 		clnt_destroy(cl);
@@ -184,12 +185,13 @@ static void nego_both(void)
 	if (cl) {
 		td_stats(cl, &a);
 		t_check(fill(cl, 3000, 2, &intact, NULL) == RPC_SUCCESS &&
-			intact && version(cl) == 1,
+				intact && version(cl) == 1,
 			"forced v1 against a server of both: FILL 3000 intact, version %u",
 			version(cl));
 		s = seen(cl);
 		td_stats(cl, &b);
-		t_check(s.rdma_version == 1 && !s.props_received && D(v2_calls) == 0,
+		t_check(s.rdma_version == 1 && !s.props_received &&
+				D(v2_calls) == 0,
 			"forced v1: the server answers in v1 (%u, V2-NEG-7), no properties, no v2 Call (%llu)",
 			s.rdma_version, D(v2_calls));
 		clnt_destroy(cl);
@@ -213,19 +215,19 @@ static void nego_v1_server(void)
 	if (cl) {
 		td_stats(cl, &a);
 		t_check(fill(cl, 3000, 3, &intact, &err) == RPC_SUCCESS &&
-			intact,
+				intact,
 			"auto against a v1-only server: the first call succeeds (%s) [%s]",
 			strerror(err), td_errmsg(cl));
 		s = seen(cl);
 		td_stats(cl, &b);
 		t_check(version(cl) == 1 && s.rdma_version == 1 &&
-			D(vers_fallbacks) == 1 && s.err_vers == 1 &&
-			D(err_vers) == 0 && D(resends) == 1,
+				D(vers_fallbacks) == 1 && s.err_vers == 1 &&
+				D(err_vers) == 0 && D(resends) == 1,
 			"... after ERR_VERS (%llu sent) the same RPC went on in v1 on the same connection: version %u, fallbacks %llu, connects %llu (V2-NEG-4/5, S-6)",
 			(unsigned long long)s.err_vers, version(cl),
 			D(vers_fallbacks), D(connects));
-		t_check(D(connects) == 0,
-			"... no new connection for it (%llu)", D(connects));
+		t_check(D(connects) == 0, "... no new connection for it (%llu)",
+			D(connects));
 		clnt_destroy(cl);
 	}
 	cl = client(&srv4, RPCRDMA_VERSION_2, RPCRDMA_REG_AUTO, 0);
@@ -307,17 +309,20 @@ static bool is_err(const struct tc_reply *r, uint32_t xid, uint32_t vers,
 
 static void null_call(struct tc *t, uint32_t vers, const char *what)
 {
-	struct tc_call k = { .prog = V2T_PROG, .vers = V2T_VERS,
-			     .proc = V2T_NULL, .rdma_vers = vers };
+	struct tc_call k = { .prog = V2T_PROG,
+			     .vers = V2T_VERS,
+			     .proc = V2T_NULL,
+			     .rdma_vers = vers };
 	struct tc_reply r;
 	int ret = tc_rpc(t, &k, NULL, NULL, &r, 5000);
 
 	t_check(!ret && !r.why && r.h.vers == vers && r.h.proc == RW_MSG &&
-		(vers == 1 || (r.h.direction == RW_DIR_REPLY &&
-			       !r.h.inv_handle)) &&
-		r.rpc && r.ar_stat == SUCCESS,
+			(vers == 1 ||
+			 (r.h.direction == RW_DIR_REPLY && !r.h.inv_handle)) &&
+			r.rpc && r.ar_stat == SUCCESS,
 		"%s: NULL in v%u answered in v%u%s (V2-NEG-7, V2-DIR-2, AMB-V2-13) [%s]",
-		what, vers, r.h.vers, vers == 2 ? ", direction REPLY, inv_handle 0" : "",
+		what, vers, r.h.vers,
+		vers == 2 ? ", direction REPLY, inv_handle 0" : "",
 		ret ? strerror(-ret) : rw_reason_str(r.why));
 }
 
@@ -335,7 +340,7 @@ static void wire_headers(struct tc *t)
 	rw_hdr_init(&h, RW_VERS_1, RW_MSG, 0x3001, 1);
 	ret = raw_send_vers(t, &h, 3, &r, 5000);
 	t_check(!ret && is_err(&r, 0x3001, 3, RW_ERR_VERS) &&
-		r.h.err.low == 1 && r.h.err.high == 2,
+			r.h.err.low == 1 && r.h.err.high == 2,
 		"version 3: ERR_VERS 1..2, the XID echoed (V2-NEG-4, V1-ERR-6)");
 
 	rw_hdr_init(&h, RW_VERS_2, RW2_OPTIONAL, 0x3002, 1);
@@ -345,7 +350,7 @@ static void wire_headers(struct tc *t)
 	t_check(!ret && is_err(&r, 0x3002, 2, RW2_ERR_INVAL_OPTION),
 		"RDMA2_OPTIONAL opttype 77: INVAL_OPTION, same XID (V2-OPT-1, V2-ERR-15)");
 	h.xid = 0x3003;
-	h.opt.type = 1;		/* xcharext INITXCH: compatibility is off */
+	h.opt.type = 1; /* xcharext INITXCH: compatibility is off */
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
 	t_check(!ret && is_err(&r, 0x3003, 2, RW2_ERR_INVAL_OPTION),
 		"RDMA2_OPTIONAL opttype 1 (xcharext, compatibility off): INVAL_OPTION (digest 3.6)");
@@ -362,7 +367,7 @@ static void wire_headers(struct tc *t)
 		ret ? strerror(-ret) : "answered");
 
 	/* REQPROP: answered by RESPROP, same XID (V2-OPS-8/9) */
-	vals[1][3] = RW2_BRS_INLINE;		/* the server's own: done */
+	vals[1][3] = RW2_BRS_INLINE; /* the server's own: done */
 	pp[0] = (struct rw_prop){ RW2_PROP_BRS, 4, vals[1] };
 	pp[1] = (struct rw_prop){ RW2_PROP_RBSIZ, 4, vals[0] }; /* change */
 	rw_hdr_init(&h, RW_VERS_2, RW2_REQPROP, 0x3005, 1);
@@ -370,10 +375,10 @@ static void wire_headers(struct tc *t)
 	h.props.props = pp;
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
 	t_check(!ret && !r.why && r.h.proc == RW2_RESPROP &&
-		r.h.xid == 0x3005 && rw_subset_test(&r.h.subset1, 0) &&
-		!rw_subset_test(&r.h.subset1, 1) &&
-		rw_subset_test(&r.h.subset2, 1) &&
-		!rw_subset_test(&r.h.subset2, 0) && r.h.props.n == 0,
+			r.h.xid == 0x3005 && rw_subset_test(&r.h.subset1, 0) &&
+			!rw_subset_test(&r.h.subset1, 1) &&
+			rw_subset_test(&r.h.subset2, 1) &&
+			!rw_subset_test(&r.h.subset2, 0) && r.h.props.n == 0,
 		"REQPROP {BRS INLINE, RBSIZ 8192}: RESPROP, same XID, done {0}, rejected {1} (V2-OPS-8/9/11, V2-PROP-6)");
 
 	/* UPDPROP with an impossible value: an XDR error (V2-PROP-2) */
@@ -407,8 +412,8 @@ static int raw_writes(struct tc *t, uint32_t xid, uint32_t nchunks,
 	w[n++] = tc_be(1);
 	w[n++] = tc_be(RW_MSG);
 	w[n++] = tc_be(RW_DIR_CALL);
-	w[n++] = 0;			/* inv_handle */
-	w[n++] = 0;			/* no Read list */
+	w[n++] = 0; /* inv_handle */
+	w[n++] = 0; /* no Read list */
 	for (c = 0; c < nchunks; c++) {
 		w[n++] = tc_be(1);
 		w[n++] = tc_be(nsegs);
@@ -419,8 +424,8 @@ static int raw_writes(struct tc *t, uint32_t xid, uint32_t nchunks,
 			w[n++] = tc_be(0x10000 + 4096 * g);
 		}
 	}
-	w[n++] = 0;			/* end of the Write list */
-	w[n++] = 0;			/* no Reply chunk */
+	w[n++] = 0; /* end of the Write list */
+	w[n++] = 0; /* no Reply chunk */
 	memcpy(w + n, pay, plen);
 	memset(rep, 0, sizeof(*rep));
 	if (tc_send(t, w, 4 * n + plen))
@@ -462,16 +467,16 @@ static void wire_limits(struct tc *t)
 	h.reads = reads;
 	ret = raw_send(t, &h, pay, plen, &r, 5000);
 	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_READ_CHUNKS) &&
-		r.h.err.max == 8,
+			r.h.err.max == 8,
 		"9 Read chunks: READ_CHUNKS, max %u (V2-ERR-7)", r.h.err.max);
 	/* past the codec's own ceilings: written word by word */
 	ret = raw_writes(t, 0x4001, 9, 1, pay, plen, &r);
 	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_WRITE_CHUNKS) &&
-		r.h.err.max == 8,
+			r.h.err.max == 8,
 		"9 Write chunks: WRITE_CHUNKS, max %u (V2-ERR-9)", r.h.err.max);
 	ret = raw_writes(t, 0x4001, 1, 17, pay, plen, &r);
 	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_SEGMENTS) &&
-		r.h.err.max == 16,
+			r.h.err.max == 16,
 		"a Write chunk of 17 segments: SEGMENTS, max %u (V2-ERR-11)",
 		r.h.err.max);
 }
@@ -479,8 +484,10 @@ static void wire_limits(struct tc *t)
 /* SEEN over the raw connection. */
 static v2t_seen raw_seen(struct tc *t)
 {
-	struct tc_call k = { .prog = V2T_PROG, .vers = V2T_VERS,
-			     .proc = V2T_SEEN, .rdma_vers = 2 };
+	struct tc_call k = { .prog = V2T_PROG,
+			     .vers = V2T_VERS,
+			     .proc = V2T_SEEN,
+			     .rdma_vers = 2 };
 	struct tc_reply r;
 	v2t_seen s;
 
@@ -495,10 +502,13 @@ static v2t_seen raw_seen(struct tc *t)
 static void wire_resource(struct tc *t)
 {
 	v2t_fill_args fa = { .len = 20000, .seed = 9 };
-	struct tc_call k = { .prog = V2T_PROG, .vers = V2T_VERS,
-			     .proc = V2T_FILL, .rdma_vers = 2,
+	struct tc_call k = { .prog = V2T_PROG,
+			     .vers = V2T_VERS,
+			     .proc = V2T_FILL,
+			     .rdma_vers = 2,
 			     .xargs = (xdrproc_t)xdr_v2t_fill_args,
-			     .args = &fa, .xid = 0x5001 };
+			     .args = &fa,
+			     .xid = 0x5001 };
 	v2t_data d = { 0, NULL };
 	v2t_seen s0, s1;
 	struct tc_reply r;
@@ -512,27 +522,28 @@ static void wire_resource(struct tc *t)
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
 	need = r.h.err.length_needed;
 	t_check(!ret && is_err(&r, 0x5001, 2, RW2_ERR_REPLY_RESOURCE) &&
-		need >= fa.len && need < fa.len + 1024,
+			need >= fa.len && need < fa.len + 1024,
 		"FILL 20000 with no Reply chunk: REPLY_RESOURCE, %u octets needed (V2-ERR-14, S-5)",
 		need);
 	k.reply_chunk = need;
 	k.inv_handle = TC_INV_REPLY;
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
 	t_check(!ret && !r.why && r.h.proc == RW_NOMSG && r.res_ok &&
-		d.v2t_data_len == fa.len &&
-		t_fill_check(d.v2t_data_val, fa.len, fa.seed) < 0,
+			d.v2t_data_len == fa.len &&
+			t_fill_check(d.v2t_data_val, fa.len, fa.seed) < 0,
 		"... the resend with the same XID and a Reply chunk of that size: the result in the Reply chunk, intact (V2-ERR-13)");
 	if (r.res_ok)
 		xdr_free((xdrproc_t)xdr_v2t_data, (char *)&d);
 	s1 = raw_seen(t);
-	t_check(s1.fills == s0.fills + 1 && s1.replays_done == s0.replays_done + 1 &&
-		s1.err_resource == s0.err_resource + 1,
+	t_check(s1.fills == s0.fills + 1 &&
+			s1.replays_done == s0.replays_done + 1 &&
+			s1.err_resource == s0.err_resource + 1,
 		"... FILL ran once (%llu), the resend was answered from the kept reply (%llu) (AMB-V2-4)",
 		(unsigned long long)(s1.fills - s0.fills),
 		(unsigned long long)(s1.replays_done - s0.replays_done));
 	t_check(s1.replies_inv == s0.replies_inv + 1,
 		"... and sent With Invalidate of the Reply chunk's handle, as nominated (V2-RI-4)");
-	k.inv_handle = 0xdead0001;	/* names no handle of the Call */
+	k.inv_handle = 0xdead0001; /* names no handle of the Call */
 	k.xid = 0x5002;
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
 	t_check(!ret && is_err(&r, 0x5002, 2, RW2_ERR_BAD_XDR),
@@ -582,11 +593,11 @@ static void big_fill(CLIENT *cl, uint32_t len, const char *what,
 	td_stats(cl, &b);
 	s1 = seen(cl);
 	t_check(D(resends) >= resends_min && D(resends) <= resends_max &&
-		D(long_replies) == 1 && D(err_chunk) == 0,
+			D(long_replies) == 1 && D(err_chunk) == 0,
 		"%s: %llu resend(s), the result in a Reply chunk (%llu)", what,
 		D(resends), D(long_replies));
 	t_check(s1.fills == s0.fills + 1 &&
-		s1.replays_done == s0.replays_done + D(resends),
+			s1.replays_done == s0.replays_done + D(resends),
 		"%s: FILL executed once (%llu), every resend answered from the kept reply (%llu)",
 		what, (unsigned long long)(s1.fills - s0.fills),
 		(unsigned long long)(s1.replays_done - s0.replays_done));
@@ -602,7 +613,7 @@ static void small_fill(CLIENT *cl, const char *what)
 		"%s: FILL 3000 intact", what);
 	td_stats(cl, &b);
 	t_check(D(reply_chunks) == 0 && D(registrations) == 0 &&
-		D(resends) == 0,
+			D(resends) == 0,
 		"%s: inline, no Reply chunk (%llu), no registration (%llu), no resend",
 		what, D(reply_chunks), D(registrations));
 }
@@ -625,15 +636,13 @@ static void group_resend(void)
 		clnt_destroy(cl);
 	}
 	/* v1: Reply chunks of 1 MiB, 16 MiB, then max_reply_size */
-	cl = client(&srv4, RPCRDMA_VERSION_1, RPCRDMA_REG_AUTO,
-		    BIG + MiB);
+	cl = client(&srv4, RPCRDMA_VERSION_1, RPCRDMA_REG_AUTO, BIG + MiB);
 	if (cl) {
 		small_fill(cl, "rdma v1");
 		big_fill(cl, BIG, "rdma v1", 3, 3);
 		clnt_destroy(cl);
 	}
-	cl = client(&srv6, RPCRDMA_VERSION_1, RPCRDMA_REG_AUTO,
-		    BIG + MiB);
+	cl = client(&srv6, RPCRDMA_VERSION_1, RPCRDMA_REG_AUTO, BIG + MiB);
 	if (cl) {
 		big_fill(cl, 2 * MiB, "rdma6 v1", 2, 2);
 		clnt_destroy(cl);
@@ -649,7 +658,9 @@ static void group_resend(void)
 static void bound_fill(void)
 {
 	struct rpcrdma_ulb_entry e = {
-		.prog = V2T_PROG, .vers = V2T_VERS, .proc = V2T_FILL,
+		.prog = V2T_PROG,
+		.vers = V2T_VERS,
+		.proc = V2T_FILL,
 		.dir = RPCRDMA_ULB_REPLY,
 		.reply_max = { RPCRDMA_ULB_SIZE_ARG, 64, 0 },
 	};
@@ -687,14 +698,15 @@ static void inv_round(enum rpcrdma_version v, const char *what,
 		D(remote_invalidations));
 	if (want_remote)
 		t_check(D(remote_invalidations) == (unsigned long long)n &&
-			D(invalidations) == 0 &&
-			s1.replies_inv - s0.replies_inv == (uint64_t)n,
+				D(invalidations) == 0 &&
+				s1.replies_inv - s0.replies_inv == (uint64_t)n,
 			"%s: the server invalidated each window with its Send (%llu sent, %llu seen): one local invalidation fewer per call (V2-RI-4, S-10)",
-			what, (unsigned long long)(s1.replies_inv - s0.replies_inv),
+			what,
+			(unsigned long long)(s1.replies_inv - s0.replies_inv),
 			D(remote_invalidations));
 	else
 		t_check(D(remote_invalidations) == 0 && D(inv_nominated) == 0 &&
-			D(invalidations) == (unsigned long long)n,
+				D(invalidations) == (unsigned long long)n,
 			"%s: nothing nominated (%llu), every window invalidated locally (%llu)",
 			what, D(inv_nominated), D(invalidations));
 	clnt_destroy(cl);
@@ -731,7 +743,8 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 0; argc == 3 && !strcmp(argv[1], "--only") &&
-		    i < sizeof(groups) / sizeof(groups[0]); i++)
+		    i < sizeof(groups) / sizeof(groups[0]);
+	     i++)
 		if (!strcmp(argv[2], groups[i].name))
 			break;
 	if (argc != 3 || i == sizeof(groups) / sizeof(groups[0])) {

@@ -48,7 +48,7 @@ bool_t v2t_fill_1_svc(v2t_fill_args *arg, v2t_data *res, struct svc_req *rq)
 bool_t v2t_echo_1_svc(v2t_data *arg, v2t_data *res, struct svc_req *rq)
 {
 	echoes++;
-	*res = *arg;		/* the argument's memory becomes the result's */
+	*res = *arg; /* the argument's memory becomes the result's */
 	arg->v2t_data_len = 0;
 	arg->v2t_data_val = NULL;
 	return TRUE;

@@ -40,30 +40,30 @@
 
 #define DEFAULT_ADDR4 "192.0.2.1"
 #define DEFAULT_ADDR6 "2001:db8::1"
-#define DEFAULT_PORT 7471
+#define DEFAULT_PORT  7471
 
 enum {
-	MAX_MSG = 1 << 20,	/* largest Send and RDMA transfer */
-	GUARD = 64,		/* bytes past each transfer that must not change */
-	STEP_MS = 30000,	/* any single step; TCG is slow, rxe slower */
-	RESOLVE_MS = 5000,	/* rdma_resolve_addr/route timeouts */
-	CONNECT_RETRY_MS = 15000,	/* server thread may not listen yet */
+	MAX_MSG = 1 << 20, /* largest Send and RDMA transfer */
+	GUARD = 64,	   /* bytes past each transfer that must not change */
+	STEP_MS = 30000,   /* any single step; TCG is slow, rxe slower */
+	RESOLVE_MS = 5000, /* rdma_resolve_addr/route timeouts */
+	CONNECT_RETRY_MS = 15000, /* server thread may not listen yet */
 	RETRY_PAUSE_MS = 100,
 	POLL_SLICE_MS = 200,	/* how often a waiting server checks "stop" */
 	FILL = 0x5a,		/* untouched bytes around transfers */
-	CTL_MAGIC = 0x76627331,	/* "vbs1" */
+	CTL_MAGIC = 0x76627331, /* "vbs1" */
 };
 
 /* What a control message asks for (client) or answers (server). */
 enum ctl_op {
-	CTL_HELLO = 1,		/* -> ADVERT: where the server's buffer is */
+	CTL_HELLO = 1, /* -> ADVERT: where the server's buffer is */
 	CTL_ADVERT,
-	CTL_SEND_NEXT,		/* next message is len bytes of pattern(seed) */
-	CTL_WROTE,		/* I wrote pattern(seed) into [0, len): check it */
-	CTL_FILL,		/* put pattern(seed) into [0, len) for me to read */
-	CTL_READ_CHECKED,	/* my read is verified; reset your buffer */
+	CTL_SEND_NEXT,	  /* next message is len bytes of pattern(seed) */
+	CTL_WROTE,	  /* I wrote pattern(seed) into [0, len): check it */
+	CTL_FILL,	  /* put pattern(seed) into [0, len) for me to read */
+	CTL_READ_CHECKED, /* my read is verified; reset your buffer */
 	CTL_BYE,
-	CTL_ACK,		/* status: 0, or 1 + first bad offset */
+	CTL_ACK, /* status: 0, or 1 + first bad offset */
 };
 
 /*
@@ -82,13 +82,18 @@ struct ctl_msg {
 };
 
 /* Work request ids: one outstanding of each kind at a time (lockstep). */
-enum wr_kind { WR_SEND, WR_RECV, WR_RDMA, WR_KINDS };
+enum wr_kind {
+	WR_SEND,
+	WR_RECV,
+	WR_RDMA,
+	WR_KINDS
+};
 
 /* One address family's run: what both threads share. */
 struct phase {
-	const char *label;		/* "IPv4 192.0.2.1" */
-	struct sockaddr_storage addr;	/* with the port */
-	atomic_bool client_gave_up;	/* lets the server stop waiting */
+	const char *label;	      /* "IPv4 192.0.2.1" */
+	struct sockaddr_storage addr; /* with the port */
+	atomic_bool client_gave_up;   /* lets the server stop waiting */
 	bool server_failed;
 };
 
@@ -107,7 +112,7 @@ struct conn {
 	int buf_access;
 	bool done[WR_KINDS];
 	uint32_t recv_len;
-	bool stop_on_give_up;		/* server side only */
+	bool stop_on_give_up; /* server side only */
 };
 
 static atomic_int n_pass, n_fail;
@@ -192,7 +197,8 @@ static int set_nonblock(struct conn *c, int fd, const char *what)
 	int flags = fcntl(fd, F_GETFL);
 
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		return fail(c, "make %s non-blocking: %s", what, strerror(errno));
+		return fail(c, "make %s non-blocking: %s", what,
+			    strerror(errno));
 	return 0;
 }
 
@@ -212,7 +218,8 @@ static int wait_fd(struct conn *c, int fd, int64_t deadline)
 			return 0;
 		if (c->stop_on_give_up && atomic_load(&c->ph->client_gave_up))
 			return -1;
-		r = poll(&pfd, 1, left < POLL_SLICE_MS ? (int)left : POLL_SLICE_MS);
+		r = poll(&pfd, 1,
+			 left < POLL_SLICE_MS ? (int)left : POLL_SLICE_MS);
 		if (r > 0)
 			return 1;
 		if (r < 0 && errno != EINTR) {
@@ -234,10 +241,12 @@ static int get_cm_event(struct conn *c, int timeout_ms, const char *step,
 		if (rdma_get_cm_event(c->ec, ev) == 0)
 			return 0;
 		if (errno != EAGAIN)
-			return fail(c, "%s: rdma_get_cm_event: %s", step, strerror(errno));
+			return fail(c, "%s: rdma_get_cm_event: %s", step,
+				    strerror(errno));
 		r = wait_fd(c, c->ec->fd, deadline);
 		if (r == 0)
-			return fail(c, "%s: no rdma_cm event within %d s", step, timeout_ms / 1000);
+			return fail(c, "%s: no rdma_cm event within %d s", step,
+				    timeout_ms / 1000);
 		if (r < 0)
 			return -1;
 	}
@@ -255,7 +264,8 @@ static int expect_cm_event(struct conn *c, enum rdma_cm_event_type type,
 	ok = ev->event == type;
 	if (!ok)
 		fail(c, "%s: got %s (status %d), wanted %s", step,
-		     rdma_event_str(ev->event), ev->status, rdma_event_str(type));
+		     rdma_event_str(ev->event), ev->status,
+		     rdma_event_str(type));
 	rdma_ack_cm_event(ev);
 	return ok ? 0 : -1;
 }
@@ -269,8 +279,11 @@ static int drain_cq(struct conn *c, const char *step)
 	while ((n = ibv_poll_cq(c->cq, 4, wc)) > 0) {
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
-				return fail(c, "%s: completion of wr %" PRIu64 ": %s", step,
-					    wc[i].wr_id, ibv_wc_status_str(wc[i].status));
+				return fail(c,
+					    "%s: completion of wr %" PRIu64
+					    ": %s",
+					    step, wc[i].wr_id,
+					    ibv_wc_status_str(wc[i].status));
 			if (wc[i].wr_id == WR_RECV)
 				c->recv_len = wc[i].byte_len;
 			c->done[wc[i].wr_id] = true;
@@ -307,7 +320,8 @@ static int wait_wr(struct conn *c, enum wr_kind kind, const char *step)
 			break;
 		r = wait_fd(c, c->cc->fd, deadline);
 		if (r == 0)
-			return fail(c, "%s: no completion within %d s", step, STEP_MS / 1000);
+			return fail(c, "%s: no completion within %d s", step,
+				    STEP_MS / 1000);
 		if (r < 0)
 			return -1;
 		if (ibv_get_cq_event(c->cc, &cq, &ctx) == 0)
@@ -338,8 +352,10 @@ static uint8_t *alloc_buf(size_t size)
 static int conn_setup(struct conn *c)
 {
 	struct ibv_qp_init_attr qpa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.cap = { .max_send_wr = 4,
+			 .max_recv_wr = 4,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 	};
@@ -362,7 +378,8 @@ static int conn_setup(struct conn *c)
 	c->buf = alloc_buf(c->buf_size);
 	if (!c->recv_buf || !c->send_buf || !c->buf)
 		return fail(c, "out of memory");
-	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf, c->recv_size, IBV_ACCESS_LOCAL_WRITE);
+	c->recv_mr = ibv_reg_mr(c->pd, c->recv_buf, c->recv_size,
+				IBV_ACCESS_LOCAL_WRITE);
 	c->send_mr = ibv_reg_mr(c->pd, c->send_buf, c->send_size, 0);
 	c->buf_mr = ibv_reg_mr(c->pd, c->buf, c->buf_size, c->buf_access);
 	if (!c->recv_mr || !c->send_mr || !c->buf_mr)
@@ -408,7 +425,9 @@ static int post_recv(struct conn *c)
 		.length = (uint32_t)c->recv_size,
 		.lkey = c->recv_mr->lkey,
 	};
-	struct ibv_recv_wr wr = { .wr_id = WR_RECV, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr wr = { .wr_id = WR_RECV,
+				  .sg_list = &sge,
+				  .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(c->id->qp, &wr, &bad))
@@ -418,10 +437,13 @@ static int post_recv(struct conn *c)
 
 /* Post a Send, RDMA Write or RDMA Read (rkey/raddr unused for Send). */
 static int post_send(struct conn *c, enum ibv_wr_opcode op, uint8_t *local,
-		     struct ibv_mr *mr, size_t len, uint64_t raddr, uint32_t rkey)
+		     struct ibv_mr *mr, size_t len, uint64_t raddr,
+		     uint32_t rkey)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)local, .length = (uint32_t)len, .lkey = mr->lkey,
+		.addr = (uintptr_t)local,
+		.length = (uint32_t)len,
+		.lkey = mr->lkey,
 	};
 	struct ibv_send_wr wr = {
 		.wr_id = op == IBV_WR_SEND ? WR_SEND : WR_RDMA,
@@ -434,7 +456,8 @@ static int post_send(struct conn *c, enum ibv_wr_opcode op, uint8_t *local,
 	struct ibv_send_wr *bad;
 
 	if (ibv_post_send(c->id->qp, &wr, &bad))
-		return fail(c, "ibv_post_send (opcode %d, %zu B) failed", op, len);
+		return fail(c, "ibv_post_send (opcode %d, %zu B) failed", op,
+			    len);
 	return 0;
 }
 
@@ -456,8 +479,8 @@ static int send_ctl(struct conn *c, const struct ctl_msg *m, const char *step)
 static int take_ctl(struct conn *c, struct ctl_msg *m, const char *step)
 {
 	if (c->recv_len != sizeof(*m))
-		return fail(c, "%s: control message of %u B, expected %zu", step,
-			    c->recv_len, sizeof(*m));
+		return fail(c, "%s: control message of %u B, expected %zu",
+			    step, c->recv_len, sizeof(*m));
 	memcpy(m, c->recv_buf, sizeof(*m));
 	/* The next Receive may be a 1-byte Send whose guard bytes are these. */
 	memset(c->recv_buf, FILL, sizeof(*m));
@@ -471,7 +494,8 @@ static int take_ctl(struct conn *c, struct ctl_msg *m, const char *step)
 static int server_listen(struct conn *c, struct rdma_cm_id **listen_id)
 {
 	if (!(c->ec = rdma_create_event_channel()))
-		return fail(c, "rdma_create_event_channel: %s", strerror(errno));
+		return fail(c, "rdma_create_event_channel: %s",
+			    strerror(errno));
 	if (set_nonblock(c, c->ec->fd, "event channel"))
 		return -1;
 	if (rdma_create_id(c->ec, listen_id, NULL, RDMA_PS_TCP))
@@ -487,7 +511,9 @@ static int server_listen(struct conn *c, struct rdma_cm_id **listen_id)
 static int server_accept(struct conn *c)
 {
 	struct rdma_conn_param param = {
-		.responder_resources = 1, .initiator_depth = 1, .rnr_retry_count = 7,
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.rnr_retry_count = 7,
 	};
 	struct rdma_cm_event *ev;
 	int64_t wait_ms = CONNECT_RETRY_MS + STEP_MS;
@@ -495,7 +521,8 @@ static int server_accept(struct conn *c)
 	if (get_cm_event(c, (int)wait_ms, "wait for connect request", &ev))
 		return -1;
 	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
-		fail(c, "wait for connect request: got %s", rdma_event_str(ev->event));
+		fail(c, "wait for connect request: got %s",
+		     rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
 		return -1;
 	}
@@ -557,8 +584,10 @@ static int server_serve(struct conn *c)
 			return -1;
 		if (expect_data) {
 			expect_data = false;
-			rep.status = c->recv_len != data_len ? UINT64_MAX :
-				check_pattern(c->recv_buf, data_len, data_seed);
+			rep.status = c->recv_len != data_len ?
+					     UINT64_MAX :
+					     check_pattern(c->recv_buf,
+							   data_len, data_seed);
 			memset(c->recv_buf, FILL, c->recv_size);
 			if (post_recv(c))
 				return -1;
@@ -601,9 +630,12 @@ static void *server_main(void *arg)
 {
 	struct phase *ph = arg;
 	struct conn c = {
-		.ph = ph, .who = "server", .stop_on_give_up = true,
+		.ph = ph,
+		.who = "server",
+		.stop_on_give_up = true,
 		/* Receives carry the Send test data, up to MAX_MSG (+ guard). */
-		.recv_size = MAX_MSG + GUARD, .send_size = sizeof(struct ctl_msg),
+		.recv_size = MAX_MSG + GUARD,
+		.send_size = sizeof(struct ctl_msg),
 		.buf_size = MAX_MSG + GUARD,
 		.buf_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			      IBV_ACCESS_REMOTE_READ,
@@ -611,7 +643,8 @@ static void *server_main(void *arg)
 	struct rdma_cm_id *listen_id = NULL;
 
 	server_delay();
-	if (server_listen(&c, &listen_id) || server_accept(&c) || server_serve(&c))
+	if (server_listen(&c, &listen_id) || server_accept(&c) ||
+	    server_serve(&c))
 		ph->server_failed = true;
 	conn_teardown(&c);
 	if (listen_id)
@@ -623,7 +656,11 @@ static void *server_main(void *arg)
 
 /* ---- client ---------------------------------------------------------- */
 
-enum { TRY_OK, TRY_AGAIN, TRY_FAILED };
+enum {
+	TRY_OK,
+	TRY_AGAIN,
+	TRY_FAILED
+};
 
 /*
  * One connection attempt.  REJECTED and UNREACHABLE mean nobody listens
@@ -632,8 +669,10 @@ enum { TRY_OK, TRY_AGAIN, TRY_FAILED };
 static int client_try_connect(struct conn *c)
 {
 	struct rdma_conn_param param = {
-		.responder_resources = 1, .initiator_depth = 1,
-		.retry_count = 7, .rnr_retry_count = 7,
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
 	};
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type type;
@@ -643,19 +682,20 @@ static int client_try_connect(struct conn *c)
 		fail(c, "rdma_create_id: %s", strerror(errno));
 		return TRY_FAILED;
 	}
-	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&c->ph->addr, RESOLVE_MS)) {
+	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)&c->ph->addr,
+			      RESOLVE_MS)) {
 		fail(c, "rdma_resolve_addr: %s", strerror(errno));
 		return TRY_FAILED;
 	}
-	if (expect_cm_event(c, RDMA_CM_EVENT_ADDR_RESOLVED, RESOLVE_MS + STEP_MS,
-			    "resolve address"))
+	if (expect_cm_event(c, RDMA_CM_EVENT_ADDR_RESOLVED,
+			    RESOLVE_MS + STEP_MS, "resolve address"))
 		return TRY_FAILED;
 	if (rdma_resolve_route(c->id, RESOLVE_MS)) {
 		fail(c, "rdma_resolve_route: %s", strerror(errno));
 		return TRY_FAILED;
 	}
-	if (expect_cm_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED, RESOLVE_MS + STEP_MS,
-			    "resolve route"))
+	if (expect_cm_event(c, RDMA_CM_EVENT_ROUTE_RESOLVED,
+			    RESOLVE_MS + STEP_MS, "resolve route"))
 		return TRY_FAILED;
 	/* The first Receive is posted before connecting: the server's first
 	 * reply may arrive before we see ESTABLISHED. */
@@ -684,7 +724,8 @@ static int client_connect(struct conn *c)
 	int attempts = 0;
 
 	if (!(c->ec = rdma_create_event_channel()))
-		return fail(c, "rdma_create_event_channel: %s", strerror(errno));
+		return fail(c, "rdma_create_event_channel: %s",
+			    strerror(errno));
 	if (set_nonblock(c, c->ec->fd, "event channel"))
 		return -1;
 	for (;;) {
@@ -698,16 +739,20 @@ static int client_connect(struct conn *c)
 		if (r == TRY_FAILED)
 			return -1;
 		if (now_ms() >= deadline)
-			return fail(c, "connect: still rejected after %d attempts in %d s",
-				    attempts, CONNECT_RETRY_MS / 1000);
+			return fail(
+				c,
+				"connect: still rejected after %d attempts in %d s",
+				attempts, CONNECT_RETRY_MS / 1000);
 		nanosleep(&pause, NULL);
 	}
-	pass(c->ph, "connect (%d attempt%s)", attempts, attempts > 1 ? "s" : "");
+	pass(c->ph, "connect (%d attempt%s)", attempts,
+	     attempts > 1 ? "s" : "");
 	return 0;
 }
 
 /* Send what is in send_buf, wait for the server's reply. */
-static int client_rpc(struct conn *c, size_t len, struct ctl_msg *rep, const char *step)
+static int client_rpc(struct conn *c, size_t len, struct ctl_msg *rep,
+		      const char *step)
 {
 	if (send_and_wait(c, len, step) || wait_wr(c, WR_RECV, step) ||
 	    take_ctl(c, rep, step))
@@ -717,10 +762,12 @@ static int client_rpc(struct conn *c, size_t len, struct ctl_msg *rep, const cha
 	return 0;
 }
 
-static int client_ctl(struct conn *c, enum ctl_op op, uint32_t len, uint32_t seed,
-		      struct ctl_msg *rep, const char *step)
+static int client_ctl(struct conn *c, enum ctl_op op, uint32_t len,
+		      uint32_t seed, struct ctl_msg *rep, const char *step)
 {
-	struct ctl_msg req = { .magic = CTL_MAGIC, .op = op, .len = len, .seed = seed };
+	struct ctl_msg req = {
+		.magic = CTL_MAGIC, .op = op, .len = len, .seed = seed
+	};
 
 	memcpy(c->send_buf, &req, sizeof(req));
 	return client_rpc(c, sizeof(req), rep, step);
@@ -731,7 +778,8 @@ static int client_ctl(struct conn *c, enum ctl_op op, uint32_t len, uint32_t see
  * Returns 0 (passed) or 1 (data wrong): unlike a failed step (-1), wrong
  * data leaves the connection usable and the remaining checks still run.
  */
-static int verdict(struct conn *c, const char *what, size_t len, uint64_t status)
+static int verdict(struct conn *c, const char *what, size_t len,
+		   uint64_t status)
 {
 	if (status == 0) {
 		pass(c->ph, "%s %zu B", what, len);
@@ -740,8 +788,9 @@ static int verdict(struct conn *c, const char *what, size_t len, uint64_t status
 	if (status == UINT64_MAX)
 		fail(c, "%s %zu B: wrong length received", what, len);
 	else
-		fail(c, "%s %zu B: data differs at offset %" PRIu64 "%s", what, len,
-		     status - 1, status - 1 >= len ? " (guard bytes after the data)" : "");
+		fail(c, "%s %zu B: data differs at offset %" PRIu64 "%s", what,
+		     len, status - 1,
+		     status - 1 >= len ? " (guard bytes after the data)" : "");
 	return 1;
 }
 
@@ -749,7 +798,8 @@ static int test_send(struct conn *c, size_t len, uint32_t seed)
 {
 	struct ctl_msg rep;
 
-	if (client_ctl(c, CTL_SEND_NEXT, (uint32_t)len, seed, &rep, "announce send"))
+	if (client_ctl(c, CTL_SEND_NEXT, (uint32_t)len, seed, &rep,
+		       "announce send"))
 		return -1;
 	fill_pattern(c->send_buf, len, seed);
 	if (client_rpc(c, len, &rep, "send data"))
@@ -757,7 +807,8 @@ static int test_send(struct conn *c, size_t len, uint32_t seed)
 	return verdict(c, "send/recv", len, rep.status);
 }
 
-static int test_write(struct conn *c, const struct ctl_msg *adv, size_t len, uint32_t seed)
+static int test_write(struct conn *c, const struct ctl_msg *adv, size_t len,
+		      uint32_t seed)
 {
 	struct ctl_msg rep;
 
@@ -772,19 +823,23 @@ static int test_write(struct conn *c, const struct ctl_msg *adv, size_t len, uin
 	return verdict(c, "rdma write", len, rep.status);
 }
 
-static int test_read(struct conn *c, const struct ctl_msg *adv, size_t len, uint32_t seed)
+static int test_read(struct conn *c, const struct ctl_msg *adv, size_t len,
+		     uint32_t seed)
 {
 	struct ctl_msg rep;
 	uint64_t status;
 
-	if (client_ctl(c, CTL_FILL, (uint32_t)len, seed, &rep, "ask server to fill"))
+	if (client_ctl(c, CTL_FILL, (uint32_t)len, seed, &rep,
+		       "ask server to fill"))
 		return -1;
 	memset(c->buf, FILL, c->buf_size);
-	if (post_send(c, IBV_WR_RDMA_READ, c->buf, c->buf_mr, len, adv->addr, adv->rkey) ||
+	if (post_send(c, IBV_WR_RDMA_READ, c->buf, c->buf_mr, len, adv->addr,
+		      adv->rkey) ||
 	    wait_wr(c, WR_RDMA, "RDMA Read"))
 		return -1;
 	status = check_pattern(c->buf, len, seed);
-	if (client_ctl(c, CTL_READ_CHECKED, (uint32_t)len, seed, &rep, "report read"))
+	if (client_ctl(c, CTL_READ_CHECKED, (uint32_t)len, seed, &rep,
+		       "report read"))
 		return -1;
 	return verdict(c, "rdma read", len, status);
 }
@@ -799,7 +854,8 @@ static int client_tests(struct conn *c)
 	if (client_ctl(c, CTL_HELLO, 0, 0, &adv, "hello"))
 		return -1;
 	if (adv.op != CTL_ADVERT || adv.len < MAX_MSG)
-		return fail(c, "hello: bad advertisement (op %u, %u B)", adv.op, adv.len);
+		return fail(c, "hello: bad advertisement (op %u, %u B)", adv.op,
+			    adv.len);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		/* A distinct seed per check: stale data from an earlier one fails. */
 		uint32_t seed = (uint32_t)(i * 3 + 1) * 0x01000193u;
@@ -813,7 +869,8 @@ static int client_tests(struct conn *c)
 		return -1;
 	if (rdma_disconnect(c->id))
 		return fail(c, "rdma_disconnect: %s", strerror(errno));
-	if (expect_cm_event(c, RDMA_CM_EVENT_DISCONNECTED, STEP_MS, "disconnect"))
+	if (expect_cm_event(c, RDMA_CM_EVENT_DISCONNECTED, STEP_MS,
+			    "disconnect"))
 		return -1;
 	pass(c->ph, "disconnect");
 	return 0;
@@ -834,8 +891,8 @@ static void join_server(struct phase *ph, pthread_t server)
 	deadline.tv_sec += 2 * STEP_MS / 1000;
 	if (pthread_timedjoin_np(server, NULL, &deadline) == 0)
 		return;
-	printf("FAIL: %s: server thread did not finish within %d s\n", ph->label,
-	       2 * STEP_MS / 1000);
+	printf("FAIL: %s: server thread did not finish within %d s\n",
+	       ph->label, 2 * STEP_MS / 1000);
 	fflush(stdout);
 	_exit(1);
 }
@@ -843,10 +900,13 @@ static void join_server(struct phase *ph, pthread_t server)
 static int run_phase(struct phase *ph)
 {
 	struct conn c = {
-		.ph = ph, .who = "client",
-		.recv_size = sizeof(struct ctl_msg), .send_size = MAX_MSG,
+		.ph = ph,
+		.who = "client",
+		.recv_size = sizeof(struct ctl_msg),
+		.send_size = MAX_MSG,
 		/* RDMA Read sink: written by the local HCA only. */
-		.buf_size = MAX_MSG + GUARD, .buf_access = IBV_ACCESS_LOCAL_WRITE,
+		.buf_size = MAX_MSG + GUARD,
+		.buf_access = IBV_ACCESS_LOCAL_WRITE,
 	};
 	pthread_t server;
 	int err, failed_before = atomic_load(&n_fail);
