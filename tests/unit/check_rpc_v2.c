@@ -867,6 +867,36 @@ START_TEST(test_xc_reqxch_respxch)
 }
 END_TEST
 
+/*
+ * XC-10 (V2-PROP-6): "done" says the value asked for is the one in force.
+ * With Receives of 8192, REQXCH and REQPROP asking RBSIZ 8192 are done and
+ * asking 4096 is rejected, in both codecs alike.
+ */
+START_TEST(test_xc_respxch_receive_size)
+{
+	uint32_t done, rej, other;
+
+	opts.xcharext = true;
+	srv_start(0, 8192);
+	/* REQXCH want {RBSIZ 8192}, then {RBSIZ 4096} */
+	peer_hex("0000c008 00000002 00000010 00000005 00000000 00000002 "
+		 "00000010 00000001 00000001 00000004 00002000");
+	ck_assert_int_eq(pump(), 0);
+	last_respxch(0xc008, 1, 0);
+	peer_hex("0000c009 00000002 00000010 00000005 00000000 00000002 "
+		 "00000010 00000001 00000001 00000004 00001000");
+	ck_assert_int_eq(pump(), 0);
+	last_respxch(0xc009, 0, 1);
+	/* REQPROP the same */
+	peer_hex("0000c00a 00000002 00000020 00000007 00000001 "
+		 "00000001 00000004 00002000");
+	ck_assert_int_eq(pump(), 0);
+	last_resprop(0xc00a, &done, &rej, &other);
+	ck_assert_msg(done == 1 && rej == 0 && other == 0,
+		      "V2-PROP-6: done 0x%x rejected 0x%x", done, rej);
+}
+END_TEST
+
 /* XC-4: with xcharext on, a RESPXCH (we never send REQXCH, XC-5) is an
  * operation we do not support: INVAL_OPTION. */
 START_TEST(test_xc_unasked_respxch)
@@ -1232,6 +1262,7 @@ Suite *rpc_v2_suite(void)
 	tcase_add_test(tx, test_xc_off_inval_option);
 	tcase_add_test(tx, test_xc_on_initxch_taken);
 	tcase_add_test(tx, test_xc_reqxch_respxch);
+	tcase_add_test(tx, test_xc_respxch_receive_size);
 	tcase_add_test(tx, test_xc_unasked_respxch);
 	tcase_add_test(tx, test_xc_no_reqreminv_plain_send);
 	tcase_add_test(tc, test_v2_clnt_inv_handle);
