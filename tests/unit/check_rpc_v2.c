@@ -768,11 +768,12 @@ END_TEST
 
 /*
  * With xcharext on: INITXCH is taken in xcharext's ids (XC-TV1: RBSIZ 8192,
- * readable through rr_srv_peer_props), one-way, nothing answered; UPDXCH
+ * readable through rr_srv_peer_props), one-way, nothing answered (XC-6: we
+ * send RESPXCH and so take INITXCH); UPDXCH
  * of BRS (XC-TV3), absent from the INITXCH and so unchangeable (V2-OPS-6
  * applied to xcharext, AMB-X-7), is ignored; an UPDXCH of RBSIZ is
  * applied.  We send no xcharext message of our own: no INITXCH, no
- * UPDXCH (XC-11, XC-13: we never have one to send); our properties go in
+ * UPDXCH (XC-11: we never have one pending); our properties go in
  * a v2-05 CONNPROP (digest 3.6 item 1), here because the INITXCH left
  * Backward Request Support at its default, INLINE.
  */
@@ -897,8 +898,8 @@ START_TEST(test_xc_respxch_receive_size)
 }
 END_TEST
 
-/* XC-4: with xcharext on, a RESPXCH (we never send REQXCH, XC-5) is an
- * operation we do not support: INVAL_OPTION. */
+/* XC-4: with xcharext on, a RESPXCH (an answer to a REQXCH, which we never
+ * send) is an operation we do not support: INVAL_OPTION. */
 START_TEST(test_xc_unasked_respxch)
 {
 	opts.xcharext = true;
@@ -1200,9 +1201,8 @@ END_TEST
 /*
  * V2-OPS-5: the client's first CONNPROP (sent once v2 is settled) fits
  * 1024 octets and reports the Receives it posts, not to change
- * (V2-PROP-9/10: nothing to announce later, no UPDPROP).  V2-DIR-3/4: the
- * client sends no OPTIONAL message at all (none carries an RPC message,
- * and it has no xcharext message to send).
+ * (V2-PROP-9/10: nothing to announce later, no UPDPROP).  It sends no
+ * OPTIONAL message at all: no xcharext on the wire (digest 3.6 item 2).
  */
 START_TEST(test_v2_clnt_connprop)
 {
@@ -1222,7 +1222,7 @@ START_TEST(test_v2_clnt_connprop)
 		m = clnt_sent(c, i, &h, &sp);
 		ck_assert_uint_eq(h.vers, RW_VERS_2);
 		ck_assert_msg(h.proc != RW2_OPTIONAL,
-			      "V2-DIR-3/4: the client sent an OPTIONAL");
+			      "digest 3.6: the client sent an OPTIONAL");
 		ck_assert_uint_ne(h.proc, RW2_UPDPROP);
 		if (h.proc != RW2_CONNPROP)
 			continue;
