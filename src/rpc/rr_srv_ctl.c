@@ -137,22 +137,30 @@ bool rr_srv_take_control(struct rr_srv *s, struct rr_sreq *r)
 
 /* ---- The control queue --------------------------------------------------- */
 
+/* Our own properties, the same in CONNPROP, RESPROP and RESPXCH: the
+ * Receives we post, and backward Replies inline (AMB-V2-18). */
+static void local_props(const struct rr_srv *s, struct rw_props *local)
+{
+	rw_props_init(local);
+	local->val[RW_SP_RBSIZ] = rt_conn_local_private(s->c)->recv_size;
+	local->val[RW_SP_BRS] = RW2_BRS_INLINE;
+}
+
 static size_t build_resprop(struct rr_srv *s, const struct rr_sreq *r,
 			    uint32_t credit, void *buf, size_t cap)
 {
 	struct rw_props local;
 	struct rw_hdr h;
 
-	rw_props_init(&local);
-	local.val[RW_SP_RBSIZ] = rt_conn_local_private(s->c)->recv_size;
+	local_props(s, &local);
 	rw_hdr_init(&h, RW_VERS_2, RW2_RESPROP, r->rx.hdr.xid, credit);
 	rw_props_answer(&local, RW_PC_V2, &r->rx.hdr.props, &h.subset1,
 			&h.subset2);
 	return rw_hdr_encode(&h, buf, cap);	/* rdma_other empty */
 }
 
-static size_t build_respxch(const struct rr_sreq *r, uint32_t credit,
-			    void *buf, size_t cap)
+static size_t build_respxch(struct rr_srv *s, const struct rr_sreq *r,
+			    uint32_t credit, void *buf, size_t cap)
 {
 	struct rw_subset done, rej;
 	struct rw_xchar_msg m;
@@ -160,7 +168,7 @@ static size_t build_respxch(const struct rr_sreq *r, uint32_t credit,
 	struct rw_props local;
 	struct rw_hdr h;
 
-	rw_props_init(&local);
+	local_props(s, &local);
 	if (rw_xchar_decode(RW_XC_REQXCH, r->rx.hdr.opt.info,
 			    r->rx.hdr.opt.len, &m))
 		return 0;
@@ -184,7 +192,7 @@ int rr_srv_send_ctl(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 	n = r->ctl == RR_CTL_RESPROP ?
 	    build_resprop(s, r, rr_srv_grant(s), rt_sbuf_data(b),
 			  rt_sbuf_size(b)) :
-	    build_respxch(r, rr_srv_grant(s), rt_sbuf_data(b),
+	    build_respxch(s, r, rr_srv_grant(s), rt_sbuf_data(b),
 			  rt_sbuf_size(b));
 	rr_srv_answered(s, r);
 	if (!n) {
@@ -214,10 +222,7 @@ void rr_srv_send_connprop(struct rr_srv *s)
 		return;
 	s->connprop_due = false;
 	s->connprop_sent = true;
-	rw_props_init(&local);
-	local.val[RW_SP_RBSIZ] = rt_conn_local_private(s->c)->recv_size;
-	/* backward Replies come inline (AMB-V2-18) */
-	local.val[RW_SP_BRS] = RW2_BRS_INLINE;
+	local_props(s, &local);
 	rw_hdr_init(&h, RW_VERS_2, RW2_CONNPROP, s->bc_xid++, 1);
 	rw_props_start(&local, &h.props, &h.subset1, props, data);
 	n = rw_encode_call(&h, rt_sbuf_data(b), rt_sbuf_size(b));
