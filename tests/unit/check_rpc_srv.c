@@ -18,6 +18,8 @@
 #include "hdr_vectors.h"
 #include "rpc_peer.h"
 #include "rpc/rr_serve.h"
+#include "wire/rw_be.h"
+#include "wire/rw_props.h"
 #include "wire/rw_role.h"
 
 #define CREDITS 16u
@@ -898,6 +900,66 @@ START_TEST(test_srv_write_chunk_unused)
 }
 END_TEST
 
+/*
+ * A REQXCH (xcharext compatibility on) is answered against the Receive
+ * Buffer Size the server really posts - the one its CONNPROP and RESPROP
+ * give - not the 4096-octet default: with Receives of 8192 octets, RBSIZ
+ * 8192 is done and 4096 rejected (V2-PROP-6, XC-9, digest 3.6).
+ */
+static void reqxch_rbsiz(uint32_t xid, uint32_t rbsiz, bool done)
+{
+	static const uint8_t xc_tv4[16] = { 0, 0, 0, 1, 0, 0, 0, 1 };
+	static const uint8_t rejected[16] = {
+		0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1
+	};
+	uint8_t info[16] = { 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 4 };
+	const struct fake_msg *m;
+	struct rw_hdr_space sp;
+	struct rw_hdr h;
+	unsigned int n = fake_nsends(conn);
+	size_t len;
+
+	rw_put32(info + 12, rbsiz);
+	rw_hdr_init(&h, RW_VERS_2, RW2_OPTIONAL, xid, CREDITS);
+	h.opt.dir = RW_DIR_CALL;
+	h.opt.type = RW_XC_REQXCH; /* {RBSIZ rbsiz} */
+	h.opt.len = sizeof(info);
+	h.opt.info = info;
+	len = rw_hdr_encode(&h, msg, sizeof(msg));
+	ck_assert_uint_gt(len, 0);
+	peer_recv(msg, (uint32_t)len);
+	ck_assert_int_eq(pump(), 0);
+	ck_assert_uint_eq(fake_nsends(conn), n + 1);
+	m = fake_send(conn, n);
+	rw_hdr_space_init(&sp, &rw_v2_limits);
+	ck_assert_int_eq(rw_hdr_decode(m->data, m->len, &h, &sp), RW_R_OK);
+	ck_assert_uint_eq(h.xid, xid);
+	ck_assert_uint_eq(h.proc, RW2_OPTIONAL);
+	ck_assert_uint_eq(h.opt.type, RW_XC_RESPXCH);
+	/* {done, rejected, pending}: done {0} is XC-TV4 */
+	ck_assert_uint_eq(h.opt.len, 16);
+	ck_assert_mem_eq(h.opt.info, done ? xc_tv4 : rejected, 16);
+}
+
+START_TEST(test_srv_respxch_own_rbsiz)
+{
+	struct rr_srv_opts o = opts;
+	struct rt_conn_attr a;
+	struct rt_err err;
+
+	rt_conn_attr_init(&a);
+	a.credits = CREDITS;
+	a.inline_recv = 8192;
+	conn = fake_conn_new(&a);
+	o.xcharext = true;
+	srv = rr_srv_create(conn, &o, &err);
+	ck_assert_msg(srv != NULL, "rr_srv_create: %s", err.msg);
+	ck_assert_uint_eq(rt_conn_local_private(conn)->recv_size, 8192);
+	reqxch_rbsiz(0x6101, 8192, true);
+	reqxch_rbsiz(0x6102, 4096, false);
+}
+END_TEST
+
 Suite *rpc_srv_suite(void)
 {
 	Suite *s = suite_create("rpc_srv");
@@ -920,6 +982,7 @@ Suite *rpc_srv_suite(void)
 	tcase_add_test(tc, test_srv_short_call_inline_reply);
 	tcase_add_test(tc, test_srv_unanswered_counted);
 	tcase_add_test(tc, test_srv_fail_sends_err_chunk);
+	tcase_add_test(tc, test_srv_respxch_own_rbsiz);
 	tcase_add_test(tr, test_srv_long_call_pulled);
 	tcase_add_test(tr, test_srv_pull_completes_later);
 	tcase_add_test(tr, test_srv_pull_limit_err_chunk);

@@ -358,6 +358,8 @@ int tc_recv(struct tc *t, void *buf, uint32_t cap, int timeout_ms)
 		n = (int)ev.len;
 		if (getenv("TIRPC_RDMA_TEST_DEBUG"))
 			dump("recv", ev.data, ev.len);
+		if (t->on_recv)
+			t->on_recv(t->on_recv_arg, ev.data, ev.len);
 		rt_recv_repost(t->c, ev.rbuf);
 		return n;
 	}

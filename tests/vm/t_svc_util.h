@@ -80,6 +80,10 @@ struct tc {
 	struct rt_regset *rs;
 	uint32_t xid;
 	uint32_t grant; /* latest non-zero grant */
+	/* Set after tc_connect(): shown every message tc_recv() takes,
+	 * including those tc_rpc() passes over while it waits. */
+	void (*on_recv)(void *arg, const uint8_t *msg, uint32_t len);
+	void *on_recv_arg;
 };
 
 /* Connect, retrying while refused, within timeout_ms.  0 or -errno. */

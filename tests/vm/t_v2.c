@@ -19,9 +19,15 @@
  *   inv     remote invalidation: the window a v2 Call nominates is fenced
  *           by the server's Send With Invalidate, one local invalidation
  *           fewer per call; RPCRDMA_REMOTE_INV=0; v1 with RFC 8797
+ *   xch     xcharext-02 compatibility per peer (RPCRDMA_XCHAREXT, digest
+ *           3.6): INITXCH/UPDXCH taken with xcharext ids, REQXCH answered
+ *           by RESPXCH, over rdma and rdma6 when the list names the
+ *           client; INVAL_OPTION when it does not; never an xcharext
+ *           message from a server where it is off
  *
  * One line per check; exit 0 only when all passed, 77 without a device.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +41,9 @@
 #include "tests/vm/t_clnt_util.h"
 #include "tests/vm/t_ddp_util.h"
 #include "tests/vm/t_svc_util.h"
+#include "compiler.h"
 #include "wire/rw_hdr.h"
+#include "wire/rw_props.h"
 #include "wire/rw_role.h"
 
 #define WATCHDOG_S 110
@@ -725,16 +733,300 @@ static void group_inv(void)
 	stop(&srv4);
 }
 
+/* ---- xch ----------------------------------------------------------------- */
+
+/* What the raw client received on one connection (tc.on_recv). */
+struct xch_watch {
+	unsigned int msgs;
+	unsigned int xchar;   /* RDMA2_OPTIONAL with opttype 1-4 */
+	unsigned int respxch; /* ... of them opttype 3 */
+};
+
+/* Every message is looked at here, before tc_rpc() passes over the ones
+ * it does not wait for: words 1, 3 and 5 of an RDMA2_OPTIONAL are
+ * rdma_vers, rdma_proc and opttype (XC-TV1). */
+static void xch_look(void *arg, const uint8_t *msg, uint32_t len)
+{
+	struct xch_watch *w = arg;
+	uint32_t word[6];
+
+	w->msgs++;
+	if (len < sizeof(word))
+		return;
+	memcpy(word, msg, sizeof(word));
+	if (tc_be(word[1]) != RW_VERS_2 || tc_be(word[3]) != RW2_OPTIONAL ||
+	    tc_be(word[5]) < RW_XC_INITXCH || tc_be(word[5]) > RW_XC_UPDXCH)
+		return;
+	w->xchar++;
+	if (tc_be(word[5]) == RW_XC_RESPXCH)
+		w->respxch++;
+}
+
+/* The address clients leave from in the VM (tests/vm/README.md). */
+static const char *client_addr4(void)
+{
+	const char *a = getenv("RDMA_CLIENT_ADDR4");
+
+	return a && *a ? a : t_addr4();
+}
+
+/* v2t_server on host with RPCRDMA_XCHAREXT=list in its environment. */
+static bool start_xch(struct ts_server *s, const char *host, const char *list)
+{
+	bool ok;
+
+	setenv("RPCRDMA_XCHAREXT", list, 1);
+	ok = start(s, host, NULL);
+	unsetenv("RPCRDMA_XCHAREXT");
+	t_note("... with RPCRDMA_XCHAREXT=%s", list);
+	return ok;
+}
+
+/* The address of sa as the server's list must write it (inet_ntop). */
+static const char *addr_text(const struct sockaddr *sa, char *buf,
+			     socklen_t len)
+{
+	const struct sockaddr_in6 *s6 = (const void *)sa;
+	const struct sockaddr_in *s4 = (const void *)sa;
+
+	if (!sa)
+		return "";
+	if (!inet_ntop(sa->sa_family,
+		       sa->sa_family == AF_INET6 ?
+			       (const void *)&s6->sin6_addr :
+			       (const void *)&s4->sin_addr,
+		       buf, len))
+		return "";
+	return buf;
+}
+
+/* A raw client of s watched by w, leaving from the address we expect
+ * (the one the server's list names, or not). */
+static bool xch_connect(struct tc *t, const struct ts_server *s,
+			struct xch_watch *w, const char *from)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *local;
+
+	memset(w, 0, sizeof(*w));
+	if (!t_ok(tc_connect(t, s, 10000) == 0, "raw client connected to %s",
+		  s->host))
+		return false;
+	t->on_recv = xch_look;
+	t->on_recv_arg = w;
+	local = addr_text(rt_conn_local_addr(t->c), buf, sizeof(buf));
+	return t_ok(!strcmp(local, from), "... from %s (%s)", from, local);
+}
+
+/*
+ * The xcharext optinfo bodies sent (digest 6.3; big-endian words).
+ * INITXCH: xcharspec {RBSIZ 2048, REQREMINV TRUE, BRS NONE}, no
+ * xcharsubset.  Read with v2-05 ids, {2, 1} would be BRS INLINE and 3
+ * unknown: BRS is NONE only when the xcharext ids are used (AMB-X-1).  Our
+ * Receives are 4096 octets: 2048 promises less than we take.
+ */
+static const uint32_t xch_init[] = { 3, 1, 4, 2048,	    2, 4,
+				     1, 3, 4, RW2_BRS_NONE, 0 };
+/* UPDXCH: one xcharval, RBSIZ 3072, pendclr FALSE (XC-11). */
+static const uint32_t xch_upd[] = { 1, 4, 3072, 0 };
+/* REQXCH: {RBSIZ 4096, REQREMINV TRUE, BRS INLINE, id 77 empty}: the
+ * server's own RBSIZ and BRS (its CONNPROP says 4096, INLINE) are done,
+ * REQREMINV (its own is FALSE) and the unknown id are rejected. */
+static const uint32_t xch_req[] = { 4, 1, 4, 4096,	     2,	 4,
+				    1, 3, 4, RW2_BRS_INLINE, 77, 0 };
+/* INITXCH with one xcharspec announced and none there (XC-1). */
+static const uint32_t xch_short[] = { 1 };
+
+/* Send RDMA2_OPTIONAL opttype type with optinfo words (host order) and
+ * read the answer, waiting ms. */
+static int xch_send(struct tc *t, uint32_t xid, uint32_t type,
+		    const uint32_t *words, size_t n, struct tc_reply *r, int ms)
+{
+	uint8_t info[64];
+	struct rw_hdr h;
+	uint32_t be;
+	size_t i;
+
+	if (4 * n > sizeof(info))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		be = tc_be(words[i]);
+		memcpy(info + 4 * i, &be, 4);
+	}
+	rw_hdr_init(&h, RW_VERS_2, RW2_OPTIONAL, xid, 1);
+	h.opt.dir = RW_DIR_CALL;
+	h.opt.type = type;
+	h.opt.len = (uint32_t)(4 * i);
+	h.opt.info = info;
+	return raw_send(t, &h, NULL, 0, r, ms);
+}
+
+/* No message within ms (-ETIMEDOUT); anything that came is still shown to
+ * the watch. */
+static int xch_quiet(struct tc *t, int ms)
+{
+	uint8_t buf[4096];
+
+	return tc_recv(t, buf, sizeof(buf), ms);
+}
+
+/* The RESPXCH to xch_req, word by word: the REQXCH's XID (XC-9), version
+ * 2, a grant, RDMA2_OPTIONAL, optdir REPLY, opttype 3, then optinfo_respxch
+ * {done {0, 2}, rej {1, 3}, pend {}} (digest 6.3, XC-TV4's layout). */
+static bool is_respxch(const struct tc_reply *r, uint32_t xid)
+{
+	static const uint32_t want[] = {
+		RW2_OPTIONAL, RW_DIR_REPLY, RW_XC_RESPXCH, 20, 1, 0x5, 1, 0xa, 0
+	};
+	uint32_t w[12];
+	size_t i;
+
+	if (r->len != sizeof(w))
+		return false;
+	memcpy(w, r->raw, sizeof(w));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (tc_be(w[3 + i]) != want[i])
+			return false;
+	return tc_be(w[0]) == xid && tc_be(w[1]) == RW_VERS_2 && w[2] &&
+	       !r->why && r->h.proc == RW2_OPTIONAL &&
+	       r->h.opt.type == RW_XC_RESPXCH;
+}
+
+/* Compatibility on for this client: everything taken or answered. */
+static void xch_on(struct ts_server *s, const char *from, const char *what)
+{
+	struct xch_watch w;
+	struct tc_reply r;
+	v2t_seen s0, s1;
+	struct tc t;
+	int ret;
+
+	if (!xch_connect(&t, s, &w, from)) {
+		tc_close(&t);
+		return;
+	}
+	null_call(&t, 2, what);
+	s0 = raw_seen(&t);
+	ret = xch_send(&t, 0x6001, RW_XC_INITXCH, xch_init,
+		       ARRAY_SIZE(xch_init), &r, 500);
+	t_check(ret == -ETIMEDOUT,
+		"%s: INITXCH {RBSIZ 2048, REQREMINV TRUE, BRS NONE} taken, nothing answered, no error (digest 3.6 item 3) (%s)",
+		what, ret ? strerror(-ret) : "answered");
+	s1 = raw_seen(&t);
+	t_check(!s0.props_received && s1.props_received && s1.rbsiz == 2048 &&
+			s1.brs == RW2_BRS_NONE,
+		"%s: ... read with xcharext ids: RBSIZ %u, BRS %u (id 3; id 2 is REQREMINV, not v2-05's BRS) (AMB-X-1)",
+		what, s1.rbsiz, s1.brs);
+	ret = xch_send(&t, 0x6002, RW_XC_UPDXCH, xch_upd, ARRAY_SIZE(xch_upd),
+		       &r, 500);
+	s1 = raw_seen(&t);
+	t_check(ret == -ETIMEDOUT && s1.rbsiz == 3072 && s1.brs == RW2_BRS_NONE,
+		"%s: UPDXCH RBSIZ 3072 taken, nothing answered: RBSIZ now %u (XC-11)",
+		what, s1.rbsiz);
+	ret = xch_send(&t, 0x6003, RW_XC_REQXCH, xch_req, ARRAY_SIZE(xch_req),
+		       &r, 5000);
+	t_check(!ret && is_respxch(&r, 0x6003),
+		"%s: REQXCH {RBSIZ 4096, REQREMINV TRUE, BRS INLINE, 77}: RESPXCH with its XID 0x6003 (%#x), done {0, 2}, rejected {1, 3}, nothing pending (XC-9, XC-8, XC-3, XC-10)",
+		what, r.h.xid);
+	ret = xch_send(&t, 0x6004, RW_XC_RESPXCH, NULL, 0, &r, 5000);
+	t_check(!ret && is_err(&r, 0x6004, 2, RW2_ERR_INVAL_OPTION),
+		"%s: a RESPXCH the server never asked for: INVAL_OPTION (XC-4)",
+		what);
+	ret = xch_send(&t, 0x6005, RW_XC_INITXCH, xch_short,
+		       ARRAY_SIZE(xch_short), &r, 5000);
+	t_check(!ret && is_err(&r, 0x6005, 2, RW2_ERR_BAD_XDR),
+		"%s: INITXCH announcing a value it does not hold: BAD_XDR (XC-1)",
+		what);
+	null_call(&t, 2, what);
+	s1 = raw_seen(&t);
+	t_check(s1.rbsiz == 3072,
+		"%s: ... and the bad INITXCH changed nothing: RBSIZ %u", what,
+		s1.rbsiz);
+	ret = xch_quiet(&t, 300);
+	t_check(ret == -ETIMEDOUT && w.xchar == 1 && w.respxch == 1,
+		"%s: of %u messages received, one xcharext message, the RESPXCH (%u): the server sends no other (digest 3.6 item 2)",
+		what, w.msgs, w.xchar);
+	tc_close(&t);
+}
+
+/* Compatibility off for this client: every xcharext operation refused. */
+static void xch_off(struct ts_server *s, const char *from, const char *what)
+{
+	struct xch_watch w;
+	struct tc_reply r;
+	v2t_seen s0, s1;
+	struct tc t;
+	int ret;
+
+	if (!xch_connect(&t, s, &w, from)) {
+		tc_close(&t);
+		return;
+	}
+	null_call(&t, 2, what);
+	s0 = raw_seen(&t);
+	ret = xch_send(&t, 0x7001, RW_XC_INITXCH, xch_init,
+		       ARRAY_SIZE(xch_init), &r, 5000);
+	t_check(!ret && is_err(&r, 0x7001, 2, RW2_ERR_INVAL_OPTION),
+		"%s: INITXCH: INVAL_OPTION, its XID (digest 3.6 item 3, XC-4, AMB-V2-1)",
+		what);
+	ret = xch_send(&t, 0x7002, RW_XC_REQXCH, xch_req, ARRAY_SIZE(xch_req),
+		       &r, 5000);
+	t_check(!ret && is_err(&r, 0x7002, 2, RW2_ERR_INVAL_OPTION),
+		"%s: REQXCH: INVAL_OPTION, its XID, no RESPXCH (XC-4)", what);
+	ret = xch_send(&t, 0x7003, RW_XC_UPDXCH, xch_upd, ARRAY_SIZE(xch_upd),
+		       &r, 5000);
+	t_check(!ret && is_err(&r, 0x7003, 2, RW2_ERR_INVAL_OPTION),
+		"%s: UPDXCH: INVAL_OPTION (XC-4)", what);
+	s1 = raw_seen(&t);
+	t_check(!s0.props_received && !s1.props_received && s1.rbsiz == 4096 &&
+			s1.brs == RW2_BRS_INLINE,
+		"%s: ... none of them taken: properties received %llu, RBSIZ %u, BRS %u (the defaults)",
+		what, (unsigned long long)s1.props_received, s1.rbsiz, s1.brs);
+	null_call(&t, 2, what);
+	ret = xch_quiet(&t, 300);
+	t_check(ret == -ETIMEDOUT && w.msgs >= 6 && w.xchar == 0,
+		"%s: of %u messages received, %u xcharext: the server sends none where it is off (digest 3.6 item 2, AMB-V2-1)",
+		what, w.msgs, w.xchar);
+	tc_close(&t);
+}
+
+static void group_xch(void)
+{
+	const char *c4 = client_addr4(), *c6 = t_addr6();
+	char on[160], off6[80];
+
+	/* another address first: the match is per entry of the list */
+	snprintf(on, sizeof(on), "198.51.100.7,%s,%s", c4, c6);
+	if (start_xch(&srv4, t_addr4(), on)) {
+		xch_on(&srv4, c4, "rdma, client listed");
+		stop(&srv4);
+	}
+	if (start_xch(&srv6, t_addr6(), on)) {
+		xch_on(&srv6, c6, "rdma6, client listed");
+		stop(&srv6);
+	}
+	if (start_xch(&srv4, t_addr4(), "198.51.100.7,2001:db8::99")) {
+		xch_off(&srv4, c4, "rdma, client not listed");
+		stop(&srv4);
+	}
+	/* the client's IPv4 address does not name its IPv6 one */
+	snprintf(off6, sizeof(off6), "%s,2001:db8::99", c4);
+	if (start_xch(&srv6, t_addr6(), off6)) {
+		xch_off(&srv6, c6,
+			"rdma6, only the client's IPv4 address listed");
+		stop(&srv6);
+	}
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static const struct {
 	const char *name;
 	void (*run)(void);
 } groups[] = {
-	{ "nego", group_nego },
-	{ "wire", group_wire },
-	{ "resend", group_resend },
-	{ "inv", group_inv },
+	{ "nego", group_nego },	    { "wire", group_wire },
+	{ "resend", group_resend }, { "inv", group_inv },
+	{ "xch", group_xch },
 };
 
 int main(int argc, char **argv)
@@ -748,7 +1040,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[2], groups[i].name))
 			break;
 	if (argc != 3 || i == sizeof(groups) / sizeof(groups[0])) {
-		fprintf(stderr, "usage: t_v2 --only nego|wire|resend|inv\n");
+		fprintf(stderr,
+			"usage: t_v2 --only nego|wire|resend|inv|xch\n");
 		return 2;
 	}
 	if (!ts_have_rdma())
