@@ -76,14 +76,15 @@ static void die_usage(const char *what, const char *arg)
 
 /* ---- The command line ---------------------------------------------------- */
 
-static unsigned long parse_ulong(const char *arg, unsigned long max,
+/* Decimal, or (base 0) also 0x hexadecimal as program numbers are written. */
+static unsigned long parse_ulong(const char *arg, int base, unsigned long max,
 				 const char *what)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
-	v = strtoul(arg, &end, 0);
+	v = strtoul(arg, &end, base);
 	if (errno || end == arg || *end || *arg == '-' || v > max)
 		die_usage(what, arg);
 	return v;
@@ -109,7 +110,8 @@ static rpcprog_t parse_prog(const char *arg)
 	struct rpcent *ent;
 
 	if (*arg >= '0' && *arg <= '9')
-		return (rpcprog_t)parse_ulong(arg, UINT32_MAX, "bad program");
+		return (rpcprog_t)parse_ulong(arg, 0, UINT32_MAX,
+					      "bad program");
 	ent = getrpcbyname(arg);
 	if (!ent)
 		die_usage("unknown program (not a number, not in /etc/rpc)",
@@ -137,7 +139,7 @@ static void parse_option(struct ping_opts *o, int opt, const char *arg)
 		o->netid = "rdma6";
 		break;
 	case 'c':
-		o->count = parse_ulong(arg, ULONG_MAX, "bad count");
+		o->count = parse_ulong(arg, 10, ULONG_MAX, "bad count");
 		if (!o->count)
 			die_usage("bad count", arg);
 		break;
@@ -148,7 +150,7 @@ static void parse_option(struct ping_opts *o, int opt, const char *arg)
 		o->wait_s = parse_seconds(arg, 0.001, "bad timeout");
 		break;
 	case 'p':
-		o->port = (unsigned int)parse_ulong(arg, 65535, "bad port");
+		o->port = (unsigned int)parse_ulong(arg, 10, 65535, "bad port");
 		if (!o->port)
 			die_usage("bad port", arg);
 		break;
@@ -178,8 +180,8 @@ static void parse_args(struct ping_opts *o, int argc, char **argv)
 	o->host = argv[optind];
 	o->prog = parse_prog(argv[optind + 1]);
 	if (argc - optind == 3) {
-		o->vers = (rpcvers_t)parse_ulong(argv[optind + 2], UINT32_MAX,
-						 "bad version");
+		o->vers = (rpcvers_t)parse_ulong(argv[optind + 2], 10,
+						 UINT32_MAX, "bad version");
 		o->vers_given = true;
 	}
 }
