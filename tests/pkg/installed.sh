@@ -63,6 +63,12 @@ registered() {
 	return 1
 }
 
+# client HOST NETID
+client() {
+	"$DIR/prog_client" "$1" "$2"
+	verdict $? "prog_client $1 $2: clnt_create over $2, every result right"
+}
+
 [ -z "${LD_LIBRARY_PATH:-}${LD_PRELOAD:-}" ]
 verdict $? "neither LD_LIBRARY_PATH nor LD_PRELOAD is set"
 for bin in "$DIR/prog_server" "$DIR/prog_client" /usr/sbin/rpcrdma-nfs3d; do
@@ -88,11 +94,8 @@ registered rdma rdma6
 verdict $? "prog_server (rpcgen -5 -n rdma -n rdma6 main) registered on rdma and rdma6"
 grep "^ *$PROG " "$DIR/rpcinfo"
 
-for t in "rdma $H4" "rdma6 $H6"; do
-	set -- $t
-	"$DIR/prog_client" "$2" "$1"
-	verdict $? "prog_client $2 $1: clnt_create over $1, every result right"
-done
+client "$H4" rdma
+client "$H6" rdma6
 
 kill "$SERVER"
 wait "$SERVER" 2>/dev/null
