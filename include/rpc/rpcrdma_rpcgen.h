@@ -1,7 +1,8 @@
 /*
- * tli_shim.h - lets the server main that "rpcgen -5" writes compile on
- * Linux, unchanged: it is included ahead of the generated file
- * (gcc -include tli_shim.h -DRPC_SVC_FG).
+ * rpc/rpcrdma_rpcgen.h - lets the server main that "rpcgen -5" writes
+ * compile on Linux, unchanged: it is included ahead of the generated file
+ * (cc -include rpc/rpcrdma_rpcgen.h -DRPC_SVC_FG, rpcrdma_netid(3)).
+ * Installed with rpc/rpcrdma.h; needs nothing of librpcrdma.
  *
  * The generated main first asks whether it was started by a SysV port
  * monitor, with STREAMS ioctls on fd 0 and TLI calls; "-M" code also uses
@@ -11,8 +12,8 @@
  * port-monitor branch is never taken; TLI calls that fail; pthread mutexes.
  * -DRPC_SVC_FG keeps the server in the foreground with its stderr.
  */
-#ifndef RDEMO_TLI_SHIM_H
-#define RDEMO_TLI_SHIM_H
+#ifndef _RPC_RPCRDMA_RPCGEN_H
+#define _RPC_RPCRDMA_RPCGEN_H
 
 #include <pthread.h>
 #include <sys/ioctl.h>
