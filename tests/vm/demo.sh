@@ -230,7 +230,7 @@ demo: everything worked
 
 Read next:
   README             Installing, Using it (clnt_create and rpcgen, the exact
-                     compile lines), Configuration, What is spoken, Limits
+                     compile lines), Configuration, What it speaks, Limits
   examples/          this demo's programs (README, rdemo.x, rdemo_client.c,
                      rdemo_server.c); notify/: a server calling its clients back
   the manual         librpcrdma(7) first, then rpcrdma_netid(3),
