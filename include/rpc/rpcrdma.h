@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* Version string of the library actually loaded, e.g. "0.1.0". */
+/* Version string of the library actually loaded, e.g. "0.2.0". */
 const char *rpcrdma_version(void);
 
 /*

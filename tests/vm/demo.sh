@@ -3,12 +3,14 @@
 # (make demo does "tests/vm/run -- tests/vm/demo.sh BUILDDIR"; make vmcheck
 # runs it as tests/vm/netid-demo): an ordinary rpcgen program (examples/)
 # talks RPC-over-RDMA through libtirpc's own clnt_create() and the server
-# main rpcgen wrote, registered with rpcbind and seen by rpcinfo; then the
-# NETPATH variant, an unmodified rpcgen -5 program started with
-# LD_PRELOAD=librpcrdma.so.1 and NETPATH=rdma:tcp.
+# main rpcgen wrote, registered with rpcbind and seen by rpcinfo; the
+# client's counters (RPCRDMA_STATS=1) show that its large arguments and
+# reply moved by RDMA Read and RDMA Write; then the NETPATH variant, an
+# unmodified rpcgen -5 program started with LD_PRELOAD=librpcrdma.so.1 and
+# NETPATH=rdma:tcp.
 #
-# Says what happens in words, verifies every result, and exits non-zero if
-# anything failed.
+# Says what happens in words, verifies every result, exits non-zero if
+# anything failed, and ends by saying where to read next.
 set -u
 if [ $# -ge 1 ]; then
 	B=$1
@@ -37,6 +39,13 @@ step() {
 
 show() {	# show FILE: indented
 	sed 's/^/    /' "$1"
+}
+
+# counter NAME: the value of NAME in the counters RPCRDMA_STATS printed to
+# $TMP/stats ("rpcrdma: LABEL: name value name value ..."), 0 if absent
+counter() {
+	awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) v = $(i + 1) }
+		END { print v + 0 }' "$TMP/stats"
 }
 
 verdict() {	# verdict STATUS TEXT
@@ -129,6 +138,7 @@ verdict $? "program $PROG version 1 on rdma and rdma6"
 
 step "The system's rpcinfo, with LD_PRELOAD=librpcrdma.so.1: rpcinfo -T rdma / -T rdma6"
 for t in "rdma $H4" "rdma6 $H6"; do
+	# shellcheck disable=SC2086 # split "NETID ADDRESS" in two
 	set -- $t
 	echo "    \$ rpcinfo -T $1 $2 $PROG"
 	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T "$1" "$2" $PROG >"$TMP/out" 2>&1
@@ -139,7 +149,35 @@ for t in "rdma $H4" "rdma6 $H6"; do
 done
 
 step "Client over rdma: clnt_create(\"$H4\", RDEMO_PROG, RDEMO_VERS, \"rdma\") and the rpcgen stubs"
-client "5 calls over rdma, results verified" "$EX/rdemo_client" "$H4" rdma
+RPCRDMA_STATS_FILE=$TMP/stats
+export RPCRDMA_STATS_FILE
+client "5 calls over rdma, results verified" \
+	env RPCRDMA_STATS=1 "$EX/rdemo_client" "$H4" rdma
+unset RPCRDMA_STATS_FILE
+
+step "How the data moved: that client's counters, printed by the library when the CLIENT was destroyed (RPCRDMA_STATS=1, rpcrdma-environ(7))"
+lc=$(counter long_calls) lb=$(counter long_bytes)
+echo "    long_calls $lc long_bytes $lb"
+echo "      calls too large to send inline (SUM's 400000 octets, DIGEST's 8 MiB):"
+echo "      the server pulled them out of the client's memory with RDMA Read"
+[ "$lc" -ge 2 ] && [ "$lb" -ge $((400000 + 8388608)) ]
+verdict $? "8.4 MB of arguments moved by RDMA Read"
+rc=$(counter reply_chunks) rb=$(counter reply_bytes)
+echo "    reply_chunks $rc reply_bytes $rb"
+echo "      FILL's 512 KiB reply: the server wrote it straight into the"
+echo "      client's memory (a Reply chunk) with RDMA Write"
+[ "$rc" -ge 1 ] && [ "$rb" -ge 524288 ]
+verdict $? "512 KiB of results moved by RDMA Write"
+ib=$(counter inline_bytes)
+echo "    inline_bytes $ib: all the rest, sent and received inline (RDMA Send)"
+reg=$(counter registrations) inv=$(counter invalidations)
+rinv=$(counter remote_invalidations)
+echo "    registrations $reg invalidations $inv remote_invalidations $rinv"
+echo "      each region of memory the client opened to the server was closed"
+echo "      again (by the client, or by the server's Send With Invalidate)"
+echo "      before its call returned"
+[ "$reg" -ge 1 ] && [ $((inv + rinv)) -eq "$reg" ]
+verdict $? "every exposure of the client's memory was invalidated"
 
 step "Client over rdma6: clnt_create(\"$H6\", ..., \"rdma6\")"
 client "5 calls over rdma6, results verified" "$EX/rdemo_client" "$H6" rdma6
@@ -183,9 +221,19 @@ show "$TMP/netpath"
 stop_server
 
 echo
-if [ $failures -eq 0 ]; then
-	echo "demo: everything worked"
-else
+if [ $failures -ne 0 ]; then
 	echo "demo: $failures step(s) FAILED"
+	exit 1
 fi
-[ $failures -eq 0 ]
+cat <<'EOF'
+demo: everything worked
+
+Read next:
+  README             Installing, Using it (clnt_create and rpcgen, the exact
+                     compile lines), Configuration, What it speaks, Limits
+  examples/          this demo's programs (README, rdemo.x, rdemo_client.c,
+                     rdemo_server.c); notify/: a server calling its clients back
+  the manual         librpcrdma(7) first, then rpcrdma_netid(3),
+                     rpcrdma-environ(7), rpcrdma_ulb(3), clnt_rdma_create(3);
+                     from the source tree: man -l man/librpcrdma.7
+EOF
