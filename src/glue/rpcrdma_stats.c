@@ -4,6 +4,7 @@
  * when it is destroyed or the program exits, with RPCRDMA_STATS=1
  * (rpcrdma-environ(7)).  The contract is in rpcrdma_stats.h.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -122,7 +123,7 @@ void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
 
 bool rpcrdma_stats_enabled(void)
 {
-	const char *e = getenv("RPCRDMA_STATS");
+	const char *e = secure_getenv("RPCRDMA_STATS");
 
 	return e && *e && strcmp(e, "0");
 }
@@ -132,7 +133,7 @@ bool rpcrdma_stats_enabled(void)
 static FILE *out_open(void)
 {
 	static bool warned;
-	const char *p = getenv("RPCRDMA_STATS_FILE");
+	const char *p = secure_getenv("RPCRDMA_STATS_FILE");
 	FILE *f;
 
 	if (!p || !*p)
