@@ -363,8 +363,8 @@ static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
 	return true;
 }
 
-/* RPCRDMA_STATS: the counters on destroy or at exit (rpcrdma-environ(7)),
- * on whichever thread destroys it or exits. */
+/* RPCRDMA_STATS: the counters on destroy or at exit; RPCRDMA_STATS_SOCKET:
+ * whenever asked, on the socket's thread (rpcrdma-environ(7)). */
 static void clnt_rdma_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
 	struct clnt_rdma *ct =

@@ -94,7 +94,7 @@ struct svr {
 	/* conns, nconns and st change on the svc_run() thread only; lock
 	 * is taken there to change them and by readers on other threads
 	 * (SVCGET_RDMA_STATS on a connection of a threaded server, the
-	 * registry's get(): rpcrdma_stats.h). */
+	 * registry's get() and conns(): rpcrdma_stats.h). */
 	pthread_mutex_t lock;
 	struct svr_conn *conns;
 	unsigned int nconns;
@@ -770,7 +770,8 @@ static SVCXPRT *fail(int code, const char *fmt, ...)
 	return NULL;
 }
 
-/* RPCRDMA_STATS: the counters when the server is gone or at exit. */
+/* RPCRDMA_STATS: the counters when the server is gone or at exit;
+ * RPCRDMA_STATS_SOCKET: whenever asked. */
 static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
 	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
@@ -778,6 +779,37 @@ static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 
 	svr_stats(sv, &st);
 	rpcrdma_stats_print_svc(f, sv->stats_label, &st);
+}
+
+/* RPCRDMA_STATS_SOCKET: one line per live connection. */
+static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
+{
+	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+	char kind[RPCRDMA_STATS_LABEL_LEN + 8], label[RPCRDMA_STATS_LABEL_LEN];
+	struct rpcrdma_stats_conn c;
+	struct rr_srv_stats s;
+	struct svr_conn *k;
+
+	snprintf(kind, sizeof(kind), "%s conn", sv->stats_label);
+	pthread_mutex_lock(&sv->lock);
+	for (k = sv->conns; k; k = k->next) {
+		rr_srv_stats(k->rr, &s);
+		c = (struct rpcrdma_stats_conn){
+			.version = rr_srv_version(k->rr),
+			.max_granted = s.max_granted,
+			.inflight = s.inflight,
+			.max_inflight = s.max_inflight,
+			.requests = s.requests,
+			.replies = s.replies_inline + s.replies_long,
+			.read_bytes = s.read_bytes,
+			.write_bytes = s.write_bytes,
+			.reply_bytes = s.reply_bytes,
+		};
+		rpcrdma_stats_label(label, sizeof(label), kind,
+				    rr_srv_peer_addr(k->rr), 0, 0);
+		rpcrdma_stats_print_conn(f, label, &c);
+	}
+	pthread_mutex_unlock(&sv->lock);
 }
 
 /* The listening SVCXPRT for l, registered with svc_run. */
@@ -801,6 +833,7 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 	rpcrdma_stats_label(sv->stats_label, sizeof(sv->stats_label), "svc",
 			    (struct sockaddr *)&bound, 0, 0);
 	rpcrdma_stats_reg_init(&sv->stats_reg, svr_stats_print);
+	sv->stats_reg.conns = svr_stats_conns;
 	rpcrdma_stats_track(&sv->stats_reg);
 	return x;
 }
