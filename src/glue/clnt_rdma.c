@@ -363,18 +363,25 @@ static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
 	return true;
 }
 
-/* RPCRDMA_STATS: the counters on destroy or at exit (rpcrdma-environ(7)). */
+/* RPCRDMA_STATS: the counters on destroy or at exit; RPCRDMA_STATS_SOCKET:
+ * whenever asked, on the socket's thread (rpcrdma-environ(7)). */
 static void clnt_rdma_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
 	struct clnt_rdma *ct =
 		RPCRDMA_STATS_OWNER(reg, struct clnt_rdma, stats_reg);
 	char label[RPCRDMA_STATS_LABEL_LEN];
 	struct rpcrdma_clnt_stats st;
+	rpcprog_t prog;
+	rpcvers_t vers;
 
 	clnt_rdma_stats(ct, &st);
+	/* CLSET_PROG and CLSET_VERS change them under the lock */
+	pthread_mutex_lock(&ct->lock);
+	prog = ct->prog;
+	vers = ct->vers;
+	pthread_mutex_unlock(&ct->lock);
 	rpcrdma_stats_label(label, sizeof(label), "clnt",
-			    (const struct sockaddr *)&ct->addr, ct->prog,
-			    ct->vers);
+			    (const struct sockaddr *)&ct->addr, prog, vers);
 	rpcrdma_stats_print_clnt(f, label, &st);
 }
 

@@ -1,9 +1,11 @@
 /*
  * rpcrdma_stats.c - printing struct rpcrdma_clnt_stats and struct
- * rpcrdma_svc_stats, and the registry that prints every CLIENT and server
- * when it is destroyed or the program exits, with RPCRDMA_STATS=1
- * (rpcrdma-environ(7)).  The contract is in rpcrdma_stats.h.
+ * rpcrdma_svc_stats, and the registry of live CLIENTs and servers: printed
+ * when destroyed or when the program exits with RPCRDMA_STATS=1, served
+ * on demand with RPCRDMA_STATS_SOCKET (rpcrdma_statsock.c;
+ * rpcrdma-environ(7)).  The contract is in rpcrdma_stats.h.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -19,6 +21,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "glue/rpcrdma_stats.h"
+#include "glue/rpcrdma_statsock.h"
 
 /* ---- Printer ------------------------------------------------------------ */
 
@@ -72,6 +75,16 @@ void rpcrdma_stats_print_svc(FILE *f, const char *label,
 	end(&l);
 }
 
+void rpcrdma_stats_print_conn(FILE *f, const char *label,
+			      const struct rpcrdma_stats_conn *st)
+{
+	struct stats_line l = { f, label, NULL };
+
+	flockfile(f);
+	RPCRDMA_CONN_STATS_FIELDS(PUT_FIELD)
+	end(&l);
+}
+
 #undef PUT_FIELD
 
 char *rpcrdma_stats_label(char *buf, size_t len, const char *kind,
@@ -122,7 +135,7 @@ void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
 
 bool rpcrdma_stats_enabled(void)
 {
-	const char *e = getenv("RPCRDMA_STATS");
+	const char *e = secure_getenv("RPCRDMA_STATS");
 
 	return e && *e && strcmp(e, "0");
 }
@@ -132,7 +145,7 @@ bool rpcrdma_stats_enabled(void)
 static FILE *out_open(void)
 {
 	static bool warned;
-	const char *p = getenv("RPCRDMA_STATS_FILE");
+	const char *p = secure_getenv("RPCRDMA_STATS_FILE");
 	FILE *f;
 
 	if (!p || !*p)
@@ -170,7 +183,8 @@ static void unlink_reg(struct rpcrdma_stats_reg *reg)
 	reg->tracked = false;
 }
 
-/* Print, then forget, every object this process tracked and still has. */
+/* Print, then forget, every object this process tracked and still has;
+ * remove its socket. */
 static void stats_atexit(void)
 {
 	struct rpcrdma_stats_reg *reg;
@@ -178,9 +192,10 @@ static void stats_atexit(void)
 	FILE *f = NULL;
 
 	pthread_mutex_lock(&reg_lock);
+	rpcrdma_statsock_exit();
 	while ((reg = reg_head)) {
 		unlink_reg(reg);
-		if (reg->pid != me)
+		if (reg->pid != me || !reg->print)
 			continue;
 		if (!f)
 			f = out_open();
@@ -206,11 +221,19 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	pthread_mutex_init(&reg_lock, NULL);
+	rpcrdma_statsock_forked();
 }
 
 void rpcrdma_stats_track(struct rpcrdma_stats_reg *reg)
 {
-	if (!reg || !reg->get || !rpcrdma_stats_enabled())
+	bool print;
+	const char *sock;
+
+	if (!reg || !reg->get)
+		return;
+	print = rpcrdma_stats_enabled();
+	sock = rpcrdma_statsock_wanted();
+	if (!print && !sock)
 		return;
 	pthread_mutex_lock(&reg_lock);
 	if (!reg_hooks) {
@@ -219,8 +242,11 @@ void rpcrdma_stats_track(struct rpcrdma_stats_reg *reg)
 		atexit(stats_atexit);
 		pthread_atfork(fork_prepare, fork_parent, fork_child);
 	}
+	if (sock)
+		rpcrdma_statsock_start(sock);
 	if (!reg->tracked) {
 		reg->pid = getpid();
+		reg->print = print;
 		reg->prev = NULL;
 		reg->next = reg_head;
 		if (reg_head)
@@ -246,10 +272,32 @@ void rpcrdma_stats_untrack(struct rpcrdma_stats_reg *reg, bool print)
 		return;
 	}
 	unlink_reg(reg);
-	if (print && reg->pid == getpid()) {
+	if (print && reg->print && reg->pid == getpid()) {
 		f = out_open();
 		reg->get(reg, f);
 		out_close(f);
 	}
 	pthread_mutex_unlock(&reg_lock);
+}
+
+unsigned int rpcrdma_stats_report(FILE *f)
+{
+	struct rpcrdma_stats_reg *reg, *last = NULL;
+	pid_t me = getpid();
+	unsigned int n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	for (reg = reg_head; reg; reg = reg->next)
+		last = reg;
+	/* Oldest first: the order the program made them in. */
+	for (reg = last; reg; reg = reg->prev) {
+		if (reg->pid != me)
+			continue;
+		reg->get(reg, f);
+		if (reg->conns)
+			reg->conns(reg, f);
+		n++;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return n;
 }

@@ -28,26 +28,40 @@
  *     anything get() uses is freed (false: forget it without printing,
  *     e.g. on a constructor's failure path after tracking).
  *
- * Both are always called; they cost one getenv() and nothing else when
- * RPCRDMA_STATS is unset, empty or "0" at the time of the track: the
- * object is then not tracked, never printed, and no atexit() handler is
- * installed.  Otherwise the object is linked into the registry (the first
- * such track installs one atexit() handler) and is printed exactly once:
- * by rpcrdma_stats_untrack(reg, true), or by the atexit() handler if it is
- * still alive when the program exits (the handler then forgets it, so a
- * later untrack prints nothing).  Output goes to the file named by
- * RPCRDMA_STATS_FILE (opened for append for each print, so several
- * processes may share it), else, or if it cannot be opened, to stderr.
+ * Both are always called.  The registry serves two readers, each opted in
+ * by its own variable, read (with secure_getenv()) at the time of the
+ * track:
+ *
+ *   - RPCRDMA_STATS=1 prints the object exactly once: by
+ *     rpcrdma_stats_untrack(reg, true), or by the atexit() handler if it
+ *     is still alive when the program exits (the handler then forgets it,
+ *     so a later untrack prints nothing).  Output goes to the file named
+ *     by RPCRDMA_STATS_FILE (opened for append for each print, so several
+ *     processes may share it), else, or if it cannot be opened, to stderr.
+ *   - RPCRDMA_STATS_SOCKET=DIR|PATH serves the counters of every object
+ *     tracked while it was set, on demand, through an AF_UNIX socket
+ *     (rpcrdma_statsock.h; rpcrdma-stat(1) reads it).
+ *
+ * With neither set (or RPCRDMA_STATS empty or "0") a track costs two
+ * getenv()s and nothing else: the object is not tracked, never printed or
+ * served, and no atexit() handler, thread or socket is made.  Otherwise
+ * the object is linked into the registry; the first such track installs
+ * one atexit() handler.
  *
  * get(reg, f) fetches the object's counters and prints them to f with
  * rpcrdma_stats_print_*().  It runs with the registry's lock held, on the
- * thread that untracks or that calls exit(): it must not track or untrack
- * anything, and must take whatever locks its object needs itself.  The
- * registry's lock is also what makes untrack wait while the exit handler
- * prints the object, so the object is never freed under get().  Call
- * untrack with none of the locks get() takes held.  Objects tracked by
- * another process are never printed, neither at untrack nor at exit (a
- * fork()ed child does not print its parent's objects again).
+ * thread that untracks, the one that calls exit(), or the socket's own
+ * thread: it must not track or untrack anything, must take whatever locks
+ * its object needs itself, and must be safe against the object's other
+ * threads (e.g. a server's svc_run() changing its connection list).  The
+ * optional conns(reg, f), set after rpcrdma_stats_reg_init(), prints one
+ * line per live connection with rpcrdma_stats_print_conn(), under the same
+ * rules; only the socket calls it.  The registry's lock is also what makes
+ * untrack wait while the object is printed or served, so the object is
+ * never freed under get() or conns().  Call untrack with none of the locks
+ * they take held.  Objects tracked by another process are never printed
+ * nor served (a fork()ed child does not print or serve its parent's
+ * objects).
  *
  * Example, the CLIENT (src/glue/clnt_rdma.c):
  *
@@ -109,16 +123,21 @@
  *
  *     rpcrdma: svc 0.0.0.0:20049: requests 12 replies_inline 11 ...
  *
- * svr_stats() walks the connection list, which only the svc_run() thread
- * changes; the exit handler calls it on the thread that calls exit(),
- * which for a server is normally that thread or one that runs after
- * svc_run() returned.
+ * and, for the socket, one line per connection:
+ *
+ *     sv->stats_reg.conns = svr_stats_conns;
+ *
+ *     rpcrdma: svc 0.0.0.0:20049 conn 192.0.2.5:40001: version 2 ...
+ *
+ * svr_stats() and svr_stats_conns() walk the connection list, which the
+ * svc_run() thread changes, under the server's own lock.
  */
 #ifndef RPCRDMA_GLUE_STATS_H
 #define RPCRDMA_GLUE_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -200,12 +219,42 @@
 	X(backward, bc_replies)     \
 	X(backward, bc_timeouts)
 
+/*
+ * One live connection of a server, as the statistics socket lists it
+ * (rpcrdma_stats_print_conn()); filled by the owner's conns() callback.
+ */
+struct rpcrdma_stats_conn {
+	uint32_t version;      /* RPC-over-RDMA version of its calls, 0: none
+				* yet */
+	uint32_t max_granted;  /* largest credit grant sent */
+	uint32_t inflight;     /* calls received, not yet answered */
+	uint32_t max_inflight; /* the most there ever were */
+	uint64_t requests;
+	uint64_t replies; /* inline and long */
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	uint64_t reply_bytes;
+};
+
+#define RPCRDMA_CONN_STATS_FIELDS(X) \
+	X(conn, version)             \
+	X(conn, max_granted)         \
+	X(conn, inflight)            \
+	X(conn, max_inflight)        \
+	X(conn, requests)            \
+	X(conn, replies)             \
+	X(conn, read_bytes)          \
+	X(conn, write_bytes)         \
+	X(conn, reply_bytes)
+
 /* Number of members each printer prints (entries of the lists above). */
 #define RPCRDMA_STATS_COUNT_(g, m) +1
 #define RPCRDMA_CLNT_STATS_NFIELDS \
 	(0 RPCRDMA_CLNT_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
 #define RPCRDMA_SVC_STATS_NFIELDS \
 	(0 RPCRDMA_SVC_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
+#define RPCRDMA_CONN_STATS_NFIELDS \
+	(0 RPCRDMA_CONN_STATS_FIELDS(RPCRDMA_STATS_COUNT_))
 
 /*
  * Print st to f as described above.  label names the object (NULL or ""
@@ -217,6 +266,11 @@ void rpcrdma_stats_print_clnt(FILE *f, const char *label,
 			      const struct rpcrdma_clnt_stats *st);
 void rpcrdma_stats_print_svc(FILE *f, const char *label,
 			     const struct rpcrdma_svc_stats *st);
+/* One line; label is the server's followed by " conn PEER", e.g.
+ * "svc 0.0.0.0:20049 conn 192.0.2.5:40001" (rpcrdma_stats_label() with
+ * that kind). */
+void rpcrdma_stats_print_conn(FILE *f, const char *label,
+			      const struct rpcrdma_stats_conn *c);
 
 /*
  * A label "KIND ADDR:PORT" (IPv6: "KIND [ADDR]:PORT"), followed by
@@ -234,9 +288,13 @@ struct rpcrdma_stats_reg {
 	/* Set by the owner (rpcrdma_stats_reg_init()) before tracking:
 	 * prints the object's counters to f. */
 	void (*get)(struct rpcrdma_stats_reg *reg, FILE *f);
+	/* Optional, set by the owner after rpcrdma_stats_reg_init(): prints
+	 * its live connections to f (the socket only). */
+	void (*conns)(struct rpcrdma_stats_reg *reg, FILE *f);
 	/* Private to the registry. */
 	struct rpcrdma_stats_reg *prev, *next;
-	pid_t pid; /* process that tracked it */
+	pid_t pid;  /* process that tracked it */
+	bool print; /* at untrack or exit: RPCRDMA_STATS was on at track */
 	bool tracked;
 };
 
@@ -252,14 +310,23 @@ void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
 /* True if RPCRDMA_STATS is set, non-empty and not "0" (read now). */
 bool rpcrdma_stats_enabled(void);
 
-/* Start tracking reg if rpcrdma_stats_enabled(); else do nothing.
+/* Start tracking reg if rpcrdma_stats_enabled() or RPCRDMA_STATS_SOCKET
+ * is set (then starting the socket if it is not yet); else do nothing.
  * Thread-safe.  Tracking a tracked reg does nothing. */
 void rpcrdma_stats_track(struct rpcrdma_stats_reg *reg);
 
-/* Stop tracking reg, printing it first if print is true.  Does nothing if
- * reg is not tracked (RPCRDMA_STATS was off when it was tracked, it was
- * already untracked, or the exit handler already printed it).
- * Thread-safe; must not be called from a get() callback. */
+/* Stop tracking reg, printing it first if print is true and RPCRDMA_STATS
+ * was on when it was tracked.  Does nothing if reg is not tracked (both
+ * variables were off when it was tracked, it was already untracked, or
+ * the exit handler already printed it).  Thread-safe; must not be called
+ * from a get() or conns() callback. */
 void rpcrdma_stats_untrack(struct rpcrdma_stats_reg *reg, bool print);
+
+/*
+ * Print every object this process tracks, oldest first, each with get()
+ * then conns(), to f (the socket's answer).  Takes the registry's lock.
+ * Returns the number of objects.
+ */
+unsigned int rpcrdma_stats_report(FILE *f);
 
 #endif /* RPCRDMA_GLUE_STATS_H */

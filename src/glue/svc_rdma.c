@@ -49,6 +49,7 @@
 #include <errno.h>
 #include <netconfig.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -90,6 +91,11 @@ struct svr {
 	struct rt_listener *l;
 	SVCXPRT *lx;	   /* the listening SVCXPRT, or NULL */
 	const char *netid; /* "rdma" or "rdma6" */
+	/* conns, nconns and st change on the svc_run() thread only; lock
+	 * is taken there to change them and by readers on other threads
+	 * (SVCGET_RDMA_STATS on a connection of a threaded server, the
+	 * registry's get() and conns(): rpcrdma_stats.h). */
+	pthread_mutex_t lock;
 	struct svr_conn *conns;
 	unsigned int nconns;
 	struct rpcrdma_svc_stats st; /* listener counters and those of
@@ -159,6 +165,7 @@ static void svr_put(struct svr *sv)
 	/* the listener and every connection are gone: print once */
 	rpcrdma_stats_untrack(&sv->stats_reg, true);
 	rr_xidlog_destroy(sv->opts.xidlog);
+	pthread_mutex_destroy(&sv->lock);
 	free(sv);
 }
 
@@ -202,17 +209,19 @@ static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
 	t->max_granted = max_u32(t->max_granted, s->max_granted);
 }
 
-static void svr_stats(const struct svr *sv, struct rpcrdma_svc_stats *out)
+static void svr_stats(struct svr *sv, struct rpcrdma_svc_stats *out)
 {
 	struct rr_srv_stats s;
 	struct svr_conn *k;
 
+	pthread_mutex_lock(&sv->lock);
 	*out = sv->st;
 	for (k = sv->conns; k; k = k->next) {
 		rr_srv_stats(k->rr, &s);
 		stats_add(out, &s);
 	}
 	out->conns_active = sv->nconns;
+	pthread_mutex_unlock(&sv->lock);
 }
 
 /* ---- Connection SVCXPRT -------------------------------------------------- */
@@ -422,9 +431,11 @@ static void conn_destroy(SVCXPRT *x)
 
 	xprt_unregister(x);
 	conn_end_call(k);
+	pthread_mutex_lock(&sv->lock);
 	rr_srv_stats(k->rr, &s);
 	stats_add(&sv->st, &s);
 	conn_unlink(k);
+	pthread_mutex_unlock(&sv->lock);
 	rr_srv_disconnect(k->rr);
 	svc_xprt_free(x);
 	k->x = NULL;
@@ -543,11 +554,13 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 	k->x->xp_verf.oa_base = k->verf;
 	atomic_init(&k->refs, 1);
 	k->sv = sv;
+	pthread_mutex_lock(&sv->lock);
 	k->next = sv->conns;
 	if (sv->conns)
 		sv->conns->prev = k;
 	sv->conns = k;
 	sv->nconns++;
+	pthread_mutex_unlock(&sv->lock);
 	atomic_fetch_add(&sv->refs, 1);
 	xprt_register(k->x);
 	return NULL;
@@ -591,11 +604,14 @@ static void admit(struct svr *sv, struct rt_conn *c)
 		rt_conn_destroy(c);
 	else
 		why = conn_new(sv, c);
-	if (!why) {
+	pthread_mutex_lock(&sv->lock);
+	if (!why)
 		sv->st.conns_accepted++;
+	else
+		sv->st.conns_rejected++;
+	pthread_mutex_unlock(&sv->lock);
+	if (!why)
 		return;
-	}
-	sv->st.conns_rejected++;
 	warn_rate(sv, "connection from %s refused: %s", a, why);
 }
 
@@ -717,6 +733,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	if (!sv)
 		return NULL;
 	atomic_init(&sv->refs, 1);
+	pthread_mutex_init(&sv->lock, NULL);
 	sv->attr = *a;
 	rpcrdma_env_read(&sv->env);
 	sv->opts.max_read_bytes = a->max_read_bytes;
@@ -753,7 +770,8 @@ static SVCXPRT *fail(int code, const char *fmt, ...)
 	return NULL;
 }
 
-/* RPCRDMA_STATS: the counters when the server is gone or at exit. */
+/* RPCRDMA_STATS: the counters when the server is gone or at exit;
+ * RPCRDMA_STATS_SOCKET: whenever asked. */
 static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
 	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
@@ -761,6 +779,37 @@ static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 
 	svr_stats(sv, &st);
 	rpcrdma_stats_print_svc(f, sv->stats_label, &st);
+}
+
+/* RPCRDMA_STATS_SOCKET: one line per live connection. */
+static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
+{
+	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+	char kind[RPCRDMA_STATS_LABEL_LEN + 8], label[RPCRDMA_STATS_LABEL_LEN];
+	struct rpcrdma_stats_conn c;
+	struct rr_srv_stats s;
+	struct svr_conn *k;
+
+	snprintf(kind, sizeof(kind), "%s conn", sv->stats_label);
+	pthread_mutex_lock(&sv->lock);
+	for (k = sv->conns; k; k = k->next) {
+		rr_srv_stats(k->rr, &s);
+		c = (struct rpcrdma_stats_conn){
+			.version = rr_srv_version(k->rr),
+			.max_granted = s.max_granted,
+			.inflight = s.inflight,
+			.max_inflight = s.max_inflight,
+			.requests = s.requests,
+			.replies = s.replies_inline + s.replies_long,
+			.read_bytes = s.read_bytes,
+			.write_bytes = s.write_bytes,
+			.reply_bytes = s.reply_bytes,
+		};
+		rpcrdma_stats_label(label, sizeof(label), kind,
+				    rr_srv_peer_addr(k->rr), 0, 0);
+		rpcrdma_stats_print_conn(f, label, &c);
+	}
+	pthread_mutex_unlock(&sv->lock);
 }
 
 /* The listening SVCXPRT for l, registered with svc_run. */
@@ -784,6 +833,7 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 	rpcrdma_stats_label(sv->stats_label, sizeof(sv->stats_label), "svc",
 			    (struct sockaddr *)&bound, 0, 0);
 	rpcrdma_stats_reg_init(&sv->stats_reg, svr_stats_print);
+	sv->stats_reg.conns = svr_stats_conns;
 	rpcrdma_stats_track(&sv->stats_reg);
 	return x;
 }

@@ -61,8 +61,10 @@ static uint64_t value_for(unsigned i, size_t size)
 	n++;
 #define RPCRDMA_FIELDS_rpcrdma_clnt_stats RPCRDMA_CLNT_STATS_FIELDS
 #define RPCRDMA_FIELDS_rpcrdma_svc_stats  RPCRDMA_SVC_STATS_FIELDS
+#define RPCRDMA_FIELDS_rpcrdma_stats_conn RPCRDMA_CONN_STATS_FIELDS
 FILL(rpcrdma_clnt_stats)
 FILL(rpcrdma_svc_stats)
+FILL(rpcrdma_stats_conn)
 
 /* What the printer wrote, parsed. */
 struct parsed {
@@ -220,6 +222,37 @@ START_TEST(test_svc_layout)
 	ck_assert_uint_eq(n, RPCRDMA_SVC_STATS_NFIELDS);
 	check_layout("struct rpcrdma_svc_stats", sizeof(st), fl, n, roff, rsz,
 		     1);
+}
+END_TEST
+
+/* The connection line of the statistics socket: every member listed. */
+START_TEST(test_conn_layout)
+{
+	struct rpcrdma_stats_conn st;
+	struct field fl[MAX_FIELDS];
+	unsigned n = fill_rpcrdma_stats_conn(&st, fl);
+
+	ck_assert_uint_eq(n, RPCRDMA_CONN_STATS_NFIELDS);
+	check_layout("struct rpcrdma_stats_conn", sizeof(st), fl, n, NULL, NULL,
+		     0);
+}
+END_TEST
+
+START_TEST(test_conn_print)
+{
+	const char *label = "svc 0.0.0.0:20049 conn 192.0.2.5:40001";
+	struct rpcrdma_stats_conn st;
+	struct field fl[MAX_FIELDS];
+	unsigned n = fill_rpcrdma_stats_conn(&st, fl);
+	struct parsed p;
+	char *out;
+
+	out = PRINT_TO_STRING(rpcrdma_stats_print_conn, label, &st);
+	parse(out, label, &p);
+	check_parsed(&p, fl, n);
+	ck_assert_uint_eq(p.lines, 1);
+	parsed_free(&p);
+	free(out);
 }
 END_TEST
 
@@ -396,6 +429,8 @@ static void env_setup(const char *value)
 	close(fd);
 	unlink(stats_path);
 	ck_assert_int_eq(setenv("RPCRDMA_STATS_FILE", stats_path, 1), 0);
+	/* the socket (check_statsock.c) would track objects too */
+	unsetenv("RPCRDMA_STATS_SOCKET");
 	if (value)
 		ck_assert_int_eq(setenv("RPCRDMA_STATS", value, 1), 0);
 	else
@@ -626,6 +661,8 @@ Suite *stats_suite(void)
 
 	tcase_add_test(tc, test_clnt_layout);
 	tcase_add_test(tc, test_svc_layout);
+	tcase_add_test(tc, test_conn_layout);
+	tcase_add_test(tc, test_conn_print);
 	tcase_add_test(tc, test_clnt_print);
 	tcase_add_test(tc, test_svc_print);
 	tcase_add_test(tc, test_clnt_print_grep);
