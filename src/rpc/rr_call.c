@@ -218,14 +218,19 @@ static void release(struct rr_clnt *rr, struct rr_call *k)
 
 static int fence(struct rr_clnt *rr, struct rr_call *k)
 {
+	unsigned int handles;
 	struct rt_err err;
 	int ret;
 
 	if (!k->regs)
 		return 0;
+	handles = rt_regset_count(k->regs);
 	ret = rt_reg_revoke(k->regs, &err);
 	if (ret)
 		rr->st.revoke_failures++;
+	if (handles)
+		TR_EVENT(fence, k->conn->trace_id, k->xid,
+			 "handles=%u status=%d", handles, ret);
 	return ret;
 }
 
@@ -918,6 +923,37 @@ static void count_sent(struct rr_clnt *rr, struct rr_call *k)
 		rr->st.inv_nominated++;
 }
 
+/* Trace names of the plans (rpcrdma-trace(7)). */
+static const char *const plan_names[] = {
+	[RW_SHORT] = "short",
+	[RW_CHUNKED] = "chunked",
+	[RW_LONG] = "long",
+	[RW_NO_ROOM] = "none",
+};
+
+/* The call as sent: its plan, the Send's length, what the Read list moves
+ * (items; the PZRC of a Long call apart), what the Write list and the
+ * Reply chunk offer. */
+static void trace_call(const struct rr_call *k, const struct rw_rxdr *r,
+		       const struct rw_call_plan *p)
+{
+	uint32_t payload = rw_rxdr_unreduced_len(r);
+	uint32_t reduced = rw_rxdr_reduced_len(r);
+	bool chunks = p->kind != RW_SHORT;
+	uint64_t wbytes = 0;
+	uint32_t i;
+
+	for (i = 0; i < k->nwrites; i++)
+		wbytes += k->wroom[i];
+	TR_EVENT(call, k->conn->trace_id, k->xid,
+		 "kind=%s vers=%u send=%u payload=%u reads=%u read_bytes=%u "
+		 "pzrc=%u writes=%u write_bytes=%llu reply_chunk=%zu",
+		 plan_names[p->kind], k->conn->vers, p->send_len, payload,
+		 chunks ? rw_rxdr_nitems(r) : 0, chunks ? payload - reduced : 0,
+		 p->kind == RW_LONG ? reduced : 0, k->nwrites,
+		 (unsigned long long)wbytes, p->reply_chunk ? k->reply_cap : 0);
+}
+
 /* Plan, expose, encode the transport header and post the Send (lock
  * held).  On success k is in the XID table, waiting. */
 static bool send_call(struct rr_clnt *rr, struct rr_call *k,
@@ -979,6 +1015,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *k,
 	k->sbuf = NULL; /* the connection's again */
 	count_kind(rr, r, &p);
 	count_sent(rr, k);
+	trace_call(k, r, &p);
 	return true;
 }
 
@@ -1226,6 +1263,8 @@ enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
 		}
 		if (!rr_wait(rr, k->conn, call_done, k, deadline, &k->waiter)) {
 			rr->st.timeouts++;
+			TR_EVENT(timeout, k->conn->trace_id, k->xid,
+				 "inflight=%u", credits(k)->inflight);
 			probe_lost(rr, k);
 			orphan(rr, k);
 			rr_res_set(res, RR_TIMEDOUT, ETIMEDOUT,

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "rpc/rr_call.h"
+#include "trace/tr_trace.h"
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_reg.h"
@@ -58,6 +59,7 @@ struct rr_waiter {
 /* One connection and the calls that still refer to it. */
 struct rr_conn {
 	struct rt_conn *rt;
+	uint32_t trace_id; /* rt_conn_trace_id(rt), at hand for the trace */
 	/* RPC-over-RDMA version (digest 2.11): vers is what Calls carry;
 	 * negotiating while the first v2 Call waits for its Reply; known
 	 * once a valid Reply came in that version; fell_back after the

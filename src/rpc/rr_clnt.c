@@ -53,6 +53,15 @@ void rr_res_set(struct rr_result *res, enum rr_status st, int err,
  * version (V2-NEG-2); a v1 connection is plain RFC 8166, its thresholds
  * those of its RFC 8797 private data.
  */
+/* The version and inline sizes in force, and why they changed (state):
+ * "probe", "chosen", "settled", "fallback" or "props". */
+static void trace_vers(const struct rr_conn *c, const char *state)
+{
+	TR_EVENT(version, c->trace_id, 0,
+		 "vers=%u state=%s call_inline=%u reply_inline=%u", c->vers,
+		 state, c->call_inline, c->reply_inline);
+}
+
 static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *c)
 {
 	const struct rw_cm_inline *inl = rt_conn_inline(c->rt);
@@ -69,6 +78,7 @@ static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *c)
 	c->reply_inline = inl->recv;
 	if (!v2 && rr->opts.vers == RR_VERS_AUTO)
 		rr->st.vers_fallbacks++; /* remembered: v1 at once */
+	trace_vers(c, c->negotiating ? "probe" : "chosen");
 }
 
 /* What a v2 peer accepts inline: at least 4096 (V2-INL-2), its Receive
@@ -98,6 +108,7 @@ void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *c)
 		conn_v2_limits(rr, c);
 	else
 		c->call_inline = rt_conn_inline(c->rt)->send;
+	trace_vers(c, "settled");
 }
 
 void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c)
@@ -108,6 +119,7 @@ void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c)
 	c->fell_back = true;
 	c->vers = RW_VERS_1;
 	rr->st.vers_fallbacks++;
+	trace_vers(c, "fallback");
 }
 
 void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k)
@@ -180,8 +192,10 @@ void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
 		return;
 	}
 	rr->st.peer_props++;
-	if (c->known && c->vers == RW_VERS_2)
+	if (c->known && c->vers == RW_VERS_2) {
 		conn_v2_limits(rr, c);
+		trace_vers(c, "props");
+	}
 }
 
 /* Connect with the lock released; the connect timeout is cut to what is
@@ -205,6 +219,7 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 		free(c);
 		return NULL;
 	}
+	c->trace_id = rt_conn_trace_id(c->rt);
 	c->refs = 1; /* the rr_clnt's, as its current connection */
 	c->busy_poll = attr.busy_poll;
 	conn_init_vers(rr, c);

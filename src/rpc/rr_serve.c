@@ -428,6 +428,7 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 		return NULL;
 	}
 	s->c = c;
+	s->trace_id = rt_conn_trace_id(c);
 	if (setup_fd(s, err) || pthread_mutex_init(&s->lock, NULL) ||
 	    cond_init(&s->bc_cv)) {
 		close_fds(s);

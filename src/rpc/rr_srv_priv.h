@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "rpc/rr_serve.h"
+#include "trace/tr_trace.h"
 #include "transport/rt_buf.h"
 #include "wire/rw_props.h"
 #include "wire/rw_role.h"
@@ -127,6 +128,7 @@ struct rr_srv {
 	uint32_t max_reqs; /* request objects we ever allocate */
 	bool dead;
 	struct rt_err err;
+	uint32_t trace_id; /* rt_conn_trace_id(c), at hand for the trace */
 
 	struct rr_sreq **all; /* every request object, by idx */
 	uint32_t nall;

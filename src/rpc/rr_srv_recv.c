@@ -80,18 +80,30 @@ static void count_error(struct rr_srv *s, const struct rr_sreq *r)
 		s->st.err_failed_xid++;
 }
 
+/* Trace names of the causes (rpcrdma-trace(7)). */
+static const char *const cause_names[] = {
+	[RR_CAUSE_HDR] = "header",
+	[RR_CAUSE_TOO_BIG] = "too_big",
+	[RR_CAUSE_NO_ROOM] = "no_room",
+	[RR_CAUSE_BAD_MSG] = "bad_msg",
+	[RR_CAUSE_WRITE_ROOM] = "write_room",
+	[RR_CAUSE_FAILED_XID] = "failed_xid",
+	[RR_CAUSE_SYSTEM] = "system",
+};
+
 /*
  * Send r's RDMA_ERROR in b: it echoes the Call's XID and version and
  * carries the current grant (V1-ERR-5, AMB-V1-8).  b is consumed.
  */
 int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 {
+	uint32_t grant = rr_srv_grant(s);
 	struct rt_err err;
 	size_t n;
 	int ret;
 
-	n = rw_err_from_action(&r->rx, &r->err, rr_srv_grant(s),
-			       rt_sbuf_data(b), rt_sbuf_size(b));
+	n = rw_err_from_action(&r->rx, &r->err, grant, rt_sbuf_data(b),
+			       rt_sbuf_size(b));
 	rr_srv_answered(s, r);
 	if (!n) {
 		/* The wire layer refuses to answer this one (it cannot
@@ -101,9 +113,14 @@ int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
 		return -EINVAL;
 	}
 	ret = rt_post_send(s->c, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err);
-	if (!ret)
-		count_error(s, r);
-	return ret;
+	if (ret)
+		return ret;
+	count_error(s, r);
+	TR_EVENT(srv_rdma_error, s->trace_id, r->rx.hdr.xid,
+		 "code=%u err=%s cause=%s credits=%u", r->err.err,
+		 rw_err_str(r->rx.hdr.vers, r->err.err), cause_names[r->cause],
+		 grant);
+	return 0;
 }
 
 /* Send what waits in errq; true if a Send buffer was asked for (which may
@@ -382,6 +399,26 @@ static bool count_inflight(struct rr_srv *s, struct rr_sreq *r)
 	return false;
 }
 
+/* A Call accepted for service: how it came (kind as the requester
+ * planned it), what its Read list brings and what it offers for the
+ * reply. */
+static void trace_call(const struct rr_srv *s, const struct rr_sreq *r)
+{
+	const struct rw_hdr *h = &r->rx.hdr;
+	uint32_t reply = 0;
+
+	if (h->has_reply)
+		rw_chunk_len(&h->reply, &reply);
+	TR_EVENT(srv_call, s->trace_id, h->xid,
+		 "kind=%s vers=%u len=%u read_segs=%u read_bytes=%llu "
+		 "writes=%u reply_chunk=%u",
+		 h->proc == RW_NOMSG ? "long" :
+		 h->nreads	     ? "chunked" :
+				       "short",
+		 h->vers, r->len, h->nreads, (unsigned long long)r->pull_len,
+		 h->nwrites, reply);
+}
+
 /* Decode and sort a received message. */
 static void classify(struct rr_srv *s, struct rr_sreq *r)
 {
@@ -438,6 +475,7 @@ static void classify(struct rr_srv *s, struct rr_sreq *r)
 		rr_srv_queue_error(s, r);
 		return;
 	}
+	trace_call(s, r);
 	if (!r->pull_len) {
 		make_ready(s, r);
 		return;

@@ -256,6 +256,17 @@ static uint32_t reply_inv(const struct rr_srv *s, const struct rr_sreq *r,
 	return rt_conn_inline(s->c)->peer_remote_inv ? sole_handle(call) : 0;
 }
 
+/* The reply as sent: kind, payload octets (inline or in the Reply chunk),
+ * what the Write chunks carry, the grant. */
+static void trace_reply(const struct rr_srv *s, const struct rr_sreq *r,
+			const struct reply_enc *re, const char *kind,
+			uint32_t credit)
+{
+	TR_EVENT(srv_reply, s->trace_id, r->rx.hdr.xid,
+		 "kind=%s len=%u writes=%u write_bytes=%llu credits=%u", kind,
+		 re->len, re->nitems, (unsigned long long)re->moved, credit);
+}
+
 /* Post b (len octets) as r's answer; signalled when r has sources to free
  * once the Send (and so every Write before it) has completed. */
 static int post(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
@@ -565,7 +576,11 @@ static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
 		return items_failed(s, r, b, ret);
 	s->st.replies_inline++;
 	s->st.inline_bytes += re->len;
-	return post(s, r, b, hlen + re->len);
+	ret = post(s, r, b, hlen + re->len);
+	if (!ret)
+		trace_reply(s, r, re, re->nitems ? "chunked" : "short",
+			    o.h.credit);
+	return ret;
 }
 
 /* Encode the reply into connection memory: sized from the encoder's
@@ -675,7 +690,10 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r, struct reply_enc *re,
 	s->st.replies_long++;
 	s->st.reply_chunks++;
 	s->st.reply_bytes += re->len;
-	return post(s, r, b, (uint32_t)n);
+	ret = post(s, r, b, (uint32_t)n);
+	if (!ret)
+		trace_reply(s, r, re, "long", o.h.credit);
+	return ret;
 }
 
 int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,

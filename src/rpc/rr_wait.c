@@ -88,6 +88,8 @@ static void refuse(struct rr_clnt *rr, struct rr_call *k,
 	}
 	rr->st.rdma_errors++;
 	rr->st.err_chunk++;
+	TR_EVENT(bad_reply, k->conn->trace_id, k->xid, "reason=%s",
+		 rw_reason_str(why));
 	k->grant = h->credit;
 	rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
 		   "RPC-over-RDMA error from the server for XID 0x%08x: %s",
@@ -101,6 +103,10 @@ static void take_error(struct rr_clnt *rr, struct rr_call *k,
 	/* counted by rr_call once it knows whether the error is final */
 	k->grant = h->credit;
 	k->errh = *h; /* what a resend may change (rr_call.c) */
+	TR_EVENT(rdma_error, k->conn->trace_id, k->xid,
+		 "code=%u err=%s low=%u high=%u credits=%u", h->err.code,
+		 rw_err_str(h->vers, h->err.code), h->err.low, h->err.high,
+		 h->credit);
 	rr_conn_oneway_done(k->conn, k);
 	if (h->err.code == RW_ERR_VERS) {
 		rr_res_set(
@@ -116,6 +122,27 @@ static void take_error(struct rr_clnt *rr, struct rr_call *k,
 			h->err.code, rw_err_str(h->vers, h->err.code));
 	}
 	rr_call_complete(rr, k);
+}
+
+/* The Reply taken for k (before it completes: an abandoned call is
+ * finished then): its kind, payload octets, what its Write chunks carried
+ * and the grant. */
+static void trace_reply(const struct rr_call *k, const struct rw_hdr *h,
+			uint32_t len)
+{
+	uint64_t wbytes = 0;
+	uint32_t i, used = 0;
+
+	for (i = 0; i < k->nwrites; i++) {
+		wbytes += k->wlen[i];
+		used += k->wlen[i] != 0;
+	}
+	TR_EVENT(reply, k->conn->trace_id, k->xid,
+		 "kind=%s len=%u writes=%u write_bytes=%llu credits=%u",
+		 h->proc == RW_NOMSG ? "long" :
+		 used		     ? "chunked" :
+				       "short",
+		 len, used, (unsigned long long)wbytes, h->credit);
 }
 
 /* RDMA_MSG: the Reply is inline after the header, in the Receive. */
@@ -138,6 +165,7 @@ static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
 	rr_call_take_writes(rr, k, h);
 	rr->st.replies++;
 	rr->st.inline_bytes += n;
+	trace_reply(k, h, n);
 	rr_call_complete(rr, k);
 	return true;
 }
@@ -170,6 +198,7 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
 	rr->st.replies++;
 	rr->st.long_replies++;
 	rr->st.reply_bytes += total;
+	trace_reply(k, h, (uint32_t)total);
 	rr_call_complete(rr, k);
 	return true;
 }

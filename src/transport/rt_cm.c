@@ -270,6 +270,16 @@ static int client_connect(struct rt_connecting *k, struct rt_err *err)
 	return 0;
 }
 
+/* What was agreed, for the trace: "connect" on the client, "accept" on
+ * the server (rpcrdma-trace(7)). */
+#define TRACE_ESTABLISHED(event, c, peer)                                   \
+	TR_EVENT(event, (c)->trace_id, 0,                                   \
+		 "peer=%s dev=%s inline_send=%u inline_recv=%u credits=%u " \
+		 "remote_inv=%d ord=%u ird=%u",                             \
+		 peer, (c)->devname, (c)->inl.send, (c)->inl.recv,          \
+		 (c)->attr.credits, (c)->inl.peer_remote_inv, (c)->ord,     \
+		 (c)->ird)
+
 struct rt_conn *rt_connect(const struct sockaddr *dst,
 			   const struct rt_conn_attr *attr, struct rt_err *err)
 {
@@ -292,6 +302,7 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 		rt_conn_free(k.c);
 		return NULL;
 	}
+	TRACE_ESTABLISHED(connect, k.c, k.addrport);
 	return k.c;
 }
 
@@ -539,6 +550,7 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 		goto fail;
 	}
 	rt_conn_query_rd_atomic(c);
+	TRACE_ESTABLISHED(accept, c, rt_addr_str(rt_conn_peer_addr(c), 1, a));
 	return c;
 fail:
 	rdma_reject(id, NULL, 0);

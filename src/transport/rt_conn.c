@@ -86,6 +86,7 @@ struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr)
 	else
 		rt_conn_attr_init(&c->attr);
 	rt_conn_attr_normalize(&c->attr);
+	c->trace_id = tr_conn_id_new();
 	c->epfd = -1;
 	c->wakefd = -1;
 	atomic_init(&c->ext_up, false);
@@ -370,6 +371,8 @@ void rt_conn_kill(struct rt_conn *c, const struct rt_err *why)
 	rt_err_copy(&c->err, why);
 	if (!c->err.code)
 		rt_err_set(&c->err, ECONNABORTED, "connection ended");
+	TR_EVENT(disconnect, c->trace_id, 0, "code=%d reason=%s", c->err.code,
+		 c->err.msg);
 	qp_to_error(c->qp);
 	/* An accepted connection ended before the connection manager saw it
 	 * established cannot send the disconnect request yet: the listener
@@ -498,6 +501,11 @@ const struct sockaddr *rt_conn_peer_addr(const struct rt_conn *c)
 const struct sockaddr *rt_conn_local_addr(const struct rt_conn *c)
 {
 	return (const struct sockaddr *)&c->local_addr;
+}
+
+uint32_t rt_conn_trace_id(const struct rt_conn *c)
+{
+	return c->trace_id;
 }
 
 const char *rt_conn_device(const struct rt_conn *c)

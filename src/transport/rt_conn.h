@@ -311,6 +311,10 @@ const struct rw_cm_private *rt_conn_local_private(const struct rt_conn *c);
 const struct sockaddr *rt_conn_peer_addr(const struct rt_conn *c);
 const struct sockaddr *rt_conn_local_addr(const struct rt_conn *c);
 
+/* The connection's id in the trace: the conn= of its lines and the first
+ * argument of its probes (rpcrdma-trace(7)); unique in the process. */
+uint32_t rt_conn_trace_id(const struct rt_conn *c);
+
 /* The device's name, e.g. "rxe0". */
 const char *rt_conn_device(const struct rt_conn *c);
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "trace/tr_trace.h"
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_err.h"
@@ -141,6 +142,7 @@ struct rt_listener {
 
 struct rt_conn {
 	struct rt_conn_attr attr;
+	uint32_t trace_id; /* rt_conn_trace_id() */
 	struct rdma_cm_id *id;
 	struct rdma_event_channel *cm_ch; /* client: our own */
 	struct rt_listener *listener;	  /* accepted: the owner */

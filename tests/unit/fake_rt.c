@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 
 #include "fake_rt.h"
+#include "trace/tr_trace.h"
 
 /* Handles and keys the fake hands out start here (easy to spot in a
  * hex dump, never 0). */
@@ -94,6 +95,7 @@ struct rt_regset {
 struct rt_conn {
 	struct rt_conn *next;
 	struct rt_conn_attr attr;
+	uint32_t trace_id; /* from the real trace unit, as rt_conn.c does */
 	bool dead, destroyed;
 	struct rt_err err;
 	int efd;
@@ -505,6 +507,7 @@ static struct rt_conn *conn_make(const struct rt_conn_attr *attr)
 	else
 		rt_conn_attr_init(&c->attr);
 	attr_normalize(&c->attr);
+	c->trace_id = tr_conn_id_new();
 	c->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (c->efd < 0)
 		abort();
@@ -820,6 +823,11 @@ const struct sockaddr *rt_conn_local_addr(const struct rt_conn *c)
 const char *rt_conn_device(const struct rt_conn *c)
 {
 	return "fake0";
+}
+
+uint32_t rt_conn_trace_id(const struct rt_conn *c)
+{
+	return c->trace_id;
 }
 
 unsigned int rt_conn_ord(const struct rt_conn *c)

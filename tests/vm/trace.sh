@@ -1,0 +1,160 @@
+#!/bin/sh
+# tests/vm/trace.sh: the RPCRDMA_TRACE log (rpcrdma-trace(7)) of a real
+# client and server, INSIDE the Soft-RoCE VM; make vmcheck runs it as
+# tests/vm/trace-log (tests/vm/trace.am).  tests/vm/rtest_server listens at
+# a port of its own (no rpcbind), rpcrdma-ping makes two NULL calls to it,
+# each with RPCRDMA_TRACE naming a file; then the lines are checked: the
+# client's connect and the server's accept with the parameters both agreed
+# (each side's inline_send is the other's inline_recv), the client's
+# version, each call's plan (short) and reply with the XID the server's
+# srv_call and srv_reply lines carry, and a disconnect on both sides.
+#
+# Holds with RPCRDMA_VERSION=1, 2 or unset.  One line per check; exit 0
+# only when all passed.
+set -u
+if [ $# -ge 1 ]; then
+	B=$1
+else
+	B=$(cd "$(dirname "$0")/../.." && pwd) # a copy in the build tree
+fi
+PING=$B/tools/rpcrdma-ping
+SERVER_BIN=$B/tests/vm/rtest_server
+H4=${RDMA_ADDR4:-192.0.2.1}
+PROG=$((0x20005243))
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
+CT=$TMP/client.trace
+ST=$TMP/server.trace
+failures=0
+SERVER=
+
+check() { # check STATUS TEXT
+	if [ "$1" -eq 0 ]; then
+		echo "ok: $2"
+	else
+		echo "FAIL: $2"
+		failures=$((failures + 1))
+	fi
+}
+
+cleanup() {
+	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if [ -z "$(ls -A /sys/class/infiniband 2>/dev/null)" ]; then
+	echo "SKIP: no RDMA device"
+	exit 77
+fi
+
+show() { # show FILE: indented
+	sed 's/^/    /' "$1"
+}
+
+# field FILE EVENT KEY: KEY's value in the first EVENT line of FILE
+field() {
+	awk -v ev="$2" -v key="$3" '$6 == ev {
+		for (i = 7; i <= NF; i++)
+			if (index($i, key "=") == 1) {
+				print substr($i, length(key) + 2)
+				exit
+			}
+	}' "$1"
+}
+
+# wait_for FILE PATTERN: until a line of FILE matches (20 s)
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null || [ $i -gt 100 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	grep -q "$2" "$1" 2>/dev/null
+}
+
+# ---- The server, the client ------------------------------------------------
+
+env -u RPCRDMA_VERSION RPCRDMA_TRACE="$ST" RPCRDMA_RPCBIND=0 \
+	"$SERVER_BIN" -4 -a "$H4" >"$TMP/server" 2>&1 &
+SERVER=$!
+wait_for "$TMP/server" '^listening on .* port [0-9]*$'
+check $? "rtest_server listening (traced into $ST)"
+PORT=$(sed -n 's/^listening on .* port \([0-9]*\)$/\1/p' "$TMP/server")
+
+RPCRDMA_TRACE="$CT" "$PING" -c 2 -i 0.2 -W 10 -p "${PORT:-0}" \
+	"$H4" "$PROG" 1 >"$TMP/ping" 2>&1
+check $? "rpcrdma-ping: 2 NULL calls answered (traced into $CT)"
+show "$TMP/ping"
+# the client has exited: the server sees the disconnect
+wait_for "$ST" ' disconnect code='
+kill "$SERVER" 2>/dev/null
+wait "$SERVER" 2>/dev/null
+SERVER=
+echo "    --- client trace"
+show "$CT"
+echo "    --- server trace"
+show "$ST"
+
+# ---- Every line has the documented shape -----------------------------------
+
+for f in "$CT" "$ST"; do
+	[ -s "$f" ] &&
+		! grep -Ev '^rpcrdma-trace: [0-9]+\.[0-9]{6} pid=[0-9]+ conn=[0-9]+ xid=0x[0-9a-f]{8} [a-z_]+( [a-z_]+=[^ ]+)+( reason=.*)?$' "$f"
+	check $? "every line of $(basename "$f") is in the documented format"
+done
+
+# ---- Connections and what was agreed ---------------------------------------
+
+CONN=$(awk '$6 == "connect" { sub("conn=", "", $4); print $4; exit }' "$CT")
+[ "$(grep -c ' connect ' "$CT")" -eq 1 ] &&
+	grep -Eq "^[^ ]+ [^ ]+ [^ ]+ conn=$CONN xid=0x00000000 connect peer=$H4:$PORT dev=[^ ]+ inline_send=[1-9][0-9]* inline_recv=[1-9][0-9]* credits=[1-9][0-9]* remote_inv=[01] ord=[0-9]+ ird=[0-9]+$" "$CT"
+check $? "client: one connect line, to $H4:$PORT, with inline sizes, credits, ord and ird"
+[ "$(grep -c ' accept ' "$ST")" -eq 1 ] &&
+	grep -Eq "xid=0x00000000 accept peer=$H4:[0-9]+ dev=[^ ]+ inline_send=[1-9][0-9]* inline_recv=[1-9][0-9]* credits=[1-9][0-9]* remote_inv=[01] ord=[0-9]+ ird=[0-9]+$" "$ST"
+check $? "server: one accept line, from $H4, with the same keys"
+cs=$(field "$CT" connect inline_send)
+cr=$(field "$CT" connect inline_recv)
+ss=$(field "$ST" accept inline_send)
+sr=$(field "$ST" accept inline_recv)
+[ -n "$cs" ] && [ "$cs" = "$sr" ] && [ "$cr" = "$ss" ]
+check $? "both sides agree: client sends $cs = server receives $sr, server sends $ss = client receives $cr"
+
+want_vers=
+case ${RPCRDMA_VERSION:-} in
+1 | 2) want_vers=$RPCRDMA_VERSION ;;
+esac
+grep -Eq "conn=$CONN xid=0x00000000 version vers=${want_vers:-[12]} state=(probe|chosen) call_inline=[0-9]+ reply_inline=[0-9]+$" "$CT" &&
+	grep -Eq "conn=$CONN xid=0x00000000 version vers=${want_vers:-[12]} state=settled " "$CT"
+check $? "client: version ${want_vers:-1 or 2} chosen, then settled by the first reply"
+
+# ---- The calls -------------------------------------------------------------
+
+xids=$(awk -v c="conn=$CONN" '$4 == c && $6 == "call" { print $5 }' "$CT")
+[ "$(echo "$xids" | grep -c '^xid=0x')" -eq 2 ] &&
+	! echo "$xids" | grep -q '^xid=0x00000000$'
+check $? "client: two call lines, each with its XID"
+for x in $xids; do
+	# the call's plan: a NULL call is Short, no chunk
+	grep -Eq "conn=$CONN $x call kind=short vers=[12] send=[0-9]+ payload=[0-9]+ reads=0 read_bytes=0 pzrc=0 writes=0 write_bytes=0 reply_chunk=0$" "$CT" &&
+		grep -Eq "conn=$CONN $x reply kind=short len=[0-9]+ writes=0 write_bytes=0 credits=[1-9][0-9]*$" "$CT" &&
+		awk -v x="$x" '$5 == x { print $6 }' "$CT" | tr '\n' ' ' |
+		grep -qx 'call reply '
+	check $? "client: $x planned Short, then its Reply (Short), nothing else"
+	grep -Eq " $x srv_call kind=short vers=[12] len=[0-9]+ read_segs=0 read_bytes=0 writes=0 reply_chunk=0$" "$ST" &&
+		grep -Eq " $x srv_reply kind=short len=[0-9]+ writes=0 write_bytes=0 credits=[1-9][0-9]*$" "$ST"
+	check $? "server: $x received Short and answered Short"
+done
+
+# ---- Disconnects -------------------------------------------------------------
+
+grep -Eq "conn=$CONN xid=0x00000000 disconnect code=[0-9]+ reason=.+$" "$CT" &&
+	[ "$(grep -c ' disconnect ' "$CT")" -eq 1 ] &&
+	[ "$(tail -n 1 "$CT" | awk '{ print $6 }')" = disconnect ]
+check $? "client: its connection's disconnect, once, as the last line"
+SCONN=$(awk '$6 == "accept" { sub("conn=", "", $4); print $4; exit }' "$ST")
+grep -Eq "conn=${SCONN:-none} xid=0x00000000 disconnect code=[0-9]+ reason=.+$" "$ST"
+check $? "server: the accepted connection's disconnect"
+
+[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
+[ $failures -eq 0 ]
