@@ -1,5 +1,5 @@
 #!/bin/bash
-# rbench.sh - driver of the RDMA benchmark (rpcrdma-bench(1)), run inside
+# rbench.sh - driver of the RDMA benchmark (tests/bench/README.md), run inside
 # the Soft-RoCE VM by "make bench-rdma" (tests/bench/rbench.am):
 #
 #   tests/vm/run --workdir BUILD -- /bin/bash tests/bench/rbench.sh BUILD [short|full]
