@@ -94,8 +94,7 @@ static bool port_rule(rpcprog_t prog, struct port_rule *r)
 		return true;
 	if (!told) {
 		told = true;
-		rpcrdma_warn(
-			"RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
+		rl_warn("RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
 			"separated by commas",
 			v);
 	}
@@ -141,8 +140,7 @@ bool rpcrdma_env_rpcbind(void)
 	}
 	if (!told) {
 		told = true;
-		rpcrdma_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1",
-			     v);
+		rl_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1", v);
 	}
 	return true;
 }

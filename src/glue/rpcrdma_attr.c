@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <err.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
+#include "log/rl_log.h"
 #include "ulb/ulb.h"
 
 RPCRDMA_EXPORT void rpcrdma_attr_init(struct rpcrdma_attr *attr)
@@ -49,8 +49,9 @@ size_t rpcrdma_env_size(const char *name, size_t dflt)
 		return dflt;
 	if (!ulb_octets(e, &end, &v) || *end) {
 		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-			warnx("%s=%s is not an octet count (N, Nk or Nm): using %zu",
-			      name, e, dflt);
+			rl_warn("%s=%s is not an octet count (N, Nk or Nm): "
+				"using %zu",
+				name, e, dflt);
 		return dflt;
 	}
 	return v;
@@ -106,7 +107,7 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 		return dflt;
 	v = strtoul(e, &end, 10);
 	if (*end || v > UINT32_MAX) {
-		warnx("%s=%s is not a number: using %u", name, e, dflt);
+		rl_warn("%s=%s is not a number: using %u", name, e, dflt);
 		return dflt;
 	}
 	return (uint32_t)v;
