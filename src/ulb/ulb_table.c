@@ -11,6 +11,7 @@
  * The built-in bindings and the configuration file are loaded once, lazily,
  * by whichever entry point runs first.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,11 +44,12 @@ static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
  * Built-ins first, then the file, so the file's entries override them.  A
  * missing file at the default path is normal (no local bindings: said at
  * level info); a file named by RPCRDMA_ULB_CONF that cannot be read is
- * worth a warning.
+ * worth a warning.  secure_getenv: a set-user-ID program does not read a
+ * file its caller names.
  */
 static void ulb_init(void)
 {
-	const char *env = getenv("RPCRDMA_ULB_CONF");
+	const char *env = secure_getenv("RPCRDMA_ULB_CONF");
 	const char *path = env && *env ? env : RPCRDMA_ULB_CONF;
 	int n;
 
