@@ -93,11 +93,12 @@ static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	res = rpcrdma_resolve(host, rpcrdma_netid_family(netid));
 	if (!res)
 		return NULL;
-	if (!port && unreachable(NULL, netid, tp)) {
-		freeaddrinfo(res);
-		return NULL;
-	}
-	for (ai = res; ai && !cl; ai = ai->ai_next) {
+	rpcrdma_createerr_hold();
+	if (!port && unreachable(NULL, netid, tp))
+		ai = NULL;
+	else
+		ai = res;
+	for (; ai && !cl; ai = ai->ai_next) {
 		if (port) {
 			memset(&ss, 0, sizeof(ss));
 			memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
@@ -110,6 +111,7 @@ static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		cl = rdma_connect(&ss, prog, vers, tp);
 	}
 	freeaddrinfo(res);
+	rpcrdma_createerr_release(!cl);
 	return cl;
 }
 
@@ -132,6 +134,7 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		rpcrdma_createerr(RPC_SYSTEMERROR, ENOMEM);
 		return NULL;
 	}
+	rpcrdma_createerr_hold();
 	rpcrdma_createerr(RPC_UNKNOWNPROTO, 0);
 	while (!cl && (nc = rpcrdma_netpath_next(&np))) {
 		if (rpcrdma_nconf_family(nc))
@@ -149,6 +152,7 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	    (rpc_createerr.cf_stat == RPC_N2AXLATEFAILURE ||
 	     rpc_createerr.cf_stat == RPC_UNKNOWNHOST))
 		rpc_createerr = saved;
+	rpcrdma_createerr_release(!cl);
 	return cl;
 }
 

@@ -25,17 +25,19 @@
 
 /* What to try when no RDMA device serves an address: the cause is on
  * this host, and these commands show and fix it. */
-#define NODEV_HINT                                          \
+#define NODEV_HINT                                              \
 	" (see ibv_devices and 'rdma link'; to add Soft-RoCE: " \
 	"rdma link add rxe0 type rxe netdev ETH)"
 
 struct why {
 	enum clnt_stat stat;
 	int err;
+	char who[32];
 	char words[WORDS_LEN]; /* "" when none */
 };
 
 static __thread struct why why;
+static __thread unsigned int held; /* rpcrdma_createerr_hold() depth */
 
 void rpcrdma_createerr(enum clnt_stat stat, int err)
 {
@@ -54,6 +56,7 @@ void *rpcrdma_createerr_why(enum clnt_stat stat, int err, const char *who,
 	rpcrdma_createerr(stat, err);
 	why.stat = stat;
 	why.err = err;
+	snprintf(why.who, sizeof(why.who), "%s", who);
 	va_start(ap, fmt);
 	vsnprintf(why.words, sizeof(why.words), fmt, ap);
 	va_end(ap);
@@ -61,8 +64,23 @@ void *rpcrdma_createerr_why(enum clnt_stat stat, int err, const char *who,
 	if (err == ENODEV && n < sizeof(why.words))
 		snprintf(why.words + n, sizeof(why.words) - n, "%s",
 			 NODEV_HINT);
-	rl_err("%s: %s", who, why.words);
+	rl_log(held ? RL_INFO : RL_ERROR, "%s: %s", why.who, why.words);
 	return NULL;
+}
+
+void rpcrdma_createerr_hold(void)
+{
+	held++;
+}
+
+void rpcrdma_createerr_release(bool failed)
+{
+	if (held)
+		held--;
+	/* at level info the failure was printed when it happened */
+	if (!held && failed && rpcrdma_createerr_words() &&
+	    !rl_enabled(RL_INFO))
+		rl_err("%s: %s", why.who, why.words);
 }
 
 const char *rpcrdma_createerr_words(void)

@@ -10,9 +10,19 @@
  * clnt_spcreateerror() and clnt_pcreateerror() (netid_err.c, taking over
  * libtirpc's) append that line for as long as rpc_createerr still holds
  * what went with it.  The line is also logged once, at level error.
+ *
+ * A caller that may go on to another address or transport after a failure
+ * holds the log (rpcrdma_createerr_hold()): failures meanwhile are logged
+ * at level info only, and when the outermost holder gives up
+ * (rpcrdma_createerr_release(true)) the failure rpc_createerr reports, if
+ * it is one of ours, is logged at level error - unless level info already
+ * showed it.  So a failed call prints one error line, and a call that
+ * succeeded over tcp after rdma failed prints none.
  */
 #ifndef RPCRDMA_GLUE_ERR_H
 #define RPCRDMA_GLUE_ERR_H
+
+#include <stdbool.h>
 
 #include <rpc/rpc.h>
 
@@ -31,5 +41,9 @@ void *rpcrdma_createerr_why(enum clnt_stat stat, int err, const char *who,
 
 /* The words kept for the failure rpc_createerr holds now, or NULL. */
 const char *rpcrdma_createerr_words(void);
+
+/* Hold the log of failures, and let it go (failed: the call gives up). */
+void rpcrdma_createerr_hold(void);
+void rpcrdma_createerr_release(bool failed);
 
 #endif /* RPCRDMA_GLUE_ERR_H */

@@ -18,7 +18,7 @@
 #include "compiler.h"
 #include "log/rl_log.h"
 
-#define RL_PREFIX  "rpcrdma: "
+#define RL_PREFIX   "rpcrdma: "
 #define RL_LINE_MAX 1024
 
 /* -1: not read yet.  Racing first readers store the same value. */
@@ -54,7 +54,7 @@ static void print_line(const char *fmt, va_list ap)
 	if (len < 0)
 		return;
 	n += (size_t)len < sizeof(line) - n - 1 ? (size_t)len :
-						   sizeof(line) - n - 2;
+						  sizeof(line) - n - 2;
 	line[n++] = '\n';
 	line[n] = '\0';
 	fputs(line, stderr);

@@ -3,7 +3,7 @@
 # (t_diag.c), and what RPCRDMA_LOG lets through to stderr.  The build
 # installs copies of this script named after the part they run:
 #   tests/vm/diag-host on a host without an RDMA device (make check): t_diag
-#                    nodev under RPCRDMA_LOG unset, quiet, error and a value
+#                    nodev under RPCRDMA_LOG unset, quiet, error, info and a value
 #                    not understood; stderr must hold exactly the lines the
 #                    level allows: one per creation failure (level error),
 #                    the warnings of RPCRDMA_PORT and RPCRDMA_ULB_CONF
@@ -85,8 +85,9 @@ nodev_run() {
 		"$PROG" nodev </dev/null
 }
 
-# judge LABEL ERRORS WARNINGS BAD-VALUE-LINES: the library's lines on
-# stderr, by kind, and clnt_pcreateerror's
+# judge LABEL ERRORS WARNINGS BAD-VALUE-LINES [INFO]: the library's lines
+# on stderr, by kind, and clnt_pcreateerror's; INFO 1: level info, where an
+# rdma failure on the way to tcp is a line too
 judge() {
 	want=$(sed -n 's/^library errors: //p' "$TMP/out")
 	[ -n "$want" ] && [ "$want" -gt 0 ]
@@ -97,7 +98,7 @@ judge() {
 	u=$(count "^rpcrdma: $TMP/none.conf: No such file or directory\$")
 	b=$(count "^rpcrdma: RPCRDMA_LOG=.* ignored")
 	all=$(count '^rpcrdma: ')
-	[ "$2" -eq 0 ] && ew=0 || ew=$want
+	[ "$2" -eq 0 ] && ew=0 || ew=$((want + ${5:-0}))
 	[ "$e" -eq "$ew" ]
 	check $? "$1: $e line(s) naming the missing device, one per failure ($ew)"
 	[ "$w" -eq "$3" ] && [ "$u" -eq "$3" ]
@@ -122,6 +123,8 @@ part_host() {
 	judge "RPCRDMA_LOG=error" 1 0 0
 	nodev_run "RPCRDMA_LOG=1" 1
 	judge "RPCRDMA_LOG=1" 1 0 0
+	nodev_run "RPCRDMA_LOG=info" info
+	judge "RPCRDMA_LOG=info" 1 1 0 1
 	nodev_run "RPCRDMA_LOG=loud" loud
 	judge "RPCRDMA_LOG=loud (the default)" 1 1 1
 }
@@ -160,6 +163,33 @@ make_dummy() {
 	check $? "a dummy interface $DUMMY with $DUMMY_ADDR (no RDMA device)"
 }
 
+# A set-user-ID program ignores librpcrdma's variables (secure_getenv):
+# RPCRDMA_LOG=quiet does not silence it, RPCRDMA_ULB_CONF names no file
+# for it; the same program not set-user-ID obeys both.
+setuid_ignores_env() {
+	cp "$PROG" "$TMP/t_diag_suid" && chown nobody "$TMP/t_diag_suid" &&
+		chmod 4755 "$TMP/t_diag_suid"
+	check $? "a set-user-ID (nobody) copy of t_diag"
+	BRIEF=1
+	run "plain, RPCRDMA_LOG=quiet" env RPCRDMA_LOG=quiet \
+		"$PROG" noroute 127.0.0.1
+	[ "$(count '^rpcrdma: ')" -eq 0 ]
+	check $? "plain, RPCRDMA_LOG=quiet: no line of the library"
+	run "set-user-ID, RPCRDMA_LOG=quiet" env RPCRDMA_LOG=quiet \
+		"$TMP/t_diag_suid" noroute 127.0.0.1
+	[ "$(count '^rpcrdma: rdma: no RDMA device for address 127.0.0.1')" -eq 1 ]
+	check $? "set-user-ID, RPCRDMA_LOG=quiet ignored: the error is printed"
+	run "plain, RPCRDMA_ULB_CONF" env RPCRDMA_ULB_CONF="$TMP/none.conf" \
+		"$PROG" noroute 127.0.0.1
+	[ "$(count "^rpcrdma: $TMP/none.conf: ")" -eq 1 ]
+	check $? "plain: RPCRDMA_ULB_CONF is read (its file is missing)"
+	run "set-user-ID, RPCRDMA_ULB_CONF" env RPCRDMA_ULB_CONF="$TMP/none.conf" \
+		"$TMP/t_diag_suid" noroute 127.0.0.1
+	[ "$(count "none.conf")" -eq 0 ]
+	check $? "set-user-ID: RPCRDMA_ULB_CONF ignored"
+	BRIEF=0
+}
+
 part_vm() {
 	# libtirpc 1.3.3 leaks a struct netbuf from its rpcbind address cache
 	# in clnt_create(..., "tcp"), which noroute calls (as t_netid.sh)
@@ -170,6 +200,7 @@ part_vm() {
 	run "no device for 127.0.0.1, rpcbind running" "$PROG" noroute 127.0.0.1
 	grep -q '^rpcrdma: rdma: no RDMA device for address 127.0.0.1' "$TMP/err"
 	check $? "the library says it once on stderr: $(head -n 1 "$TMP/err")"
+	setuid_ignores_env
 	if make_dummy; then
 		run "no device for $DUMMY_ADDR, rpcbind running" \
 			"$PROG" noroute "$DUMMY_ADDR"
