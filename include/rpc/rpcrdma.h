@@ -106,7 +106,8 @@ CLIENT *clnt_rdma_create(const struct sockaddr *raddr, rpcprog_t prog,
  * Create a listening SVCXPRT on laddr (wildcard allowed; port 0 picks a free
  * port, see xp_port / xp_ltaddr).  It is registered with svc_run(); accepted
  * connections become SVCXPRTs of their own.  attr may be NULL.  Returns NULL
- * and logs the cause on failure.
+ * on failure, with errno and rpc_createerr (RPC_SYSTEMERROR, that errno)
+ * set; clnt_spcreateerror() names the cause.
  */
 SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 			 const struct rpcrdma_attr *attr);
@@ -126,8 +127,8 @@ SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
  * clnt_rdma_create() or clnt_create(..., "rdma")): svc_reg() the callback
  * program on it.  Until it exists backward calls are dropped (the program
  * is not ready).  A program that never calls svc_run() polls xp_fd and
- * calls svc_rdma_bc_poll().  NULL (message on stderr) if cl is not an RDMA
- * CLIENT or keeps no Receives for backward calls (RPCRDMA_BC_NONE).
+ * calls svc_rdma_bc_poll().  NULL with rpc_createerr set if cl is not an
+ * RDMA CLIENT or keeps no Receives for backward calls (RPCRDMA_BC_NONE).
  *
  * svc_rdma_bc_poll: wait up to timeout_ms for backward calls on xprt and
  * dispatch them (as svc_getreq_common); 1 if it served, 0 on timeout, -1
@@ -360,7 +361,7 @@ int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 
 /*
  * Load another configuration file.  Bad entries are reported on stderr as
- * "FILE:LINE: reason" and skipped.  Returns the number of bad entries, or
+ * "rpcrdma: FILE:LINE: reason" (warnings: RPCRDMA_LOG) and skipped.  Returns the number of bad entries, or
  * -1 with errno set if the file cannot be read.
  */
 int rpcrdma_ulb_load(const char *path);

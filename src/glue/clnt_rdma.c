@@ -22,7 +22,6 @@
  */
 #include "config.h"
 
-#include <err.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,6 +38,7 @@
 #include "compiler.h"
 #include "glue/clnt_msg.h"
 #include "glue/clnt_rdma.h"
+#include "glue/rpcrdma_err.h"
 #include "glue/rpcrdma_attr.h"
 #include "glue/rpcrdma_stats.h"
 #include "rpc/rr_call.h"
@@ -531,14 +531,11 @@ static const struct clnt_ops clnt_rdma_ops = {
 
 /* ---- Creation ----------------------------------------------------------- */
 
-/* A creation failure: rpc_createerr (per thread) and one logged line. */
+/* A creation failure: rpc_createerr with words (per thread) and one
+ * logged line. */
 static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
 {
-	rpc_createerr.cf_stat = st;
-	rpc_createerr.cf_error.re_status = st;
-	rpc_createerr.cf_error.re_errno = code;
-	warnx("clnt_rdma_create: %s", msg);
-	return NULL;
+	return rpcrdma_createerr_why(st, code, "clnt_rdma_create", "%s", msg);
 }
 
 static uint32_t first_xid(void)

@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <err.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 
 #include "compiler.h"
 #include "glue/clnt_msg.h"
+#include "glue/rpcrdma_err.h"
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "rpc/rr_serve.h"
@@ -200,11 +200,8 @@ static const struct clnt_ops clnt_rdma_bc_ops = {
 
 static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
 {
-	rpc_createerr.cf_stat = st;
-	rpc_createerr.cf_error.re_status = st;
-	rpc_createerr.cf_error.re_errno = code;
-	warnx("clnt_rdma_bc_create: %s", msg);
-	return NULL;
+	return rpcrdma_createerr_why(st, code, "clnt_rdma_bc_create", "%s",
+				     msg);
 }
 
 static struct clnt_rdma_bc *bt_alloc(struct svr_conn *conn, rpcprog_t prog,

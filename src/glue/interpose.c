@@ -11,7 +11,8 @@
  * The real functions are found with dlvsym(RTLD_NEXT, name, "TIRPC_0.3.0"):
  * the next definition after ours, i.e. libtirpc's.
  *
- * The start-up check says once, on stderr and syslog, when that does not
+ * The start-up check says once, on stderr and syslog (at RPCRDMA_LOG's
+ * level warn and above), when that does not
  * hold: libtirpc ahead of us (wrong link order, RTLD_LOCAL dlopen, static
  * libtirpc), or a libtirpc that binds its internal calls directly
  * (-Bsymbolic-functions), which only matters for routes we do not take
@@ -21,14 +22,12 @@
 #include "config.h"
 
 #include <dlfcn.h>
-#include <err.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
 
 #include "glue/rpcrdma_netid.h"
+#include "log/rl_log.h"
 
 #define TIRPC_NODE   "TIRPC_0.3.0"
 #define TIRPC_SONAME "libtirpc.so.3"
@@ -45,24 +44,6 @@ const struct netconfig rpcrdma_selfcheck_nconf = {
 	.nc_device = (char *)"-",
 };
 static bool selfcheck_reached;
-
-void rpcrdma_warn(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warnx("librpcrdma: %s", msg);
-}
-
-void rpcrdma_createerr(enum clnt_stat stat, int err)
-{
-	rpc_createerr.cf_stat = stat;
-	rpc_createerr.cf_error.re_status = stat;
-	rpc_createerr.cf_error.re_errno = err;
-}
 
 /* ---- libtirpc's real functions -------------------------------------------- */
 
@@ -87,9 +68,8 @@ static void *lookup(const char *name)
 		p = dlsym(RTLD_NEXT, name);
 	}
 	if (!p) {
-		fprintf(stderr,
-			"librpcrdma: fatal: libtirpc's %s@%s not found: %s\n",
-			name, TIRPC_NODE, dlerror());
+		rl_err("fatal: libtirpc's %s@%s not found: %s", name,
+		       TIRPC_NODE, dlerror());
 		abort();
 	}
 	return p;
@@ -118,6 +98,8 @@ static void resolve_all(void)
 	RESOLVE(getnetconfigent);
 	RESOLVE(taddr2uaddr);
 	RESOLVE(uaddr2taddr);
+	RESOLVE(clnt_spcreateerror);
+	RESOLVE(clnt_pcreateerror);
 }
 
 const struct rpcrdma_real *rpcrdma_real(void)
@@ -130,7 +112,9 @@ const struct rpcrdma_real *rpcrdma_real(void)
 
 static void tell(const char *what)
 {
-	warnx("librpcrdma: %s", what);
+	if (!rl_enabled(RL_WARN))
+		return;
+	rl_warn("%s", what);
 	syslog(LOG_WARNING | LOG_USER, "librpcrdma: %s", what);
 }
 

@@ -264,6 +264,13 @@ static bool nettype_is_netpath(const char *nettype)
 	return !nettype || !*nettype || !strcasecmp(nettype, "netpath");
 }
 
+/*
+ * NETPATH is read with getenv(), not secure_getenv(), on purpose: libtirpc
+ * reads it with getenv() too, and the two must agree on what it says.  A
+ * set-user-ID program that saw no NETPATH here would hand the nettype to
+ * libtirpc, whose own walk of NETPATH would then meet rdma netconfigs.
+ * It names netids, not files.
+ */
 bool rpcrdma_netpath_has_rdma(const char *nettype)
 {
 	const char *np = getenv("NETPATH"), *p, *end;

@@ -31,6 +31,7 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_netid.h"
+#include "rpc/rr_call.h"
 
 /* What clnt_create_vers and rpc_call wait for a reply (as libtirpc). */
 #define VERS_PROBE_S 10
@@ -58,9 +59,28 @@ static CLIENT *rdma_connect(const struct sockaddr_storage *ss, rpcprog_t prog,
 }
 
 /*
+ * Before rpcbind is asked where the server is: can an RDMA device reach
+ * sa (NULL: is there an RDMA device at all)?  Otherwise a host without
+ * one would hear "Program not registered" or "Port mapper failure" from
+ * rpcbind, and never that the device is missing.  -1 with rpc_createerr
+ * set and the cause logged.
+ */
+static int unreachable(const struct sockaddr *sa, const char *netid,
+		       const struct timeval *tp)
+{
+	struct rt_err err;
+
+	if (!rr_clnt_probe(sa, (unsigned int)rpcrdma_tv_ms(tp, 0), &err))
+		return 0;
+	rpcrdma_createerr_why(RPC_SYSTEMERROR, err.code, netid, "%s", err.msg);
+	return -1;
+}
+
+/*
  * clnt_tp_create_timed() for netid: every address of host in turn, the
  * port from the environment (or the NFS convention) or from the host's
- * rpcbind; tp bounds each rpcbind exchange and each RDMA connect.
+ * rpcbind, asked only once the address is known to be reachable over
+ * RDMA; tp bounds each rpcbind exchange and each RDMA connect.
  */
 static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 			      const char *netid, const struct timeval *tp)
@@ -73,18 +93,25 @@ static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	res = rpcrdma_resolve(host, rpcrdma_netid_family(netid));
 	if (!res)
 		return NULL;
-	for (ai = res; ai && !cl; ai = ai->ai_next) {
+	rpcrdma_createerr_hold();
+	if (!port && unreachable(NULL, netid, tp))
+		ai = NULL;
+	else
+		ai = res;
+	for (; ai && !cl; ai = ai->ai_next) {
 		if (port) {
 			memset(&ss, 0, sizeof(ss));
 			memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
 			set_port(&ss, port);
-		} else if (rpcrdma_rpcb_lookup(ai->ai_addr, prog, vers, netid,
+		} else if (unreachable(ai->ai_addr, netid, tp) ||
+			   rpcrdma_rpcb_lookup(ai->ai_addr, prog, vers, netid,
 					       tp, &ss)) {
 			continue;
 		}
 		cl = rdma_connect(&ss, prog, vers, tp);
 	}
 	freeaddrinfo(res);
+	rpcrdma_createerr_release(!cl);
 	return cl;
 }
 
@@ -107,6 +134,7 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 		rpcrdma_createerr(RPC_SYSTEMERROR, ENOMEM);
 		return NULL;
 	}
+	rpcrdma_createerr_hold();
 	rpcrdma_createerr(RPC_UNKNOWNPROTO, 0);
 	while (!cl && (nc = rpcrdma_netpath_next(&np))) {
 		if (rpcrdma_nconf_family(nc))
@@ -124,6 +152,7 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	    (rpc_createerr.cf_stat == RPC_N2AXLATEFAILURE ||
 	     rpc_createerr.cf_stat == RPC_UNKNOWNHOST))
 		rpc_createerr = saved;
+	rpcrdma_createerr_release(!cl);
 	return cl;
 }
 
@@ -261,26 +290,25 @@ clnt_tli_create(const int fd, const struct netconfig *nconf,
 	if (!family)
 		return REAL(clnt_tli_create)(fd, nconf, svcaddr, prog, vers,
 					     sendsz, recvsz);
-	if (fd != RPC_ANYFD) {
-		rpcrdma_warn(
-			"clnt_tli_create: netid %s cannot use file descriptor "
-			"%d (an RDMA connection is not one): pass RPC_ANYFD",
+	if (fd != RPC_ANYFD)
+		return rpcrdma_createerr_why(
+			RPC_SYSTEMERROR, EOPNOTSUPP, "clnt_tli_create",
+			"netid %s cannot use file descriptor %d (an RDMA "
+			"connection is not one): pass RPC_ANYFD",
 			nconf->nc_netid, fd);
-		rpcrdma_createerr(RPC_SYSTEMERROR, EOPNOTSUPP);
-		return NULL;
-	}
 	/* libtirpc has no text for RPC_UNKNOWNADDR: say it with errno. */
 	sa = svcaddr ? svcaddr->buf : NULL;
-	if (!sa || svcaddr->len < sizeof(sa_family_t)) {
-		rpcrdma_createerr(RPC_SYSTEMERROR, EDESTADDRREQ);
-		return NULL;
-	}
+	if (!sa || svcaddr->len < sizeof(sa_family_t))
+		return rpcrdma_createerr_why(
+			RPC_SYSTEMERROR, EDESTADDRREQ, "clnt_tli_create",
+			"netid %s needs the server's address", nconf->nc_netid);
 	if (sa->sa_family != family ||
 	    svcaddr->len < (family == AF_INET ? sizeof(struct sockaddr_in) :
-						sizeof(struct sockaddr_in6))) {
-		rpcrdma_createerr(RPC_SYSTEMERROR, EAFNOSUPPORT);
-		return NULL;
-	}
+						sizeof(struct sockaddr_in6)))
+		return rpcrdma_createerr_why(
+			RPC_SYSTEMERROR, EAFNOSUPPORT, "clnt_tli_create",
+			"netid %s needs an %s server address", nconf->nc_netid,
+			family == AF_INET ? "IPv4" : "IPv6");
 	return clnt_rdma_create(sa, prog, vers, NULL);
 }
 

@@ -13,6 +13,7 @@
  * Read at every use, so a program may change them with setenv().  A value
  * that does not parse is ignored, with one message.
  */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
@@ -87,15 +88,14 @@ static bool parse_ports(const char *v, rpcprog_t prog, struct port_rule *r)
 static bool port_rule(rpcprog_t prog, struct port_rule *r)
 {
 	static bool told;
-	const char *v = getenv("RPCRDMA_PORT");
+	const char *v = secure_getenv("RPCRDMA_PORT");
 
 	memset(r, 0, sizeof(*r));
 	if (!v || parse_ports(v, prog, r))
 		return true;
 	if (!told) {
 		told = true;
-		rpcrdma_warn(
-			"RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
+		rl_warn("RPCRDMA_PORT='%s' ignored: expected PORT or PROG=PORT, "
 			"separated by commas",
 			v);
 	}
@@ -129,7 +129,7 @@ bool rpcrdma_env_rpcbind(void)
 	static const char *const no[] = { "0", "no", "off", "false" };
 	static const char *const yes[] = { "1", "yes", "on", "true" };
 	static bool told;
-	const char *v = getenv("RPCRDMA_RPCBIND");
+	const char *v = secure_getenv("RPCRDMA_RPCBIND");
 
 	if (!v)
 		return true;
@@ -141,8 +141,7 @@ bool rpcrdma_env_rpcbind(void)
 	}
 	if (!told) {
 		told = true;
-		rpcrdma_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1",
-			     v);
+		rl_warn("RPCRDMA_RPCBIND='%s' ignored: expected 0 or 1", v);
 	}
 	return true;
 }

@@ -20,6 +20,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,12 +52,11 @@ static SVCXPRT *rdma_listen(const char *netid, const struct netbuf *bind,
 	memset(&ss, 0, sizeof(ss));
 	if (bind && bind->len) {
 		if (!sa || bind->len < family_len(family) ||
-		    sa->sa_family != family) {
-			rpcrdma_warn(
-				"svc_tli_create: netid %s needs an %s bind address",
-				netid, family == AF_INET ? "IPv4" : "IPv6");
-			return NULL;
-		}
+		    sa->sa_family != family)
+			return rpcrdma_createerr_why(
+				RPC_SYSTEMERROR, EAFNOSUPPORT, "svc_tli_create",
+				"netid %s needs an %s bind address", netid,
+				family == AF_INET ? "IPv4" : "IPv6");
 		memcpy(&ss, sa, family_len(family));
 	} else {
 		ss.ss_family = family;
@@ -80,12 +80,11 @@ static void rpcbind_register(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 	if (ua && rpcrdma_rpcb_set(prog, vers, netid, ua, &why)) {
 		rpcrdma_reg_remember(prog, vers, netid);
 	} else {
-		rpcrdma_warn("svc_reg: program %lu version %lu on %s (%s) not "
-			     "registered with rpcbind: %s; clients need its port "
-			     "(RPCRDMA_PORT=%lu=%u)",
-			     (unsigned long)prog, (unsigned long)vers, netid,
-			     ua ? ua : "?", why, (unsigned long)prog,
-			     x->xp_port);
+		rl_warn("svc_reg: program %lu version %lu on %s (%s) not "
+			"registered with rpcbind: %s; clients need its port "
+			"(RPCRDMA_PORT=%lu=%u)",
+			(unsigned long)prog, (unsigned long)vers, netid,
+			ua ? ua : "?", why, (unsigned long)prog, x->xp_port);
 	}
 	free(ua);
 }
@@ -102,10 +101,10 @@ static bool_t rdma_reg(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 		       dispatch_fn dispatch, const struct netconfig *nconf)
 {
 	if (!x || !x->xp_netid || strcmp(x->xp_netid, nconf->nc_netid)) {
-		rpcrdma_warn("svc_reg: netid %s needs an RDMA SVCXPRT of that "
-			     "netid (this one is %s)",
-			     nconf->nc_netid,
-			     x && x->xp_netid ? x->xp_netid : "unknown");
+		rl_err("svc_reg: netid %s needs an RDMA SVCXPRT of that "
+		       "netid (this one is %s)",
+		       nconf->nc_netid,
+		       x && x->xp_netid ? x->xp_netid : "unknown");
 		return FALSE;
 	}
 	if (!REAL(svc_reg)(x, prog, vers, dispatch, NULL))
@@ -113,6 +112,18 @@ static bool_t rdma_reg(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
 	if (rpcrdma_env_rpcbind())
 		rpcbind_register(x, prog, vers, nconf->nc_netid);
 	return TRUE;
+}
+
+/* svc_reg() refused prog/vers (e.g. registered with another dispatch
+ * function): rpc_createerr RPC_FAILED, with words. */
+static void *reg_failed(const char *who, rpcprog_t prog, rpcvers_t vers,
+			const struct netconfig *nconf)
+{
+	return rpcrdma_createerr_why(
+		RPC_FAILED, 0, who,
+		"could not register program %lu version %lu on %s (svc_reg "
+		"failed: registered already with another dispatch function?)",
+		(unsigned long)prog, (unsigned long)vers, nconf->nc_netid);
 }
 
 /* svc_tp_create() for an rdma netconfig, as libtirpc's for the others. */
@@ -126,12 +137,8 @@ static SVCXPRT *rdma_tp_create(dispatch_fn dispatch, rpcprog_t prog,
 	if (rpcrdma_env_rpcbind())
 		rpcbind_unregister(prog, vers, nconf->nc_netid);
 	if (!rdma_reg(x, prog, vers, dispatch, nconf)) {
-		rpcrdma_warn(
-			"svc_tp_create: could not register prog %lu vers %lu on %s",
-			(unsigned long)prog, (unsigned long)vers,
-			nconf->nc_netid);
 		SVC_DESTROY(x);
-		return NULL;
+		return reg_failed("svc_tp_create", prog, vers, nconf);
 	}
 	return x;
 }
@@ -171,9 +178,7 @@ static bool reuse(struct xlist *l, dispatch_fn dispatch, rpcprog_t prog,
 		ok = REAL(svc_reg)(l->x, prog, vers, dispatch, nc);
 	}
 	if (!ok)
-		rpcrdma_warn(
-			"svc_create: could not register prog %lu vers %lu on %s",
-			(unsigned long)prog, (unsigned long)vers, nc->nc_netid);
+		reg_failed("svc_create", prog, vers, nc);
 	return ok;
 }
 
@@ -214,8 +219,11 @@ static int create_netpath(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers)
 	struct netconfig *nc;
 	int n = 0;
 
-	if (!rpcrdma_netpath_begin(&np))
+	if (!rpcrdma_netpath_begin(&np)) {
+		rpcrdma_createerr_why(RPC_SYSTEMERROR, ENOMEM, "svc_create",
+				      "out of memory");
 		return 0;
+	}
 	while ((nc = rpcrdma_netpath_next(&np))) {
 		n += create_on(dispatch, prog, vers, nc);
 		freenetconfigent(nc);
@@ -234,8 +242,11 @@ RPCRDMA_EXPORT int svc_create(dispatch_fn dispatch, const rpcprog_t prog,
 
 	if (rpcrdma_nettype_is_rdma(nettype)) {
 		nc = rpcrdma_nconf_make(nettype);
-		if (!nc)
+		if (!nc) {
+			rpcrdma_createerr_why(RPC_SYSTEMERROR, ENOMEM,
+					      "svc_create", "out of memory");
 			return 0;
+		}
 		n = create_on(dispatch, prog, vers, nc);
 		freenetconfigent(nc);
 		return n;
@@ -264,13 +275,12 @@ RPCRDMA_EXPORT SVCXPRT *svc_tli_create(const int fd,
 	if (!rpcrdma_nconf_family(nconf))
 		return REAL(svc_tli_create)(fd, nconf, bindaddr, sendsz,
 					    recvsz);
-	if (fd != RPC_ANYFD) {
-		rpcrdma_warn(
-			"svc_tli_create: netid %s cannot use file descriptor "
-			"%d (an RDMA listener is not one): pass RPC_ANYFD",
+	if (fd != RPC_ANYFD)
+		return rpcrdma_createerr_why(
+			RPC_SYSTEMERROR, EOPNOTSUPP, "svc_tli_create",
+			"netid %s cannot use file descriptor %d (an RDMA "
+			"listener is not one): pass RPC_ANYFD",
 			nconf->nc_netid, fd);
-		return NULL;
-	}
 	return rdma_listen(nconf->nc_netid, bindaddr ? &bindaddr->addr : NULL,
 			   rpcrdma_env_port_any());
 }

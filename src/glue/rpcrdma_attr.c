@@ -5,10 +5,10 @@
  * One place decides what "0 keeps a default" means, so the CLIENT and the
  * SVCXPRT constructors cannot drift apart.
  */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <arpa/inet.h>
-#include <err.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
+#include "log/rl_log.h"
 #include "ulb/ulb.h"
 
 RPCRDMA_EXPORT void rpcrdma_attr_init(struct rpcrdma_attr *attr)
@@ -40,7 +41,7 @@ static void fill_sz(size_t *v, size_t dflt)
 
 size_t rpcrdma_env_size(const char *name, size_t dflt)
 {
-	const char *e = getenv(name), *end;
+	const char *e = secure_getenv(name), *end;
 	uint32_t v;
 
 	static bool warned;
@@ -49,8 +50,9 @@ size_t rpcrdma_env_size(const char *name, size_t dflt)
 		return dflt;
 	if (!ulb_octets(e, &end, &v) || *end) {
 		if (!__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
-			warnx("%s=%s is not an octet count (N, Nk or Nm): using %zu",
-			      name, e, dflt);
+			rl_warn("%s=%s is not an octet count (N, Nk or Nm): "
+				"using %zu",
+				name, e, dflt);
 		return dflt;
 	}
 	return v;
@@ -58,7 +60,7 @@ size_t rpcrdma_env_size(const char *name, size_t dflt)
 
 static enum rpcrdma_reg_mode env_reg_mode(enum rpcrdma_reg_mode m)
 {
-	const char *e = getenv("RPCRDMA_REG_MODE");
+	const char *e = secure_getenv("RPCRDMA_REG_MODE");
 
 	if (m != RPCRDMA_REG_AUTO || !e)
 		return m;
@@ -71,7 +73,7 @@ static enum rpcrdma_reg_mode env_reg_mode(enum rpcrdma_reg_mode m)
 
 static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 {
-	const char *e = getenv("RPCRDMA_COMP_MODE");
+	const char *e = secure_getenv("RPCRDMA_COMP_MODE");
 
 	if (!e)
 		return m;
@@ -84,7 +86,7 @@ static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 
 static enum rpcrdma_version env_version(enum rpcrdma_version v)
 {
-	const char *e = getenv("RPCRDMA_VERSION");
+	const char *e = secure_getenv("RPCRDMA_VERSION");
 
 	if (v != RPCRDMA_VERSION_AUTO || !e)
 		return v;
@@ -98,7 +100,7 @@ static enum rpcrdma_version env_version(enum rpcrdma_version v)
 /* A decimal count from the environment, dflt when unset or malformed. */
 static uint32_t env_u32(const char *name, uint32_t dflt)
 {
-	const char *e = getenv(name);
+	const char *e = secure_getenv(name);
 	unsigned long v;
 	char *end;
 
@@ -106,7 +108,7 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 		return dflt;
 	v = strtoul(e, &end, 10);
 	if (*end || v > UINT32_MAX) {
-		warnx("%s=%s is not a number: using %u", name, e, dflt);
+		rl_warn("%s=%s is not a number: using %u", name, e, dflt);
 		return dflt;
 	}
 	return (uint32_t)v;
@@ -122,7 +124,7 @@ void rpcrdma_env_read(struct rpcrdma_env *env)
 	env->max_write_chunks = env_u32("RPCRDMA_MAX_WRITE_CHUNKS", 0);
 	env->max_chunk_segs = env_u32("RPCRDMA_MAX_SEGMENTS", 0);
 	env->replay_bytes = rpcrdma_env_size("RPCRDMA_REPLAY_BYTES", 0);
-	env->xcharext = getenv("RPCRDMA_XCHAREXT");
+	env->xcharext = secure_getenv("RPCRDMA_XCHAREXT");
 }
 
 /* The address of peer as text, without the port. */

@@ -10,6 +10,8 @@
  *   netid_env.c  RPCRDMA_PORT and RPCRDMA_RPCBIND
  *   netid_clnt.c the client entry points
  *   netid_svc.c  the server entry points
+ *   netid_err.c  rpc_createerr with words, and the clnt_spcreateerror()
+ *                that shows them (rpcrdma_err.h)
  *   rpcb_rdma.c  rpcbind: finding a remote rdma service
  *   rpcb_reg.c   rpcbind: registering local rdma services
  *
@@ -26,6 +28,9 @@
 
 #include <netconfig.h>
 #include <rpc/rpc.h>
+
+#include "glue/rpcrdma_err.h"
+#include "log/rl_log.h"
 
 /* ---- libtirpc's own functions (interpose.c) ------------------------------ */
 
@@ -77,6 +82,8 @@ struct rpcrdma_real {
 	struct netconfig *(*getnetconfigent)(const char *);
 	char *(*taddr2uaddr)(const struct netconfig *, const struct netbuf *);
 	struct netbuf *(*uaddr2taddr)(const struct netconfig *, const char *);
+	char *(*clnt_spcreateerror)(const char *);
+	void (*clnt_pcreateerror)(const char *);
 };
 
 /* libtirpc's functions, resolved once; aborts with a message if libtirpc
@@ -182,10 +189,7 @@ void rpcrdma_reg_forget(rpcprog_t prog, rpcvers_t vers, const char *netid);
 /* A timeout in ms (at least 1), or dflt if tp is NULL. */
 int rpcrdma_tv_ms(const struct timeval *tp, int dflt);
 
-/* Set rpc_createerr (cf_error.re_errno = err). */
-void rpcrdma_createerr(enum clnt_stat stat, int err);
-
-/* One line on stderr prefixed "librpcrdma: " (like warnx). */
-void rpcrdma_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* rpcrdma_createerr() and rpcrdma_createerr_why(): glue/rpcrdma_err.h;
+ * messages: log/rl_log.h. */
 
 #endif /* RPCRDMA_GLUE_NETID_H */

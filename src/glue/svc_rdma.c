@@ -45,7 +45,6 @@
  */
 #include "config.h"
 
-#include <err.h>
 #include <errno.h>
 #include <netconfig.h>
 #include <netinet/in.h>
@@ -66,9 +65,11 @@
 
 #include "compiler.h"
 #include "glue/rpcrdma_attr.h"
+#include "glue/rpcrdma_err.h"
 #include "glue/rpcrdma_stats.h"
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
+#include "log/rl_log.h"
 #include "rpc/rr_serve.h"
 #include "rpc/rr_srv_xidlog.h"
 #include "transport/rt_conn.h"
@@ -149,13 +150,13 @@ static void warn_rate(struct svr *sv, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
-	if (now == sv->last_warn)
+	if (now == sv->last_warn || !rl_enabled(RL_WARN))
 		return;
 	sv->last_warn = now;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	warnx("svc_rdma: %s", msg);
+	rl_warn("svc_rdma: %s", msg);
 }
 
 static void svr_put(struct svr *sv)
@@ -619,8 +620,8 @@ static void admit(struct svr *sv, struct rt_conn *c)
  * it; the application still owns it and destroys it. */
 static void lsn_failed(SVCXPRT *x, const struct rt_err *err)
 {
-	warnx("svc_rdma: listener on port %u stopped: %s", x->xp_port,
-	      err->msg);
+	rl_err("svc_rdma: listener on port %u stopped: %s", x->xp_port,
+	       err->msg);
 	xprt_unregister(x);
 }
 
@@ -757,6 +758,15 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 
 static SVCXPRT *fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A server that never had a listener (svr_put() is for the others). */
+static void svr_unmake(struct svr *sv)
+{
+	rr_xidlog_destroy(sv->opts.xidlog);
+	free(sv);
+}
+
+/* rpc_createerr (RPC_SYSTEMERROR, code) and errno = code, and why in
+ * words (clnt_spcreateerror() shows them). */
 static SVCXPRT *fail(int code, const char *fmt, ...)
 {
 	char msg[256];
@@ -765,7 +775,8 @@ static SVCXPRT *fail(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	warnx("svc_rdma_create: %s", msg);
+	rpcrdma_createerr_why(RPC_SYSTEMERROR, code, "svc_rdma_create", "%s",
+			      msg);
 	errno = code;
 	return NULL;
 }
@@ -866,13 +877,13 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	conn_attr(&a, &ca);
 	sv->l = rt_listen(laddr, LSN_BACKLOG, &ca, &err);
 	if (!sv->l) {
-		free(sv);
+		svr_unmake(sv);
 		return fail(err.code, "%s", err.msg);
 	}
 	fd = rt_listener_fd(sv->l);
 	if (fd >= _rpc_dtablesize()) {
 		rt_listener_destroy(sv->l);
-		free(sv);
+		svr_unmake(sv);
 		return fail(EMFILE,
 			    "listener fd %d is beyond what svc_run() polls (%d)",
 			    fd, _rpc_dtablesize());
@@ -880,7 +891,7 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	x = lsn_new(sv, laddr);
 	if (!x) {
 		rt_listener_destroy(sv->l);
-		free(sv);
+		svr_unmake(sv);
 		return fail(ENOMEM, "out of memory");
 	}
 	return x;

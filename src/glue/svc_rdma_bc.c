@@ -20,7 +20,6 @@
  */
 #include "config.h"
 
-#include <err.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -31,7 +30,9 @@
 
 #include "compiler.h"
 #include "glue/clnt_rdma.h"
+#include "glue/rpcrdma_err.h"
 #include "glue/svc_xprt.h"
+#include "log/rl_log.h"
 #include "rpc/rr_call.h"
 
 struct svc_rdma_bc {
@@ -130,8 +131,8 @@ static bool_t bc_reply(SVCXPRT *x, struct rpc_msg *msg)
 	svc_xprt_reply_init(&c, x, msg);
 	if (!rr_clnt_bc_reply(b->rr, b->cur, encode_reply, &c, &res))
 		return TRUE;
-	warnx("svc_rdma_bc: backward reply to XID 0x%08x: %s", msg->rm_xid,
-	      res.msg);
+	rl_warn("svc_rdma_bc: backward reply to XID 0x%08x: %s", msg->rm_xid,
+		res.msg);
 	if (res.status != RR_CANTENCODE || !c.has_results)
 		return FALSE;
 	/* Results too large for the server's Receives (backward messages
@@ -179,10 +180,11 @@ static const struct xp_ops2 bc_ops2 = {
 	.xp_control = bc_control,
 };
 
-static SVCXPRT *fail(const char *why)
+/* rpc_createerr (RPC_SYSTEMERROR, code) and why, in words. */
+static SVCXPRT *fail(int code, const char *why)
 {
-	warnx("svc_rdma_bc_create: %s", why);
-	return NULL;
+	return rpcrdma_createerr_why(RPC_SYSTEMERROR, code,
+				     "svc_rdma_bc_create", "%s", why);
 }
 
 /* The addresses the SVCXPRT names: the CLIENT's server, and (unknown
@@ -210,23 +212,24 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_bc_create(CLIENT *cl)
 
 	if (!clnt_rdma_is(cl))
 		return fail(
+			EINVAL,
 			"not an RDMA CLIENT (clnt_rdma_create, netid rdma or rdma6)");
 	b = calloc(1, sizeof(*b));
 	if (!b)
-		return fail("out of memory");
+		return fail(ENOMEM, "out of memory");
 	b->ct = clnt_rdma_hold(cl);
 	b->rr = clnt_rdma_rr(b->ct);
 	if (rr_clnt_bc_enable(b->rr, &err)) {
 		clnt_rdma_release(b->ct);
 		free(b);
-		return fail(err.msg);
+		return fail(err.code, err.msg);
 	}
 	x = bc_xprt(b, cl, rr_clnt_bc_fd(b->rr));
 	if (!x) {
 		rr_clnt_bc_disable(b->rr);
 		clnt_rdma_release(b->ct);
 		free(b);
-		return fail("out of memory");
+		return fail(ENOMEM, "out of memory");
 	}
 	x->xp_verf.oa_base = b->verf;
 	xprt_register(x);

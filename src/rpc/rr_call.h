@@ -211,6 +211,16 @@ struct rr_stats {
 int64_t rr_now_ms(void);
 
 /*
+ * Could this host reach dst over RDMA (an RDMA device, the address and
+ * route resolved within timeout_ms, 0: the default)?  0, or a negative
+ * errno with err saying why (rt_probe()); dst NULL: is there an RDMA
+ * device at all?  Lets a caller name the missing device before it asks
+ * anyone else, e.g. rpcbind, about the server.
+ */
+int rr_clnt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
+		  struct rt_err *err);
+
+/*
  * Connect to dst (with port) and return the requester state, or NULL with
  * err saying why (rt_connect()'s messages: no device, refused, ...).
  */

@@ -213,13 +213,37 @@ static int connect_result(struct rt_connecting *k, struct rt_err *err)
 	return ret;
 }
 
+int rt_dev_present(struct rt_err *err)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (list)
+		ibv_free_device_list(list);
+	if (list && n > 0)
+		return 0;
+	return rt_err_set(err, ENODEV, "no RDMA device on this host");
+}
+
+/* rdma_create_event_channel() failed: most often because the host has no
+ * RDMA device at all, which is what the user must hear. */
+static int cm_open_failed(struct rt_err *err)
+{
+	int code = errno ? errno : ENODEV;
+
+	if (rt_dev_present(err))
+		return -ENODEV;
+	return rt_err_set(err, code,
+			  "cannot open the RDMA connection manager: %s",
+			  strerror(code));
+}
+
 static int client_channel(struct rt_conn *c, struct rt_err *err)
 {
 	c->cm_ch = rdma_create_event_channel();
 	if (!c->cm_ch || nonblock(c->cm_ch->fd))
-		return rt_err_set(err, errno ? errno : ENODEV,
-				  "cannot open the RDMA connection manager: %s",
-				  strerror(errno ? errno : ENODEV));
+		return cm_open_failed(err);
 	if (rdma_create_id(c->cm_ch, &c->id, c, RDMA_PS_TCP))
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
@@ -280,23 +304,34 @@ static int client_connect(struct rt_connecting *k, struct rt_err *err)
 		 (c)->attr.credits, (c)->inl.peer_remote_inv, (c)->ord,     \
 		 (c)->ird)
 
+/* A connection to dst about to be made, its deadline running. */
+static int connecting_init(struct rt_connecting *k, const struct sockaddr *dst,
+			   const struct rt_conn_attr *attr, struct rt_err *err)
+{
+	int ret;
+
+	rt_err_clear(err);
+	ret = check_dst(dst, err);
+	if (ret)
+		return ret;
+	k->dst = dst;
+	k->c = rt_conn_alloc(attr);
+	if (!k->c)
+		return rt_err_set(err, ENOMEM, "out of memory");
+	k->start = now_ms();
+	k->deadline = k->start + k->c->attr.timeout_ms;
+	rt_addr_str(dst, 0, k->addr);
+	rt_addr_str(dst, 1, k->addrport);
+	return 0;
+}
+
 struct rt_conn *rt_connect(const struct sockaddr *dst,
 			   const struct rt_conn_attr *attr, struct rt_err *err)
 {
-	struct rt_connecting k = { .dst = dst };
+	struct rt_connecting k;
 
-	rt_err_clear(err);
-	if (check_dst(dst, err))
+	if (connecting_init(&k, dst, attr, err))
 		return NULL;
-	k.c = rt_conn_alloc(attr);
-	if (!k.c) {
-		rt_err_set(err, ENOMEM, "out of memory");
-		return NULL;
-	}
-	k.start = now_ms();
-	k.deadline = k.start + k.c->attr.timeout_ms;
-	rt_addr_str(dst, 0, k.addr);
-	rt_addr_str(dst, 1, k.addrport);
 	if (client_connect(&k, err)) {
 		k.c->dead = true; /* no disconnect, no event */
 		rt_conn_free(k.c);
@@ -304,6 +339,33 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 	}
 	TRACE_ESTABLISHED(connect, k.c, k.addrport);
 	return k.c;
+}
+
+/* As rt_connect() up to the route, then nothing more: a connection's
+ * resources are never made. */
+int rt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
+	     struct rt_err *err)
+{
+	struct rt_connecting k;
+	struct rt_conn_attr a;
+	int ret;
+
+	if (!dst)
+		return rt_dev_present(err);
+	rt_conn_attr_init(&a);
+	if (timeout_ms)
+		a.timeout_ms = timeout_ms;
+	ret = connecting_init(&k, dst, &a, err);
+	if (ret)
+		return ret;
+	ret = rt_dev_present(err);
+	if (!ret)
+		ret = client_channel(k.c, err);
+	if (!ret)
+		ret = resolve(&k, err);
+	k.c->dead = true; /* no disconnect, no event */
+	rt_conn_free(k.c);
+	return ret;
 }
 
 /* A client's CM events after the connection is up: anything but TIMEWAIT
@@ -367,6 +429,39 @@ static int listen_v6only(struct rt_listener *l, const struct sockaddr *addr)
 			       &afonly, sizeof(afonly));
 }
 
+static bool addr_is_any(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_UNSPECIFIED(
+			&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return ((const struct sockaddr_in *)sa)->sin_addr.s_addr ==
+	       htonl(INADDR_ANY);
+}
+
+/*
+ * rdma_bind_addr() failed with code.  Two of its errnos mislead: ENODEV
+ * means no RDMA device has that address, and EADDRNOTAVAIL for the
+ * wildcard address means a listener holds the port on a specific one.
+ */
+static int bind_failed(const struct sockaddr *addr, const char *a, int code,
+		       struct rt_err *err)
+{
+	char host[RT_ADDR_STRLEN];
+
+	if (code == ENODEV)
+		return rt_err_set(err, code,
+				  "cannot bind RDMA listener to %s: no RDMA "
+				  "device for address %s",
+				  a, rt_addr_str(addr, 0, host));
+	if (code == EADDRNOTAVAIL && addr_is_any(addr))
+		return rt_err_set(err, code,
+				  "cannot bind RDMA listener to %s: the port is "
+				  "in use on a specific address (%s)",
+				  a, strerror(code));
+	return rt_err_set(err, code, "cannot bind RDMA listener to %s: %s", a,
+			  strerror(code));
+}
+
 static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 			int backlog, struct rt_err *err)
 {
@@ -375,9 +470,7 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 	rt_addr_str(addr, 1, a);
 	l->ch = rdma_create_event_channel();
 	if (!l->ch || nonblock(l->ch->fd))
-		return rt_err_set(err, errno ? errno : ENODEV,
-				  "cannot open the RDMA connection manager: %s",
-				  strerror(errno ? errno : ENODEV));
+		return cm_open_failed(err);
 	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP))
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
@@ -386,9 +479,7 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 				  "cannot make %s an IPv6-only listener: %s", a,
 				  strerror(errno));
 	if (rdma_bind_addr(l->id, (struct sockaddr *)addr))
-		return rt_err_set(err, errno,
-				  "cannot bind RDMA listener to %s: %s", a,
-				  strerror(errno));
+		return bind_failed(addr, a, errno, err);
 	if (rdma_listen(l->id, backlog > 0 ? backlog : RT_LISTEN_BACKLOG))
 		return rt_err_set(err, errno,
 				  "cannot listen for RDMA on %s: %s", a,

@@ -132,6 +132,21 @@ enum rt_state {
 struct rt_conn *rt_connect(const struct sockaddr *dst,
 			   const struct rt_conn_attr *attr, struct rt_err *err);
 
+/*
+ * Could a connection to dst be made from here?  Resolves the address and
+ * the route as rt_connect() does, within timeout_ms (0: the default), and
+ * stops there.  0, or a negative errno with err set: ENODEV "no RDMA
+ * device on this host" or "no RDMA device for address ...", ETIMEDOUT,
+ * ...  It sends nothing to dst beyond address resolution.  dst NULL:
+ * only whether this host has an RDMA device at all.
+ */
+int rt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
+	     struct rt_err *err);
+
+/* Whether this host has an RDMA device: 0, or -ENODEV with err set to
+ * "no RDMA device on this host". */
+int rt_dev_present(struct rt_err *err);
+
 /* ---- Server ---------------------------------------------------------- */
 
 /*

@@ -29,6 +29,7 @@
  *   deregistration stays on the connection's list to try again when it is
  *   destroyed; by then its QP is gone.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,7 @@ void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
 
 static enum rt_reg_mode env_mode(void)
 {
-	const char *s = getenv("RPCRDMA_REG_MODE");
+	const char *s = secure_getenv("RPCRDMA_REG_MODE");
 
 	if (s && !strcmp(s, "mw"))
 		return RT_REG_MW;

@@ -103,7 +103,8 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 /*
  * Load a configuration file: each good entry is registered with source
  * ULB_SRC_CONF, each bad one is reported to errs as "FILE:LINE: reason"
- * and skipped.  Returns the number of bad entries, or -1 with errno set
+ * (errs NULL: as a warning of the library's log, log/rl_log.h) and
+ * skipped.  Returns the number of bad entries, or -1 with errno set
  * if the file cannot be read.
  */
 int ulb_conf_load(const char *path, FILE *errs);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "log/rl_log.h"
 #include "ulb/ulb.h"
 
 #define ULB_LINE_MAX 1024
@@ -349,6 +350,24 @@ static unsigned ulb_dup_line(const struct ulb_seen *s, size_t n,
 	return 0;
 }
 
+/* One bad line: to errs as "FILE:LINE: reason", or without errs as a
+ * warning of the library's log (rl_log.h). */
+static void report(FILE *errs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report(FILE *errs, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (errs) {
+		vfprintf(errs, fmt, ap);
+		fputc('\n', errs);
+	} else {
+		rl_vlog(RL_WARN, fmt, ap);
+	}
+	va_end(ap);
+}
+
 int ulb_conf_load(const char *path, FILE *errs)
 {
 	char line[ULB_LINE_MAX + 2], why[160];
@@ -392,8 +411,7 @@ int ulb_conf_load(const char *path, FILE *errs)
 			}
 		}
 		if (r < 0) {
-			if (errs)
-				fprintf(errs, "%s:%u: %s\n", path, lineno, why);
+			report(errs, "%s:%u: %s", path, lineno, why);
 			bad++;
 			continue;
 		}
@@ -413,10 +431,8 @@ int ulb_conf_load(const char *path, FILE *errs)
 		seen[nseen].e = e;
 		seen[nseen++].line = lineno;
 		if (ulb_table_add(&e, ULB_SRC_CONF)) {
-			if (errs)
-				fprintf(errs,
-					"%s:%u: cannot register: out of memory\n",
-					path, lineno);
+			report(errs, "%s:%u: cannot register: out of memory",
+			       path, lineno);
 			bad++;
 		}
 	}

@@ -11,12 +11,14 @@
  * The built-in bindings and the configuration file are loaded once, lazily,
  * by whichever entry point runs first.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler.h"
+#include "log/rl_log.h"
 #include "ulb/ulb.h"
 
 #ifndef RPCRDMA_ULB_CONF
@@ -40,17 +42,25 @@ static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
 
 /*
  * Built-ins first, then the file, so the file's entries override them.  A
- * missing file at the default path is normal (no local bindings); a file
- * named by RPCRDMA_ULB_CONF that cannot be read is worth a message.
+ * missing file at the default path is normal (no local bindings: said at
+ * level info); a file named by RPCRDMA_ULB_CONF that cannot be read is
+ * worth a warning.  secure_getenv: a set-user-ID program does not read a
+ * file its caller names.
  */
 static void ulb_init(void)
 {
-	const char *env = getenv("RPCRDMA_ULB_CONF");
+	const char *env = secure_getenv("RPCRDMA_ULB_CONF");
 	const char *path = env && *env ? env : RPCRDMA_ULB_CONF;
+	int n;
 
 	ulb_nfs_register();
-	if (ulb_conf_load(path, stderr) < 0 && (env || errno != ENOENT))
-		fprintf(stderr, "librpcrdma: %s: %s\n", path, strerror(errno));
+	n = ulb_conf_load(path, NULL);
+	if (n < 0 && !env && errno == ENOENT)
+		rl_info("%s: no such file: no Upper-Layer Bindings beyond the "
+			"built-in NFS ones",
+			path);
+	else if (n < 0)
+		rl_warn("%s: %s", path, strerror(errno));
 }
 
 static void ulb_ensure_init(void)
@@ -286,7 +296,7 @@ RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
 		errno = EINVAL;
 		return -1;
 	}
-	return ulb_conf_load(path, stderr);
+	return ulb_conf_load(path, NULL);
 }
 
 /* ---------------------------------------------------------------------- */

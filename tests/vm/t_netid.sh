@@ -286,7 +286,7 @@ part_rpcbind() {
 	start_server "$TMP/one" '^ready' "$here/t_netid" serve-one rdma $P2 1
 	check $? "no rpcbind: the server still serves"
 	grep -q 'not registered with rpcbind' "$TMP/one"
-	check $? "no rpcbind: the server says: $(grep 'librpcrdma' "$TMP/one" | head -n 1)"
+	check $? "no rpcbind: the server says: $(grep 'rpcrdma: ' "$TMP/one" | head -n 1)"
 	port=$(sed -n 's/^ready port //p' "$TMP/one")
 	run_prog "no rpcbind" "$here/t_netid" norpcbind "$H4" "${port:-0}"
 	stop_server "no rpcbind" "$TMP/one"
