@@ -162,7 +162,15 @@ run partial -d "$D" "$A" "$gone"
 [ $rc -eq 1 ] && grep -q "^pid $A " "$TMP/partial" && grep -q "no such process" "$TMP/partial"
 check $? "one of two unreadable: the other printed, exit 1"
 
+# SIGSTOP reaches every thread of the stand-in shortly after kill returns;
+# the check needs them all stopped (state T), or it measures nothing
 kill -STOP "$A"
+i=0
+while grep -qv '^[0-9]* ([^)]*) T' /proc/"$A"/task/*/stat 2>/dev/null &&
+	[ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 t0=$(date +%s%N)
 run stopped -W 1 -d "$D" "$A"
 ms=$((($(date +%s%N) - t0) / 1000000))
