@@ -44,6 +44,8 @@ int rl_level_parse(const char *s)
 }
 
 static void print_line(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+static void print_line(const char *fmt, va_list ap)
 {
 	char line[RL_LINE_MAX];
 	size_t n = sizeof(RL_PREFIX) - 1;
