@@ -168,5 +168,27 @@ if ! python3 "$tool" -s -o "$tmp/ann-s.conf" "$dir/annotated.x" ||
 	fail=1
 fi
 
+# rpcgen's bare 'string' as an argument or result (msg.x's PRINTMESSAGE):
+# accepted, as rpcgen does; unbounded, so -s writes no reply entry for it,
+# and a bounded one beside it still gets its own
+cat > "$tmp/bare.x" <<'X'
+program P { version V {
+	string ECHO(string) = 1;
+	int LEN(string) = 2;
+} = 1; } = 9;
+X
+if ! python3 "$tool" -s -o "$tmp/bare.conf" "$tmp/bare.x" 2>"$tmp/bare.err"; then
+	echo "FAIL: bare string: refused: $(cat "$tmp/bare.err")"
+	fail=1
+elif grep -q '^9 1 1 ' "$tmp/bare.conf" ||
+     ! grep -q '^9 1 2 reply max=4	# LEN$' "$tmp/bare.conf"; then
+	echo "FAIL: bare string: -s entries: $(grep -v '^#' "$tmp/bare.conf")"
+	fail=1
+elif command -v rpcgen >/dev/null 2>&1 &&
+     ! rpcgen -h "$tmp/bare.x" >/dev/null; then
+	echo "FAIL: bare string: rpcgen refuses the file this test uses"
+	fail=1
+fi
+
 [ $fail -eq 0 ] && echo "PASS: rpcrdma-ulbgen"
 exit $fail
