@@ -83,16 +83,40 @@ static void bcq_free(struct rr_clnt *rr, struct rr_bcq *q)
  * A backward Call arrived on c (lock held): h is its decoded header,
  * payload the RPC Call after it.  Queued, or dropped and counted.
  */
+/* Why a backward Call cannot be taken (the trace's bc_drop reason), or
+ * NULL. */
+static const char *bc_refusal(const struct rr_bc *bc, const struct rw_hdr *h,
+			      const uint8_t *payload, uint32_t len)
+{
+	if (!bc)
+		return "disabled";
+	if (h->proc != RW_MSG)
+		return "not_msg";
+	if (h->nreads || h->nwrites || h->has_reply)
+		return "chunks";
+	if (bc->n + bc->busy >= bc->max)
+		return "full";
+	if (rw_check_payload(h, payload, len))
+		return "bad_payload";
+	return NULL;
+}
+
+static void bc_drop(struct rr_clnt *rr, const struct rr_conn *c, uint32_t xid,
+		    const char *why)
+{
+	rr->st.bc_dropped++;
+	TR_EVENT(bc_drop, c->trace_id, xid, "reason=%s", why);
+}
+
 void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 		const uint8_t *payload, uint32_t len)
 {
+	const char *why = bc_refusal(rr->bc, h, payload, len);
 	struct rr_bc *bc = rr->bc;
 	struct rr_bcq *q;
 
-	if (!bc || h->proc != RW_MSG || h->nreads || h->nwrites ||
-	    h->has_reply || bc->n + bc->busy >= bc->max ||
-	    rw_check_payload(h, payload, len)) {
-		rr->st.bc_dropped++;
+	if (why) {
+		bc_drop(rr, c, h->xid, why);
 		return;
 	}
 	q = calloc(1, sizeof(*q));
@@ -100,7 +124,7 @@ void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 		q->msg = malloc(len);
 	if (!q || !q->msg) {
 		free(q);
-		rr->st.bc_dropped++;
+		bc_drop(rr, c, h->xid, "no_memory");
 		return;
 	}
 	/* a v2 message from the server settles v2 on this connection, and
@@ -122,6 +146,8 @@ void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 	bc->tail = q;
 	bc->n++;
 	rr->st.bc_calls++;
+	TR_EVENT(bc_call, c->trace_id, h->xid, "vers=%u len=%u queued=%u",
+		 h->vers, len, bc->n);
 	kick(bc);
 }
 
@@ -355,6 +381,8 @@ int rr_clnt_bc_reply(struct rr_clnt *rr, struct rr_bcq *q, rr_encode_fn enc,
 		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 	else
 		rr->st.bc_replies++;
+	TR_EVENT(bc_reply, c->trace_id, q->xid, "vers=%u send=%u errno=%d",
+		 q->vers, n, res->status == RR_OK ? 0 : res->err);
 	rr_drain(rr, c);
 out:
 	pthread_mutex_unlock(&rr->lock);

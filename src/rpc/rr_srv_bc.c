@@ -131,6 +131,8 @@ bool rr_srv_bc_reply(struct rr_srv *s, struct rr_sreq *r)
 	if (h->credit)
 		s->bc_granted = h->credit; /* a 0 never counts (V1-BD-2) */
 	credit_back(s);
+	TR_EVENT(srv_bc_reply, s->trace_id, h->xid, "len=%u grant=%u orphan=%d",
+		 r->len - h->hdr_len, s->bc_granted, k->orphan ? 1 : 0);
 	if (k->orphan) {
 		unlink_call(s, k);
 		rr_srv_req_put(s, r);
@@ -344,6 +346,9 @@ static bool send_call(struct rr_srv *s, struct rr_srv_bcall *k,
 	k->next = s->bcalls;
 	s->bcalls = k;
 	s->st.bc_calls++;
+	TR_EVENT(srv_bc_call, s->trace_id, k->xid,
+		 "send=%u inflight=%u grant=%u", n, s->bc_inflight,
+		 s->bc_granted);
 	return true;
 }
 
@@ -371,6 +376,8 @@ enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
 		k->orphan = true; /* its Reply will be dropped */
 		k->orphan_until = now_ms() + RR_BC_ORPHAN_MS;
 		s->st.bc_timeouts++;
+		TR_EVENT(srv_bc_timeout, s->trace_id, xid, "lost=%d",
+			 s->dead ? 1 : 0);
 		res_set(res, s->dead ? RR_CANTRECV : RR_TIMEDOUT,
 			s->dead ? ENOTCONN : ETIMEDOUT,
 			"no reply to backward XID 0x%08x", xid);

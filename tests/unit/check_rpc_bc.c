@@ -25,6 +25,7 @@
 #include "check_util.h"
 #include "fake_rt.h"
 #include "rpc_peer.h"
+#include "trace_file.h"
 #include "rpc/rr_call.h"
 #include "rpc/rr_serve.h"
 #include "wire/rw_props.h"
@@ -491,6 +492,64 @@ START_TEST(test_bc_clnt_chunks_and_over_grant_dropped)
 	ck_assert_uint_eq(clnt_stats().bc_calls, 3);
 	rr_clnt_bc_done(clnt, q1);
 	rr_clnt_bc_done(clnt, q4);
+}
+END_TEST
+
+/*
+ * The trace (rpcrdma-trace(7)) of the client's side: each backward Call
+ * taken (bc_call, with the RPC message's length and the queue's depth) or
+ * dropped (bc_drop, with why: chunks, full), and each Reply sent (bc_reply,
+ * with the Send's length as posted), under the server's XIDs.
+ */
+START_TEST(test_bc_clnt_trace)
+{
+	uint32_t vers = (uint32_t)_i + 1, id;
+	static struct rw_segment seg = { .handle = 0xa0,
+					 .length = 512,
+					 .offset = 0x10000 };
+	struct rw_chunk wc = { .nsegs = 1, .segs = &seg };
+	struct rp_args ra = {
+		.xid = BXID, .data = "pong", .len = 4, .plain = true
+	};
+	struct rr_bcq *q0, *q1;
+	struct rr_result res;
+	struct rw_hdr extra;
+	char want[512];
+	struct sent s;
+	unsigned int i;
+
+	tf_open();
+	clnt_start(vers, 3);
+	id = rt_conn_trace_id(conn);
+	bc_enable();
+	memset(&extra, 0, sizeof(extra));
+	extra.nwrites = 1;
+	extra.writes = &wc;
+	peer_call(vers, BXID + 10, 1, BC_PROC, "w", 1, &extra);
+	peer_call(vers, BXID, 1, BC_PROC, "ping", 4, NULL);
+	peer_call(vers, BXID + 1, 1, BC_PROC, "second", 6, NULL);
+	peer_call(vers, BXID + 2, 1, BC_PROC, "over", 4, NULL);
+	q0 = bc_next();
+	bcq_is(q0, BXID, "ping", 4);
+	ck_assert_int_eq(rr_clnt_bc_reply(clnt, q0, reply_enc, &ra, &res), 0);
+	rr_clnt_bc_done(clnt, q0);
+	i = sent_find(BXID, RW_DIR_REPLY, &s);
+	q1 = bc_next();
+	bcq_is(q1, BXID + 1, "second", 6);
+	rr_clnt_bc_done(clnt, q1);
+	tf_read();
+
+	ck_assert_events(id, BXID + 10, "bc_drop reason=chunks\n");
+	snprintf(want, sizeof(want),
+		 "bc_call vers=%u len=%u queued=1\n"
+		 "bc_reply vers=%u send=%u errno=0\n",
+		 vers, rp_call_len(4), vers, fake_send(conn, i)->len);
+	ck_assert_events(id, BXID, want);
+	snprintf(want, sizeof(want), "bc_call vers=%u len=%u queued=2\n", vers,
+		 rp_call_len(6));
+	ck_assert_events(id, BXID + 1, want);
+	ck_assert_events(id, BXID + 2, "bc_drop reason=full\n");
+	tf_close();
 }
 END_TEST
 
@@ -1046,6 +1105,53 @@ START_TEST(test_bc_srv_timeout_late_reply)
 END_TEST
 
 /*
+ * The trace of the server's side: each backward Call sent (srv_bc_call,
+ * with the Send's length, the Calls waiting and the client's grant), its
+ * timeout (srv_bc_timeout) and each Reply (srv_bc_reply, orphan=1 for the
+ * one that came too late).
+ */
+START_TEST(test_bc_srv_trace)
+{
+	uint32_t vers = (uint32_t)_i + 1, id;
+	static struct bcc late, next;
+	unsigned int i_late, i_next;
+	char want[512];
+	struct sent s;
+
+	tf_open();
+	srv_start(1);
+	id = rt_conn_trace_id(conn);
+	client_calls(vers, XID);
+	bcc_init(&late, BXID, 16, 200);
+	bcc_run(&late);
+	ck_assert_int_eq(late.st, RR_TIMEDOUT);
+	i_late = sent_find(BXID, RW_DIR_CALL, &s);
+	bcc_init(&next, BXID + 1, 24, WAIT_MS);
+	bcc_start(&next);
+	calls_stay(1);
+	bcc_answer(vers, &late, 1);
+	i_next = sent_find(BXID + 1, RW_DIR_CALL, &s);
+	bcc_answer(vers, &next, 1);
+	bcc_join(&next);
+	bcc_echoed(&next);
+	tf_read();
+
+	snprintf(want, sizeof(want),
+		 "srv_bc_call send=%u inflight=1 grant=1\n"
+		 "srv_bc_timeout lost=0\n"
+		 "srv_bc_reply len=%u grant=1 orphan=1\n",
+		 fake_send(conn, i_late)->len, rp_reply_len(16));
+	ck_assert_events(id, BXID, want);
+	snprintf(want, sizeof(want),
+		 "srv_bc_call send=%u inflight=1 grant=1\n"
+		 "srv_bc_reply len=%u grant=1 orphan=0\n",
+		 fake_send(conn, i_next)->len, rp_reply_len(24));
+	ck_assert_events(id, BXID + 1, want);
+	tf_close();
+}
+END_TEST
+
+/*
  * A Call whose Reply never comes gives its credit back RR_BC_ORPHAN_MS
  * (2 s) after its caller left: the next caller waits that long, not
  * forever.  A Reply after that finds no Call: dropped and counted.
@@ -1120,6 +1226,7 @@ Suite *rpc_bc_suite(void)
 	tcase_add_loop_test(tc, test_bc_clnt_chunks_and_over_grant_dropped, 0,
 			    2);
 	tcase_add_loop_test(tc, test_bc_clnt_reply_on_the_wire, 0, 2);
+	tcase_add_loop_test(tc, test_bc_clnt_trace, 0, 2);
 	tcase_add_loop_test(tc, test_bc_clnt_reply_too_large, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_call_on_the_wire, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_call_too_large, 0, 2);
@@ -1128,6 +1235,7 @@ Suite *rpc_bc_suite(void)
 	tcase_add_loop_test(ts, test_bc_srv_routed_by_direction, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_runt_reply_ignored, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_timeout_late_reply, 0, 2);
+	tcase_add_loop_test(ts, test_bc_srv_trace, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_orphan_credit_returns, 0, 2);
 	tcase_add_loop_test(ts, test_bc_srv_conn_loss_wakes_callers, 0, 2);
 	suite_add_tcase(s, tc);

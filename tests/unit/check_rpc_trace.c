@@ -7,7 +7,6 @@
  * id and the XID of its RPC; the values are checked against what went on
  * the wire (the Send's length) and what the test sent.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +22,9 @@
 #include "rpc/rr_call.h"
 #include "rpc/rr_serve.h"
 #include "trace/tr_trace.h"
+#include "trace_file.h"
 #include "wire/rw_role.h"
 
-#define TMPL	 "/tmp/check_rpc_trace.XXXXXX"
 #define GRANT	 8u
 #define CREDITS	 16u
 #define XID_S	 0x7a000001u /* a Short call */
@@ -33,9 +32,6 @@
 #define XID_E	 0x7a000003u /* answered with ERR_VERS */
 #define ITEM_LEN 8192u	     /* the Chunked call's argument */
 #define RES_LEN	 16u	     /* the requester's results */
-
-static char path[sizeof(TMPL)];
-static char *lines; /* the trace file, once read */
 
 /* What the scripted server saw and does. */
 static struct {
@@ -45,83 +41,18 @@ static struct {
 
 static void setup(void)
 {
-	int fd;
-
 	fake_reset();
 	memset(&peer, 0, sizeof(peer));
-	memcpy(path, TMPL, sizeof(TMPL));
-	fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	ck_assert_int_eq(tr_open(path), 0);
-	lines = NULL;
+	tf_open();
 }
 
 static void teardown(void)
 {
-	tr_close();
-	unlink(path);
-	free(lines);
+	tf_close();
 	ck_assert_msg(fake_misuses() == 0, "transport misused: %s",
 		      fake_misuse_msg());
 	fake_reset();
 }
-
-/* ---- Reading the trace ---------------------------------------------------- */
-
-static void trace_read(void)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	tr_close();
-	ck_assert_ptr_nonnull(f);
-	lines = calloc(1, 1 << 20);
-	ck_assert_ptr_nonnull(lines);
-	n = fread(lines, 1, (1 << 20) - 1, f);
-	fclose(f);
-	ck_assert_uint_lt(n, (1 << 20) - 1);
-}
-
-/*
- * The events of (conn, xid) in file order, each "event key=value...\n",
- * after checking that every line has the documented beginning.
- */
-static void events_of(uint32_t conn, uint32_t xid, char *out, size_t cap)
-{
-	const char *re = "^rpcrdma-trace: [0-9]+\\.[0-9]{6} pid=[0-9]+ "
-			 "conn=([0-9]+) xid=0x([0-9a-f]{8}) ([a-z_]+ .*)$";
-	char *copy = strdup(lines), *line, *save;
-	regmatch_t m[4];
-	size_t used = 0;
-	regex_t rx;
-
-	ck_assert_ptr_nonnull(copy);
-	ck_assert_int_eq(regcomp(&rx, re, REG_EXTENDED), 0);
-	out[0] = '\0';
-	for (line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		ck_assert_msg(regexec(&rx, line, 4, m, 0) == 0,
-			      "not a trace line: %s", line);
-		if (strtoul(line + m[1].rm_so, NULL, 10) != conn ||
-		    strtoul(line + m[2].rm_so, NULL, 16) != xid)
-			continue;
-		used += (size_t)snprintf(out + used, cap - used, "%s\n",
-					 line + m[3].rm_so);
-		ck_assert_uint_lt(used, cap);
-	}
-	regfree(&rx);
-	free(copy);
-}
-
-#define ck_assert_events(conn, xid, want)                                \
-	do {                                                             \
-		char got_[4096];                                         \
-		events_of((conn), (xid), got_, sizeof(got_));            \
-		ck_assert_msg(!strcmp(got_, (want)),                     \
-			      "XID 0x%08x: got\n%swanted\n%sin\n%s",     \
-			      (unsigned int)(xid), got_, (want), lines); \
-	} while (0)
 
 /* ---- The requester, with the test as a scripted server -------------------- */
 
@@ -242,7 +173,7 @@ START_TEST(test_trace_clnt_calls)
 	ck_assert_uint_eq(peer.pulled, 1);
 	ck_assert_uint_eq(fake_nsends(c), 3);
 	rr_clnt_destroy(clnt);
-	trace_read();
+	tf_read();
 
 	snprintf(want, sizeof(want),
 		 "version vers=1 state=chosen call_inline=4096 "
@@ -286,8 +217,8 @@ START_TEST(test_trace_clnt_off)
 	ck_assert_int_eq(call(clnt, XID_S, 100, false), RR_OK);
 	ck_assert_int_eq(call(clnt, XID_C, ITEM_LEN, true), RR_OK);
 	rr_clnt_destroy(clnt);
-	trace_read();
-	ck_assert_str_eq(lines, "");
+	tf_read();
+	ck_assert_str_eq(tf_lines, "");
 }
 END_TEST
 
@@ -359,7 +290,7 @@ START_TEST(test_trace_srv_call_reply_error)
 	ck_assert_int_eq(pump(srv), 0);
 	ck_assert_uint_eq(fake_nsends(c), 2);
 	rr_srv_destroy(srv);
-	trace_read();
+	tf_read();
 
 	snprintf(want, sizeof(want),
 		 "srv_call kind=short vers=1 len=%u read_segs=0 read_bytes=0 "
