@@ -79,10 +79,6 @@ static void bcq_free(struct rr_clnt *rr, struct rr_bcq *q)
 	free(q);
 }
 
-/*
- * A backward Call arrived on c (lock held): h is its decoded header,
- * payload the RPC Call after it.  Queued, or dropped and counted.
- */
 /* Why a backward Call cannot be taken (the trace's bc_drop reason), or
  * NULL. */
 static const char *bc_refusal(const struct rr_bc *bc, const struct rw_hdr *h,
@@ -108,6 +104,10 @@ static void bc_drop(struct rr_clnt *rr, const struct rr_conn *c, uint32_t xid,
 	TR_EVENT(bc_drop, c->trace_id, xid, "reason=%s", why);
 }
 
+/*
+ * A backward Call arrived on c (lock held): h is its decoded header,
+ * payload the RPC Call after it.  Queued, or dropped and counted.
+ */
 void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 		const uint8_t *payload, uint32_t len)
 {
