@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_state.h"
 
 #define RT_PAGE 4096u
 

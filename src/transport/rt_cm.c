@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_state.h"
 
 #define RT_LISTEN_BACKLOG 16
 

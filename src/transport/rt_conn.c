@@ -1,15 +1,8 @@
 /*
  * rt_conn.c - one connection's verbs resources and lifecycle: parameters,
  * protection domain, completion queue and channel, queue pair, the pollable
- * fd, RFC 8797 private data, ending a connection and freeing it, and the
- * accessors of rt_conn.h.
- *
- * Ending a connection (rt_conn_kill) is one path for every cause: flushed
- * or failed completions, DISCONNECTED, device removal, a failed
- * invalidation, a local close.  It records the first cause, forces the queue
- * pair into the error state (the peer can no longer reach any memory of ours
- * through it, and every outstanding work request flushes), answers or sends
- * the disconnect, queues RT_EV_DEAD and wakes the fd.
+ * fd, RFC 8797 private data, freeing it, and the accessors of rt_conn.h.
+ * Ending a connection is rt_state.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -345,48 +338,6 @@ void rt_conn_query_rd_atomic(struct rt_conn *c)
 	c->ird = qa.max_dest_rd_atomic;
 }
 
-void rt_conn_wake(struct rt_conn *c)
-{
-	uint64_t one = 1;
-
-	if (c->wakefd >= 0 && write(c->wakefd, &one, sizeof(one)) < 0)
-		return; /* counter saturated: it is readable anyway */
-}
-
-static void qp_to_error(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
-
-	if (qp)
-		ibv_modify_qp(qp, &qa, IBV_QP_STATE);
-}
-
-void rt_conn_kill(struct rt_conn *c, const struct rt_err *why)
-{
-	struct rt_event ev = { .type = RT_EV_DEAD };
-
-	if (c->dead)
-		return;
-	c->dead = true;
-	rt_err_copy(&c->err, why);
-	if (!c->err.code)
-		rt_err_set(&c->err, ECONNABORTED, "connection ended");
-	TR_EVENT(disconnect, c->trace_id, 0, "code=%d reason=%s", c->err.code,
-		 c->err.msg);
-	qp_to_error(c->qp);
-	/* An accepted connection ended before the connection manager saw it
-	 * established cannot send the disconnect request yet: the listener
-	 * sends it when ESTABLISHED arrives (rt_cm.c). */
-	atomic_store(&c->closed, true);
-	if (c->id && c->qp)
-		rdma_disconnect(c->id);
-	rt_sq_drop_pending(c);
-	ev.status = c->err.code;
-	ev.status_str = c->err.msg;
-	rt_evq_push(c, &ev);
-	rt_conn_wake(c);
-}
-
 void rt_conn_free(struct rt_conn *c)
 {
 	struct rt_listener *l = c->listener;
@@ -420,14 +371,6 @@ void rt_conn_free(struct rt_conn *c)
 		rdma_destroy_event_channel(c->cm_ch);
 	free(c->evq);
 	free(c);
-}
-
-void rt_conn_disconnect(struct rt_conn *c)
-{
-	struct rt_err why;
-
-	rt_err_set(&why, ESHUTDOWN, "connection closed locally");
-	rt_conn_kill(c, &why);
 }
 
 void rt_conn_destroy(struct rt_conn *c)

@@ -11,9 +11,7 @@
  *
  * Completions are turned into rt_events, or consumed inside the layer:
  * send-queue bookkeeping is rt_post.c's, Receives rt_buf.c's, window binds
- * and invalidations rt_reg.c's.  Events wait in a ring that grows as
- * needed, so that a wait inside the layer (rt_reg_revoke) can always keep
- * draining without losing what the caller has not collected yet.
+ * and invalidations rt_reg.c's.  The events wait in rt_state.c's ring.
  */
 #include <errno.h>
 #include <poll.h>
@@ -23,6 +21,7 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_state.h"
 
 #define RT_POLL_BATCH	 16
 #define RT_POLL_BUDGET	 512 /* completions per service call */
@@ -32,52 +31,6 @@
 const char *rt_wc_status_str(int status)
 {
 	return ibv_wc_status_str((enum ibv_wc_status)status);
-}
-
-static int evq_grow(struct rt_conn *c)
-{
-	unsigned int cap = c->evq_cap ? c->evq_cap * 2 : 16, i;
-	struct rt_event *q = calloc(cap, sizeof(*q));
-
-	if (!q)
-		return -ENOMEM;
-	for (i = 0; i < c->evq_n; i++)
-		q[i] = c->evq[(c->evq_head + i) % c->evq_cap];
-	free(c->evq);
-	c->evq = q;
-	c->evq_cap = cap;
-	c->evq_head = 0;
-	return 0;
-}
-
-int rt_evq_push(struct rt_conn *c, const struct rt_event *ev)
-{
-	struct rt_err why;
-
-	/* Losing an event would lose a Receive buffer or a caller's
-	 * completion for good: the connection cannot go on without it. */
-	if (c->evq_n == c->evq_cap && evq_grow(c)) {
-		c->st.errors++;
-		rt_err_set(&why, ENOMEM, "out of memory for completion events");
-		rt_conn_kill(c, &why);
-		return -ENOMEM;
-	}
-	c->evq[(c->evq_head + c->evq_n) % c->evq_cap] = *ev;
-	c->evq_n++;
-	return 0;
-}
-
-static unsigned int evq_pop(struct rt_conn *c, struct rt_event *ev,
-			    unsigned int max)
-{
-	unsigned int n = 0;
-
-	while (n < max && c->evq_n) {
-		ev[n++] = c->evq[c->evq_head];
-		c->evq_head = (c->evq_head + 1) % c->evq_cap;
-		c->evq_n--;
-	}
-	return n;
 }
 
 static void dispatch(struct rt_conn *c, const struct ibv_wc *wc)
@@ -223,7 +176,7 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 			busy_service(c, spin++);
 		else
 			rt_cq_service(c);
-		n = evq_pop(c, ev, max);
+		n = rt_evq_pop(c, ev, max);
 		if (n || timeout_ms == 0)
 			return (int)n;
 		if (c->dead)

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_state.h"
 
 static const char *kind_name(uint8_t kind)
 {

@@ -252,8 +252,6 @@ void rt_conn_set_peer_private(struct rt_conn *c, const void *data, size_t len);
 void rt_conn_cm_params(const struct rt_conn *c, struct rdma_conn_param *p);
 void rt_conn_query_rd_atomic(struct rt_conn *c);
 void rt_conn_ack_timeout(struct rt_conn *c);
-void rt_conn_kill(struct rt_conn *c, const struct rt_err *why);
-void rt_conn_wake(struct rt_conn *c);
 void rt_conn_free(struct rt_conn *c);
 void rt_conn_attr_normalize(struct rt_conn_attr *a);
 
@@ -266,14 +264,12 @@ void rt_listener_unlink(struct rt_conn *c);
 void rt_cq_service(struct rt_conn *c);
 void rt_cq_reap(struct rt_conn *c);
 int rt_cq_wait(struct rt_conn *c, int timeout_ms);
-int rt_evq_push(struct rt_conn *c, const struct rt_event *ev);
 const char *rt_wc_status_str(int status);
 
 /* rt_post.c: the send queue */
 int rt_sq_submit(struct rt_conn *c, struct rt_work *w, struct rt_err *err);
 void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status);
 void rt_sq_run_pending(struct rt_conn *c);
-void rt_sq_drop_pending(struct rt_conn *c);
 void rt_sq_forget_ctx(struct rt_conn *c, const void *ctx);
 void rt_sq_free(struct rt_conn *c);
 

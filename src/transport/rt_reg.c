@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_state.h"
 
 /* Spin this long on the CQ before sleeping while invalidations run. */
 #define RT_REG_SPIN_US 200

@@ -1,0 +1,119 @@
+/*
+ * rt_state.c - the bottom of the transport (rt_state.h): ending a
+ * connection, waking its fd, and the ring of events waiting for the caller.
+ *
+ * Ending a connection (rt_conn_kill) is one path for every cause: flushed
+ * or failed completions, DISCONNECTED, device removal, a failed
+ * invalidation, a local close.  It records the first cause, forces the queue
+ * pair into the error state (the peer can no longer reach any memory of ours
+ * through it, and every outstanding work request flushes), answers or sends
+ * the disconnect, queues RT_EV_DEAD and wakes the fd.
+ *
+ * Events wait in a ring that grows as needed, so that a wait inside the
+ * layer (rt_reg_revoke) can always keep draining completions without losing
+ * what the caller has not collected yet.
+ *
+ * Every other unit calls these; this file calls nothing of theirs but
+ * rt_sq_drop_pending(), a hook declared in rt_state.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "transport/rt_state.h"
+
+void rt_conn_wake(struct rt_conn *c)
+{
+	uint64_t one = 1;
+
+	if (c->wakefd >= 0 && write(c->wakefd, &one, sizeof(one)) < 0)
+		return; /* counter saturated: it is readable anyway */
+}
+
+static void qp_to_error(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+	if (qp)
+		ibv_modify_qp(qp, &qa, IBV_QP_STATE);
+}
+
+void rt_conn_kill(struct rt_conn *c, const struct rt_err *why)
+{
+	struct rt_event ev = { .type = RT_EV_DEAD };
+
+	if (c->dead)
+		return;
+	c->dead = true;
+	rt_err_copy(&c->err, why);
+	if (!c->err.code)
+		rt_err_set(&c->err, ECONNABORTED, "connection ended");
+	TR_EVENT(disconnect, c->trace_id, 0, "code=%d reason=%s", c->err.code,
+		 c->err.msg);
+	qp_to_error(c->qp);
+	/* An accepted connection ended before the connection manager saw it
+	 * established cannot send the disconnect request yet: the listener
+	 * sends it when ESTABLISHED arrives (rt_cm.c). */
+	atomic_store(&c->closed, true);
+	if (c->id && c->qp)
+		rdma_disconnect(c->id);
+	rt_sq_drop_pending(c);
+	ev.status = c->err.code;
+	ev.status_str = c->err.msg;
+	rt_evq_push(c, &ev);
+	rt_conn_wake(c);
+}
+
+void rt_conn_disconnect(struct rt_conn *c)
+{
+	struct rt_err why;
+
+	rt_err_set(&why, ESHUTDOWN, "connection closed locally");
+	rt_conn_kill(c, &why);
+}
+
+static int evq_grow(struct rt_conn *c)
+{
+	unsigned int cap = c->evq_cap ? c->evq_cap * 2 : 16, i;
+	struct rt_event *q = calloc(cap, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	for (i = 0; i < c->evq_n; i++)
+		q[i] = c->evq[(c->evq_head + i) % c->evq_cap];
+	free(c->evq);
+	c->evq = q;
+	c->evq_cap = cap;
+	c->evq_head = 0;
+	return 0;
+}
+
+int rt_evq_push(struct rt_conn *c, const struct rt_event *ev)
+{
+	struct rt_err why;
+
+	/* Losing an event would lose a Receive buffer or a caller's
+	 * completion for good: the connection cannot go on without it. */
+	if (c->evq_n == c->evq_cap && evq_grow(c)) {
+		c->st.errors++;
+		rt_err_set(&why, ENOMEM, "out of memory for completion events");
+		rt_conn_kill(c, &why);
+		return -ENOMEM;
+	}
+	c->evq[(c->evq_head + c->evq_n) % c->evq_cap] = *ev;
+	c->evq_n++;
+	return 0;
+}
+
+unsigned int rt_evq_pop(struct rt_conn *c, struct rt_event *ev,
+			unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && c->evq_n) {
+		ev[n++] = c->evq[c->evq_head];
+		c->evq_head = (c->evq_head + 1) % c->evq_cap;
+		c->evq_n--;
+	}
+	return n;
+}
