@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_buf_priv.h"
+#include "transport/rt_cq.h"
 #include "transport/rt_state.h"
 
 #define RT_PAGE 4096u

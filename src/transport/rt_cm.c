@@ -27,6 +27,8 @@
 #include <time.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_cq.h"
+#include "transport/rt_setup.h"
 #include "transport/rt_state.h"
 
 #define RT_LISTEN_BACKLOG 16
@@ -550,7 +552,7 @@ static void link_child(struct rt_listener *l, struct rt_conn *c)
 	pthread_mutex_unlock(&l->lock);
 }
 
-void rt_listener_unlink(struct rt_conn *c)
+static void listener_unlink(struct rt_conn *c)
 {
 	struct rt_listener *l = c->listener;
 
@@ -568,7 +570,7 @@ void rt_listener_unlink(struct rt_conn *c)
 }
 
 /* An accepted connection is gone: the listener is freed with its last. */
-void rt_listener_put(struct rt_listener *l)
+static void listener_put(struct rt_listener *l)
 {
 	bool last;
 
@@ -577,6 +579,32 @@ void rt_listener_put(struct rt_listener *l)
 	pthread_mutex_unlock(&l->lock);
 	if (last)
 		listener_free(l);
+}
+
+/*
+ * Free a connection, accepted or not.  An accepted one leaves its
+ * listener's list before anything is freed (the listener may look at it
+ * from another thread until then) and gives its reference back last: the
+ * listener's channel, destroyed with the listener, must outlive the
+ * connection's id.
+ */
+static void conn_release(struct rt_conn *c)
+{
+	struct rt_listener *l = c->listener;
+
+	if (l)
+		listener_unlink(c);
+	rt_conn_free(c);
+	if (l)
+		listener_put(l);
+}
+
+void rt_conn_destroy(struct rt_conn *c)
+{
+	if (!c)
+		return;
+	rt_conn_disconnect(c);
+	conn_release(c);
 }
 
 void rt_listener_destroy(struct rt_listener *l)
@@ -647,7 +675,7 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 fail:
 	rdma_reject(id, NULL, 0);
 	c->dead = true;
-	rt_conn_free(c);
+	conn_release(c);
 	return NULL;
 }
 

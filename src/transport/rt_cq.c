@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_cq.h"
 #include "transport/rt_state.h"
 
 #define RT_POLL_BATCH	 16

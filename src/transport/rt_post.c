@@ -40,6 +40,9 @@
 #include <string.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_buf_priv.h"
+#include "transport/rt_cq.h"
+#include "transport/rt_post.h"
 #include "transport/rt_state.h"
 
 static const char *kind_name(uint8_t kind)

@@ -1,7 +1,35 @@
 /*
- * rt_priv.h - the transport layer's internal structures and the prototypes
- * its files share, grouped by the file that owns them.  Only src/transport
- * includes this header (and with it verbs and rdma_cm).
+ * rt_priv.h - the transport layer's internal structures: the connection
+ * and the listener, and the records of the units kept in them, grouped by
+ * the file that owns them.  Only src/transport includes this header (and
+ * with it verbs and rdma_cm).  Prototypes live in each unit's own header.
+ *
+ * The units, each a .c file with its headers, and the direction of their
+ * calls, lowest first; a unit includes and calls only those before it:
+ *
+ *   rt_err    errors and addresses as text            rt_err.h
+ *   rt_conn   attributes and accessors                rt_conn.h
+ *   rt_state  ending a connection, waking it, events  rt_state.h
+ *   rt_cq     the completion queue service            rt_cq.h
+ *   rt_buf    Send/Receive pools, local memory        rt_buf.h rt_buf_priv.h
+ *   rt_post   the send queue                          rt_post.h
+ *   rt_reg    registration and fencing                rt_reg.h rt_reg_priv.h
+ *   rt_setup  making and freeing a connection         rt_setup.h
+ *   rt_cm     connect, listen, accept, destroy        (rt_conn.h)
+ *
+ * Where a lower unit must reach a higher one it declares a hook in its own
+ * header and the higher unit implements it, so that the call goes up
+ * through the lower header and never the other way:
+ *
+ *   rt_state -> rt_post  rt_sq_drop_pending      (rt_state.h)
+ *   rt_cq    -> rt_buf   rt_buf_recv_done        (rt_cq.h)
+ *   rt_cq    -> rt_post  rt_sq_complete, rt_sq_run_pending
+ *   rt_cq    -> rt_cm    rt_cm_client_events
+ *   rt_buf   -> rt_reg   rt_reg_peer_invalidated (rt_buf_priv.h)
+ *   rt_post  -> rt_reg   rt_reg_wr_done          (rt_post.h)
+ *
+ * tests/unit/rt_units.sh fails if the includes of src/transport form a
+ * cycle; doc/architecture.md has the same picture.
  */
 #ifndef RT_PRIV_H
 #define RT_PRIV_H
@@ -15,10 +43,8 @@
 
 #include "compiler.h"
 #include "trace/tr_trace.h"
-#include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_err.h"
-#include "transport/rt_reg.h"
 
 /* ---- Buffers (rt_buf.c) ---------------------------------------------- */
 
@@ -243,53 +269,5 @@ struct rt_conn {
 	struct sockaddr_storage peer_addr;
 	struct sockaddr_storage local_addr;
 };
-
-/* rt_conn.c: resources and lifecycle */
-struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr);
-int rt_conn_setup(struct rt_conn *c, struct rdma_cm_id *id, struct rt_err *err);
-void rt_conn_build_private(struct rt_conn *c);
-void rt_conn_set_peer_private(struct rt_conn *c, const void *data, size_t len);
-void rt_conn_cm_params(const struct rt_conn *c, struct rdma_conn_param *p);
-void rt_conn_query_rd_atomic(struct rt_conn *c);
-void rt_conn_ack_timeout(struct rt_conn *c);
-void rt_conn_free(struct rt_conn *c);
-void rt_conn_attr_normalize(struct rt_conn_attr *a);
-
-/* rt_cm.c: connection manager events */
-void rt_cm_client_events(struct rt_conn *c);
-void rt_listener_put(struct rt_listener *l);
-void rt_listener_unlink(struct rt_conn *c);
-
-/* rt_cq.c: completions and events */
-void rt_cq_service(struct rt_conn *c);
-void rt_cq_reap(struct rt_conn *c);
-int rt_cq_wait(struct rt_conn *c, int timeout_ms);
-const char *rt_wc_status_str(int status);
-
-/* rt_post.c: the send queue */
-int rt_sq_submit(struct rt_conn *c, struct rt_work *w, struct rt_err *err);
-void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status);
-void rt_sq_run_pending(struct rt_conn *c);
-void rt_sq_forget_ctx(struct rt_conn *c, const void *ctx);
-void rt_sq_free(struct rt_conn *c);
-
-/* rt_buf.c: buffers */
-int rt_buf_setup(struct rt_conn *c, struct rt_err *err);
-int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err);
-void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
-		      const struct ibv_wc *wc);
-void rt_buf_sbuf_reclaim(struct rt_conn *c, struct rt_sbuf *b);
-void rt_buf_free(struct rt_conn *c);
-struct rt_lmem *rt_lmem_get(struct rt_conn *c, size_t len, bool regbuf,
-			    struct rt_err *err);
-
-/* rt_reg.c: registration */
-int rt_reg_setup(struct rt_conn *c, struct rt_err *err);
-void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
-		    int status);
-void rt_reg_free(struct rt_conn *c);
-int rt_reg_regbuf_add(struct rt_conn *c, struct rt_lmem *m);
-void rt_reg_regbuf_del(struct rt_conn *c, struct rt_lmem *m);
-void rt_reg_peer_invalidated(struct rt_conn *c, uint32_t rkey);
 
 #endif /* RT_PRIV_H */

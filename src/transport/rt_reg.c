@@ -38,6 +38,10 @@
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
+#include "transport/rt_buf_priv.h"
+#include "transport/rt_cq.h"
+#include "transport/rt_post.h"
+#include "transport/rt_reg_priv.h"
 #include "transport/rt_state.h"
 
 /* Spin this long on the CQ before sleeping while invalidations run. */

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "transport/rt_priv.h"
 #include "transport/rt_state.h"
 
 void rt_conn_wake(struct rt_conn *c)
