@@ -23,11 +23,11 @@
 #include "transport/rt_priv.h"
 #include "transport/rt_state.h"
 
-void rt_conn_wake(struct rt_conn *c)
+void rt_conn_wake(struct rt_conn *conn)
 {
 	uint64_t one = 1;
 
-	if (c->wakefd >= 0 && write(c->wakefd, &one, sizeof(one)) < 0)
+	if (conn->wakefd >= 0 && write(conn->wakefd, &one, sizeof(one)) < 0)
 		return; /* counter saturated: it is readable anyway */
 }
 
@@ -39,82 +39,82 @@ static void qp_to_error(struct ibv_qp *qp)
 		ibv_modify_qp(qp, &qa, IBV_QP_STATE);
 }
 
-void rt_conn_kill(struct rt_conn *c, const struct rt_err *why)
+void rt_conn_kill(struct rt_conn *conn, const struct rt_err *why)
 {
 	struct rt_event ev = { .type = RT_EV_DEAD };
 
-	if (c->dead)
+	if (conn->dead)
 		return;
-	c->dead = true;
-	rt_err_copy(&c->err, why);
-	if (!c->err.code)
-		rt_err_set(&c->err, ECONNABORTED, "connection ended");
-	TR_EVENT(disconnect, c->trace_id, 0, "code=%d reason=%s", c->err.code,
-		 c->err.msg);
-	qp_to_error(c->qp);
+	conn->dead = true;
+	rt_err_copy(&conn->err, why);
+	if (!conn->err.code)
+		rt_err_set(&conn->err, ECONNABORTED, "connection ended");
+	TR_EVENT(disconnect, conn->trace_id, 0, "code=%d reason=%s",
+		 conn->err.code, conn->err.msg);
+	qp_to_error(conn->qp);
 	/* An accepted connection ended before the connection manager saw it
 	 * established cannot send the disconnect request yet: the listener
 	 * sends it when ESTABLISHED arrives (rt_cm.c). */
-	atomic_store(&c->closed, true);
-	if (c->id && c->qp)
-		rdma_disconnect(c->id);
-	rt_sq_drop_pending(c);
-	ev.status = c->err.code;
-	ev.status_str = c->err.msg;
-	rt_evq_push(c, &ev);
-	rt_conn_wake(c);
+	atomic_store(&conn->closed, true);
+	if (conn->id && conn->qp)
+		rdma_disconnect(conn->id);
+	rt_sq_drop_pending(conn);
+	ev.status = conn->err.code;
+	ev.status_str = conn->err.msg;
+	rt_evq_push(conn, &ev);
+	rt_conn_wake(conn);
 }
 
-void rt_conn_disconnect(struct rt_conn *c)
+void rt_conn_disconnect(struct rt_conn *conn)
 {
 	struct rt_err why;
 
 	rt_err_set(&why, ESHUTDOWN, "connection closed locally");
-	rt_conn_kill(c, &why);
+	rt_conn_kill(conn, &why);
 }
 
-static int evq_grow(struct rt_conn *c)
+static int evq_grow(struct rt_conn *conn)
 {
-	unsigned int cap = c->evq_cap ? c->evq_cap * 2 : 16, i;
+	unsigned int cap = conn->evq_cap ? conn->evq_cap * 2 : 16, i;
 	struct rt_event *q = calloc(cap, sizeof(*q));
 
 	if (!q)
 		return -ENOMEM;
-	for (i = 0; i < c->evq_n; i++)
-		q[i] = c->evq[(c->evq_head + i) % c->evq_cap];
-	free(c->evq);
-	c->evq = q;
-	c->evq_cap = cap;
-	c->evq_head = 0;
+	for (i = 0; i < conn->evq_n; i++)
+		q[i] = conn->evq[(conn->evq_head + i) % conn->evq_cap];
+	free(conn->evq);
+	conn->evq = q;
+	conn->evq_cap = cap;
+	conn->evq_head = 0;
 	return 0;
 }
 
-int rt_evq_push(struct rt_conn *c, const struct rt_event *ev)
+int rt_evq_push(struct rt_conn *conn, const struct rt_event *ev)
 {
 	struct rt_err why;
 
 	/* Losing an event would lose a Receive buffer or a caller's
 	 * completion for good: the connection cannot go on without it. */
-	if (c->evq_n == c->evq_cap && evq_grow(c)) {
-		c->st.errors++;
+	if (conn->evq_n == conn->evq_cap && evq_grow(conn)) {
+		conn->st.errors++;
 		rt_err_set(&why, ENOMEM, "out of memory for completion events");
-		rt_conn_kill(c, &why);
+		rt_conn_kill(conn, &why);
 		return -ENOMEM;
 	}
-	c->evq[(c->evq_head + c->evq_n) % c->evq_cap] = *ev;
-	c->evq_n++;
+	conn->evq[(conn->evq_head + conn->evq_n) % conn->evq_cap] = *ev;
+	conn->evq_n++;
 	return 0;
 }
 
-unsigned int rt_evq_pop(struct rt_conn *c, struct rt_event *ev,
+unsigned int rt_evq_pop(struct rt_conn *conn, struct rt_event *ev,
 			unsigned int max)
 {
 	unsigned int n = 0;
 
-	while (n < max && c->evq_n) {
-		ev[n++] = c->evq[c->evq_head];
-		c->evq_head = (c->evq_head + 1) % c->evq_cap;
-		c->evq_n--;
+	while (n < max && conn->evq_n) {
+		ev[n++] = conn->evq[conn->evq_head];
+		conn->evq_head = (conn->evq_head + 1) % conn->evq_cap;
+		conn->evq_n--;
 	}
 	return n;
 }

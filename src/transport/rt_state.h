@@ -12,17 +12,17 @@
 /* The connection is dead from now on, for the first cause given (why may
  * be NULL or empty): QP in the error state, disconnect sent or answered,
  * waiting work flushed, RT_EV_DEAD queued, fd woken.  Idempotent. */
-void rt_conn_kill(struct rt_conn *c, const struct rt_err *why);
+void rt_conn_kill(struct rt_conn *conn, const struct rt_err *why);
 
 /* Make the connection's fd readable, so its user services it. */
-void rt_conn_wake(struct rt_conn *c);
+void rt_conn_wake(struct rt_conn *conn);
 
 /* Queue an event for rt_conn_poll(); out of memory kills the connection
  * (-ENOMEM), for a lost event would lose a buffer or a completion. */
-int rt_evq_push(struct rt_conn *c, const struct rt_event *ev);
+int rt_evq_push(struct rt_conn *conn, const struct rt_event *ev);
 
 /* Take up to max queued events, oldest first; how many were taken. */
-unsigned int rt_evq_pop(struct rt_conn *c, struct rt_event *ev,
+unsigned int rt_evq_pop(struct rt_conn *conn, struct rt_event *ev,
 			unsigned int max);
 
 /*
@@ -31,6 +31,6 @@ unsigned int rt_evq_pop(struct rt_conn *c, struct rt_event *ev,
  * goes one way, up through this header, and rt_state.c includes nothing of
  * the units above it.
  */
-void rt_sq_drop_pending(struct rt_conn *c);
+void rt_sq_drop_pending(struct rt_conn *conn);
 
 #endif /* RT_STATE_H */
