@@ -34,16 +34,17 @@ const char *rt_wc_status_str(int status)
 	return ibv_wc_status_str((enum ibv_wc_status)status);
 }
 
-static void dispatch(struct rt_conn *c, const struct ibv_wc *wc)
+static void dispatch(struct rt_conn *conn, const struct ibv_wc *wc)
 {
 	if (wc->wr_id & RT_WRID_RECV)
-		rt_buf_recv_done(c, (uint32_t)(wc->wr_id & ~RT_WRID_RECV), wc);
+		rt_buf_recv_done(conn, (uint32_t)(wc->wr_id & ~RT_WRID_RECV),
+				 wc);
 	else
-		rt_sq_complete(c, wc->wr_id, (int)wc->status);
+		rt_sq_complete(conn, wc->wr_id, (int)wc->status);
 }
 
 /* Poll up to the budget; true if the queue may still hold completions. */
-static bool poll_cq(struct rt_conn *c)
+static bool poll_cq(struct rt_conn *conn)
 {
 	struct ibv_wc wc[RT_POLL_BATCH];
 	unsigned int budget = RT_POLL_BUDGET;
@@ -51,17 +52,17 @@ static bool poll_cq(struct rt_conn *c)
 	int n, i;
 
 	while (budget) {
-		n = ibv_poll_cq(c->cq, RT_POLL_BATCH, wc);
+		n = ibv_poll_cq(conn->cq, RT_POLL_BATCH, wc);
 		if (n < 0) {
-			c->st.errors++;
+			conn->st.errors++;
 			rt_err_set(&why, EIO,
 				   "polling the completion queue on %s failed",
-				   c->devname);
-			rt_conn_kill(c, &why);
+				   conn->devname);
+			rt_conn_kill(conn, &why);
 			return false;
 		}
 		for (i = 0; i < n; i++)
-			dispatch(c, &wc[i]);
+			dispatch(conn, &wc[i]);
 		if (n < RT_POLL_BATCH)
 			return false;
 		budget -= (unsigned int)n < budget ? (unsigned int)n : budget;
@@ -69,77 +70,77 @@ static bool poll_cq(struct rt_conn *c)
 	return true;
 }
 
-static void channel_events(struct rt_conn *c)
+static void channel_events(struct rt_conn *conn)
 {
 	struct ibv_cq *cq;
 	void *ctx;
 	bool got = false;
 
-	while (!ibv_get_cq_event(c->cch, &cq, &ctx)) {
-		c->cq_unacked++;
+	while (!ibv_get_cq_event(conn->cch, &cq, &ctx)) {
+		conn->cq_unacked++;
 		got = true;
 	}
-	if (c->cq_unacked >= RT_ACK_BATCH) {
-		ibv_ack_cq_events(c->cq, c->cq_unacked);
-		c->cq_unacked = 0;
+	if (conn->cq_unacked >= RT_ACK_BATCH) {
+		ibv_ack_cq_events(conn->cq, conn->cq_unacked);
+		conn->cq_unacked = 0;
 	}
 	if (got)
-		ibv_req_notify_cq(c->cq, 0);
+		ibv_req_notify_cq(conn->cq, 0);
 }
 
-static void clear_wake(struct rt_conn *c)
+static void clear_wake(struct rt_conn *conn)
 {
 	uint64_t v;
 
-	if (read(c->wakefd, &v, sizeof(v)) < 0)
+	if (read(conn->wakefd, &v, sizeof(v)) < 0)
 		return; /* EAGAIN: nothing to clear */
 }
 
 /* Death noticed by the listener (another thread) becomes ours. */
-static void take_external_state(struct rt_conn *c)
+static void take_external_state(struct rt_conn *conn)
 {
 	struct rt_err why;
 
-	if (!c->up && atomic_load(&c->ext_up))
-		c->up = true;
-	if (!c->dead &&
-	    atomic_load_explicit(&c->ext_dead, memory_order_acquire)) {
-		why = c->ext_err;
-		rt_conn_kill(c, &why);
+	if (!conn->up && atomic_load(&conn->ext_up))
+		conn->up = true;
+	if (!conn->dead &&
+	    atomic_load_explicit(&conn->ext_dead, memory_order_acquire)) {
+		why = conn->ext_err;
+		rt_conn_kill(conn, &why);
 	}
 }
 
 /* Completions and queued work only: no system call on providers that
  * poll in user space.  A channel event left pending keeps the fd readable,
  * and the next rt_cq_service() takes it. */
-void rt_cq_reap(struct rt_conn *c)
+void rt_cq_reap(struct rt_conn *conn)
 {
-	if (poll_cq(c))
-		rt_conn_wake(c);
-	rt_sq_run_pending(c);
+	if (poll_cq(conn))
+		rt_conn_wake(conn);
+	rt_sq_run_pending(conn);
 }
 
 /* Everything that needs doing without blocking: CM events, completions,
  * queued work. */
-void rt_cq_service(struct rt_conn *c)
+void rt_cq_service(struct rt_conn *conn)
 {
-	clear_wake(c);
-	take_external_state(c);
-	rt_cm_client_events(c);
-	if (c->cch)
-		channel_events(c);
-	if (poll_cq(c))
-		rt_conn_wake(c); /* budget spent: come back */
-	rt_sq_run_pending(c);
+	clear_wake(conn);
+	take_external_state(conn);
+	rt_cm_client_events(conn);
+	if (conn->cch)
+		channel_events(conn);
+	if (poll_cq(conn))
+		rt_conn_wake(conn); /* budget spent: come back */
+	rt_sq_run_pending(conn);
 }
 
 /* Wait for the fd, at most timeout_ms (< 0: no limit).  In busy-poll mode
  * a live connection does not sleep. */
-int rt_cq_wait(struct rt_conn *c, int timeout_ms)
+int rt_cq_wait(struct rt_conn *conn, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = c->epfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = conn->epfd, .events = POLLIN };
 
-	if (c->attr.busy_poll && !c->dead)
+	if (conn->attr.busy_poll && !conn->dead)
 		return 0;
 	return poll(&pfd, 1, timeout_ms);
 }
@@ -153,17 +154,17 @@ static int64_t now_ms(void)
 }
 
 /* Busy poll: only the CQ on most spins; the rest now and then. */
-static void busy_service(struct rt_conn *c, unsigned int spin)
+static void busy_service(struct rt_conn *conn, unsigned int spin)
 {
 	if (spin % RT_BUSY_CM_EVERY == 0) {
-		rt_cq_service(c);
+		rt_cq_service(conn);
 		return;
 	}
-	poll_cq(c);
-	rt_sq_run_pending(c);
+	poll_cq(conn);
+	rt_sq_run_pending(conn);
 }
 
-int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
+int rt_conn_poll(struct rt_conn *conn, struct rt_event *ev, unsigned int max,
 		 int timeout_ms)
 {
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
@@ -173,21 +174,21 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 	if (!max)
 		return 0;
 	for (;;) {
-		if (c->attr.busy_poll && !c->dead)
-			busy_service(c, spin++);
+		if (conn->attr.busy_poll && !conn->dead)
+			busy_service(conn, spin++);
 		else
-			rt_cq_service(c);
-		n = rt_evq_pop(c, ev, max);
+			rt_cq_service(conn);
+		n = rt_evq_pop(conn, ev, max);
 		if (n || timeout_ms == 0)
 			return (int)n;
-		if (c->dead)
+		if (conn->dead)
 			return -ENOTCONN; /* RT_EV_DEAD already taken */
 		if (timeout_ms > 0) {
 			left = deadline - now_ms();
 			if (left <= 0)
 				return 0;
 		}
-		if (rt_cq_wait(c, (int)left) < 0 && errno != EINTR)
+		if (rt_cq_wait(conn, (int)left) < 0 && errno != EINTR)
 			return -errno;
 	}
 }

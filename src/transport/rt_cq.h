@@ -9,14 +9,14 @@
 
 /* Everything that needs doing without blocking: the client's CM events,
  * completions, queued work. */
-void rt_cq_service(struct rt_conn *c);
+void rt_cq_service(struct rt_conn *conn);
 
 /* Completions and queued work only: no system call on providers that poll
  * in user space. */
-void rt_cq_reap(struct rt_conn *c);
+void rt_cq_reap(struct rt_conn *conn);
 
 /* Wait for the connection's fd, at most timeout_ms (< 0: no limit). */
-int rt_cq_wait(struct rt_conn *c, int timeout_ms);
+int rt_cq_wait(struct rt_conn *conn, int timeout_ms);
 
 /* A work completion status as text. */
 const char *rt_wc_status_str(int status);
@@ -29,16 +29,16 @@ const char *rt_wc_status_str(int status);
  */
 
 /* rt_buf.c: a Receive completed (index: its buffer). */
-void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
+void rt_buf_recv_done(struct rt_conn *conn, uint32_t index,
 		      const struct ibv_wc *wc);
 
 /* rt_post.c: a send-queue work request completed (seq: its wr_id). */
-void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status);
+void rt_sq_complete(struct rt_conn *conn, uint64_t seq, int status);
 
 /* rt_post.c: post the work that waits for room, as far as there is room. */
-void rt_sq_run_pending(struct rt_conn *c);
+void rt_sq_run_pending(struct rt_conn *conn);
 
 /* rt_cm.c: the client's own CM events (DISCONNECTED, device removal). */
-void rt_cm_client_events(struct rt_conn *c);
+void rt_cm_client_events(struct rt_conn *conn);
 
 #endif /* RT_CQ_H */
