@@ -23,107 +23,108 @@ void rt_conn_attr_init(struct rt_conn_attr *a)
 	a->reg_mode = RT_REG_AUTO;
 }
 
-int rt_conn_fd(const struct rt_conn *c)
+int rt_conn_fd(const struct rt_conn *conn)
 {
-	return c->epfd;
+	return conn->epfd;
 }
 
-enum rt_state rt_conn_state(const struct rt_conn *c)
+enum rt_state rt_conn_state(const struct rt_conn *conn)
 {
-	if (c->dead || atomic_load(&c->ext_dead))
+	if (conn->dead || atomic_load(&conn->ext_dead))
 		return RT_CONN_DEAD;
-	if (c->up || atomic_load(&c->ext_up))
+	if (conn->up || atomic_load(&conn->ext_up))
 		return RT_CONN_UP;
 	return RT_CONN_ACCEPTING;
 }
 
-const struct rt_err *rt_conn_error(const struct rt_conn *c)
+const struct rt_err *rt_conn_error(const struct rt_conn *conn)
 {
-	if (!c->dead &&
-	    atomic_load_explicit(&c->ext_dead, memory_order_acquire))
-		return &c->ext_err;
-	return &c->err;
+	if (!conn->dead &&
+	    atomic_load_explicit(&conn->ext_dead, memory_order_acquire))
+		return &conn->ext_err;
+	return &conn->err;
 }
 
-bool rt_conn_peer_fault(const struct rt_conn *c, uint64_t *cookie)
+bool rt_conn_peer_fault(const struct rt_conn *conn, uint64_t *cookie)
 {
-	if (c->peer_fault)
-		*cookie = c->peer_fault_cookie;
-	return c->peer_fault;
+	if (conn->peer_fault)
+		*cookie = conn->peer_fault_cookie;
+	return conn->peer_fault;
 }
 
-const struct rw_cm_inline *rt_conn_inline(const struct rt_conn *c)
+const struct rw_cm_inline *rt_conn_inline(const struct rt_conn *conn)
 {
-	return &c->inl;
+	return &conn->inl;
 }
 
-uint32_t rt_conn_set_inline_send(struct rt_conn *c, uint32_t send)
+uint32_t rt_conn_set_inline_send(struct rt_conn *conn, uint32_t send)
 {
-	c->inl.send = send < c->attr.inline_send ? send : c->attr.inline_send;
-	return c->inl.send;
+	conn->inl.send = send < conn->attr.inline_send ? send :
+							 conn->attr.inline_send;
+	return conn->inl.send;
 }
 
-bool rt_conn_can_send_inv(const struct rt_conn *c)
+bool rt_conn_can_send_inv(const struct rt_conn *conn)
 {
-	return c->dev_send_inv;
+	return conn->dev_send_inv;
 }
 
-const struct rw_cm_private *rt_conn_peer_private(const struct rt_conn *c)
+const struct rw_cm_private *rt_conn_peer_private(const struct rt_conn *conn)
 {
-	return &c->peer_pd;
+	return &conn->peer_pd;
 }
 
-const struct rw_cm_private *rt_conn_local_private(const struct rt_conn *c)
+const struct rw_cm_private *rt_conn_local_private(const struct rt_conn *conn)
 {
-	return &c->local_pd;
+	return &conn->local_pd;
 }
 
-const struct sockaddr *rt_conn_peer_addr(const struct rt_conn *c)
+const struct sockaddr *rt_conn_peer_addr(const struct rt_conn *conn)
 {
-	return (const struct sockaddr *)&c->peer_addr;
+	return (const struct sockaddr *)&conn->peer_addr;
 }
 
-const struct sockaddr *rt_conn_local_addr(const struct rt_conn *c)
+const struct sockaddr *rt_conn_local_addr(const struct rt_conn *conn)
 {
-	return (const struct sockaddr *)&c->local_addr;
+	return (const struct sockaddr *)&conn->local_addr;
 }
 
-uint32_t rt_conn_trace_id(const struct rt_conn *c)
+uint32_t rt_conn_trace_id(const struct rt_conn *conn)
 {
-	return c->trace_id;
+	return conn->trace_id;
 }
 
-const char *rt_conn_device(const struct rt_conn *c)
+const char *rt_conn_device(const struct rt_conn *conn)
 {
-	return c->devname;
+	return conn->devname;
 }
 
-unsigned int rt_conn_ord(const struct rt_conn *c)
+unsigned int rt_conn_ord(const struct rt_conn *conn)
 {
-	return c->ord;
+	return conn->ord;
 }
 
-unsigned int rt_conn_ird(const struct rt_conn *c)
+unsigned int rt_conn_ird(const struct rt_conn *conn)
 {
-	return c->ird;
+	return conn->ird;
 }
 
-struct rw_credits *rt_conn_credits(struct rt_conn *c)
+struct rw_credits *rt_conn_credits(struct rt_conn *conn)
 {
-	return &c->credits;
+	return &conn->credits;
 }
 
-struct rw_srv_credits *rt_conn_srv_credits(struct rt_conn *c)
+struct rw_srv_credits *rt_conn_srv_credits(struct rt_conn *conn)
 {
-	return &c->srv_credits;
+	return &conn->srv_credits;
 }
 
-unsigned int rt_conn_recvs_posted(const struct rt_conn *c)
+unsigned int rt_conn_recvs_posted(const struct rt_conn *conn)
 {
-	return c->rposted;
+	return conn->rposted;
 }
 
-void rt_conn_stats(const struct rt_conn *c, struct rt_stats *out)
+void rt_conn_stats(const struct rt_conn *conn, struct rt_stats *out)
 {
-	*out = c->st;
+	*out = conn->st;
 }
