@@ -62,24 +62,24 @@ void rt_conn_attr_normalize(struct rt_conn_attr *a)
 
 struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr)
 {
-	struct rt_conn *c = calloc(1, sizeof(*c));
+	struct rt_conn *conn = calloc(1, sizeof(*conn));
 
-	if (!c)
+	if (!conn)
 		return NULL;
 	if (attr)
-		c->attr = *attr;
+		conn->attr = *attr;
 	else
-		rt_conn_attr_init(&c->attr);
-	rt_conn_attr_normalize(&c->attr);
-	c->trace_id = tr_conn_id_new();
-	c->epfd = -1;
-	c->wakefd = -1;
-	atomic_init(&c->ext_up, false);
-	atomic_init(&c->ext_dead, false);
-	atomic_init(&c->closed, false);
-	rw_credits_init(&c->credits, c->attr.credits);
-	rw_srv_credits_init(&c->srv_credits, c->attr.credits);
-	return c;
+		rt_conn_attr_init(&conn->attr);
+	rt_conn_attr_normalize(&conn->attr);
+	conn->trace_id = tr_conn_id_new();
+	conn->epfd = -1;
+	conn->wakefd = -1;
+	atomic_init(&conn->ext_up, false);
+	atomic_init(&conn->ext_dead, false);
+	atomic_init(&conn->closed, false);
+	rw_credits_init(&conn->credits, conn->attr.credits);
+	rw_srv_credits_init(&conn->srv_credits, conn->attr.credits);
+	return conn;
 }
 
 static int set_nonblock(int fd)
@@ -101,117 +101,122 @@ static int epoll_add(int epfd, int fd)
 /* The pollable fd: an epoll set of the completion channel, a wake-up
  * eventfd (death noticed elsewhere, work left over) and, for a client, its
  * CM event channel (added by rt_cm.c). */
-static int setup_fds(struct rt_conn *c, struct rt_err *err)
+static int setup_fds(struct rt_conn *conn, struct rt_err *err)
 {
-	c->epfd = epoll_create1(EPOLL_CLOEXEC);
-	c->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->epfd < 0 || c->wakefd < 0 || epoll_add(c->epfd, c->wakefd))
+	conn->epfd = epoll_create1(EPOLL_CLOEXEC);
+	conn->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (conn->epfd < 0 || conn->wakefd < 0 ||
+	    epoll_add(conn->epfd, conn->wakefd))
 		return rt_err_set(err, errno, "cannot create a pollable fd: %s",
 				  strerror(errno));
 	return 0;
 }
 
-static int query_device(struct rt_conn *c, struct ibv_device_attr *da,
+static int query_device(struct rt_conn *conn, struct ibv_device_attr *da,
 			struct rt_err *err)
 {
 	struct ibv_port_attr pa;
 	int ret;
 
-	snprintf(c->devname, sizeof(c->devname), "%s",
-		 ibv_get_device_name(c->ctx->device));
-	ret = ibv_query_device(c->ctx, da);
+	snprintf(conn->devname, sizeof(conn->devname), "%s",
+		 ibv_get_device_name(conn->ctx->device));
+	ret = ibv_query_device(conn->ctx, da);
 	if (ret)
 		return rt_err_set(err, ret, "cannot query RDMA device %s: %s",
-				  c->devname, strerror(ret));
-	ret = ibv_query_port(c->ctx, c->id->port_num, &pa);
-	c->max_msg = ret || !pa.max_msg_sz ? (1u << 31) : pa.max_msg_sz;
-	c->max_sge = clamp_u32((uint32_t)da->max_sge, 1, RT_MAX_SGE);
-	c->ord = clamp_u32((uint32_t)da->max_qp_init_rd_atom, 0, RT_ORD_WANT);
-	c->ird = clamp_u32((uint32_t)da->max_qp_rd_atom, 0, RT_IRD_WANT);
-	c->iwarp = c->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+				  conn->devname, strerror(ret));
+	ret = ibv_query_port(conn->ctx, conn->id->port_num, &pa);
+	conn->max_msg = ret || !pa.max_msg_sz ? (1u << 31) : pa.max_msg_sz;
+	conn->max_sge = clamp_u32((uint32_t)da->max_sge, 1, RT_MAX_SGE);
+	conn->ord =
+		clamp_u32((uint32_t)da->max_qp_init_rd_atom, 0, RT_ORD_WANT);
+	conn->ird = clamp_u32((uint32_t)da->max_qp_rd_atom, 0, RT_IRD_WANT);
+	conn->iwarp = conn->ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	/* Soft-RoCE's provider copies the kernel's work completion flags
 	 * unchanged, where "with invalidate" is bit 2 (IBV_WC_IP_CSUM_OK in
 	 * userspace, meaningless on an RC queue pair) instead of
 	 * IBV_WC_WITH_INV. */
-	c->quirk_inv_flag = da->vendor_id == RT_RXE_VENDOR_ID;
+	conn->quirk_inv_flag = da->vendor_id == RT_RXE_VENDOR_ID;
 	/* Soft-RoCE (rxe_requester, Linux 6.1) rewinds its send queue to
 	 * the oldest unacknowledged Send when it retransmits and runs a
 	 * window bind behind it a second time, with the old rkey: the bind
 	 * fails (IBV_WC_MW_BIND_ERR) or the queue stalls.  A bind always
 	 * follows other calls' Sends, so windows are not chosen by default
 	 * there (rt_reg.c choose_mode). */
-	c->quirk_mw_rebind = da->vendor_id == RT_RXE_VENDOR_ID;
-	c->dev_send_inv = da->device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS;
-	c->dev_mw = (da->device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
-		    (da->device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
-					     IBV_DEVICE_MEM_WINDOW_TYPE_2B));
+	conn->quirk_mw_rebind = da->vendor_id == RT_RXE_VENDOR_ID;
+	conn->dev_send_inv = da->device_cap_flags &
+			     IBV_DEVICE_MEM_MGT_EXTENSIONS;
+	conn->dev_mw = (da->device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+		       (da->device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+						IBV_DEVICE_MEM_WINDOW_TYPE_2B));
 	return 0;
 }
 
-static int setup_cq(struct rt_conn *c, const struct ibv_device_attr *da,
+static int setup_cq(struct rt_conn *conn, const struct ibv_device_attr *da,
 		    struct rt_err *err)
 {
-	uint32_t cqe = c->sq_size + c->nrbufs;
+	uint32_t cqe = conn->sq_size + conn->nrbufs;
 
-	if (!c->attr.busy_poll) {
-		c->cch = ibv_create_comp_channel(c->ctx);
-		if (!c->cch || set_nonblock(c->cch->fd) ||
-		    epoll_add(c->epfd, c->cch->fd))
+	if (!conn->attr.busy_poll) {
+		conn->cch = ibv_create_comp_channel(conn->ctx);
+		if (!conn->cch || set_nonblock(conn->cch->fd) ||
+		    epoll_add(conn->epfd, conn->cch->fd))
 			return rt_err_set(
 				err, errno ? errno : ENOMEM,
 				"cannot create a completion channel on %s",
-				c->devname);
+				conn->devname);
 	}
 	cqe = clamp_u32(cqe, 1, (uint32_t)da->max_cqe);
-	c->cq = ibv_create_cq(c->ctx, (int)cqe, c, c->cch, 0);
-	if (!c->cq)
+	conn->cq = ibv_create_cq(conn->ctx, (int)cqe, conn, conn->cch, 0);
+	if (!conn->cq)
 		return rt_err_set(
 			err, errno ? errno : ENOMEM,
 			"cannot create a completion queue of %u entries on %s",
-			cqe, c->devname);
-	if (c->cch && ibv_req_notify_cq(c->cq, 0))
+			cqe, conn->devname);
+	if (conn->cch && ibv_req_notify_cq(conn->cq, 0))
 		return rt_err_set(err, EIO, "cannot arm the completion queue");
 	return 0;
 }
 
-static int setup_qp(struct rt_conn *c, struct rt_err *err)
+static int setup_qp(struct rt_conn *conn, struct rt_err *err)
 {
 	struct ibv_qp_init_attr qa;
 
 	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
+	qa.send_cq = conn->cq;
+	qa.recv_cq = conn->cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.sq_sig_all = 0; /* selective signalling (rt_post.c) */
-	qa.cap.max_send_wr = c->sq_size;
-	qa.cap.max_recv_wr = c->nrbufs;
-	qa.cap.max_send_sge = c->max_sge;
+	qa.cap.max_send_wr = conn->sq_size;
+	qa.cap.max_recv_wr = conn->nrbufs;
+	qa.cap.max_send_sge = conn->max_sge;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(c->id, c->pd, &qa))
+	if (rdma_create_qp(conn->id, conn->pd, &qa))
 		return rt_err_set(
 			err, errno,
 			"cannot create a queue pair on %s (%u send, %u receive WRs): %s",
-			c->devname, c->sq_size, c->nrbufs, strerror(errno));
-	c->qp = c->id->qp;
+			conn->devname, conn->sq_size, conn->nrbufs,
+			strerror(errno));
+	conn->qp = conn->id->qp;
 	return 0;
 }
 
-static void size_queues(struct rt_conn *c, const struct ibv_device_attr *da)
+static void size_queues(struct rt_conn *conn, const struct ibv_device_attr *da)
 {
 	uint32_t maxwr = (uint32_t)da->max_qp_wr;
 
-	c->nrbufs = clamp_u32(c->attr.credits + c->attr.recv_extra, 1, maxwr);
-	c->sq_size = clamp_u32(c->attr.send_bufs + c->attr.rdma_depth +
-				       RT_REG_SQ_SLOTS,
-			       4, maxwr);
+	conn->nrbufs =
+		clamp_u32(conn->attr.credits + conn->attr.recv_extra, 1, maxwr);
+	conn->sq_size = clamp_u32(conn->attr.send_bufs + conn->attr.rdma_depth +
+					  RT_REG_SQ_SLOTS,
+				  4, maxwr);
 }
 
-static int alloc_rings(struct rt_conn *c, struct rt_err *err)
+static int alloc_rings(struct rt_conn *conn, struct rt_err *err)
 {
-	c->ring = calloc(c->sq_size, sizeof(*c->ring));
-	c->evq_cap = c->sq_size + c->nrbufs + 4;
-	c->evq = calloc(c->evq_cap, sizeof(*c->evq));
-	if (!c->ring || !c->evq)
+	conn->ring = calloc(conn->sq_size, sizeof(*conn->ring));
+	conn->evq_cap = conn->sq_size + conn->nrbufs + 4;
+	conn->evq = calloc(conn->evq_cap, sizeof(*conn->evq));
+	if (!conn->ring || !conn->evq)
 		return rt_err_set(err, ENOMEM, "out of memory");
 	return 0;
 }
@@ -225,76 +230,80 @@ static int alloc_rings(struct rt_conn *c, struct rt_err *err)
  * every handle we hand out is a memory window, the one kind the peer can
  * invalidate (a Send With Invalidate naming an MR would kill the
  * connection). */
-static void build_private(struct rt_conn *c)
+static void build_private(struct rt_conn *conn)
 {
-	c->local_pd.valid = true;
-	c->local_pd.remote_inv = c->reg_mode == RT_REG_MW &&
-				 !c->attr.no_remote_inv;
-	c->local_pd.send_size = c->attr.inline_send;
-	c->local_pd.recv_size = c->attr.inline_recv;
-	c->advertised_inv = c->local_pd.remote_inv;
-	rw_cm_encode(&c->local_pd, c->pd_buf);
+	conn->local_pd.valid = true;
+	conn->local_pd.remote_inv = conn->reg_mode == RT_REG_MW &&
+				    !conn->attr.no_remote_inv;
+	conn->local_pd.send_size = conn->attr.inline_send;
+	conn->local_pd.recv_size = conn->attr.inline_recv;
+	conn->advertised_inv = conn->local_pd.remote_inv;
+	rw_cm_encode(&conn->local_pd, conn->pd_buf);
 	/* Until the peer's arrives: v1 defaults (1 KiB each way). */
-	rw_cm_decode(NULL, 0, &c->peer_pd);
-	rw_cm_negotiate(&c->local_pd, &c->peer_pd, &c->inl);
+	rw_cm_decode(NULL, 0, &conn->peer_pd);
+	rw_cm_negotiate(&conn->local_pd, &conn->peer_pd, &conn->inl);
 }
 
-int rt_conn_setup(struct rt_conn *c, struct rdma_cm_id *id, struct rt_err *err)
+int rt_conn_setup(struct rt_conn *conn, struct rdma_cm_id *id,
+		  struct rt_err *err)
 {
 	struct ibv_device_attr da;
 	int ret;
 
-	c->id = id;
-	c->ctx = id->verbs;
-	memcpy(&c->peer_addr, rdma_get_peer_addr(id), sizeof(c->peer_addr));
-	memcpy(&c->local_addr, rdma_get_local_addr(id), sizeof(c->local_addr));
-	if (!c->ctx) {
+	conn->id = id;
+	conn->ctx = id->verbs;
+	memcpy(&conn->peer_addr, rdma_get_peer_addr(id),
+	       sizeof(conn->peer_addr));
+	memcpy(&conn->local_addr, rdma_get_local_addr(id),
+	       sizeof(conn->local_addr));
+	if (!conn->ctx) {
 		char a[RT_ADDR_STRLEN];
 
 		return rt_err_set(err, ENODEV, "no RDMA device for address %s",
-				  rt_addr_str(rt_conn_peer_addr(c), 0, a));
+				  rt_addr_str(rt_conn_peer_addr(conn), 0, a));
 	}
-	ret = query_device(c, &da, err);
+	ret = query_device(conn, &da, err);
 	if (ret)
 		return ret;
-	size_queues(c, &da);
-	c->pd = ibv_alloc_pd(c->ctx);
-	if (!c->pd)
+	size_queues(conn, &da);
+	conn->pd = ibv_alloc_pd(conn->ctx);
+	if (!conn->pd)
 		return rt_err_set(err, ENOMEM,
 				  "cannot allocate a protection domain on %s",
-				  c->devname);
-	ret = setup_fds(c, err);
+				  conn->devname);
+	ret = setup_fds(conn, err);
 	if (!ret)
-		ret = setup_cq(c, &da, err);
+		ret = setup_cq(conn, &da, err);
 	if (!ret)
-		ret = setup_qp(c, err);
+		ret = setup_qp(conn, err);
 	if (!ret)
-		ret = alloc_rings(c, err);
+		ret = alloc_rings(conn, err);
 	if (!ret)
-		ret = rt_reg_setup(c, err);
+		ret = rt_reg_setup(conn, err);
 	if (!ret)
-		ret = rt_buf_setup(c, err);
+		ret = rt_buf_setup(conn, err);
 	if (!ret)
-		ret = rt_buf_post_all_recvs(c, err);
+		ret = rt_buf_post_all_recvs(conn, err);
 	if (!ret)
-		build_private(c);
+		build_private(conn);
 	return ret;
 }
 
 /* The peer's private data (any length; none or foreign: v1 defaults). */
-void rt_conn_set_peer_private(struct rt_conn *c, const void *data, size_t len)
+void rt_conn_set_peer_private(struct rt_conn *conn, const void *data,
+			      size_t len)
 {
-	rw_cm_decode(data, len, &c->peer_pd);
-	rw_cm_negotiate(&c->local_pd, &c->peer_pd, &c->inl);
+	rw_cm_decode(data, len, &conn->peer_pd);
+	rw_cm_negotiate(&conn->local_pd, &conn->peer_pd, &conn->inl);
 }
 
-void rt_conn_cm_params(const struct rt_conn *c, struct rdma_conn_param *p)
+void rt_conn_cm_params(const struct rt_conn *conn, struct rdma_conn_param *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->private_data = c->pd_buf;
+	p->private_data = conn->pd_buf;
 	p->private_data_len = RW_CM_LEN;
-	p->responder_resources = (uint8_t)clamp_u32(c->ird, 0, 255);
-	p->initiator_depth = (uint8_t)clamp_u32(c->ord, 0, 255);
+	p->responder_resources = (uint8_t)clamp_u32(conn->ird, 0, 255);
+	p->initiator_depth = (uint8_t)clamp_u32(conn->ord, 0, 255);
 	p->retry_count = RT_RETRY_COUNT;
 	/* No RNR retries: a Send that finds no Receive is a credit bug and
 	 * must surface, not be papered over (prior-art 3.2). */
@@ -308,53 +317,53 @@ void rt_conn_cm_params(const struct rt_conn *c, struct rdma_conn_param *p)
  * about two seconds of the next transfer instead of the 16 s that rdma_cm's
  * default gives on Soft-RoCE.  Best effort: older kernels lack the option.
  */
-void rt_conn_ack_timeout(struct rt_conn *c)
+void rt_conn_ack_timeout(struct rt_conn *conn)
 {
 	uint8_t t = RT_ACK_TIMEOUT;
 
-	rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &t,
-			sizeof(t));
+	rdma_set_option(conn->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+			&t, sizeof(t));
 }
 
 /* What the connection manager negotiated is what the QP really got. */
-void rt_conn_query_rd_atomic(struct rt_conn *c)
+void rt_conn_query_rd_atomic(struct rt_conn *conn)
 {
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qia;
 
-	if (ibv_query_qp(c->qp, &qa,
+	if (ibv_query_qp(conn->qp, &qa,
 			 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC,
 			 &qia))
 		return;
-	c->ord = qa.max_rd_atomic;
-	c->ird = qa.max_dest_rd_atomic;
+	conn->ord = qa.max_rd_atomic;
+	conn->ird = qa.max_dest_rd_atomic;
 }
 
-void rt_conn_free(struct rt_conn *c)
+void rt_conn_free(struct rt_conn *conn)
 {
-	if (c->qp)
-		rdma_destroy_qp(c->id);
-	c->qp = NULL;
-	rt_reg_free(c);
-	rt_sq_free(c);
-	if (c->cq) {
-		if (c->cq_unacked)
-			ibv_ack_cq_events(c->cq, c->cq_unacked);
-		ibv_destroy_cq(c->cq);
+	if (conn->qp)
+		rdma_destroy_qp(conn->id);
+	conn->qp = NULL;
+	rt_reg_free(conn);
+	rt_sq_free(conn);
+	if (conn->cq) {
+		if (conn->cq_unacked)
+			ibv_ack_cq_events(conn->cq, conn->cq_unacked);
+		ibv_destroy_cq(conn->cq);
 	}
-	if (c->cch)
-		ibv_destroy_comp_channel(c->cch);
-	rt_buf_free(c);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->epfd >= 0)
-		close(c->epfd);
-	if (c->wakefd >= 0)
-		close(c->wakefd);
-	if (c->id)
-		rdma_destroy_id(c->id);
-	if (c->cm_ch)
-		rdma_destroy_event_channel(c->cm_ch);
-	free(c->evq);
-	free(c);
+	if (conn->cch)
+		ibv_destroy_comp_channel(conn->cch);
+	rt_buf_free(conn);
+	if (conn->pd)
+		ibv_dealloc_pd(conn->pd);
+	if (conn->epfd >= 0)
+		close(conn->epfd);
+	if (conn->wakefd >= 0)
+		close(conn->wakefd);
+	if (conn->id)
+		rdma_destroy_id(conn->id);
+	if (conn->cm_ch)
+		rdma_destroy_event_channel(conn->cm_ch);
+	free(conn->evq);
+	free(conn);
 }
