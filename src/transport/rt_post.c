@@ -70,7 +70,8 @@ static int wc_errno(int status)
 	return status == IBV_WC_WR_FLUSH_ERR ? ECONNRESET : EIO;
 }
 
-static void report(struct rt_conn *c, uint8_t kind, uint64_t cookie, int status)
+static void report(struct rt_conn *conn, uint8_t kind, uint64_t cookie,
+		   int status)
 {
 	struct rt_event ev = { .cookie = cookie };
 
@@ -79,36 +80,36 @@ static void report(struct rt_conn *c, uint8_t kind, uint64_t cookie, int status)
 				      RT_EV_WRITE_DONE;
 	ev.status = wc_errno(status);
 	ev.status_str = rt_wc_status_str(status);
-	rt_evq_push(c, &ev);
+	rt_evq_push(conn, &ev);
 }
 
 /* Work is finished (completed, flushed, or never posted): give back what
  * it holds.  posted: it held send-queue resources. */
-static void work_done(struct rt_conn *c, uint8_t kind, bool want,
+static void work_done(struct rt_conn *conn, uint8_t kind, bool want,
 		      uint64_t cookie, void *ctx, int status, bool posted)
 {
 	switch (kind) {
 	case RT_K_SEND:
-		rt_buf_sbuf_reclaim(c, ctx);
+		rt_buf_sbuf_reclaim(conn, ctx);
 		break;
 	case RT_K_READ:
 		if (posted) {
-			c->rdma_used--;
-			c->reads_used--;
+			conn->rdma_used--;
+			conn->reads_used--;
 		}
 		break;
 	case RT_K_WRITE:
 		if (posted)
-			c->rdma_used--;
+			conn->rdma_used--;
 		break;
 	case RT_K_BIND:
 	case RT_K_LINV:
 		if (ctx) /* NULL: the window was destroyed meanwhile */
-			rt_reg_wr_done(c, kind, ctx, status);
+			rt_reg_wr_done(conn, kind, ctx, status);
 		return;
 	}
 	if (want)
-		report(c, kind, cookie, status);
+		report(conn, kind, cookie, status);
 }
 
 /* What the peer's side of a work request can make fail (rt_conn_peer_fault):
@@ -122,114 +123,116 @@ static bool peer_fault(int status)
 
 /* A completion that is not a success ends the connection: a flush means it
  * already ended (or the listener ended it), anything else is the cause. */
-static void fail_completion(struct rt_conn *c, uint8_t kind, int status)
+static void fail_completion(struct rt_conn *conn, uint8_t kind, int status)
 {
 	char a[RT_ADDR_STRLEN];
 	struct rt_err why;
 
-	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	rt_addr_str(rt_conn_peer_addr(conn), 1, a);
 	if (status == IBV_WC_WR_FLUSH_ERR) {
-		c->st.flushed++;
-		if (c->dead)
+		conn->st.flushed++;
+		if (conn->dead)
 			return;
 		rt_err_set(&why, ECONNRESET,
 			   "connection to %s ended: work flushed", a);
 	} else {
-		c->st.errors++;
+		conn->st.errors++;
 		rt_err_set(&why, EIO, "%s failed on the connection to %s: %s",
 			   kind_name(kind), a, rt_wc_status_str(status));
 	}
-	rt_conn_kill(c, &why);
+	rt_conn_kill(conn, &why);
 }
 
-void rt_sq_complete(struct rt_conn *c, uint64_t seq, int status)
+void rt_sq_complete(struct rt_conn *conn, uint64_t seq, int status)
 {
 	uint8_t kind;
 	uint64_t s;
 	int st;
 
-	if (seq < c->sq_done || seq >= c->sq_seq) {
+	if (seq < conn->sq_done || seq >= conn->sq_seq) {
 		struct rt_err why;
 
-		c->st.errors++;
+		conn->st.errors++;
 		rt_err_set(&why, EIO,
 			   "completion for an unknown work request on %s",
-			   c->devname);
-		rt_conn_kill(c, &why);
+			   conn->devname);
+		rt_conn_kill(conn, &why);
 		return;
 	}
-	kind = c->ring[seq % c->sq_size].kind;
-	if (!c->dead && peer_fault(status)) {
-		c->peer_fault = true;
-		c->peer_fault_cookie = c->ring[seq % c->sq_size].cookie;
+	kind = conn->ring[seq % conn->sq_size].kind;
+	if (!conn->dead && peer_fault(status)) {
+		conn->peer_fault = true;
+		conn->peer_fault_cookie =
+			conn->ring[seq % conn->sq_size].cookie;
 	}
-	for (s = c->sq_done; s <= seq; s++) {
-		struct rt_sq_rec *r = &c->ring[s % c->sq_size];
+	for (s = conn->sq_done; s <= seq; s++) {
+		struct rt_sq_rec *r = &conn->ring[s % conn->sq_size];
 
 		/* Earlier unsignalled work completed before this one, unless
 		 * the queue was flushed. */
 		st = s == seq || status == IBV_WC_SUCCESS ? status :
 							    IBV_WC_WR_FLUSH_ERR;
-		c->sq_done = s + 1;
-		work_done(c, r->kind, r->report, r->cookie, r->ctx, st, true);
+		conn->sq_done = s + 1;
+		work_done(conn, r->kind, r->report, r->cookie, r->ctx, st,
+			  true);
 	}
 	if (status != IBV_WC_SUCCESS)
-		fail_completion(c, kind, status);
+		fail_completion(conn, kind, status);
 }
 
 /* Room on the wire for w now? */
-static bool room(const struct rt_conn *c, const struct rt_work *w)
+static bool room(const struct rt_conn *conn, const struct rt_work *w)
 {
-	if (c->sq_seq - c->sq_done >= c->sq_size)
+	if (conn->sq_seq - conn->sq_done >= conn->sq_size)
 		return false;
 	if (w->kind == RT_K_READ)
-		return c->rdma_used < c->attr.rdma_depth &&
-		       c->reads_used < c->ord;
+		return conn->rdma_used < conn->attr.rdma_depth &&
+		       conn->reads_used < conn->ord;
 	if (w->kind == RT_K_WRITE)
-		return c->rdma_used < c->attr.rdma_depth;
+		return conn->rdma_used < conn->attr.rdma_depth;
 	return true;
 }
 
 /* Would posting w unsignalled leave a resource that nothing can return? */
-static bool needs_signal(const struct rt_conn *c, const struct rt_work *w)
+static bool needs_signal(const struct rt_conn *conn, const struct rt_work *w)
 {
 	if (w->report || w->must_signal)
 		return true;
-	if (c->unsig + 1 >= c->attr.signal_every)
+	if (conn->unsig + 1 >= conn->attr.signal_every)
 		return true;
-	if (c->sq_seq + 1 - c->sq_done >= c->sq_size)
+	if (conn->sq_seq + 1 - conn->sq_done >= conn->sq_size)
 		return true;
 	if ((w->kind == RT_K_READ || w->kind == RT_K_WRITE) &&
-	    c->rdma_used + 1 >= c->attr.rdma_depth)
+	    conn->rdma_used + 1 >= conn->attr.rdma_depth)
 		return true;
-	if (w->kind == RT_K_READ && c->reads_used + 1 >= c->ord)
+	if (w->kind == RT_K_READ && conn->reads_used + 1 >= conn->ord)
 		return true;
-	return w->kind == RT_K_SEND && c->nsfree == 0;
+	return w->kind == RT_K_SEND && conn->nsfree == 0;
 }
 
-static void account(struct rt_conn *c, const struct rt_work *w, bool signal)
+static void account(struct rt_conn *conn, const struct rt_work *w, bool signal)
 {
 	uint32_t i, bytes = 0;
 
 	for (i = 0; i < (uint32_t)w->wr.num_sge; i++)
 		bytes += w->sge[i].length;
-	c->unsig = signal ? 0 : c->unsig + 1;
-	c->st.signalled += signal;
+	conn->unsig = signal ? 0 : conn->unsig + 1;
+	conn->st.signalled += signal;
 	switch (w->kind) {
 	case RT_K_SEND:
-		c->st.sends++;
-		c->st.sends_inv += w->wr.opcode == IBV_WR_SEND_WITH_INV;
+		conn->st.sends++;
+		conn->st.sends_inv += w->wr.opcode == IBV_WR_SEND_WITH_INV;
 		break;
 	case RT_K_READ:
-		c->rdma_used++;
-		c->reads_used++;
-		c->st.reads++;
-		c->st.read_bytes += bytes;
+		conn->rdma_used++;
+		conn->reads_used++;
+		conn->st.reads++;
+		conn->st.read_bytes += bytes;
 		break;
 	case RT_K_WRITE:
-		c->rdma_used++;
-		c->st.writes++;
-		c->st.write_bytes += bytes;
+		conn->rdma_used++;
+		conn->st.writes++;
+		conn->st.write_bytes += bytes;
 		break;
 	case RT_K_BIND:
 		/* The provider identifies a window by its current key: from
@@ -242,42 +245,42 @@ static void account(struct rt_conn *c, const struct rt_work *w, bool signal)
 
 /* Post w now.  On failure the connection ends; w's resources are given
  * back, with its event only if it had been accepted earlier (queued). */
-static int post_now(struct rt_conn *c, struct rt_work *w, bool queued,
+static int post_now(struct rt_conn *conn, struct rt_work *w, bool queued,
 		    struct rt_err *err)
 {
 	struct ibv_send_wr *bad;
 	struct rt_sq_rec *r;
 	struct rt_err why;
-	bool signal = needs_signal(c, w);
+	bool signal = needs_signal(conn, w);
 	int ret;
 
-	w->wr.wr_id = c->sq_seq;
+	w->wr.wr_id = conn->sq_seq;
 	w->wr.next = NULL;
 	w->wr.sg_list = w->sge;
 	w->wr.send_flags = signal ? IBV_SEND_SIGNALED : 0;
-	ret = ibv_post_send(c->qp, &w->wr, &bad);
+	ret = ibv_post_send(conn->qp, &w->wr, &bad);
 	if (ret) {
-		c->st.errors++;
+		conn->st.errors++;
 		rt_err_set(&why, ret, "cannot post a %s on %s: %s",
-			   kind_name(w->kind), c->devname, strerror(ret));
+			   kind_name(w->kind), conn->devname, strerror(ret));
 		rt_err_copy(err, &why);
-		work_done(c, w->kind, w->report && queued, w->cookie, w->ctx,
+		work_done(conn, w->kind, w->report && queued, w->cookie, w->ctx,
 			  IBV_WC_WR_FLUSH_ERR, false);
-		rt_conn_kill(c, &why);
+		rt_conn_kill(conn, &why);
 		return -ret;
 	}
-	r = &c->ring[c->sq_seq % c->sq_size];
-	r->seq = c->sq_seq;
+	r = &conn->ring[conn->sq_seq % conn->sq_size];
+	r->seq = conn->sq_seq;
 	r->kind = w->kind;
 	r->report = w->report;
 	r->cookie = w->cookie;
 	r->ctx = w->ctx;
-	c->sq_seq++;
-	account(c, w, signal);
+	conn->sq_seq++;
+	account(conn, w, signal);
 	return 0;
 }
 
-static int enqueue(struct rt_conn *c, const struct rt_work *w,
+static int enqueue(struct rt_conn *conn, const struct rt_work *w,
 		   struct rt_err *err)
 {
 	struct rt_work *q = malloc(sizeof(*q));
@@ -286,12 +289,12 @@ static int enqueue(struct rt_conn *c, const struct rt_work *w,
 		return rt_err_set(err, ENOMEM, "out of memory");
 	*q = *w;
 	q->next = NULL;
-	if (c->pend_tail)
-		c->pend_tail->next = q;
+	if (conn->pend_tail)
+		conn->pend_tail->next = q;
 	else
-		c->pend_head = q;
-	c->pend_tail = q;
-	c->st.queued++;
+		conn->pend_head = q;
+	conn->pend_tail = q;
+	conn->st.queued++;
 	return 0;
 }
 
@@ -300,50 +303,50 @@ static int enqueue(struct rt_conn *c, const struct rt_work *w,
  * remains (its resources are given back without an event); 0 means its
  * completion (and event, if asked) will come.
  */
-int rt_sq_submit(struct rt_conn *c, struct rt_work *w, struct rt_err *err)
+int rt_sq_submit(struct rt_conn *conn, struct rt_work *w, struct rt_err *err)
 {
 	int ret;
 
-	if (c->dead) {
-		work_done(c, w->kind, false, w->cookie, w->ctx,
+	if (conn->dead) {
+		work_done(conn, w->kind, false, w->cookie, w->ctx,
 			  IBV_WC_WR_FLUSH_ERR, false);
 		return rt_err_set(err, ENOTCONN, "connection is down: %s",
-				  c->err.msg);
+				  conn->err.msg);
 	}
-	if (!c->pend_head && room(c, w))
-		return post_now(c, w, false, err);
-	ret = enqueue(c, w, err);
+	if (!conn->pend_head && room(conn, w))
+		return post_now(conn, w, false, err);
+	ret = enqueue(conn, w, err);
 	if (ret)
-		work_done(c, w->kind, false, w->cookie, w->ctx,
+		work_done(conn, w->kind, false, w->cookie, w->ctx,
 			  IBV_WC_WR_FLUSH_ERR, false);
 	return ret;
 }
 
-void rt_sq_run_pending(struct rt_conn *c)
+void rt_sq_run_pending(struct rt_conn *conn)
 {
 	struct rt_work *w;
 
-	while ((w = c->pend_head) && !c->dead && room(c, w)) {
-		c->pend_head = w->next;
-		if (!c->pend_head)
-			c->pend_tail = NULL;
-		post_now(c, w, true, NULL);
+	while ((w = conn->pend_head) && !conn->dead && room(conn, w)) {
+		conn->pend_head = w->next;
+		if (!conn->pend_head)
+			conn->pend_tail = NULL;
+		post_now(conn, w, true, NULL);
 		free(w);
 	}
-	if (c->dead)
-		rt_sq_drop_pending(c);
+	if (conn->dead)
+		rt_sq_drop_pending(conn);
 }
 
-void rt_sq_drop_pending(struct rt_conn *c)
+void rt_sq_drop_pending(struct rt_conn *conn)
 {
 	struct rt_work *w;
 
-	while ((w = c->pend_head)) {
-		c->pend_head = w->next;
-		if (!c->pend_head)
-			c->pend_tail = NULL;
-		c->st.flushed++;
-		work_done(c, w->kind, w->report, w->cookie, w->ctx,
+	while ((w = conn->pend_head)) {
+		conn->pend_head = w->next;
+		if (!conn->pend_head)
+			conn->pend_tail = NULL;
+		conn->st.flushed++;
+		work_done(conn, w->kind, w->report, w->cookie, w->ctx,
 			  IBV_WC_WR_FLUSH_ERR, false);
 		free(w);
 	}
@@ -354,66 +357,66 @@ void rt_sq_drop_pending(struct rt_conn *c)
  * before its flushed work requests were reaped): make its records point
  * nowhere.  Only the death path gets here, so a scan is fine.
  */
-void rt_sq_forget_ctx(struct rt_conn *c, const void *ctx)
+void rt_sq_forget_ctx(struct rt_conn *conn, const void *ctx)
 {
 	struct rt_work *w;
 	uint64_t s;
 
-	for (s = c->sq_done; s < c->sq_seq; s++)
-		if (c->ring[s % c->sq_size].ctx == ctx)
-			c->ring[s % c->sq_size].ctx = NULL;
-	for (w = c->pend_head; w; w = w->next)
+	for (s = conn->sq_done; s < conn->sq_seq; s++)
+		if (conn->ring[s % conn->sq_size].ctx == ctx)
+			conn->ring[s % conn->sq_size].ctx = NULL;
+	for (w = conn->pend_head; w; w = w->next)
 		if (w->ctx == ctx)
 			w->ctx = NULL;
 }
 
-void rt_sq_free(struct rt_conn *c)
+void rt_sq_free(struct rt_conn *conn)
 {
 	struct rt_work *w;
 
-	while ((w = c->pend_head)) {
-		c->pend_head = w->next;
+	while ((w = conn->pend_head)) {
+		conn->pend_head = w->next;
 		free(w);
 	}
-	c->pend_tail = NULL;
-	free(c->ring);
-	c->ring = NULL;
+	conn->pend_tail = NULL;
+	free(conn->ring);
+	conn->ring = NULL;
 }
 
 /* ---- The caller's operations ------------------------------------------ */
 
-static int check_sbuf(struct rt_conn *c, struct rt_sbuf *b)
+static int check_sbuf(struct rt_conn *conn, struct rt_sbuf *b)
 {
-	return b >= c->sbufs && b < c->sbufs + c->nsbufs && b->busy;
+	return b >= conn->sbufs && b < conn->sbufs + conn->nsbufs && b->busy;
 }
 
-static int send_checks(struct rt_conn *c, const struct rt_sbuf *b, uint32_t len,
-		       const struct rt_sge *more, unsigned int nmore,
-		       uint32_t inv_rkey, unsigned int flags,
-		       struct rt_err *err)
+static int send_checks(struct rt_conn *conn, const struct rt_sbuf *b,
+		       uint32_t len, const struct rt_sge *more,
+		       unsigned int nmore, uint32_t inv_rkey,
+		       unsigned int flags, struct rt_err *err)
 {
 	uint64_t total = len;
 	unsigned int i;
 
-	if (nmore + 1 > c->max_sge)
+	if (nmore + 1 > conn->max_sge)
 		return rt_err_set(err, EINVAL,
 				  "%u fragments exceed the %u a Send may carry",
-				  nmore + 1, c->max_sge);
+				  nmore + 1, conn->max_sge);
 	if (len > b->size)
 		return rt_err_set(err, EINVAL,
 				  "%u octets exceed the %u-octet Send buffer",
 				  len, b->size);
 	for (i = 0; i < nmore; i++)
 		total += more[i].length;
-	if (total > c->inl.send)
+	if (total > conn->inl.send)
 		return rt_err_set(
 			err, EMSGSIZE,
 			"message of %llu octets exceeds the inline send threshold of %u",
-			(unsigned long long)total, c->inl.send);
-	if (inv_rkey && !c->dev_send_inv)
+			(unsigned long long)total, conn->inl.send);
+	if (inv_rkey && !conn->dev_send_inv)
 		return rt_err_set(err, EINVAL, "%s cannot send With Invalidate",
-				  c->devname);
-	if (inv_rkey && !c->inl.peer_remote_inv &&
+				  conn->devname);
+	if (inv_rkey && !conn->inl.peer_remote_inv &&
 	    !(flags & RT_WR_INV_NOMINATED))
 		return rt_err_set(
 			err, EINVAL,
@@ -421,7 +424,7 @@ static int send_checks(struct rt_conn *c, const struct rt_sbuf *b, uint32_t len,
 	return 0;
 }
 
-int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
+int rt_post_send(struct rt_conn *conn, struct rt_sbuf *b, uint32_t len,
 		 const struct rt_sge *more, unsigned int nmore,
 		 uint32_t inv_rkey, uint64_t cookie, unsigned int flags,
 		 struct rt_err *err)
@@ -430,12 +433,12 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
 	unsigned int i;
 	int ret;
 
-	if (!b || !check_sbuf(c, b))
+	if (!b || !check_sbuf(conn, b))
 		return rt_err_set(err, EINVAL,
 				  "not a Send buffer of this connection");
-	ret = send_checks(c, b, len, more, nmore, inv_rkey, flags, err);
+	ret = send_checks(conn, b, len, more, nmore, inv_rkey, flags, err);
 	if (ret) {
-		rt_buf_sbuf_reclaim(c, b);
+		rt_buf_sbuf_reclaim(conn, b);
 		return ret;
 	}
 	memset(&w, 0, sizeof(w));
@@ -450,7 +453,7 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
 	w.wr.num_sge = (int)nmore + 1;
 	w.wr.opcode = inv_rkey ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND;
 	w.wr.invalidate_rkey = inv_rkey;
-	return rt_sq_submit(c, &w, err);
+	return rt_sq_submit(conn, &w, err);
 }
 
 /* Walks a caller's fragment list in pieces of bounded size. */
@@ -490,7 +493,7 @@ static uint32_t cursor_take(struct sge_cursor *k, struct rt_work *w,
 	return got;
 }
 
-static int rdma_checks(struct rt_conn *c, uint8_t kind,
+static int rdma_checks(struct rt_conn *conn, uint8_t kind,
 		       const struct rt_sge *sge, unsigned int n,
 		       const struct rw_segment *seg, uint64_t *total,
 		       struct rt_err *err)
@@ -512,23 +515,24 @@ static int rdma_checks(struct rt_conn *c, uint8_t kind,
 	if (seg->offset + *total < seg->offset)
 		return rt_err_set(err, EINVAL, "segment offset 0x%llx wraps",
 				  (unsigned long long)seg->offset);
-	if (kind == RT_K_READ && !c->ord)
+	if (kind == RT_K_READ && !conn->ord)
 		return rt_err_set(
 			err, EOPNOTSUPP,
 			"the peer accepts no RDMA Reads on this connection");
-	if (c->dead)
+	if (conn->dead)
 		return rt_err_set(err, ENOTCONN, "connection is down: %s",
-				  c->err.msg);
+				  conn->err.msg);
 	return 0;
 }
 
-static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
-		     unsigned int n, const struct rw_segment *seg,
-		     uint64_t cookie, unsigned int flags, struct rt_err *err)
+static int post_rdma(struct rt_conn *conn, uint8_t kind,
+		     const struct rt_sge *sge, unsigned int n,
+		     const struct rw_segment *seg, uint64_t cookie,
+		     unsigned int flags, struct rt_err *err)
 {
 	struct sge_cursor k = { .sge = sge, .n = n };
-	uint32_t piece = c->max_msg < RT_RDMA_MAX_WR ? c->max_msg :
-						       RT_RDMA_MAX_WR;
+	uint32_t piece = conn->max_msg < RT_RDMA_MAX_WR ? conn->max_msg :
+							  RT_RDMA_MAX_WR;
 	uint64_t total = 0, left, raddr = seg ? seg->offset : 0;
 	struct rt_work w;
 	uint32_t got;
@@ -538,12 +542,12 @@ static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
 	 * failure paths of rdma_checks() */
 	if (!seg || (n && !sge))
 		return rt_err_set(err, EINVAL, "no segment or no local memory");
-	ret = rdma_checks(c, kind, sge, n, seg, &total, err);
+	ret = rdma_checks(conn, kind, sge, n, seg, &total, err);
 	if (ret)
 		return ret;
 	if (!total) {
 		if (flags & RT_WR_SIGNAL)
-			report(c, kind, cookie, IBV_WC_SUCCESS);
+			report(conn, kind, cookie, IBV_WC_SUCCESS);
 		return 0;
 	}
 	for (left = total; left; left -= got, raddr += got) {
@@ -554,26 +558,26 @@ static int post_rdma(struct rt_conn *c, uint8_t kind, const struct rt_sge *sge,
 						  IBV_WR_RDMA_WRITE;
 		w.wr.wr.rdma.rkey = seg->handle;
 		w.wr.wr.rdma.remote_addr = raddr;
-		got = cursor_take(&k, &w, piece, c->max_sge);
+		got = cursor_take(&k, &w, piece, conn->max_sge);
 		/* Only the last piece reports: completions are in order. */
 		w.report = got == left && (flags & RT_WR_SIGNAL);
-		ret = rt_sq_submit(c, &w, err);
+		ret = rt_sq_submit(conn, &w, err);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-int rt_post_read(struct rt_conn *c, const struct rt_sge *sink,
+int rt_post_read(struct rt_conn *conn, const struct rt_sge *sink,
 		 unsigned int nsink, const struct rw_segment *seg,
 		 uint64_t cookie, unsigned int flags, struct rt_err *err)
 {
-	return post_rdma(c, RT_K_READ, sink, nsink, seg, cookie, flags, err);
+	return post_rdma(conn, RT_K_READ, sink, nsink, seg, cookie, flags, err);
 }
 
-int rt_post_write(struct rt_conn *c, const struct rt_sge *src,
+int rt_post_write(struct rt_conn *conn, const struct rt_sge *src,
 		  unsigned int nsrc, const struct rw_segment *seg,
 		  uint64_t cookie, unsigned int flags, struct rt_err *err)
 {
-	return post_rdma(c, RT_K_WRITE, src, nsrc, seg, cookie, flags, err);
+	return post_rdma(conn, RT_K_WRITE, src, nsrc, seg, cookie, flags, err);
 }

@@ -9,19 +9,19 @@
 
 /* Post w, or queue it behind the work that waits for room; when it cannot
  * be, its completion is retired as flushed. */
-int rt_sq_submit(struct rt_conn *c, struct rt_work *w, struct rt_err *err);
+int rt_sq_submit(struct rt_conn *conn, struct rt_work *w, struct rt_err *err);
 
 /* ctx is about to be freed: no record may point to it any more. */
-void rt_sq_forget_ctx(struct rt_conn *c, const void *ctx);
+void rt_sq_forget_ctx(struct rt_conn *conn, const void *ctx);
 
-void rt_sq_free(struct rt_conn *c);
+void rt_sq_free(struct rt_conn *conn);
 
 /*
  * Hook, implemented above (rt_reg.c): a window bind or invalidation was
  * retired, with its status.  Declared here so that rt_post.c does not
  * include rt_reg's headers.
  */
-void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
+void rt_reg_wr_done(struct rt_conn *conn, uint8_t kind, struct rt_mw *mw,
 		    int status);
 
 #endif /* RT_POST_H */
