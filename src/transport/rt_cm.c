@@ -51,7 +51,7 @@ static int nonblock(int fd)
 /* ---- Client ---------------------------------------------------------- */
 
 struct rt_connecting {
-	struct rt_conn *c;
+	struct rt_conn *conn;
 	const struct sockaddr *dst;
 	int64_t start;
 	int64_t deadline;
@@ -65,11 +65,11 @@ struct rt_connecting {
  */
 static int wait_cm_event(struct rt_connecting *k, struct rdma_cm_event **evp)
 {
-	struct pollfd pfd = { .fd = k->c->cm_ch->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = k->conn->cm_ch->fd, .events = POLLIN };
 	int64_t left;
 
 	for (;;) {
-		if (!rdma_get_cm_event(k->c->cm_ch, evp))
+		if (!rdma_get_cm_event(k->conn->cm_ch, evp))
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
@@ -128,24 +128,24 @@ static int expect_event(struct rt_connecting *k, enum rdma_cm_event_type want,
 
 static int resolve(struct rt_connecting *k, struct rt_err *err)
 {
-	struct rt_conn *c = k->c;
+	struct rt_conn *conn = k->conn;
 	char what[128];
 	int ret;
 
 	snprintf(what, sizeof(what), "address %s not resolved", k->addr);
-	if (rdma_resolve_addr(c->id, NULL, (struct sockaddr *)k->dst,
-			      (int)c->attr.timeout_ms))
+	if (rdma_resolve_addr(conn->id, NULL, (struct sockaddr *)k->dst,
+			      (int)conn->attr.timeout_ms))
 		return step_failed(k, what, errno, NULL, err);
 	ret = expect_event(k, RDMA_CM_EVENT_ADDR_RESOLVED, what, err);
 	if (ret)
 		return ret;
-	if (!c->id->verbs)
+	if (!conn->id->verbs)
 		return rt_err_set(err, ENODEV, "no RDMA device for address %s",
 				  k->addr);
 	snprintf(what, sizeof(what), "route resolution failed for %s", k->addr);
-	if (rdma_resolve_route(c->id, (int)(k->deadline - now_ms()) > 0 ?
-					      (int)(k->deadline - now_ms()) :
-					      1))
+	if (rdma_resolve_route(conn->id, (int)(k->deadline - now_ms()) > 0 ?
+						 (int)(k->deadline - now_ms()) :
+						 1))
 		return step_failed(k, what, errno, NULL, err);
 	return expect_event(k, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
 }
@@ -175,7 +175,7 @@ static const char *reject_reason(int status, char *buf, size_t len)
  * data, or why not. */
 static int connect_result(struct rt_connecting *k, struct rt_err *err)
 {
-	struct rt_conn *c = k->c;
+	struct rt_conn *conn = k->conn;
 	struct rdma_cm_event *ev;
 	char rbuf[32];
 	int ret, status;
@@ -191,7 +191,7 @@ static int connect_result(struct rt_connecting *k, struct rt_err *err)
 	status = ev->status;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		rt_conn_set_peer_private(c, ev->param.conn.private_data,
+		rt_conn_set_peer_private(conn, ev->param.conn.private_data,
 					 ev->param.conn.private_data_len);
 		ret = 0;
 		break;
@@ -242,12 +242,12 @@ static int cm_open_failed(struct rt_err *err)
 			  strerror(code));
 }
 
-static int client_channel(struct rt_conn *c, struct rt_err *err)
+static int client_channel(struct rt_conn *conn, struct rt_err *err)
 {
-	c->cm_ch = rdma_create_event_channel();
-	if (!c->cm_ch || nonblock(c->cm_ch->fd))
+	conn->cm_ch = rdma_create_event_channel();
+	if (!conn->cm_ch || nonblock(conn->cm_ch->fd))
 		return cm_open_failed(err);
-	if (rdma_create_id(c->cm_ch, &c->id, c, RDMA_PS_TCP))
+	if (rdma_create_id(conn->cm_ch, &conn->id, conn, RDMA_PS_TCP))
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
 	return 0;
@@ -263,49 +263,49 @@ static int check_dst(const struct sockaddr *dst, struct rt_err *err)
 
 static int client_connect(struct rt_connecting *k, struct rt_err *err)
 {
-	struct rt_conn *c = k->c;
+	struct rt_conn *conn = k->conn;
 	struct rdma_cm_id *id;
 	struct rdma_conn_param p;
 	int ret;
 
-	ret = client_channel(c, err);
+	ret = client_channel(conn, err);
 	if (!ret)
 		ret = resolve(k, err);
 	if (ret)
 		return ret;
 	/* rt_conn_setup() owns the id from here on, whatever happens. */
-	id = c->id;
-	c->id = NULL;
-	ret = rt_conn_setup(c, id, err);
+	id = conn->id;
+	conn->id = NULL;
+	ret = rt_conn_setup(conn, id, err);
 	if (ret)
 		return ret;
-	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->cm_ch->fd,
+	if (epoll_ctl(conn->epfd, EPOLL_CTL_ADD, conn->cm_ch->fd,
 		      &(struct epoll_event){ .events = EPOLLIN,
-					     .data.fd = c->cm_ch->fd }))
+					     .data.fd = conn->cm_ch->fd }))
 		return rt_err_set(err, errno, "cannot poll the CM channel");
-	rt_conn_cm_params(c, &p);
-	rt_conn_ack_timeout(c);
-	if (rdma_connect(c->id, &p))
+	rt_conn_cm_params(conn, &p);
+	rt_conn_ack_timeout(conn);
+	if (rdma_connect(conn->id, &p))
 		return rt_err_set(err, errno, "connection to %s: %s",
 				  k->addrport, strerror(errno));
 	ret = connect_result(k, err);
 	if (ret)
 		return ret;
-	rt_conn_query_rd_atomic(c);
-	rw_credits_reset(&c->credits);
-	c->up = true;
+	rt_conn_query_rd_atomic(conn);
+	rw_credits_reset(&conn->credits);
+	conn->up = true;
 	return 0;
 }
 
 /* What was agreed, for the trace: "connect" on the client, "accept" on
  * the server (rpcrdma-trace(7)). */
-#define TRACE_ESTABLISHED(event, c, peer)                                   \
-	TR_EVENT(event, (c)->trace_id, 0,                                   \
+#define TRACE_ESTABLISHED(event, conn, peer)                                \
+	TR_EVENT(event, (conn)->trace_id, 0,                                \
 		 "peer=%s dev=%s inline_send=%u inline_recv=%u credits=%u " \
 		 "remote_inv=%d ord=%u ird=%u",                             \
-		 peer, (c)->devname, (c)->inl.send, (c)->inl.recv,          \
-		 (c)->attr.credits, (c)->inl.peer_remote_inv, (c)->ord,     \
-		 (c)->ird)
+		 peer, (conn)->devname, (conn)->inl.send, (conn)->inl.recv, \
+		 (conn)->attr.credits, (conn)->inl.peer_remote_inv,         \
+		 (conn)->ord, (conn)->ird)
 
 /* A connection to dst about to be made, its deadline running. */
 static int connecting_init(struct rt_connecting *k, const struct sockaddr *dst,
@@ -318,11 +318,11 @@ static int connecting_init(struct rt_connecting *k, const struct sockaddr *dst,
 	if (ret)
 		return ret;
 	k->dst = dst;
-	k->c = rt_conn_alloc(attr);
-	if (!k->c)
+	k->conn = rt_conn_alloc(attr);
+	if (!k->conn)
 		return rt_err_set(err, ENOMEM, "out of memory");
 	k->start = now_ms();
-	k->deadline = k->start + k->c->attr.timeout_ms;
+	k->deadline = k->start + k->conn->attr.timeout_ms;
 	rt_addr_str(dst, 0, k->addr);
 	rt_addr_str(dst, 1, k->addrport);
 	return 0;
@@ -336,12 +336,12 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 	if (connecting_init(&k, dst, attr, err))
 		return NULL;
 	if (client_connect(&k, err)) {
-		k.c->dead = true; /* no disconnect, no event */
-		rt_conn_free(k.c);
+		k.conn->dead = true; /* no disconnect, no event */
+		rt_conn_free(k.conn);
 		return NULL;
 	}
-	TRACE_ESTABLISHED(connect, k.c, k.addrport);
-	return k.c;
+	TRACE_ESTABLISHED(connect, k.conn, k.addrport);
+	return k.conn;
 }
 
 /* As rt_connect() up to the route, then nothing more: a connection's
@@ -363,29 +363,30 @@ int rt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
 		return ret;
 	ret = rt_dev_present(err);
 	if (!ret)
-		ret = client_channel(k.c, err);
+		ret = client_channel(k.conn, err);
 	if (!ret)
 		ret = resolve(&k, err);
-	k.c->dead = true; /* no disconnect, no event */
-	rt_conn_free(k.c);
+	k.conn->dead = true; /* no disconnect, no event */
+	rt_conn_free(k.conn);
 	return ret;
 }
 
 /* A client's CM events after the connection is up: anything but TIMEWAIT
  * means the connection is over. */
-static void client_event(struct rt_conn *c, const struct rdma_cm_event *ev)
+static void client_event(struct rt_conn *conn, const struct rdma_cm_event *ev)
 {
 	char a[RT_ADDR_STRLEN];
 	struct rt_err why;
 
-	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	rt_addr_str(rt_conn_peer_addr(conn), 1, a);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
 		rt_err_set(&why, ECONNRESET,
 			   "connection to %s closed by the peer", a);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		rt_err_set(&why, ENODEV, "RDMA device %s removed", c->devname);
+		rt_err_set(&why, ENODEV, "RDMA device %s removed",
+			   conn->devname);
 		break;
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		rt_err_set(&why, ENETRESET,
@@ -399,17 +400,17 @@ static void client_event(struct rt_conn *c, const struct rdma_cm_event *ev)
 			   rdma_event_str(ev->event));
 		break;
 	}
-	rt_conn_kill(c, &why);
+	rt_conn_kill(conn, &why);
 }
 
-void rt_cm_client_events(struct rt_conn *c)
+void rt_cm_client_events(struct rt_conn *conn)
 {
 	struct rdma_cm_event *ev;
 
-	if (!c->cm_ch)
+	if (!conn->cm_ch)
 		return;
-	while (!rdma_get_cm_event(c->cm_ch, &ev)) {
-		client_event(c, ev);
+	while (!rdma_get_cm_event(conn->cm_ch, &ev)) {
+		client_event(conn, ev);
 		rdma_ack_cm_event(ev);
 	}
 }
@@ -538,33 +539,33 @@ uint16_t rt_listener_port(const struct rt_listener *l)
 	return l->port;
 }
 
-static void link_child(struct rt_listener *l, struct rt_conn *c)
+static void link_child(struct rt_listener *l, struct rt_conn *conn)
 {
 	pthread_mutex_lock(&l->lock);
-	c->listener = l;
-	c->linked = true;
-	c->lnext = l->children;
-	c->lprev = NULL;
+	conn->listener = l;
+	conn->linked = true;
+	conn->lnext = l->children;
+	conn->lprev = NULL;
 	if (l->children)
-		l->children->lprev = c;
-	l->children = c;
+		l->children->lprev = conn;
+	l->children = conn;
 	l->refs++;
 	pthread_mutex_unlock(&l->lock);
 }
 
-static void listener_unlink(struct rt_conn *c)
+static void listener_unlink(struct rt_conn *conn)
 {
-	struct rt_listener *l = c->listener;
+	struct rt_listener *l = conn->listener;
 
 	pthread_mutex_lock(&l->lock);
-	if (c->linked) {
-		if (c->lprev)
-			c->lprev->lnext = c->lnext;
+	if (conn->linked) {
+		if (conn->lprev)
+			conn->lprev->lnext = conn->lnext;
 		else
-			l->children = c->lnext;
-		if (c->lnext)
-			c->lnext->lprev = c->lprev;
-		c->linked = false;
+			l->children = conn->lnext;
+		if (conn->lnext)
+			conn->lnext->lprev = conn->lprev;
+		conn->linked = false;
 	}
 	pthread_mutex_unlock(&l->lock);
 }
@@ -588,23 +589,23 @@ static void listener_put(struct rt_listener *l)
  * listener's channel, destroyed with the listener, must outlive the
  * connection's id.
  */
-static void conn_release(struct rt_conn *c)
+static void conn_release(struct rt_conn *conn)
 {
-	struct rt_listener *l = c->listener;
+	struct rt_listener *l = conn->listener;
 
 	if (l)
-		listener_unlink(c);
-	rt_conn_free(c);
+		listener_unlink(conn);
+	rt_conn_free(conn);
 	if (l)
 		listener_put(l);
 }
 
-void rt_conn_destroy(struct rt_conn *c)
+void rt_conn_destroy(struct rt_conn *conn)
 {
-	if (!c)
+	if (!conn)
 		return;
-	rt_conn_disconnect(c);
-	conn_release(c);
+	rt_conn_disconnect(conn);
+	conn_release(conn);
 }
 
 void rt_listener_destroy(struct rt_listener *l)
@@ -633,21 +634,22 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 				  struct rt_err *err)
 {
 	struct rdma_conn_param p;
-	struct rt_conn *c;
+	struct rt_conn *conn;
 	char a[RT_ADDR_STRLEN];
 
-	c = rt_conn_alloc(&l->attr);
-	if (!c) {
+	conn = rt_conn_alloc(&l->attr);
+	if (!conn) {
 		rt_err_set(err, ENOMEM, "out of memory");
 		rdma_reject(id, NULL, 0);
 		rdma_destroy_id(id);
 		return NULL;
 	}
-	id->context = c;
-	if (rt_conn_setup(c, id, err))
+	id->context = conn;
+	if (rt_conn_setup(conn, id, err))
 		goto fail;
-	rt_conn_set_peer_private(c, req->private_data, req->private_data_len);
-	rt_conn_cm_params(c, &p);
+	rt_conn_set_peer_private(conn, req->private_data,
+				 req->private_data_len);
+	rt_conn_cm_params(conn, &p);
 	/*
 	 * Never more than the client offered.  A connect request reports
 	 * the client's depths from our side (the CM swaps them, as the
@@ -660,62 +662,64 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 		p.initiator_depth = req->initiator_depth;
 	if (p.responder_resources > req->responder_resources)
 		p.responder_resources = req->responder_resources;
-	link_child(l, c);
-	rt_conn_ack_timeout(c);
+	link_child(l, conn);
+	rt_conn_ack_timeout(conn);
 	if (rdma_accept(id, &p)) {
 		rt_err_set(err, errno,
 			   "cannot accept the connection from %s: %s",
-			   rt_addr_str(rt_conn_peer_addr(c), 1, a),
+			   rt_addr_str(rt_conn_peer_addr(conn), 1, a),
 			   strerror(errno));
 		goto fail;
 	}
-	rt_conn_query_rd_atomic(c);
-	TRACE_ESTABLISHED(accept, c, rt_addr_str(rt_conn_peer_addr(c), 1, a));
-	return c;
+	rt_conn_query_rd_atomic(conn);
+	TRACE_ESTABLISHED(accept, conn,
+			  rt_addr_str(rt_conn_peer_addr(conn), 1, a));
+	return conn;
 fail:
 	rdma_reject(id, NULL, 0);
-	c->dead = true;
-	conn_release(c);
+	conn->dead = true;
+	conn_release(conn);
 	return NULL;
 }
 
 /* The listener noticed that an accepted connection ended. */
-static void child_dead(struct rt_conn *c, const struct rdma_cm_event *ev)
+static void child_dead(struct rt_conn *conn, const struct rdma_cm_event *ev)
 {
 	char a[RT_ADDR_STRLEN];
 	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
 
-	if (atomic_load(&c->ext_dead))
+	if (atomic_load(&conn->ext_dead))
 		return;
-	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	rt_addr_str(rt_conn_peer_addr(conn), 1, a);
 	if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL)
-		rt_err_set(&c->ext_err, ENODEV, "RDMA device %s removed",
-			   c->devname);
+		rt_err_set(&conn->ext_err, ENODEV, "RDMA device %s removed",
+			   conn->devname);
 	else if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
-		rt_err_set(&c->ext_err, ECONNRESET,
+		rt_err_set(&conn->ext_err, ECONNRESET,
 			   "connection from %s closed by the peer", a);
 	else
-		rt_err_set(&c->ext_err, ECONNABORTED, "connection from %s: %s",
-			   a, rdma_event_str(ev->event));
-	atomic_store_explicit(&c->ext_dead, true, memory_order_release);
+		rt_err_set(&conn->ext_err, ECONNABORTED,
+			   "connection from %s: %s", a,
+			   rdma_event_str(ev->event));
+	atomic_store_explicit(&conn->ext_dead, true, memory_order_release);
 	/* Flush everything so the connection's own fd wakes up, and answer
 	 * the peer's disconnect request. */
-	ibv_modify_qp(c->qp, &qa, IBV_QP_STATE);
-	rdma_disconnect(c->id);
-	rt_conn_wake(c);
+	ibv_modify_qp(conn->qp, &qa, IBV_QP_STATE);
+	rdma_disconnect(conn->id);
+	rt_conn_wake(conn);
 }
 
 static void child_event(struct rt_listener *l, struct rdma_cm_event *ev)
 {
-	struct rt_conn *c = ev->id->context;
+	struct rt_conn *conn = ev->id->context;
 
 	pthread_mutex_lock(&l->lock);
-	if (c && c->linked) {
+	if (conn && conn->linked) {
 		switch (ev->event) {
 		case RDMA_CM_EVENT_ESTABLISHED:
-			atomic_store(&c->ext_up, true);
-			if (atomic_load(&c->closed))
-				rdma_disconnect(c->id);
+			atomic_store(&conn->ext_up, true);
+			if (atomic_load(&conn->closed))
+				rdma_disconnect(conn->id);
 			break;
 		case RDMA_CM_EVENT_DISCONNECTED:
 		case RDMA_CM_EVENT_DEVICE_REMOVAL:
@@ -723,7 +727,7 @@ static void child_event(struct rt_listener *l, struct rdma_cm_event *ev)
 		case RDMA_CM_EVENT_CONNECT_ERROR:
 		case RDMA_CM_EVENT_UNREACHABLE:
 		case RDMA_CM_EVENT_REJECTED:
-			child_dead(c, ev);
+			child_dead(conn, ev);
 			break;
 		default:
 			break;
