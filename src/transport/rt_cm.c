@@ -63,17 +63,19 @@ struct rt_connecting {
  * Wait for the next CM event until the deadline.  Returns 0 with *evp set,
  * or -ETIMEDOUT.  A poll failure other than EINTR is reported as such.
  */
-static int wait_cm_event(struct rt_connecting *k, struct rdma_cm_event **evp)
+static int wait_cm_event(struct rt_connecting *attempt,
+			 struct rdma_cm_event **evp)
 {
-	struct pollfd pfd = { .fd = k->conn->cm_ch->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = attempt->conn->cm_ch->fd,
+			      .events = POLLIN };
 	int64_t left;
 
 	for (;;) {
-		if (!rdma_get_cm_event(k->conn->cm_ch, evp))
+		if (!rdma_get_cm_event(attempt->conn->cm_ch, evp))
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		left = k->deadline - now_ms();
+		left = attempt->deadline - now_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
@@ -81,20 +83,20 @@ static int wait_cm_event(struct rt_connecting *k, struct rdma_cm_event **evp)
 	}
 }
 
-static int elapsed(const struct rt_connecting *k)
+static int elapsed(const struct rt_connecting *attempt)
 {
-	return (int)(now_ms() - k->start);
+	return (int)(now_ms() - attempt->start);
 }
 
 /* A failure of step what with errno code; "no such device" means the
  * address is not on an RDMA device, which is what the user must hear. */
-static int step_failed(const struct rt_connecting *k, const char *what,
+static int step_failed(const struct rt_connecting *attempt, const char *what,
 		       int code, const char *detail, struct rt_err *err)
 {
 	if (code == ENODEV)
 		return rt_err_set(err, ENODEV,
-				  "no RDMA device for address %s (%s)", k->addr,
-				  what);
+				  "no RDMA device for address %s (%s)",
+				  attempt->addr, what);
 	if (detail)
 		return rt_err_set(err, code, "%s: %s (%s)", what,
 				  strerror(code), detail);
@@ -102,19 +104,20 @@ static int step_failed(const struct rt_connecting *k, const char *what,
 }
 
 /* Wait for want; anything else is a failure described with what. */
-static int expect_event(struct rt_connecting *k, enum rdma_cm_event_type want,
-			const char *what, struct rt_err *err)
+static int expect_event(struct rt_connecting *attempt,
+			enum rdma_cm_event_type want, const char *what,
+			struct rt_err *err)
 {
 	struct rdma_cm_event *ev;
 	int ret, status;
 	enum rdma_cm_event_type got;
 
-	ret = wait_cm_event(k, &ev);
+	ret = wait_cm_event(attempt, &ev);
 	if (ret == -ETIMEDOUT)
 		return rt_err_set(err, ETIMEDOUT, "%s: timed out after %d ms",
-				  what, elapsed(k));
+				  what, elapsed(attempt));
 	if (ret)
-		return step_failed(k, what, -ret, NULL, err);
+		return step_failed(attempt, what, -ret, NULL, err);
 	got = ev->event;
 	status = ev->status;
 	rdma_ack_cm_event(ev);
@@ -122,32 +125,34 @@ static int expect_event(struct rt_connecting *k, enum rdma_cm_event_type want,
 		return 0;
 	if (status < 0)
 		status = -status;
-	return step_failed(k, what, status ? status : EIO, rdma_event_str(got),
-			   err);
+	return step_failed(attempt, what, status ? status : EIO,
+			   rdma_event_str(got), err);
 }
 
-static int resolve(struct rt_connecting *k, struct rt_err *err)
+static int resolve(struct rt_connecting *attempt, struct rt_err *err)
 {
-	struct rt_conn *conn = k->conn;
+	struct rt_conn *conn = attempt->conn;
 	char what[128];
 	int ret;
 
-	snprintf(what, sizeof(what), "address %s not resolved", k->addr);
-	if (rdma_resolve_addr(conn->id, NULL, (struct sockaddr *)k->dst,
+	snprintf(what, sizeof(what), "address %s not resolved", attempt->addr);
+	if (rdma_resolve_addr(conn->id, NULL, (struct sockaddr *)attempt->dst,
 			      (int)conn->attr.timeout_ms))
-		return step_failed(k, what, errno, NULL, err);
-	ret = expect_event(k, RDMA_CM_EVENT_ADDR_RESOLVED, what, err);
+		return step_failed(attempt, what, errno, NULL, err);
+	ret = expect_event(attempt, RDMA_CM_EVENT_ADDR_RESOLVED, what, err);
 	if (ret)
 		return ret;
 	if (!conn->id->verbs)
 		return rt_err_set(err, ENODEV, "no RDMA device for address %s",
-				  k->addr);
-	snprintf(what, sizeof(what), "route resolution failed for %s", k->addr);
-	if (rdma_resolve_route(conn->id, (int)(k->deadline - now_ms()) > 0 ?
-						 (int)(k->deadline - now_ms()) :
-						 1))
-		return step_failed(k, what, errno, NULL, err);
-	return expect_event(k, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
+				  attempt->addr);
+	snprintf(what, sizeof(what), "route resolution failed for %s",
+		 attempt->addr);
+	if (rdma_resolve_route(conn->id,
+			       (int)(attempt->deadline - now_ms()) > 0 ?
+				       (int)(attempt->deadline - now_ms()) :
+				       1))
+		return step_failed(attempt, what, errno, NULL, err);
+	return expect_event(attempt, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
 }
 
 /* IB CM reject reasons that a client can meet (IBTA 12.6.7.2). */
@@ -173,21 +178,21 @@ static const char *reject_reason(int status, char *buf, size_t len)
 
 /* The outcome of rdma_connect(): ESTABLISHED with the server's private
  * data, or why not. */
-static int connect_result(struct rt_connecting *k, struct rt_err *err)
+static int connect_result(struct rt_connecting *attempt, struct rt_err *err)
 {
-	struct rt_conn *conn = k->conn;
+	struct rt_conn *conn = attempt->conn;
 	struct rdma_cm_event *ev;
 	char rbuf[32];
 	int ret, status;
 
-	ret = wait_cm_event(k, &ev);
+	ret = wait_cm_event(attempt, &ev);
 	if (ret == -ETIMEDOUT)
 		return rt_err_set(err, ETIMEDOUT,
 				  "connection to %s timed out after %d ms",
-				  k->addrport, elapsed(k));
+				  attempt->addrport, elapsed(attempt));
 	if (ret)
 		return rt_err_set(err, -ret, "connection to %s: %s",
-				  k->addrport, strerror(-ret));
+				  attempt->addrport, strerror(-ret));
 	status = ev->status;
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -197,18 +202,19 @@ static int connect_result(struct rt_connecting *k, struct rt_err *err)
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		ret = rt_err_set(err, ECONNREFUSED,
-				 "connection refused by %s: %s", k->addrport,
+				 "connection refused by %s: %s",
+				 attempt->addrport,
 				 reject_reason(status, rbuf, sizeof(rbuf)));
 		break;
 	case RDMA_CM_EVENT_UNREACHABLE:
 		ret = rt_err_set(err, EHOSTUNREACH, "%s unreachable: %s",
-				 k->addrport,
+				 attempt->addrport,
 				 strerror(status < 0 ? -status : ETIMEDOUT));
 		break;
 	default:
 		ret = rt_err_set(err, ECONNABORTED,
 				 "connection to %s failed: %s (status %d)",
-				 k->addrport, rdma_event_str(ev->event),
+				 attempt->addrport, rdma_event_str(ev->event),
 				 status);
 		break;
 	}
@@ -261,16 +267,16 @@ static int check_dst(const struct sockaddr *dst, struct rt_err *err)
 	return 0;
 }
 
-static int client_connect(struct rt_connecting *k, struct rt_err *err)
+static int client_connect(struct rt_connecting *attempt, struct rt_err *err)
 {
-	struct rt_conn *conn = k->conn;
+	struct rt_conn *conn = attempt->conn;
 	struct rdma_cm_id *id;
 	struct rdma_conn_param p;
 	int ret;
 
 	ret = client_channel(conn, err);
 	if (!ret)
-		ret = resolve(k, err);
+		ret = resolve(attempt, err);
 	if (ret)
 		return ret;
 	/* rt_conn_setup() owns the id from here on, whatever happens. */
@@ -287,8 +293,8 @@ static int client_connect(struct rt_connecting *k, struct rt_err *err)
 	rt_conn_ack_timeout(conn);
 	if (rdma_connect(conn->id, &p))
 		return rt_err_set(err, errno, "connection to %s: %s",
-				  k->addrport, strerror(errno));
-	ret = connect_result(k, err);
+				  attempt->addrport, strerror(errno));
+	ret = connect_result(attempt, err);
 	if (ret)
 		return ret;
 	rt_conn_query_rd_atomic(conn);
@@ -308,7 +314,8 @@ static int client_connect(struct rt_connecting *k, struct rt_err *err)
 		 (conn)->ord, (conn)->ird)
 
 /* A connection to dst about to be made, its deadline running. */
-static int connecting_init(struct rt_connecting *k, const struct sockaddr *dst,
+static int connecting_init(struct rt_connecting *attempt,
+			   const struct sockaddr *dst,
 			   const struct rt_conn_attr *attr, struct rt_err *err)
 {
 	int ret;
@@ -317,31 +324,31 @@ static int connecting_init(struct rt_connecting *k, const struct sockaddr *dst,
 	ret = check_dst(dst, err);
 	if (ret)
 		return ret;
-	k->dst = dst;
-	k->conn = rt_conn_alloc(attr);
-	if (!k->conn)
+	attempt->dst = dst;
+	attempt->conn = rt_conn_alloc(attr);
+	if (!attempt->conn)
 		return rt_err_set(err, ENOMEM, "out of memory");
-	k->start = now_ms();
-	k->deadline = k->start + k->conn->attr.timeout_ms;
-	rt_addr_str(dst, 0, k->addr);
-	rt_addr_str(dst, 1, k->addrport);
+	attempt->start = now_ms();
+	attempt->deadline = attempt->start + attempt->conn->attr.timeout_ms;
+	rt_addr_str(dst, 0, attempt->addr);
+	rt_addr_str(dst, 1, attempt->addrport);
 	return 0;
 }
 
 struct rt_conn *rt_connect(const struct sockaddr *dst,
 			   const struct rt_conn_attr *attr, struct rt_err *err)
 {
-	struct rt_connecting k;
+	struct rt_connecting attempt;
 
-	if (connecting_init(&k, dst, attr, err))
+	if (connecting_init(&attempt, dst, attr, err))
 		return NULL;
-	if (client_connect(&k, err)) {
-		k.conn->dead = true; /* no disconnect, no event */
-		rt_conn_free(k.conn);
+	if (client_connect(&attempt, err)) {
+		attempt.conn->dead = true; /* no disconnect, no event */
+		rt_conn_free(attempt.conn);
 		return NULL;
 	}
-	TRACE_ESTABLISHED(connect, k.conn, k.addrport);
-	return k.conn;
+	TRACE_ESTABLISHED(connect, attempt.conn, attempt.addrport);
+	return attempt.conn;
 }
 
 /* As rt_connect() up to the route, then nothing more: a connection's
@@ -349,7 +356,7 @@ struct rt_conn *rt_connect(const struct sockaddr *dst,
 int rt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
 	     struct rt_err *err)
 {
-	struct rt_connecting k;
+	struct rt_connecting attempt;
 	struct rt_conn_attr a;
 	int ret;
 
@@ -358,16 +365,16 @@ int rt_probe(const struct sockaddr *dst, unsigned int timeout_ms,
 	rt_conn_attr_init(&a);
 	if (timeout_ms)
 		a.timeout_ms = timeout_ms;
-	ret = connecting_init(&k, dst, &a, err);
+	ret = connecting_init(&attempt, dst, &a, err);
 	if (ret)
 		return ret;
 	ret = rt_dev_present(err);
 	if (!ret)
-		ret = client_channel(k.conn, err);
+		ret = client_channel(attempt.conn, err);
 	if (!ret)
-		ret = resolve(&k, err);
-	k.conn->dead = true; /* no disconnect, no event */
-	rt_conn_free(k.conn);
+		ret = resolve(&attempt, err);
+	attempt.conn->dead = true; /* no disconnect, no event */
+	rt_conn_free(attempt.conn);
 	return ret;
 }
 
