@@ -1,7 +1,7 @@
 /*
  * rr_serve.c - one connection's responder: its lifecycle, the events of the
- * connection and where they go, the pool and queues of requests, the hand
- * over of ready requests to the caller, counters.
+ * connection and where they go (the top of the server files, rr_srv_priv.h),
+ * the hand over of ready requests to the caller, counters.
  *
  * Every event the transport has is collected each time (rr_srv_progress):
  * the connection's fd is readable only while something new is pending, so
@@ -9,10 +9,6 @@
  * What cannot be finished at once (Reads in flight, an RDMA_ERROR waiting
  * for a Send buffer, a reply source waiting for its Send) stays in our own
  * queues, and its completion makes the fd readable again.
- *
- * Event cookies carry a request's index and generation: a late completion
- * for a request object that has been reused since cannot be mistaken for
- * one of the new request.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,155 +20,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_bc.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_ctl.h"
+#include "rpc/rr_srv_pool.h"
+#include "rpc/rr_srv_recv.h"
+#include "rpc/rr_srv_replay.h"
+#include "rpc/rr_srv_reply.h"
 #include "rpc/rr_srv_xidlog.h"
 
 #define RR_EV_BATCH 16
 
-/* ---- Queues and the request pool -------------------------------------- */
-
-void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r)
-{
-	r->next = NULL;
-	if (q->tail)
-		q->tail->next = r;
-	else
-		q->head = r;
-	q->tail = r;
-	q->n++;
-}
-
-struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q)
-{
-	struct rr_sreq *r = q->head;
-
-	if (!r)
-		return NULL;
-	q->head = r->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->n--;
-	r->next = NULL;
-	return r;
-}
-
-static struct rr_sreq *req_new(struct rr_srv *s)
-{
-	struct rr_sreq **all, *r;
-
-	if (s->nall >= s->max_reqs)
-		return NULL;
-	all = realloc(s->all, (s->nall + 1) * sizeof(*all));
-	if (!all)
-		return NULL;
-	s->all = all;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->idx = s->nall;
-	/* the versions we speak, which ERR_VERS also advertises (V1-ERR-6,
-	 * V2-NEG-4), and our chunk limits (V2-ERR-7/9/11) */
-	rw_hdr_space_init(&r->sp, &s->lim);
-	s->all[s->nall++] = r;
-	return r;
-}
-
-struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
-{
-	struct rr_sreq *r = rr_srv_q_pop(&s->free);
-
-	if (!r)
-		r = req_new(s);
-	if (!r)
-		return NULL;
-	r->gen++;
-	r->answered = false;
-	r->counted = false;
-	r->len = 0;
-	r->pull_len = 0;
-	r->sink = NULL;
-	r->nchunks = 0;
-	r->rsrc = NULL;
-	r->isrc = NULL;
-	r->send_pending = false;
-	r->ctl = RR_CTL_ERROR;
-	r->replay = NULL;
-	r->state = RR_FREE;
-	return r;
-}
-
-void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
-{
-	rr_srv_release_sink(s, r);
-	rr_srv_release_reply(s, r); /* its Send is done, if it had one */
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
-	}
-	r->state = RR_FREE;
-	rr_srv_q_push(&s->free, r);
-}
-
-uint64_t rr_srv_cookie(const struct rr_sreq *r)
-{
-	return (uint64_t)r->gen << 32 | r->idx;
-}
-
-static struct rr_sreq *by_cookie(struct rr_srv *s, uint64_t cookie)
-{
-	uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
-
-	if (idx >= s->nall || s->all[idx]->gen != gen)
-		return NULL;
-	return s->all[idx];
-}
-
 /* ---- Connection state --------------------------------------------------- */
-
-void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[RT_ERR_MSG_LEN];
-
-	if (!s->err.code) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-		rt_err_set(&s->err, code, "%s", msg);
-	}
-	s->dead = true;
-	rr_srv_bc_lost(s);
-	rt_conn_disconnect(s->c);
-}
 
 void rr_srv_disconnect(struct rr_srv *s)
 {
 	pthread_mutex_lock(&s->lock);
 	rr_srv_kill(s, ECONNRESET, "the server closed the connection");
 	pthread_mutex_unlock(&s->lock);
-}
-
-const struct rt_err *rr_srv_error(const struct rr_srv *s)
-{
-	return s->err.code ? &s->err : rt_conn_error(s->c);
-}
-
-uint32_t rr_srv_grant(struct rr_srv *s)
-{
-	uint32_t g = rw_srv_credits_grant(rt_conn_srv_credits(s->c));
-
-	if (g > s->st.max_granted)
-		s->st.max_granted = g;
-	return g;
-}
-
-void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r)
-{
-	r->answered = true;
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
-	}
 }
 
 /* ---- Events ------------------------------------------------------------- */
@@ -187,19 +52,19 @@ static void on_event(struct rr_srv *s, const struct rt_event *ev)
 		rr_srv_on_recv(s, ev);
 		break;
 	case RT_EV_READ_DONE:
-		r = by_cookie(s, ev->cookie);
+		r = rr_srv_req_by_cookie(s, ev->cookie);
 		if (r && r->state == RR_PULLING)
 			rr_srv_on_read_done(s, r, ev->status);
 		break;
 	case RT_EV_SEND_DONE:
-		r = by_cookie(s, ev->cookie);
+		r = rr_srv_req_by_cookie(s, ev->cookie);
 		if (r && r->send_pending)
 			rr_srv_on_send_done(s, r);
 		break;
 	case RT_EV_DEAD:
 		s->dead = true;
 		if (rt_conn_peer_fault(s->c, &cookie))
-			rr_srv_xid_failed(s, by_cookie(s, cookie));
+			rr_srv_xid_failed(s, rr_srv_req_by_cookie(s, cookie));
 		rr_srv_bc_lost(s);
 		break;
 	default:
@@ -230,21 +95,13 @@ static void drain(struct rr_srv *s)
 		;
 }
 
-int rr_srv_wait_events(struct rr_srv *s, int timeout_ms)
+static int wait_events(struct rr_srv *s, int timeout_ms)
 {
 	int n = poll_once(s, timeout_ms);
 
 	if (n > 0)
 		drain(s);
 	return s->dead ? -ENOTCONN : n;
-}
-
-void rr_srv_kick(struct rr_srv *s)
-{
-	uint64_t one = 1;
-
-	if (!s->kicked && write(s->kick, &one, sizeof(one)) == sizeof(one))
-		s->kicked = true;
 }
 
 void rr_srv_defer(struct rr_srv *s)
@@ -254,7 +111,7 @@ void rr_srv_defer(struct rr_srv *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-int rr_srv_progress_locked(struct rr_srv *s)
+static int progress_locked(struct rr_srv *s)
 {
 	uint64_t v;
 	bool again;
@@ -279,12 +136,28 @@ int rr_srv_progress(struct rr_srv *s)
 	int n;
 
 	pthread_mutex_lock(&s->lock);
-	n = rr_srv_progress_locked(s);
+	n = progress_locked(s);
 	pthread_mutex_unlock(&s->lock);
 	return n;
 }
 
 /* ---- The caller's side --------------------------------------------------- */
+
+/* Answer r, a resend, from its record; the reply path decides inline, the
+ * Reply chunk or (still no room) another resource error and record. */
+static void answer_resend(struct rr_srv *s, struct rr_sreq *r)
+{
+	struct rr_replay *p = r->replay;
+	struct rr_sreq_enc enc;
+
+	rr_replay_enc(p, &enc);
+	r->state = RR_CURRENT;
+	s->st.replays_done++;
+	rr_srv_reply(s, r, &enc);
+	r->replay = NULL;
+	rr_replay_free(s, p);
+	rr_srv_done(s, r);
+}
 
 /* A resend answered from a recorded reply never reaches the caller: the
  * procedure must not run twice (rr_srv_replay.c). */
@@ -295,7 +168,7 @@ struct rr_sreq *rr_srv_next(struct rr_srv *s)
 	pthread_mutex_lock(&s->lock);
 	while (!s->dead && (r = rr_srv_q_pop(&s->ready))) {
 		if (r->replay) {
-			rr_replay_answer(s, r);
+			answer_resend(s, r);
 			continue;
 		}
 		r->state = RR_CURRENT;
@@ -336,26 +209,6 @@ void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r)
 	pthread_mutex_lock(&s->lock);
 	rr_srv_done(s, r);
 	pthread_mutex_unlock(&s->lock);
-}
-
-void rr_srv_done(struct rr_srv *s, struct rr_sreq *r)
-{
-	if (r->state != RR_CURRENT)
-		return;
-	/* Argument items the decoder copied out of the pulled chunks
-	 * (counted once, whatever became of the decode). */
-	s->st.ddp_copies += rw_axdr_copies(&r->ax);
-	s->st.ddp_copy_bytes += rw_axdr_bytes_copied(&r->ax);
-	if (!r->answered) {
-		s->st.dropped++;
-		rr_srv_answered(s, r);
-	}
-	rr_srv_release_sink(s, r);
-	if (r->send_pending) {
-		r->state = RR_SENDING; /* freed once its Send is done */
-		return;
-	}
-	rr_srv_req_put(s, r);
 }
 
 /* ---- Lifecycle ----------------------------------------------------------- */
@@ -429,6 +282,9 @@ struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
 	}
 	s->c = c;
 	s->trace_id = rt_conn_trace_id(c);
+	s->progress_locked = progress_locked;
+	s->wait_events = wait_events;
+	s->lost = rr_srv_bc_lost;
 	if (setup_fd(s, err) || pthread_mutex_init(&s->lock, NULL) ||
 	    cond_init(&s->bc_cv)) {
 		close_fds(s);

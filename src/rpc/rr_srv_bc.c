@@ -44,7 +44,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_bc.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_pool.h"
 #include "wire/rw_plan.h"
 
 /* Longest a leading caller sleeps before looking at the world again. */
@@ -184,7 +186,7 @@ static void lead_once(struct rr_srv *s, int64_t deadline)
 		     left < RR_BC_SLICE_MS ? (int)left : RR_BC_SLICE_MS);
 	pthread_mutex_lock(&s->lock);
 	s->bc_leading = false;
-	if (rr_srv_progress_locked(s) > 0)
+	if (s->progress_locked(s) > 0)
 		rr_srv_kick(s);
 	if (s->dead)
 		rr_srv_bc_lost(s);

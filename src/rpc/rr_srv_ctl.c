@@ -20,7 +20,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_ctl.h"
+#include "rpc/rr_srv_err.h"
+#include "rpc/rr_srv_pool.h"
 #include "wire/rw_plan.h"
 
 void rr_srv_v2_limits(struct rr_srv *s)
@@ -234,4 +237,26 @@ void rr_srv_send_connprop(struct rr_srv *s)
 	}
 	if (!rt_post_send(s->c, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err))
 		s->st.props_sent++;
+}
+
+/* Send what waits in errq; true if a Send buffer was asked for (which may
+ * have collected completions the caller must look at). */
+bool rr_srv_flush_errors(struct rr_srv *s)
+{
+	struct rt_sbuf *b;
+	struct rt_err err;
+	bool asked = false;
+
+	struct rr_sreq *r;
+
+	while (s->errq.head && !s->dead) {
+		asked = true;
+		b = rt_sbuf_get(s->c, &err);
+		if (!b)
+			break; /* all in flight: a completion wakes us */
+		r = rr_srv_q_pop(&s->errq);
+		rr_srv_send_ctl(s, r, b);
+		rr_srv_req_put(s, r);
+	}
+	return asked;
 }

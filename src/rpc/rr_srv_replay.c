@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_replay.h"
 #include "wire/rw_be.h"
 
 static int64_t now_ms(void)
@@ -168,20 +168,10 @@ static size_t played_size(void *arg)
 	return ((struct rr_replay *)arg)->tape.len;
 }
 
-/* Answer r, a resend, from its record; the reply path decides inline, the
- * Reply chunk or (still no room) another resource error and record. */
-void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r)
+void rr_replay_enc(struct rr_replay *p, struct rr_sreq_enc *enc)
 {
-	struct rr_replay *p = r->replay;
-	struct rr_sreq_enc enc = { .encode = play,
-				   .size_hint = played_size,
-				   .arg = p,
-				   .ddp = p->pol };
-
-	r->state = RR_CURRENT;
-	s->st.replays_done++;
-	rr_srv_reply(s, r, &enc);
-	r->replay = NULL;
-	rr_replay_free(s, p);
-	rr_srv_done(s, r);
+	*enc = (struct rr_sreq_enc){ .encode = play,
+				     .size_hint = played_size,
+				     .arg = p,
+				     .ddp = p->pol };
 }

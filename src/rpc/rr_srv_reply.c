@@ -35,7 +35,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_err.h"
+#include "rpc/rr_srv_pool.h"
+#include "rpc/rr_srv_replay.h"
+#include "rpc/rr_srv_reply.h"
 #include "wire/rw_plan.h"
 
 /* Room for the RPC reply header and verifier beyond the results. */
@@ -61,42 +65,6 @@ struct reply_enc {
 	uint32_t len;	/* reduced payload octets */
 	uint64_t moved; /* item octets, no pads */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s)
-{
-	int64_t deadline = now_ms() + RR_SEND_WAIT_MS, left;
-	struct rt_sbuf *b;
-	struct rt_err err;
-
-	for (;;) {
-		if (s->dead)
-			return NULL;
-		b = rt_sbuf_get(s->c, &err);
-		if (b)
-			return b;
-		if (err.code != EAGAIN)
-			return NULL;
-		left = deadline - now_ms();
-		if (left <= 0) {
-			/* A reply that cannot be sent: close, so the peer
-			 * learns it is lost (V1-ERR-13). */
-			rr_srv_kill(s, ETIMEDOUT,
-				    "no Send buffer came free within %d ms",
-				    RR_SEND_WAIT_MS);
-			return NULL;
-		}
-		if (rr_srv_wait_events(s, (int)left) < 0)
-			return NULL;
-	}
-}
 
 /* The Reply header for r: Write list echoed with zero lengths (filled in
  * by items_place for the chunks that carry an item). */
@@ -512,18 +480,6 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 	s->st.ddp_copies += re->nitems;
 	s->st.ddp_copy_bytes += re->moved;
 	return 0;
-}
-
-/* Free what r's reply was sent from (its Send has completed, or was never
- * posted). */
-void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
-{
-	if (r->rsrc)
-		rt_lmem_free(s->c, r->rsrc);
-	if (r->isrc)
-		rt_lmem_free(s->c, r->isrc);
-	r->rsrc = NULL;
-	r->isrc = NULL;
 }
 
 /* items_write failed after the header was built into b: answer ERR_CHUNK

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rpc/rr_srv_err.h"
 #include "rpc/rr_srv_priv.h"
 #include "rpc/rr_srv_xidlog.h"
 
