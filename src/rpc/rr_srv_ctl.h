@@ -8,8 +8,7 @@
 #include "rpc/rr_srv_priv.h"
 
 bool rr_srv_take_control(struct rr_srv *srv, struct rr_sreq *req);
-int rr_srv_send_ctl(struct rr_srv *srv, struct rr_sreq *req,
-		    struct rt_sbuf *b);
+int rr_srv_send_ctl(struct rr_srv *srv, struct rr_sreq *req, struct rt_sbuf *b);
 void rr_srv_send_connprop(struct rr_srv *srv);
 void rr_srv_v2_limits(struct rr_srv *srv);
 /* Send what waits in the control queue; true if a Send buffer was asked

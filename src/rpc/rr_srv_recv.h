@@ -8,8 +8,7 @@
 #include "rpc/rr_srv_priv.h"
 
 void rr_srv_on_recv(struct rr_srv *srv, const struct rt_event *ev);
-void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req,
-			 int status);
+void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status);
 void rr_srv_start_pulls(struct rr_srv *srv);
 
 #endif /* RR_SRV_RECV_H */

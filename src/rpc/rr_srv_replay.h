@@ -9,8 +9,7 @@
 
 bool rr_replay_keep(struct rr_srv *srv, struct rr_sreq *req,
 		    const struct rr_sreq_enc *enc, uint32_t *len);
-struct rr_replay *rr_replay_take(struct rr_srv *srv,
-				 const struct rr_sreq *req);
+struct rr_replay *rr_replay_take(struct rr_srv *srv, const struct rr_sreq *req);
 void rr_replay_free(struct rr_srv *srv, struct rr_replay *p);
 void rr_replay_free_all(struct rr_srv *srv);
 /* The encoder that plays p's reply again, with the policy it had. */
