@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 /* How long a reply waits for a free Send buffer. */
 #define RR_BC_SEND_WAIT_MS 5000

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 /* Octets the encoder may need beyond the arguments: RPC call header,
  * credential and verifier of the largest size (2 x 400 + 8 each). */

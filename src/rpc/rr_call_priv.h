@@ -244,9 +244,6 @@ void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k);
 void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
 			const struct rw_hdr *h);
 
-void rr_res_set(struct rr_result *res, enum rr_status st, int err,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 /* ---- rr_wait.c ---------------------------------------------------------- */
 
 /* Wait until done(arg) or the deadline, leading on c if nobody else polls

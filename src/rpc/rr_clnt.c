@@ -15,33 +15,11 @@
  * own deadline.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rpc/rr_call_priv.h"
-
-int64_t rr_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void rr_res_set(struct rr_result *res, enum rr_status st, int err,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	res->status = st;
-	res->err = err;
-	va_start(ap, fmt);
-	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
-	va_end(ap);
-}
+#include "rpc/rr_util.h"
 
 /* ---- Connections -------------------------------------------------------- */
 

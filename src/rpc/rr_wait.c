@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 /* ---- XID table ---------------------------------------------------------- */
 
