@@ -15,42 +15,42 @@
 
 #include "rpc/rr_srv_conn.h"
 
-void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
+void rr_srv_kill(struct rr_srv *srv, int code, const char *fmt, ...)
 {
 	va_list ap;
 	char msg[RT_ERR_MSG_LEN];
 
-	if (!s->err.code) {
+	if (!srv->err.code) {
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		rt_err_set(&s->err, code, "%s", msg);
+		rt_err_set(&srv->err, code, "%s", msg);
 	}
-	s->dead = true;
-	s->lost(s); /* rr_srv_bc_lost */
-	rt_conn_disconnect(s->c);
+	srv->dead = true;
+	srv->lost(srv); /* rr_srv_bc_lost */
+	rt_conn_disconnect(srv->conn);
 }
 
-const struct rt_err *rr_srv_error(const struct rr_srv *s)
+const struct rt_err *rr_srv_error(const struct rr_srv *srv)
 {
-	return s->err.code ? &s->err : rt_conn_error(s->c);
+	return srv->err.code ? &srv->err : rt_conn_error(srv->conn);
 }
 
-uint32_t rr_srv_grant(struct rr_srv *s)
+uint32_t rr_srv_grant(struct rr_srv *srv)
 {
-	uint32_t g = rw_srv_credits_grant(rt_conn_srv_credits(s->c));
+	uint32_t g = rw_srv_credits_grant(rt_conn_srv_credits(srv->conn));
 
-	if (g > s->st.max_granted)
-		s->st.max_granted = g;
+	if (g > srv->st.max_granted)
+		srv->st.max_granted = g;
 	return g;
 }
 
-void rr_srv_kick(struct rr_srv *s)
+void rr_srv_kick(struct rr_srv *srv)
 {
 	uint64_t one = 1;
 
-	if (!s->kicked && write(s->kick, &one, sizeof(one)) == sizeof(one))
-		s->kicked = true;
+	if (!srv->kicked && write(srv->kick, &one, sizeof(one)) == sizeof(one))
+		srv->kicked = true;
 }
 
 static int64_t now_ms(void)
@@ -61,16 +61,16 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s)
+struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)
 {
 	int64_t deadline = now_ms() + RR_SEND_WAIT_MS, left;
 	struct rt_sbuf *b;
 	struct rt_err err;
 
 	for (;;) {
-		if (s->dead)
+		if (srv->dead)
 			return NULL;
-		b = rt_sbuf_get(s->c, &err);
+		b = rt_sbuf_get(srv->conn, &err);
 		if (b)
 			return b;
 		if (err.code != EAGAIN)
@@ -79,12 +79,12 @@ struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s)
 		if (left <= 0) {
 			/* A reply that cannot be sent: close, so the peer
 			 * learns it is lost (V1-ERR-13). */
-			rr_srv_kill(s, ETIMEDOUT,
+			rr_srv_kill(srv, ETIMEDOUT,
 				    "no Send buffer came free within %d ms",
 				    RR_SEND_WAIT_MS);
 			return NULL;
 		}
-		if (s->wait_events(s, (int)left) < 0)
+		if (srv->wait_events(srv, (int)left) < 0)
 			return NULL;
 	}
 }

@@ -15,150 +15,150 @@
 
 /* ---- Queues ------------------------------------------------------------- */
 
-void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r)
+void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *req)
 {
-	r->next = NULL;
+	req->next = NULL;
 	if (q->tail)
-		q->tail->next = r;
+		q->tail->next = req;
 	else
-		q->head = r;
-	q->tail = r;
+		q->head = req;
+	q->tail = req;
 	q->n++;
 }
 
 struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q)
 {
-	struct rr_sreq *r = q->head;
+	struct rr_sreq *req = q->head;
 
-	if (!r)
+	if (!req)
 		return NULL;
-	q->head = r->next;
+	q->head = req->next;
 	if (!q->head)
 		q->tail = NULL;
 	q->n--;
-	r->next = NULL;
-	return r;
+	req->next = NULL;
+	return req;
 }
 
-static struct rr_sreq *req_new(struct rr_srv *s)
+static struct rr_sreq *req_new(struct rr_srv *srv)
 {
-	struct rr_sreq **all, *r;
+	struct rr_sreq **all, *req;
 
-	if (s->nall >= s->max_reqs)
+	if (srv->nall >= srv->max_reqs)
 		return NULL;
-	all = realloc(s->all, (s->nall + 1) * sizeof(*all));
+	all = realloc(srv->all, (srv->nall + 1) * sizeof(*all));
 	if (!all)
 		return NULL;
-	s->all = all;
-	r = calloc(1, sizeof(*r));
-	if (!r)
+	srv->all = all;
+	req = calloc(1, sizeof(*req));
+	if (!req)
 		return NULL;
-	r->idx = s->nall;
+	req->idx = srv->nall;
 	/* the versions we speak, which ERR_VERS also advertises (V1-ERR-6,
 	 * V2-NEG-4), and our chunk limits (V2-ERR-7/9/11) */
-	rw_hdr_space_init(&r->sp, &s->lim);
-	s->all[s->nall++] = r;
-	return r;
+	rw_hdr_space_init(&req->sp, &srv->lim);
+	srv->all[srv->nall++] = req;
+	return req;
 }
 
-struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
+struct rr_sreq *rr_srv_req_get(struct rr_srv *srv)
 {
-	struct rr_sreq *r = rr_srv_q_pop(&s->free);
+	struct rr_sreq *req = rr_srv_q_pop(&srv->free);
 
-	if (!r)
-		r = req_new(s);
-	if (!r)
+	if (!req)
+		req = req_new(srv);
+	if (!req)
 		return NULL;
-	r->gen++;
-	r->answered = false;
-	r->counted = false;
-	r->len = 0;
-	r->pull_len = 0;
-	r->sink = NULL;
-	r->nchunks = 0;
-	r->rsrc = NULL;
-	r->isrc = NULL;
-	r->send_pending = false;
-	r->ctl = RR_CTL_ERROR;
-	r->replay = NULL;
-	r->state = RR_FREE;
-	return r;
+	req->gen++;
+	req->answered = false;
+	req->counted = false;
+	req->len = 0;
+	req->pull_len = 0;
+	req->sink = NULL;
+	req->nchunks = 0;
+	req->rsrc = NULL;
+	req->isrc = NULL;
+	req->send_pending = false;
+	req->ctl = RR_CTL_ERROR;
+	req->replay = NULL;
+	req->state = RR_FREE;
+	return req;
 }
 
-void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_req_put(struct rr_srv *srv, struct rr_sreq *req)
 {
-	rr_srv_release_sink(s, r);
-	rr_srv_release_reply(s, r); /* its Send is done, if it had one */
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
+	rr_srv_release_sink(srv, req);
+	rr_srv_release_reply(srv, req); /* its Send is done, if it had one */
+	if (req->counted) {
+		req->counted = false;
+		srv->st.inflight--;
 	}
-	r->state = RR_FREE;
-	rr_srv_q_push(&s->free, r);
+	req->state = RR_FREE;
+	rr_srv_q_push(&srv->free, req);
 }
 
-uint64_t rr_srv_cookie(const struct rr_sreq *r)
+uint64_t rr_srv_cookie(const struct rr_sreq *req)
 {
-	return (uint64_t)r->gen << 32 | r->idx;
+	return (uint64_t)req->gen << 32 | req->idx;
 }
 
-struct rr_sreq *rr_srv_req_by_cookie(struct rr_srv *s, uint64_t cookie)
+struct rr_sreq *rr_srv_req_by_cookie(struct rr_srv *srv, uint64_t cookie)
 {
 	uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
 
-	if (idx >= s->nall || s->all[idx]->gen != gen)
+	if (idx >= srv->nall || srv->all[idx]->gen != gen)
 		return NULL;
-	return s->all[idx];
+	return srv->all[idx];
 }
 
-void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_answered(struct rr_srv *srv, struct rr_sreq *req)
 {
-	r->answered = true;
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
+	req->answered = true;
+	if (req->counted) {
+		req->counted = false;
+		srv->st.inflight--;
 	}
 }
 
-void rr_srv_done(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_done(struct rr_srv *srv, struct rr_sreq *req)
 {
-	if (r->state != RR_CURRENT)
+	if (req->state != RR_CURRENT)
 		return;
 	/* Argument items the decoder copied out of the pulled chunks
 	 * (counted once, whatever became of the decode). */
-	s->st.ddp_copies += rw_axdr_copies(&r->ax);
-	s->st.ddp_copy_bytes += rw_axdr_bytes_copied(&r->ax);
-	if (!r->answered) {
-		s->st.dropped++;
-		rr_srv_answered(s, r);
+	srv->st.ddp_copies += rw_axdr_copies(&req->ax);
+	srv->st.ddp_copy_bytes += rw_axdr_bytes_copied(&req->ax);
+	if (!req->answered) {
+		srv->st.dropped++;
+		rr_srv_answered(srv, req);
 	}
-	rr_srv_release_sink(s, r);
-	if (r->send_pending) {
-		r->state = RR_SENDING; /* freed once its Send is done */
+	rr_srv_release_sink(srv, req);
+	if (req->send_pending) {
+		req->state = RR_SENDING; /* freed once its Send is done */
 		return;
 	}
-	rr_srv_req_put(s, r);
+	rr_srv_req_put(srv, req);
 }
 
 /* ---- What a request holds ---------------------------------------------- */
 
-void rr_srv_release_sink(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_release_sink(struct rr_srv *srv, struct rr_sreq *req)
 {
-	if (!r->sink)
+	if (!req->sink)
 		return;
-	rt_lmem_free(s->c, r->sink);
-	r->sink = NULL;
-	s->pull_held -= r->pull_len;
+	rt_lmem_free(srv->conn, req->sink);
+	req->sink = NULL;
+	srv->pull_held -= req->pull_len;
 }
 
-/* Free what r's reply was sent from (its Send has completed, or was never
+/* Free what req's reply was sent from (its Send has completed, or was never
  * posted). */
-void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_release_reply(struct rr_srv *srv, struct rr_sreq *req)
 {
-	if (r->rsrc)
-		rt_lmem_free(s->c, r->rsrc);
-	if (r->isrc)
-		rt_lmem_free(s->c, r->isrc);
-	r->rsrc = NULL;
-	r->isrc = NULL;
+	if (req->rsrc)
+		rt_lmem_free(srv->conn, req->rsrc);
+	if (req->isrc)
+		rt_lmem_free(srv->conn, req->isrc);
+	req->rsrc = NULL;
+	req->isrc = NULL;
 }

@@ -68,7 +68,7 @@ enum rr_srv_cause {
 
 /* What a request in the control queue is answered with. */
 enum rr_ctl {
-	RR_CTL_ERROR = 0, /* RDMA_ERROR r->err */
+	RR_CTL_ERROR = 0, /* RDMA_ERROR req->err */
 	RR_CTL_RESPROP,	  /* RESPROP to a REQPROP (V2-OPS-8) */
 	RR_CTL_RESPXCH,	  /* xcharext RESPXCH to a REQXCH */
 };
@@ -85,7 +85,7 @@ struct rr_replay {
 
 struct rr_sreq {
 	struct rr_sreq *next; /* queue link */
-	uint32_t idx;	      /* in s->all[] */
+	uint32_t idx;	      /* in srv->all[] */
 	uint32_t gen;	      /* bumped each use (cookies) */
 	enum rr_sreq_state state;
 	bool answered; /* reply or RDMA_ERROR posted */
@@ -136,8 +136,8 @@ struct rr_srv_bcall;
 
 struct rr_srv {
 	pthread_mutex_t lock; /* everything below: svc_run's thread
-					 * and backward callers share s */
-	struct rt_conn *c;
+					 * and backward callers share srv */
+	struct rt_conn *conn;
 	int epfd; /* rr_srv_fd(): the connection's fd and
 					 * kick */
 	int kick; /* eventfd set by rr_srv_defer() */
@@ -146,7 +146,7 @@ struct rr_srv {
 	uint32_t max_reqs; /* request objects we ever allocate */
 	bool dead;
 	struct rt_err err;
-	uint32_t trace_id; /* rt_conn_trace_id(c), at hand for the trace */
+	uint32_t trace_id; /* rt_conn_trace_id(conn), at hand for the trace */
 
 	struct rr_sreq **all; /* every request object, by idx */
 	uint32_t nall;
