@@ -7,6 +7,14 @@
  *              the dispatch of completions to calls by XID;
  *   rr_call.c  one call: credit, encoding, plan, exposure, Send, completion,
  *              fencing, decode stream.
+ * Under them all rr_util.c (clock, results) and rr_vcache.c; rr_bc.c (the
+ * backward direction) and rr_probe.c over them.
+ *
+ * Direction: rr_call.c and rr_bc.c call rr_clnt.c and rr_wait.c, rr_clnt.c
+ * calls rr_wait.c.  Five edges still go back up: the dispatch in rr_wait.c
+ * hands Replies to rr_call.c, rr_clnt.c and rr_bc.c, and a lost or destroyed
+ * client (rr_clnt.c) fails its calls and resets its backward queue; they
+ * are listed in tests/unit/rr_units.sh, which fails on any other cycle.
  *
  * Everything below is protected by rr_clnt.lock unless said otherwise.
  */
