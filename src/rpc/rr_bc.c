@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 /* How long a reply waits for a free Send buffer. */
 #define RR_BC_SEND_WAIT_MS 5000
@@ -97,26 +98,26 @@ static const char *bc_refusal(const struct rr_bc *bc, const struct rw_hdr *h,
 	return NULL;
 }
 
-static void bc_drop(struct rr_clnt *rr, const struct rr_conn *c, uint32_t xid,
-		    const char *why)
+static void bc_drop(struct rr_clnt *rr, const struct rr_conn *conn,
+		    uint32_t xid, const char *why)
 {
 	rr->st.bc_dropped++;
-	TR_EVENT(bc_drop, c->trace_id, xid, "reason=%s", why);
+	TR_EVENT(bc_drop, conn->trace_id, xid, "reason=%s", why);
 }
 
 /*
- * A backward Call arrived on c (lock held): h is its decoded header,
+ * A backward Call arrived on conn (lock held): h is its decoded header,
  * payload the RPC Call after it.  Queued, or dropped and counted.
  */
-void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
-		const uint8_t *payload, uint32_t len)
+void rr_bc_take(struct rr_clnt *rr, struct rr_conn *conn,
+		const struct rw_hdr *h, const uint8_t *payload, uint32_t len)
 {
 	const char *why = bc_refusal(rr->bc, h, payload, len);
 	struct rr_bc *bc = rr->bc;
 	struct rr_bcq *q;
 
 	if (why) {
-		bc_drop(rr, c, h->xid, why);
+		bc_drop(rr, conn, h->xid, why);
 		return;
 	}
 	q = calloc(1, sizeof(*q));
@@ -124,21 +125,21 @@ void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 		q->msg = malloc(len);
 	if (!q || !q->msg) {
 		free(q);
-		bc_drop(rr, c, h->xid, "no_memory");
+		bc_drop(rr, conn, h->xid, "no_memory");
 		return;
 	}
 	/* a v2 message from the server settles v2 on this connection, and
 	 * with it the 4096-octet threshold our Reply may use (V2-INL-2): the
 	 * forward Reply that settles it may still be on its way to its
 	 * waiter */
-	if (h->vers == RW_VERS_2 && c->vers == RW_VERS_2)
-		rr_conn_settled(rr, c);
+	if (h->vers == RW_VERS_2 && conn->vers == RW_VERS_2)
+		rr_conn_settled(rr, conn);
 	memcpy(q->msg, payload, len);
 	q->len = len;
 	q->xid = h->xid;
 	q->vers = h->vers;
-	q->conn = c;
-	c->refs++;
+	q->conn = conn;
+	conn->refs++;
 	if (bc->tail)
 		bc->tail->next = q;
 	else
@@ -146,7 +147,7 @@ void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
 	bc->tail = q;
 	bc->n++;
 	rr->st.bc_calls++;
-	TR_EVENT(bc_call, c->trace_id, h->xid, "vers=%u len=%u queued=%u",
+	TR_EVENT(bc_call, conn->trace_id, h->xid, "vers=%u len=%u queued=%u",
 		 h->vers, len, bc->n);
 	kick(bc);
 }
@@ -294,15 +295,15 @@ static void bcq_idle(struct rr_clnt *rr, struct rr_bcq *q)
 	q->busy = false;
 }
 
-/* A Send buffer of c, waiting a little for one (lock held). */
-static struct rt_sbuf *bc_sbuf(struct rr_clnt *rr, struct rr_conn *c,
+/* A Send buffer of conn, waiting a little for one (lock held). */
+static struct rt_sbuf *bc_sbuf(struct rr_clnt *rr, struct rr_conn *conn,
 			       struct rr_result *res)
 {
 	int64_t deadline = rr_now_ms() + RR_BC_SEND_WAIT_MS;
 	struct rt_sbuf *b;
 	struct rt_err err;
 
-	while (!(b = rt_sbuf_get(c->rt, &err))) {
+	while (!(b = rt_sbuf_get(conn->rt, &err))) {
 		if (err.code != EAGAIN || rr_now_ms() >= deadline) {
 			rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 			return NULL;
@@ -310,8 +311,8 @@ static struct rt_sbuf *bc_sbuf(struct rr_clnt *rr, struct rr_conn *c,
 		pthread_mutex_unlock(&rr->lock);
 		usleep(100);
 		pthread_mutex_lock(&rr->lock);
-		rr_drain(rr, c);
-		if (c->lost) {
+		rr_drain(rr, conn);
+		if (conn->lost) {
 			rr_res_set(res, RR_CANTSEND, ECONNRESET,
 				   "the connection of the backward call ended");
 			return NULL;
@@ -352,38 +353,38 @@ static uint32_t bc_encode(struct rr_clnt *rr, const struct rr_bcq *q,
 int rr_clnt_bc_reply(struct rr_clnt *rr, struct rr_bcq *q, rr_encode_fn enc,
 		     void *arg, struct rr_result *res)
 {
-	struct rr_conn *c = q->conn;
+	struct rr_conn *conn = q->conn;
 	struct rt_sbuf *b;
 	struct rt_err err;
 	uint32_t cap, n;
 
 	memset(res, 0, sizeof(*res));
 	pthread_mutex_lock(&rr->lock);
-	if (c->lost) {
+	if (conn->lost) {
 		rr_res_set(res, RR_CANTSEND, ECONNRESET,
 			   "the connection the backward call came on has ended");
 		goto out;
 	}
-	b = bc_sbuf(rr, c, res);
+	b = bc_sbuf(rr, conn, res);
 	if (!b)
 		goto out;
 	/* the server takes what its Receives hold (RFC 8797; 4096 at least
 	 * once v2 is settled) */
-	cap = c->call_inline < rt_sbuf_size(b) ? c->call_inline :
-						 rt_sbuf_size(b);
+	cap = conn->call_inline < rt_sbuf_size(b) ? conn->call_inline :
+						    rt_sbuf_size(b);
 	n = bc_encode(rr, q, b, cap, enc, arg, res);
 	if (!n) {
-		rt_sbuf_put(c->rt, b);
+		rt_sbuf_put(conn->rt, b);
 		goto out;
 	}
 	bcq_idle(rr, q);
-	if (rt_post_send(c->rt, b, n, NULL, 0, 0, 0, 0, &err))
+	if (rt_post_send(conn->rt, b, n, NULL, 0, 0, 0, 0, &err))
 		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 	else
 		rr->st.bc_replies++;
-	TR_EVENT(bc_reply, c->trace_id, q->xid, "vers=%u send=%u errno=%d",
+	TR_EVENT(bc_reply, conn->trace_id, q->xid, "vers=%u send=%u errno=%d",
 		 q->vers, n, res->status == RR_OK ? 0 : res->err);
-	rr_drain(rr, c);
+	rr_drain(rr, conn);
 out:
 	pthread_mutex_unlock(&rr->lock);
 	return res->status == RR_OK ? 0 : -1;

@@ -7,6 +7,14 @@
  *              the dispatch of completions to calls by XID;
  *   rr_call.c  one call: credit, encoding, plan, exposure, Send, completion,
  *              fencing, decode stream.
+ * Under them all rr_util.c (clock, results) and rr_vcache.c; rr_bc.c (the
+ * backward direction) and rr_probe.c over them.
+ *
+ * Direction: rr_call.c and rr_bc.c call rr_clnt.c and rr_wait.c, rr_clnt.c
+ * calls rr_wait.c.  Five edges still go back up: the dispatch in rr_wait.c
+ * hands Replies to rr_call.c, rr_clnt.c and rr_bc.c, and a lost or destroyed
+ * client (rr_clnt.c) fails its calls and resets its backward queue; they
+ * are listed in tests/unit/rr_units.sh, which fails on any other cycle.
  *
  * Everything below is protected by rr_clnt.lock unless said otherwise.
  */
@@ -230,56 +238,53 @@ struct rr_clnt {
  * released while connecting).  NULL with res set on failure. */
 struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 			    struct rr_result *res);
-void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c);
-/* c ended: fail the calls still waiting on it, finish its orphans. */
-void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c);
-/* A valid Reply came on c: its version is settled (lock held). */
-void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *c);
-/* The server answered c's version probe with ERR_VERS: go on in v1. */
-void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c);
-/* A Reply to k was accepted: a one-way message's credit comes back if k
+void rr_conn_put(struct rr_clnt *rr, struct rr_conn *conn);
+/* conn ended: fail the calls still waiting on it, finish its orphans. */
+void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn);
+/* A valid Reply came on conn: its version is settled (lock held). */
+void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *conn);
+/* The server answered conn's version probe with ERR_VERS: go on in v1. */
+void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *conn);
+/* A Reply to call was accepted: a one-way message's credit comes back if call
  * was sent after it (AMB-V2-6). */
-void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k);
-/* The server's CONNPROP or UPDPROP arrived on c (lock held). */
-void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
+void rr_conn_oneway_done(struct rr_conn *conn, const struct rr_call *call);
+/* The server's CONNPROP or UPDPROP arrived on conn (lock held). */
+void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *conn,
 			const struct rw_hdr *h);
-
-void rr_res_set(struct rr_result *res, enum rr_status st, int err,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- rr_wait.c ---------------------------------------------------------- */
 
-/* Wait until done(arg) or the deadline, leading on c if nobody else polls
+/* Wait until done(arg) or the deadline, leading on conn if nobody else polls
  * (lock held).  *pub (if given) points at the waiter meanwhile, for
  * rr_wake().  Returns done(arg). */
-bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	     void *arg, int64_t deadline, struct rr_waiter **pub);
 void rr_wake(struct rr_waiter *w);
 void rr_wake_all(struct rr_clnt *rr);
-/* Collect every pending event of c and dispatch it (lock held). */
-void rr_drain(struct rr_clnt *rr, struct rr_conn *c);
+/* Collect every pending event of conn and dispatch it (lock held). */
+void rr_drain(struct rr_clnt *rr, struct rr_conn *conn);
 
-void rr_xid_insert(struct rr_clnt *rr, struct rr_call *k);
-void rr_xid_remove(struct rr_clnt *rr, struct rr_call *k);
+void rr_xid_insert(struct rr_clnt *rr, struct rr_call *call);
+void rr_xid_remove(struct rr_clnt *rr, struct rr_call *call);
 struct rr_call *rr_xid_find(struct rr_clnt *rr, uint32_t xid);
 
 /* ---- rr_call.c ---------------------------------------------------------- */
 
-/* Complete k with a failure, or finish it if orphaned (lock held). */
-void rr_call_fail(struct rr_clnt *rr, struct rr_call *k, enum rr_status st,
+/* Complete call with a failure, or finish it if orphaned (lock held). */
+void rr_call_fail(struct rr_clnt *rr, struct rr_call *call, enum rr_status st,
 		  int err, const char *msg);
-/* A Reply (or RDMA_ERROR) for k has been accepted (lock held). */
-void rr_call_complete(struct rr_clnt *rr, struct rr_call *k);
+/* A Reply (or RDMA_ERROR) for call has been accepted (lock held). */
+void rr_call_complete(struct rr_clnt *rr, struct rr_call *call);
 void rr_slots_free(struct rr_clnt *rr);
-/* A Reply for k was accepted: note what it returned in the Write list. */
-void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *k,
+/* A Reply for call was accepted: note what it returned in the Write list. */
+void rr_call_take_writes(struct rr_clnt *rr, struct rr_call *call,
 			 const struct rw_hdr *h);
 
 /* ---- rr_bc.c ------------------------------------------------------------- */
 
-/* A backward Call arrived on c (lock held). */
-void rr_bc_take(struct rr_clnt *rr, struct rr_conn *c, const struct rw_hdr *h,
-		const uint8_t *payload, uint32_t len);
+/* A backward Call arrived on conn (lock held). */
+void rr_bc_take(struct rr_clnt *rr, struct rr_conn *conn,
+		const struct rw_hdr *h, const uint8_t *payload, uint32_t len);
 /* The current connection changed: the backward fd follows (lock held). */
 void rr_bc_conn_changed(struct rr_clnt *rr);
 

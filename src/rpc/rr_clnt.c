@@ -15,33 +15,11 @@
  * own deadline.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "rpc/rr_call_priv.h"
-
-int64_t rr_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void rr_res_set(struct rr_result *res, enum rr_status st, int err,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	res->status = st;
-	res->err = err;
-	va_start(ap, fmt);
-	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
-	va_end(ap);
-}
+#include "rpc/rr_util.h"
 
 /* ---- Connections -------------------------------------------------------- */
 
@@ -55,79 +33,79 @@ void rr_res_set(struct rr_result *res, enum rr_status st, int err,
  */
 /* The version and inline sizes in force, and why they changed (state):
  * "probe", "chosen", "settled", "fallback" or "props". */
-static void trace_vers(const struct rr_conn *c, const char *state)
+static void trace_vers(const struct rr_conn *conn, const char *state)
 {
-	TR_EVENT(version, c->trace_id, 0,
-		 "vers=%u state=%s call_inline=%u reply_inline=%u", c->vers,
-		 state, c->call_inline, c->reply_inline);
+	TR_EVENT(version, conn->trace_id, 0,
+		 "vers=%u state=%s call_inline=%u reply_inline=%u", conn->vers,
+		 state, conn->call_inline, conn->reply_inline);
 }
 
-static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *c)
+static void conn_init_vers(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	const struct rw_cm_inline *inl = rt_conn_inline(c->rt);
+	const struct rw_cm_inline *inl = rt_conn_inline(conn->rt);
 	bool v2 = rr->opts.vers == RR_VERS_2 ||
 		  (rr->opts.vers == RR_VERS_AUTO &&
 		   !rr_vcache_lacks_v2(rr_clnt_peer(rr)));
 
-	rw_props_init(&c->peer);
-	c->vers = v2 ? RW_VERS_2 : RW_VERS_1;
-	c->negotiating = v2 && rr->opts.vers == RR_VERS_AUTO;
-	c->call_inline = inl->send;
-	if (v2 && c->call_inline > RW_V1_INLINE_DEFAULT)
-		c->call_inline = RW_V1_INLINE_DEFAULT;
-	c->reply_inline = inl->recv;
+	rw_props_init(&conn->peer);
+	conn->vers = v2 ? RW_VERS_2 : RW_VERS_1;
+	conn->negotiating = v2 && rr->opts.vers == RR_VERS_AUTO;
+	conn->call_inline = inl->send;
+	if (v2 && conn->call_inline > RW_V1_INLINE_DEFAULT)
+		conn->call_inline = RW_V1_INLINE_DEFAULT;
+	conn->reply_inline = inl->recv;
 	if (!v2 && rr->opts.vers == RR_VERS_AUTO)
 		rr->st.vers_fallbacks++; /* remembered: v1 at once */
-	trace_vers(c, c->negotiating ? "probe" : "chosen");
+	trace_vers(conn, conn->negotiating ? "probe" : "chosen");
 }
 
 /* What a v2 peer accepts inline: at least 4096 (V2-INL-2), its Receive
  * Buffer Size once it says so (V2-PROP-8, AMB-V2-17), never more than
  * RFC 8797 and our Send buffers allow. */
-static void conn_v2_limits(struct rr_clnt *rr, struct rr_conn *c)
+static void conn_v2_limits(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	const struct rw_cm_private *pd = rt_conn_peer_private(c->rt);
+	const struct rw_cm_private *pd = rt_conn_peer_private(conn->rt);
 	uint32_t send = RW_V2_INLINE_DEFAULT;
 
 	if (pd->valid && pd->recv_size > send)
 		send = pd->recv_size;
-	if (c->peer.advertised & RW_SP_BIT(RW_SP_RBSIZ))
-		send = rw_props_send_limit(&c->peer, UINT32_MAX);
-	c->call_inline = rt_conn_set_inline_send(c->rt, send);
+	if (conn->peer.advertised & RW_SP_BIT(RW_SP_RBSIZ))
+		send = rw_props_send_limit(&conn->peer, UINT32_MAX);
+	conn->call_inline = rt_conn_set_inline_send(conn->rt, send);
 	/* we post Receives of inline_recv, never below 4096 in v2 */
-	c->reply_inline = rr->opts.conn.inline_recv;
+	conn->reply_inline = rr->opts.conn.inline_recv;
 }
 
-void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *c)
+void rr_conn_settled(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	if (c->known)
+	if (conn->known)
 		return;
-	c->known = true;
-	c->negotiating = false;
-	if (c->vers == RW_VERS_2)
-		conn_v2_limits(rr, c);
+	conn->known = true;
+	conn->negotiating = false;
+	if (conn->vers == RW_VERS_2)
+		conn_v2_limits(rr, conn);
 	else
-		c->call_inline = rt_conn_inline(c->rt)->send;
-	trace_vers(c, "settled");
+		conn->call_inline = rt_conn_inline(conn->rt)->send;
+	trace_vers(conn, "settled");
 }
 
-void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *c)
+void rr_conn_fall_back(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	if (!c->negotiating)
+	if (!conn->negotiating)
 		return;
-	c->negotiating = false;
-	c->fell_back = true;
-	c->vers = RW_VERS_1;
+	conn->negotiating = false;
+	conn->fell_back = true;
+	conn->vers = RW_VERS_1;
 	rr->st.vers_fallbacks++;
-	trace_vers(c, "fallback");
+	trace_vers(conn, "fallback");
 }
 
-void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k)
+void rr_conn_oneway_done(struct rr_conn *conn, const struct rr_call *call)
 {
-	if (!c->oneway_credit || k->seq <= c->oneway_seq || c->lost)
+	if (!conn->oneway_credit || call->seq <= conn->oneway_seq || conn->lost)
 		return;
-	c->oneway_credit = false;
-	rw_credits_cancel(rt_conn_credits(c->rt));
+	conn->oneway_credit = false;
+	rw_credits_cancel(rt_conn_credits(conn->rt));
 }
 
 /*
@@ -137,9 +115,9 @@ void rr_conn_oneway_done(struct rr_conn *c, const struct rr_call *k)
  * arrives (AMB-V2-6); with fewer than two credits free it waits, since it
  * must never take the credit the next Call needs.
  */
-static void conn_send_connprop(struct rr_clnt *rr, struct rr_conn *c)
+static void conn_send_connprop(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	struct rw_credits *cr = rt_conn_credits(c->rt);
+	struct rw_credits *credits = rt_conn_credits(conn->rt);
 	struct rw_prop props[RW_SP_NR];
 	uint8_t data[4 * RW_SP_NR];
 	struct rw_props local;
@@ -148,53 +126,55 @@ static void conn_send_connprop(struct rr_clnt *rr, struct rr_conn *c)
 	struct rw_hdr h;
 	size_t n;
 
-	if (c->vers != RW_VERS_2 || !c->known || c->connprop_sent || c->lost ||
-	    rw_credits_window(cr) < 2)
+	if (conn->vers != RW_VERS_2 || !conn->known || conn->connprop_sent ||
+	    conn->lost || rw_credits_window(credits) < 2)
 		return;
-	b = rt_sbuf_get(c->rt, &err);
+	b = rt_sbuf_get(conn->rt, &err);
 	if (!b)
 		return;
 	rw_props_init(&local);
 	local.val[RW_SP_RBSIZ] = rr->opts.conn.inline_recv;
 	local.val[RW_SP_BRS] = rr->opts.conn.recv_extra ? RW2_BRS_INLINE :
 							  RW2_BRS_NONE;
-	rw_hdr_init(&h, RW_VERS_2, RW2_CONNPROP, rr->ctl_xid++, cr->requested);
+	rw_hdr_init(&h, RW_VERS_2, RW2_CONNPROP, rr->ctl_xid++,
+		    credits->requested);
 	rw_props_start(&local, &h.props, &h.subset1, props, data);
 	n = rw_encode_call(&h, rt_sbuf_data(b), rt_sbuf_size(b));
-	rw_credits_take(cr);
-	if (!n || rt_post_send(c->rt, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err)) {
+	rw_credits_take(credits);
+	if (!n ||
+	    rt_post_send(conn->rt, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err)) {
 		if (!n)
-			rt_sbuf_put(c->rt, b);
-		rw_credits_cancel(cr);
-		c->connprop_sent = true; /* not again */
+			rt_sbuf_put(conn->rt, b);
+		rw_credits_cancel(credits);
+		conn->connprop_sent = true; /* not again */
 		return;
 	}
-	c->connprop_sent = true;
-	c->oneway_credit = true;
-	c->oneway_seq = c->seq;
+	conn->connprop_sent = true;
+	conn->oneway_credit = true;
+	conn->oneway_seq = conn->seq;
 	rr->st.connprops++;
 }
 
 /* The server's CONNPROP or UPDPROP (a backward-direction one-way message,
  * AMB-V2-6): its properties, and what they allow us to send. */
-void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *c,
+void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *conn,
 			const struct rw_hdr *h)
 {
 	enum rw_reason why;
 
 	if (h->proc == RW2_CONNPROP)
-		why = rw_props_initial(&c->peer, RW_PC_V2, &h->props,
+		why = rw_props_initial(&conn->peer, RW_PC_V2, &h->props,
 				       &h->subset1);
 	else
-		why = rw_props_update(&c->peer, RW_PC_V2, &h->props);
+		why = rw_props_update(&conn->peer, RW_PC_V2, &h->props);
 	if (why) {
 		rr->st.discarded++;
 		return;
 	}
 	rr->st.peer_props++;
-	if (c->known && c->vers == RW_VERS_2) {
-		conn_v2_limits(rr, c);
-		trace_vers(c, "props");
+	if (conn->known && conn->vers == RW_VERS_2) {
+		conn_v2_limits(rr, conn);
+		trace_vers(conn, "props");
 	}
 }
 
@@ -205,25 +185,25 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 {
 	struct rt_conn_attr attr = rr->opts.conn;
 	int64_t left = deadline - rr_now_ms();
-	struct rr_conn *c = calloc(1, sizeof(*c));
+	struct rr_conn *conn = calloc(1, sizeof(*conn));
 
-	if (!c) {
+	if (!conn) {
 		rt_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
 	attr.busy_poll = rr->want_busy;
 	if (left < attr.timeout_ms)
 		attr.timeout_ms = left > 0 ? (uint32_t)left : 1;
-	c->rt = rt_connect((const struct sockaddr *)&rr->dst, &attr, err);
-	if (!c->rt) {
-		free(c);
+	conn->rt = rt_connect((const struct sockaddr *)&rr->dst, &attr, err);
+	if (!conn->rt) {
+		free(conn);
 		return NULL;
 	}
-	c->trace_id = rt_conn_trace_id(c->rt);
-	c->refs = 1; /* the rr_clnt's, as its current connection */
-	c->busy_poll = attr.busy_poll;
-	conn_init_vers(rr, c);
-	return c;
+	conn->trace_id = rt_conn_trace_id(conn->rt);
+	conn->refs = 1; /* the rr_clnt's, as its current connection */
+	conn->busy_poll = attr.busy_poll;
+	conn_init_vers(rr, conn);
+	return conn;
 }
 
 /* rt_stats is all uint64_t counters: add them field by field. */
@@ -241,83 +221,83 @@ static void conn_stats_add(struct rt_stats *to, const struct rt_conn *rt)
 		t[i] += f[i];
 }
 
-void rr_conn_put(struct rr_clnt *rr, struct rr_conn *c)
+void rr_conn_put(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	if (--c->refs)
+	if (--conn->refs)
 		return;
-	conn_stats_add(&rr->st.conn, c->rt);
-	rt_conn_destroy(c->rt);
-	free(c);
+	conn_stats_add(&rr->st.conn, conn->rt);
+	rt_conn_destroy(conn->rt);
+	free(conn);
 }
 
-/* Fail every call still waiting on c; orphans are finished here. */
-void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *c)
+/* Fail every call still waiting on conn; orphans are finished here. */
+void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn)
 {
 	const struct rt_err *why;
 	unsigned int i;
 
-	if (c->lost)
+	if (conn->lost)
 		return;
-	c->lost = true;
+	conn->lost = true;
 	rr->st.conn_losses++;
 	/* Lost while the server had not answered our v2 probe, or right
 	 * after its ERR_VERS: speak v1 next time (V2-NEG-6, S-7). */
-	if (rr->opts.vers == RR_VERS_AUTO && c->seq &&
-	    (c->negotiating || (c->fell_back && !c->known)))
+	if (rr->opts.vers == RR_VERS_AUTO && conn->seq &&
+	    (conn->negotiating || (conn->fell_back && !conn->known)))
 		rr_vcache_note(rr_clnt_peer(rr), rr->opts.v2_retry_s);
-	why = rt_conn_error(c->rt);
+	why = rt_conn_error(conn->rt);
 	for (i = 0; i < RR_XID_BUCKETS; i++) {
-		struct rr_call *k = rr->xids[i], *next;
+		struct rr_call *call = rr->xids[i], *next;
 
-		for (; k; k = next) {
-			next = k->next;
-			if (k->conn == c)
-				rr_call_fail(rr, k, RR_CANTRECV,
+		for (; call; call = next) {
+			next = call->next;
+			if (call->conn == conn)
+				rr_call_fail(rr, call, RR_CANTRECV,
 					     why->code ? why->code : ECONNRESET,
 					     why->msg);
 		}
 	}
 	rr_wake_all(rr);
-	if (c == rr->conn)
+	if (conn == rr->conn)
 		rr_bc_conn_changed(rr);
 }
 
 /* The current connection stops being current. */
 static void conn_detach(struct rr_clnt *rr)
 {
-	struct rr_conn *c = rr->conn;
+	struct rr_conn *conn = rr->conn;
 
 	rr->conn = NULL;
-	if (c)
-		rr_conn_put(rr, c);
+	if (conn)
+		rr_conn_put(rr, conn);
 }
 
-/* Calls the layer finishes by itself (abandoned) that refer to c. */
-static unsigned int orphans_on(struct rr_clnt *rr, const struct rr_conn *c)
+/* Calls the layer finishes by itself (abandoned) that refer to conn. */
+static unsigned int orphans_on(struct rr_clnt *rr, const struct rr_conn *conn)
 {
 	unsigned int i, n = 0;
-	struct rr_call *k;
+	struct rr_call *call;
 
 	for (i = 0; i < RR_XID_BUCKETS; i++)
-		for (k = rr->xids[i]; k; k = k->next)
-			n += k->conn == c && k->state == RR_S_ORPHAN;
+		for (call = rr->xids[i]; call; call = call->next)
+			n += call->conn == conn && call->state == RR_S_ORPHAN;
 	return n;
 }
 
 /* An idle connection (no call but abandoned ones) in the wrong completion
  * or registration mode is replaced. */
-static bool conn_wrong_mode(struct rr_clnt *rr, const struct rr_conn *c)
+static bool conn_wrong_mode(struct rr_clnt *rr, const struct rr_conn *conn)
 {
-	return (c->busy_poll != rr->want_busy || c->retire) &&
-	       c->refs == 1 + orphans_on(rr, c);
+	return (conn->busy_poll != rr->want_busy || conn->retire) &&
+	       conn->refs == 1 + orphans_on(rr, conn);
 }
 
-/* End c (its abandoned calls are fenced and finished on the way). */
-static void conn_retire(struct rr_clnt *rr, struct rr_conn *c)
+/* End conn (its abandoned calls are fenced and finished on the way). */
+static void conn_retire(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	rt_conn_disconnect(c->rt);
-	rr_drain(rr, c);
-	rr_conn_lost(rr, c);
+	rt_conn_disconnect(conn->rt);
+	rr_drain(rr, conn);
+	rr_conn_lost(rr, conn);
 }
 
 static bool not_connecting(void *arg)
@@ -329,22 +309,22 @@ static bool not_connecting(void *arg)
 static int conn_replace(struct rr_clnt *rr, int64_t deadline,
 			struct rr_result *res)
 {
-	struct rr_conn *c;
+	struct rr_conn *conn;
 	struct rt_err err;
 
 	rr->connecting = true;
 	pthread_mutex_unlock(&rr->lock);
-	c = conn_open(rr, deadline, &err);
+	conn = conn_open(rr, deadline, &err);
 	pthread_mutex_lock(&rr->lock);
 	rr->connecting = false;
 	rr_wake_all(rr);
-	if (!c) {
+	if (!conn) {
 		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 		return -1;
 	}
 	rr->st.connects++;
 	conn_detach(rr);
-	rr->conn = c;
+	rr->conn = conn;
 	rr_bc_conn_changed(rr);
 	return 0;
 }
@@ -352,20 +332,20 @@ static int conn_replace(struct rr_clnt *rr, int64_t deadline,
 struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 			    struct rr_result *res)
 {
-	struct rr_conn *c;
+	struct rr_conn *conn;
 
 	for (;;) {
-		c = rr->conn;
-		if (c && !c->lost)
-			rr_drain(rr, c); /* notice a death first */
-		if (c && !c->lost && !conn_wrong_mode(rr, c)) {
-			conn_send_connprop(rr, c);
-			c->refs++;
-			return c;
+		conn = rr->conn;
+		if (conn && !conn->lost)
+			rr_drain(rr, conn); /* notice a death first */
+		if (conn && !conn->lost && !conn_wrong_mode(rr, conn)) {
+			conn_send_connprop(rr, conn);
+			conn->refs++;
+			return conn;
 		}
-		if (c && !c->lost)
-			conn_retire(rr, c);
-		if (c)
+		if (conn && !conn->lost)
+			conn_retire(rr, conn);
+		if (conn)
 			conn_detach(rr);
 		if (rr->connecting) {
 			if (!rr_wait(rr, NULL, not_connecting, rr, deadline,
@@ -438,15 +418,15 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
  */
 void rr_clnt_destroy(struct rr_clnt *rr)
 {
-	struct rr_conn *c;
+	struct rr_conn *conn;
 
 	if (!rr)
 		return;
 	rr_clnt_bc_disable(rr);
 	pthread_mutex_lock(&rr->lock);
-	c = rr->conn;
-	if (c) {
-		conn_retire(rr, c);
+	conn = rr->conn;
+	if (conn) {
+		conn_retire(rr, conn);
 		conn_detach(rr);
 	}
 	rr_slots_free(rr);
@@ -527,14 +507,14 @@ void rr_clnt_set_busy_poll(struct rr_clnt *rr, bool busy)
 
 uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight)
 {
-	const struct rw_credits *cr;
+	const struct rw_credits *credits;
 	uint32_t g = 0, n = 0;
 
 	pthread_mutex_lock(&rr->lock);
 	if (current(rr)) {
-		cr = rt_conn_credits(rr->conn->rt);
-		g = cr->established ? cr->granted : 1;
-		n = cr->inflight;
+		credits = rt_conn_credits(rr->conn->rt);
+		g = credits->established ? credits->granted : 1;
+		n = credits->inflight;
 	}
 	pthread_mutex_unlock(&rr->lock);
 	if (inflight)
@@ -545,16 +525,16 @@ uint32_t rr_clnt_credits(struct rr_clnt *rr, uint32_t *inflight)
 uint32_t rr_clnt_version(struct rr_clnt *rr, bool *known)
 {
 	uint32_t v = 0;
-	bool k = false;
+	bool is_known = false;
 
 	pthread_mutex_lock(&rr->lock);
 	if (current(rr)) {
 		v = rr->conn->vers;
-		k = rr->conn->known;
+		is_known = rr->conn->known;
 	}
 	pthread_mutex_unlock(&rr->lock);
 	if (known)
-		*known = k;
+		*known = is_known;
 	return v;
 }
 

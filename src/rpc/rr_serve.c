@@ -1,7 +1,7 @@
 /*
  * rr_serve.c - one connection's responder: its lifecycle, the events of the
- * connection and where they go, the pool and queues of requests, the hand
- * over of ready requests to the caller, counters.
+ * connection and where they go (the top of the server files, rr_srv_priv.h),
+ * the hand over of ready requests to the caller, counters.
  *
  * Every event the transport has is collected each time (rr_srv_progress):
  * the connection's fd is readable only while something new is pending, so
@@ -9,10 +9,6 @@
  * What cannot be finished at once (Reads in flight, an RDMA_ERROR waiting
  * for a Send buffer, a reply source waiting for its Send) stays in our own
  * queues, and its completion makes the fd readable again.
- *
- * Event cookies carry a request's index and generation: a late completion
- * for a request object that has been reused since cannot be mistaken for
- * one of the new request.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,183 +20,53 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_bc.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_ctl.h"
+#include "rpc/rr_srv_pool.h"
+#include "rpc/rr_srv_recv.h"
+#include "rpc/rr_srv_replay.h"
+#include "rpc/rr_srv_reply.h"
 #include "rpc/rr_srv_xidlog.h"
 
 #define RR_EV_BATCH 16
 
-/* ---- Queues and the request pool -------------------------------------- */
-
-void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r)
-{
-	r->next = NULL;
-	if (q->tail)
-		q->tail->next = r;
-	else
-		q->head = r;
-	q->tail = r;
-	q->n++;
-}
-
-struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q)
-{
-	struct rr_sreq *r = q->head;
-
-	if (!r)
-		return NULL;
-	q->head = r->next;
-	if (!q->head)
-		q->tail = NULL;
-	q->n--;
-	r->next = NULL;
-	return r;
-}
-
-static struct rr_sreq *req_new(struct rr_srv *s)
-{
-	struct rr_sreq **all, *r;
-
-	if (s->nall >= s->max_reqs)
-		return NULL;
-	all = realloc(s->all, (s->nall + 1) * sizeof(*all));
-	if (!all)
-		return NULL;
-	s->all = all;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->idx = s->nall;
-	/* the versions we speak, which ERR_VERS also advertises (V1-ERR-6,
-	 * V2-NEG-4), and our chunk limits (V2-ERR-7/9/11) */
-	rw_hdr_space_init(&r->sp, &s->lim);
-	s->all[s->nall++] = r;
-	return r;
-}
-
-struct rr_sreq *rr_srv_req_get(struct rr_srv *s)
-{
-	struct rr_sreq *r = rr_srv_q_pop(&s->free);
-
-	if (!r)
-		r = req_new(s);
-	if (!r)
-		return NULL;
-	r->gen++;
-	r->answered = false;
-	r->counted = false;
-	r->len = 0;
-	r->pull_len = 0;
-	r->sink = NULL;
-	r->nchunks = 0;
-	r->rsrc = NULL;
-	r->isrc = NULL;
-	r->send_pending = false;
-	r->ctl = RR_CTL_ERROR;
-	r->replay = NULL;
-	r->state = RR_FREE;
-	return r;
-}
-
-void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r)
-{
-	rr_srv_release_sink(s, r);
-	rr_srv_release_reply(s, r); /* its Send is done, if it had one */
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
-	}
-	r->state = RR_FREE;
-	rr_srv_q_push(&s->free, r);
-}
-
-uint64_t rr_srv_cookie(const struct rr_sreq *r)
-{
-	return (uint64_t)r->gen << 32 | r->idx;
-}
-
-static struct rr_sreq *by_cookie(struct rr_srv *s, uint64_t cookie)
-{
-	uint32_t idx = (uint32_t)cookie, gen = (uint32_t)(cookie >> 32);
-
-	if (idx >= s->nall || s->all[idx]->gen != gen)
-		return NULL;
-	return s->all[idx];
-}
-
 /* ---- Connection state --------------------------------------------------- */
 
-void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
+void rr_srv_disconnect(struct rr_srv *srv)
 {
-	va_list ap;
-	char msg[RT_ERR_MSG_LEN];
-
-	if (!s->err.code) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-		rt_err_set(&s->err, code, "%s", msg);
-	}
-	s->dead = true;
-	rr_srv_bc_lost(s);
-	rt_conn_disconnect(s->c);
-}
-
-void rr_srv_disconnect(struct rr_srv *s)
-{
-	pthread_mutex_lock(&s->lock);
-	rr_srv_kill(s, ECONNRESET, "the server closed the connection");
-	pthread_mutex_unlock(&s->lock);
-}
-
-const struct rt_err *rr_srv_error(const struct rr_srv *s)
-{
-	return s->err.code ? &s->err : rt_conn_error(s->c);
-}
-
-uint32_t rr_srv_grant(struct rr_srv *s)
-{
-	uint32_t g = rw_srv_credits_grant(rt_conn_srv_credits(s->c));
-
-	if (g > s->st.max_granted)
-		s->st.max_granted = g;
-	return g;
-}
-
-void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r)
-{
-	r->answered = true;
-	if (r->counted) {
-		r->counted = false;
-		s->st.inflight--;
-	}
+	pthread_mutex_lock(&srv->lock);
+	rr_srv_kill(srv, ECONNRESET, "the server closed the connection");
+	pthread_mutex_unlock(&srv->lock);
 }
 
 /* ---- Events ------------------------------------------------------------- */
 
-static void on_event(struct rr_srv *s, const struct rt_event *ev)
+static void on_event(struct rr_srv *srv, const struct rt_event *ev)
 {
-	struct rr_sreq *r;
+	struct rr_sreq *req;
 	uint64_t cookie;
 
 	switch (ev->type) {
 	case RT_EV_RECV:
-		rr_srv_on_recv(s, ev);
+		rr_srv_on_recv(srv, ev);
 		break;
 	case RT_EV_READ_DONE:
-		r = by_cookie(s, ev->cookie);
-		if (r && r->state == RR_PULLING)
-			rr_srv_on_read_done(s, r, ev->status);
+		req = rr_srv_req_by_cookie(srv, ev->cookie);
+		if (req && req->state == RR_PULLING)
+			rr_srv_on_read_done(srv, req, ev->status);
 		break;
 	case RT_EV_SEND_DONE:
-		r = by_cookie(s, ev->cookie);
-		if (r && r->send_pending)
-			rr_srv_on_send_done(s, r);
+		req = rr_srv_req_by_cookie(srv, ev->cookie);
+		if (req && req->send_pending)
+			rr_srv_on_send_done(srv, req);
 		break;
 	case RT_EV_DEAD:
-		s->dead = true;
-		if (rt_conn_peer_fault(s->c, &cookie))
-			rr_srv_xid_failed(s, by_cookie(s, cookie));
-		rr_srv_bc_lost(s);
+		srv->dead = true;
+		if (rt_conn_peer_fault(srv->conn, &cookie))
+			rr_srv_xid_failed(srv,
+					  rr_srv_req_by_cookie(srv, cookie));
+		rr_srv_bc_lost(srv);
 		break;
 	default:
 		break; /* Writes are never signalled */
@@ -208,154 +74,142 @@ static void on_event(struct rr_srv *s, const struct rt_event *ev)
 }
 
 /* One rt_conn_poll() and what it returned; -ENOTCONN once dead. */
-static int poll_once(struct rr_srv *s, int timeout_ms)
+static int poll_once(struct rr_srv *srv, int timeout_ms)
 {
 	struct rt_event ev[RR_EV_BATCH];
 	int n, i;
 
-	n = rt_conn_poll(s->c, ev, RR_EV_BATCH, timeout_ms);
+	n = rt_conn_poll(srv->conn, ev, RR_EV_BATCH, timeout_ms);
 	if (n < 0) {
-		s->dead = true;
+		srv->dead = true;
 		return -ENOTCONN;
 	}
 	for (i = 0; i < n; i++)
-		on_event(s, &ev[i]);
+		on_event(srv, &ev[i]);
 	return n;
 }
 
 /* Collect everything pending, so nothing waits unseen in the transport. */
-static void drain(struct rr_srv *s)
+static void drain(struct rr_srv *srv)
 {
-	while (poll_once(s, 0) > 0)
+	while (poll_once(srv, 0) > 0)
 		;
 }
 
-int rr_srv_wait_events(struct rr_srv *s, int timeout_ms)
+static int wait_events(struct rr_srv *srv, int timeout_ms)
 {
-	int n = poll_once(s, timeout_ms);
+	int n = poll_once(srv, timeout_ms);
 
 	if (n > 0)
-		drain(s);
-	return s->dead ? -ENOTCONN : n;
+		drain(srv);
+	return srv->dead ? -ENOTCONN : n;
 }
 
-void rr_srv_kick(struct rr_srv *s)
+void rr_srv_defer(struct rr_srv *srv)
 {
-	uint64_t one = 1;
-
-	if (!s->kicked && write(s->kick, &one, sizeof(one)) == sizeof(one))
-		s->kicked = true;
+	pthread_mutex_lock(&srv->lock);
+	rr_srv_kick(srv);
+	pthread_mutex_unlock(&srv->lock);
 }
 
-void rr_srv_defer(struct rr_srv *s)
-{
-	pthread_mutex_lock(&s->lock);
-	rr_srv_kick(s);
-	pthread_mutex_unlock(&s->lock);
-}
-
-int rr_srv_progress_locked(struct rr_srv *s)
+static int progress_locked(struct rr_srv *srv)
 {
 	uint64_t v;
 	bool again;
 
-	if (s->kicked && read(s->kick, &v, sizeof(v)) == sizeof(v))
-		s->kicked = false;
+	if (srv->kicked && read(srv->kick, &v, sizeof(v)) == sizeof(v))
+		srv->kicked = false;
 	do {
-		drain(s);
-		if (s->dead)
+		drain(srv);
+		if (srv->dead)
 			return -ENOTCONN;
-		rr_srv_start_pulls(s);
+		rr_srv_start_pulls(srv);
 		/* Taking a Send buffer may reap completions into the
 		 * transport's queue: collect them too. */
-		again = rr_srv_flush_errors(s);
-		rr_srv_send_connprop(s);
+		again = rr_srv_flush_errors(srv);
+		rr_srv_send_connprop(srv);
 	} while (again);
-	return s->dead ? -ENOTCONN : (int)s->ready.n;
+	return srv->dead ? -ENOTCONN : (int)srv->ready.n;
 }
 
-int rr_srv_progress(struct rr_srv *s)
+int rr_srv_progress(struct rr_srv *srv)
 {
 	int n;
 
-	pthread_mutex_lock(&s->lock);
-	n = rr_srv_progress_locked(s);
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&srv->lock);
+	n = progress_locked(srv);
+	pthread_mutex_unlock(&srv->lock);
 	return n;
 }
 
 /* ---- The caller's side --------------------------------------------------- */
 
+/* Answer req, a resend, from its record; the reply path decides inline, the
+ * Reply chunk or (still no room) another resource error and record. */
+static void answer_resend(struct rr_srv *srv, struct rr_sreq *req)
+{
+	struct rr_replay *p = req->replay;
+	struct rr_sreq_enc enc;
+
+	rr_replay_enc(p, &enc);
+	req->state = RR_CURRENT;
+	srv->st.replays_done++;
+	rr_srv_reply(srv, req, &enc);
+	req->replay = NULL;
+	rr_replay_free(srv, p);
+	rr_srv_done(srv, req);
+}
+
 /* A resend answered from a recorded reply never reaches the caller: the
  * procedure must not run twice (rr_srv_replay.c). */
-struct rr_sreq *rr_srv_next(struct rr_srv *s)
+struct rr_sreq *rr_srv_next(struct rr_srv *srv)
 {
-	struct rr_sreq *r;
+	struct rr_sreq *req;
 
-	pthread_mutex_lock(&s->lock);
-	while (!s->dead && (r = rr_srv_q_pop(&s->ready))) {
-		if (r->replay) {
-			rr_replay_answer(s, r);
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->dead && (req = rr_srv_q_pop(&srv->ready))) {
+		if (req->replay) {
+			answer_resend(srv, req);
 			continue;
 		}
-		r->state = RR_CURRENT;
-		s->st.requests++;
-		if (r->rx.hdr.vers == RW_VERS_2)
-			s->st.v2_requests++;
-		pthread_mutex_unlock(&s->lock);
-		return r;
+		req->state = RR_CURRENT;
+		srv->st.requests++;
+		if (req->rx.hdr.vers == RW_VERS_2)
+			srv->st.v2_requests++;
+		pthread_mutex_unlock(&srv->lock);
+		return req;
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&srv->lock);
 	return NULL;
 }
 
-XDR *rr_sreq_xdr(struct rr_sreq *r)
+XDR *rr_sreq_xdr(struct rr_sreq *req)
 {
-	return &r->ax.xdr;
+	return &req->ax.xdr;
 }
 
-bool rr_sreq_set_ddp(struct rr_sreq *r, const struct rw_ddp_policy *pol)
+bool rr_sreq_set_ddp(struct rr_sreq *req, const struct rw_ddp_policy *pol)
 {
-	return rw_axdr_set_policy(&r->ax, pol);
+	return rw_axdr_set_policy(&req->ax, pol);
 }
 
-uint32_t rr_sreq_xid(const struct rr_sreq *r)
+uint32_t rr_sreq_xid(const struct rr_sreq *req)
 {
-	return r->rx.hdr.xid;
+	return req->rx.hdr.xid;
 }
 
-int rr_sreq_args_done(struct rr_sreq *r)
+int rr_sreq_args_done(struct rr_sreq *req)
 {
-	enum rw_xdr_err e = rw_axdr_finish(&r->ax);
+	enum rw_xdr_err e = rw_axdr_finish(&req->ax);
 
 	return e == RW_XERR_OK || e == RW_XERR_TRAILING ? 0 : -EPROTO;
 }
 
-void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r)
+void rr_sreq_done(struct rr_srv *srv, struct rr_sreq *req)
 {
-	pthread_mutex_lock(&s->lock);
-	rr_srv_done(s, r);
-	pthread_mutex_unlock(&s->lock);
-}
-
-void rr_srv_done(struct rr_srv *s, struct rr_sreq *r)
-{
-	if (r->state != RR_CURRENT)
-		return;
-	/* Argument items the decoder copied out of the pulled chunks
-	 * (counted once, whatever became of the decode). */
-	s->st.ddp_copies += rw_axdr_copies(&r->ax);
-	s->st.ddp_copy_bytes += rw_axdr_bytes_copied(&r->ax);
-	if (!r->answered) {
-		s->st.dropped++;
-		rr_srv_answered(s, r);
-	}
-	rr_srv_release_sink(s, r);
-	if (r->send_pending) {
-		r->state = RR_SENDING; /* freed once its Send is done */
-		return;
-	}
-	rr_srv_req_put(s, r);
+	pthread_mutex_lock(&srv->lock);
+	rr_srv_done(srv, req);
+	pthread_mutex_unlock(&srv->lock);
 }
 
 /* ---- Lifecycle ----------------------------------------------------------- */
@@ -368,23 +222,23 @@ static int epoll_add(int epfd, int fd)
 }
 
 /* The fd the caller polls: the connection's, plus our own kick. */
-static int setup_fd(struct rr_srv *s, struct rt_err *err)
+static int setup_fd(struct rr_srv *srv, struct rt_err *err)
 {
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	s->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->epfd < 0 || s->kick < 0 || epoll_add(s->epfd, s->kick) ||
-	    epoll_add(s->epfd, rt_conn_fd(s->c)))
+	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+	srv->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (srv->epfd < 0 || srv->kick < 0 || epoll_add(srv->epfd, srv->kick) ||
+	    epoll_add(srv->epfd, rt_conn_fd(srv->conn)))
 		return rt_err_set(err, errno, "cannot create a pollable fd: %s",
 				  strerror(errno));
 	return 0;
 }
 
-static void close_fds(struct rr_srv *s)
+static void close_fds(struct rr_srv *srv)
 {
-	if (s->epfd >= 0)
-		close(s->epfd);
-	if (s->kick >= 0)
-		close(s->kick);
+	if (srv->epfd >= 0)
+		close(srv->epfd);
+	if (srv->kick >= 0)
+		close(srv->kick);
 }
 
 /* Backward callers wait with CLOCK_MONOTONIC deadlines. */
@@ -402,114 +256,117 @@ static int cond_init(pthread_cond_t *cv)
 
 /* What Calls are decoded against: our versions and chunk limits, within
  * the wire layer's ceilings. */
-static void limits_init(struct rr_srv *s)
+static void limits_init(struct rr_srv *srv)
 {
-	const struct rr_srv_opts *o = &s->opts;
+	const struct rr_srv_opts *o = &srv->opts;
 
-	s->lim = o->vers_max == RW_VERS_1 ? rw_default_limits : rw_v2_limits;
+	srv->lim = o->vers_max == RW_VERS_1 ? rw_default_limits : rw_v2_limits;
 	if (o->vers_min == RW_VERS_2)
-		s->lim.vers_low = RW_VERS_2;
+		srv->lim.vers_low = RW_VERS_2;
 	if (o->max_read_chunks)
-		s->lim.max_read_chunks = o->max_read_chunks;
+		srv->lim.max_read_chunks = o->max_read_chunks;
 	if (o->max_write_chunks)
-		s->lim.max_write_chunks = o->max_write_chunks;
+		srv->lim.max_write_chunks = o->max_write_chunks;
 	if (o->max_chunk_segs)
-		s->lim.max_chunk_segs = o->max_chunk_segs;
+		srv->lim.max_chunk_segs = o->max_chunk_segs;
 }
 
-struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
+struct rr_srv *rr_srv_create(struct rt_conn *conn, const struct rr_srv_opts *o,
 			     struct rt_err *err)
 {
-	struct rr_srv *s = calloc(1, sizeof(*s));
-	uint32_t target = rt_conn_srv_credits(c)->target;
+	struct rr_srv *srv = calloc(1, sizeof(*srv));
+	uint32_t target = rt_conn_srv_credits(conn)->target;
 
-	if (!s) {
+	if (!srv) {
 		rt_err_set(err, ENOMEM, "out of memory");
 		return NULL;
 	}
-	s->c = c;
-	s->trace_id = rt_conn_trace_id(c);
-	if (setup_fd(s, err) || pthread_mutex_init(&s->lock, NULL) ||
-	    cond_init(&s->bc_cv)) {
-		close_fds(s);
-		free(s);
+	srv->conn = conn;
+	srv->trace_id = rt_conn_trace_id(conn);
+	srv->progress_locked = progress_locked;
+	srv->wait_events = wait_events;
+	srv->lost = rr_srv_bc_lost;
+	if (setup_fd(srv, err) || pthread_mutex_init(&srv->lock, NULL) ||
+	    cond_init(&srv->bc_cv)) {
+		close_fds(srv);
+		free(srv);
 		return NULL;
 	}
-	s->opts = *o;
+	srv->opts = *o;
 	/* Every Call in flight holds one request object, a Long reply one
 	 * until its Send completes: a peer within its credits never needs
 	 * more than this. */
-	s->max_reqs = 2 * target + 16 + o->bc_max;
-	limits_init(s);
-	s->bc_max = o->bc_max;
-	s->bc_granted = 1; /* until the first backward Reply */
-	s->cm_send = rt_conn_inline(c)->send;
-	rw_props_init(&s->peer);
-	s->bc_xid = (uint32_t)(uintptr_t)s * 2654435761u;
-	return s;
+	srv->max_reqs = 2 * target + 16 + o->bc_max;
+	limits_init(srv);
+	srv->bc_max = o->bc_max;
+	srv->bc_granted = 1; /* until the first backward Reply */
+	srv->cm_send = rt_conn_inline(conn)->send;
+	rw_props_init(&srv->peer);
+	srv->bc_xid = (uint32_t)(uintptr_t)srv * 2654435761u;
+	return srv;
 }
 
-void rr_srv_destroy(struct rr_srv *s)
+void rr_srv_destroy(struct rr_srv *srv)
 {
 	uint32_t i;
 
-	if (!s)
+	if (!srv)
 		return;
 	/* The transport fences and frees every sink and reply source with
 	 * the connection; the requests only own their message copies. */
-	rt_conn_destroy(s->c);
-	close_fds(s);
-	rr_replay_free_all(s);
-	rr_srv_bc_free(s);
-	pthread_mutex_destroy(&s->lock);
-	for (i = 0; i < s->nall; i++) {
+	rt_conn_destroy(srv->conn);
+	close_fds(srv);
+	rr_replay_free_all(srv);
+	rr_srv_bc_free(srv);
+	pthread_mutex_destroy(&srv->lock);
+	for (i = 0; i < srv->nall; i++) {
 		/* a resend still waiting to be answered from its record
 		 * (taken out of the list by rr_replay_take) */
-		if (s->all[i]->replay)
-			rr_replay_free(s, s->all[i]->replay);
-		free(s->all[i]->msg);
-		free(s->all[i]);
+		if (srv->all[i]->replay)
+			rr_replay_free(srv, srv->all[i]->replay);
+		free(srv->all[i]->msg);
+		free(srv->all[i]);
 	}
-	free(s->all);
-	free(s);
+	free(srv->all);
+	free(srv);
 }
 
-int rr_srv_fd(const struct rr_srv *s)
+int rr_srv_fd(const struct rr_srv *srv)
 {
-	return s->epfd;
+	return srv->epfd;
 }
 
-const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *s)
+const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *srv)
 {
-	return rt_conn_peer_addr(s->c);
+	return rt_conn_peer_addr(srv->conn);
 }
 
-const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s)
+const struct sockaddr *rr_srv_local_addr(const struct rr_srv *srv)
 {
-	return rt_conn_local_addr(s->c);
+	return rt_conn_local_addr(srv->conn);
 }
 
 /* The readers below take the lock: a backward caller may be changing what
- * they read (s is not really const to them). */
-void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out)
+ * they read (srv is not really const to them). */
+void rr_srv_stats(const struct rr_srv *srv, struct rr_srv_stats *out)
 {
-	struct rr_srv *w = (struct rr_srv *)s;
+	struct rr_srv *w = (struct rr_srv *)srv;
 
 	pthread_mutex_lock(&w->lock);
-	*out = s->st;
+	*out = srv->st;
 	pthread_mutex_unlock(&w->lock);
 }
 
-uint32_t rr_srv_version(const struct rr_srv *s)
+uint32_t rr_srv_version(const struct rr_srv *srv)
 {
-	return __atomic_load_n(&s->vers_seen, __ATOMIC_RELAXED);
+	return __atomic_load_n(&srv->vers_seen, __ATOMIC_RELAXED);
 }
 
-void rr_srv_peer_props(const struct rr_srv *s, struct rw_props *out)
+void rr_srv_peer_props(const struct rr_srv *srv, struct rw_props *out)
 {
-	struct rr_srv *w = (struct rr_srv *)s;
+	struct rr_srv *w = (struct rr_srv *)srv;
 
 	pthread_mutex_lock(&w->lock);
-	*out = s->peer;
+	*out = srv->peer;
 	pthread_mutex_unlock(&w->lock);
 }

@@ -171,25 +171,25 @@ struct rr_srv_stats {
 };
 
 /*
- * Take over c (an accepted connection): from now on it belongs to the
+ * Take over conn (an accepted connection): from now on it belongs to the
  * rr_srv and is destroyed with it.  NULL with err set if out of memory
- * (c is then left to the caller).
+ * (conn is then left to the caller).
  */
-struct rr_srv *rr_srv_create(struct rt_conn *c, const struct rr_srv_opts *o,
+struct rr_srv *rr_srv_create(struct rt_conn *conn, const struct rr_srv_opts *o,
 			     struct rt_err *err);
 
 /* Destroy the connection (fenced, disconnected) and every request. */
-void rr_srv_destroy(struct rr_srv *s);
+void rr_srv_destroy(struct rr_srv *srv);
 
-/* End the connection now (the peer sees a disconnect); s stays usable
+/* End the connection now (the peer sees a disconnect); srv stays usable
  * until rr_srv_destroy(), every operation failing. */
-void rr_srv_disconnect(struct rr_srv *s);
+void rr_srv_disconnect(struct rr_srv *srv);
 
 /* The fd to poll: readable when rr_srv_progress() has work. */
-int rr_srv_fd(const struct rr_srv *s);
+int rr_srv_fd(const struct rr_srv *srv);
 
-const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *s);
-const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s);
+const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *srv);
+const struct sockaddr *rr_srv_local_addr(const struct rr_srv *srv);
 
 /*
  * Do everything that can be done without blocking: collect every pending
@@ -199,9 +199,9 @@ const struct sockaddr *rr_srv_local_addr(const struct rr_srv *s);
  * ready, or -ENOTCONN once the connection is dead (with the cause in
  * rr_srv_error()).
  */
-int rr_srv_progress(struct rr_srv *s);
+int rr_srv_progress(struct rr_srv *srv);
 
-const struct rt_err *rr_srv_error(const struct rr_srv *s);
+const struct rt_err *rr_srv_error(const struct rr_srv *srv);
 
 /*
  * Make rr_srv_fd() readable although nothing new is pending, so that a
@@ -209,22 +209,22 @@ const struct rt_err *rr_srv_error(const struct rr_srv *s);
  * their turn) is called again after its next poll().  Cleared by
  * rr_srv_progress().
  */
-void rr_srv_defer(struct rr_srv *s);
+void rr_srv_defer(struct rr_srv *srv);
 
 /*
  * The next ready request, or NULL.  It stays the caller's until
  * rr_sreq_done(); its stream (rr_sreq_xdr) is positioned at the start of the
  * RPC message.
  */
-struct rr_sreq *rr_srv_next(struct rr_srv *s);
+struct rr_sreq *rr_srv_next(struct rr_srv *srv);
 
-/* The decode stream of r: an rw_axdr (rw_xdr.h).  The caller decodes the
+/* The decode stream of req: an rw_axdr (rw_xdr.h).  The caller decodes the
  * RPC header, calls rr_sreq_set_ddp(), rw_xdr_begin_body(), then the
  * arguments. */
-XDR *rr_sreq_xdr(struct rr_sreq *r);
+XDR *rr_sreq_xdr(struct rr_sreq *req);
 
 /*
- * Which argument items of r may arrive in Read chunks: the Upper-Layer
+ * Which argument items of req may arrive in Read chunks: the Upper-Layer
  * Binding's call policy for the procedure the RPC header named, or
  * RW_DDP_NONE (no binding, RPCSEC_GSS: V1-GSS-3).  Until it is called
  * the policy is RW_DDP_NONE.  A Read chunk at any other item fails the
@@ -232,9 +232,9 @@ XDR *rr_sreq_xdr(struct rr_sreq *r);
  * AMB-V1-15).  Only before rw_xdr_begin_body() on the stream: false,
  * changing nothing, once the arguments have begun (or pol is NULL).
  */
-bool rr_sreq_set_ddp(struct rr_sreq *r, const struct rw_ddp_policy *pol);
+bool rr_sreq_set_ddp(struct rr_sreq *req, const struct rw_ddp_policy *pol);
 
-uint32_t rr_sreq_xid(const struct rr_sreq *r);
+uint32_t rr_sreq_xid(const struct rr_sreq *req);
 
 /*
  * The arguments are decoded: 0, or -EPROTO if a Read chunk was never
@@ -242,7 +242,7 @@ uint32_t rr_sreq_xid(const struct rr_sreq *r);
  * caller then answers GARBAGE_ARGS.  Payload octets after the message are
  * tolerated, as a TCP transport ignores the rest of a record.
  */
-int rr_sreq_args_done(struct rr_sreq *r);
+int rr_sreq_args_done(struct rr_sreq *req);
 
 /* The caller's reply encoder: the RPC reply header and results, on xdrs
  * (encode it the same way each time: it may run twice). */
@@ -263,37 +263,37 @@ struct rr_sreq_enc {
 };
 
 /*
- * Reply to r (see the model above).  Returns 0 when the reply is on its
+ * Reply to req (see the model above).  Returns 0 when the reply is on its
  * way; -EMSGSIZE when it fitted nowhere, or a result item did not fit its
  * Write chunk, and ERR_CHUNK was sent instead;
  * -EINVAL if the encoder failed (nothing sent: the caller may answer
- * otherwise, e.g. SYSTEM_ERR); -EALREADY if r was answered already;
+ * otherwise, e.g. SYSTEM_ERR); -EALREADY if req was answered already;
  * -ENOTCONN if the connection is dead or had to be closed.
  */
-int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
+int rr_sreq_reply(struct rr_srv *srv, struct rr_sreq *req,
 		  const struct rr_sreq_enc *enc);
 
 /*
- * Answer r with RDMA_ERROR/ERR_CHUNK instead of an RPC reply ("no
+ * Answer req with RDMA_ERROR/ERR_CHUNK instead of an RPC reply ("no
  * RPC-level reply is possible"), e.g. when its RPC call header cannot be
- * decoded.  Nothing is sent if r was answered already.
+ * decoded.  Nothing is sent if req was answered already.
  */
-void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r);
+void rr_sreq_fail(struct rr_srv *srv, struct rr_sreq *req);
 
 /*
- * The caller is finished with r.  A Call never answered is counted as
+ * The caller is finished with req.  A Call never answered is counted as
  * dropped (its requester will time out: the RPC layer chose not to reply).
  */
-void rr_sreq_done(struct rr_srv *s, struct rr_sreq *r);
+void rr_sreq_done(struct rr_srv *srv, struct rr_sreq *req);
 
-void rr_srv_stats(const struct rr_srv *s, struct rr_srv_stats *out);
+void rr_srv_stats(const struct rr_srv *srv, struct rr_srv_stats *out);
 
 /* ---- Backward direction (RFC 8167, rr_srv_bc.c) -------------------------- */
 
 struct rr_srv_bcall;
 
 /*
- * Call the client back on s's connection: enc encodes the whole RPC Call
+ * Call the client back on srv's connection: enc encodes the whole RPC Call
  * (header with xid, credentials, arguments) with plain XDR; the message
  * goes inline.  Waits until deadline (CLOCK_MONOTONIC ms, rr_now_ms()) for
  * the Reply, polling the connection itself when nobody else does.  RR_OK:
@@ -303,17 +303,17 @@ struct rr_srv_bcall;
  * the client yet, bc_max 0), RR_TIMEDOUT, RR_CANTRECV.  Safe from any
  * thread, svc_run's included.
  */
-enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
-			      void *arg, int64_t deadline,
+enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
+			      rr_encode_fn enc, void *arg, int64_t deadline,
 			      struct rr_srv_bcall **callp,
 			      struct rr_result *res);
-XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *k);
-void rr_srv_bcall_done(struct rr_srv *s, struct rr_srv_bcall *k);
+XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *bcall);
+void rr_srv_bcall_done(struct rr_srv *srv, struct rr_srv_bcall *bcall);
 
 /* The version the peer's Calls use (0 before the first), and its transport
  * properties as received (defaults until its CONNPROP). */
-uint32_t rr_srv_version(const struct rr_srv *s);
+uint32_t rr_srv_version(const struct rr_srv *srv);
 struct rw_props;
-void rr_srv_peer_props(const struct rr_srv *s, struct rw_props *out);
+void rr_srv_peer_props(const struct rr_srv *srv, struct rw_props *out);
 
 #endif /* RR_SERVE_H */

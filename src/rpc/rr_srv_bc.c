@@ -23,9 +23,9 @@
  * Waiting: the connection is driven by svc_run's thread (xp_recv), but a
  * backward caller may be that very thread (a dispatch function calling its
  * client back) or another while svc_run sleeps: so a caller that finds no
- * one polling polls the connection itself (with s->lock released while it
+ * one polling polls the connection itself (with srv->lock released while it
  * sleeps), hands forward Calls it collects to the ready queue and kicks the
- * fd so that svc_run sees them.  Everything is done under s->lock.
+ * fd so that svc_run sees them.  Everything is done under srv->lock.
  *
  * A caller that gives up (deadline) leaves its Call behind: the credit and
  * the Receive stay taken until the late Reply comes (it is then dropped),
@@ -44,7 +44,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_bc.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_pool.h"
 #include "wire/rw_plan.h"
 
 /* Longest a leading caller sleeps before looking at the world again. */
@@ -85,113 +87,116 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void unlink_call(struct rr_srv *s, struct rr_srv_bcall *k)
+static void unlink_call(struct rr_srv *srv, struct rr_srv_bcall *bcall)
 {
 	struct rr_srv_bcall **pp;
 
-	for (pp = &s->bcalls; *pp; pp = &(*pp)->next) {
-		if (*pp == k) {
-			*pp = k->next;
+	for (pp = &srv->bcalls; *pp; pp = &(*pp)->next) {
+		if (*pp == bcall) {
+			*pp = bcall->next;
 			return;
 		}
 	}
 }
 
-static void free_call(struct rr_srv *s, struct rr_srv_bcall *k)
+static void free_call(struct rr_srv *srv, struct rr_srv_bcall *bcall)
 {
-	if (k->reply)
-		rr_srv_req_put(s, k->reply);
-	free(k);
+	if (bcall->reply)
+		rr_srv_req_put(srv, bcall->reply);
+	free(bcall);
 }
 
 /* The credit of a finished Call returns: its Reply came, or it never
  * will. */
-static void credit_back(struct rr_srv *s)
+static void credit_back(struct rr_srv *srv)
 {
-	if (s->bc_inflight)
-		s->bc_inflight--;
+	if (srv->bc_inflight)
+		srv->bc_inflight--;
 }
 
 /*
- * r is a backward Reply (classify decided by its direction): give it to
+ * req is a backward Reply (classify decided by its direction): give it to
  * its Call.  false if no Call of ours has its XID (the caller then drops
  * it, counted).
  */
-bool rr_srv_bc_reply(struct rr_srv *s, struct rr_sreq *r)
+bool rr_srv_bc_reply(struct rr_srv *srv, struct rr_sreq *req)
 {
-	const struct rw_hdr *h = &r->rx.hdr;
-	struct rr_srv_bcall *k;
+	const struct rw_hdr *h = &req->rx.hdr;
+	struct rr_srv_bcall *bcall;
 
-	for (k = s->bcalls; k && (k->xid != h->xid || k->done); k = k->next)
+	for (bcall = srv->bcalls;
+	     bcall && (bcall->xid != h->xid || bcall->done);
+	     bcall = bcall->next)
 		;
-	if (!k || h->proc != RW_MSG || h->nreads || h->nwrites ||
+	if (!bcall || h->proc != RW_MSG || h->nreads || h->nwrites ||
 	    h->has_reply ||
-	    rw_check_payload(h, r->msg + h->hdr_len, r->len - h->hdr_len))
+	    rw_check_payload(h, req->msg + h->hdr_len, req->len - h->hdr_len))
 		return false;
 	if (h->credit)
-		s->bc_granted = h->credit; /* a 0 never counts (V1-BD-2) */
-	credit_back(s);
-	TR_EVENT(srv_bc_reply, s->trace_id, h->xid, "len=%u grant=%u orphan=%d",
-		 r->len - h->hdr_len, s->bc_granted, k->orphan ? 1 : 0);
-	if (k->orphan) {
-		unlink_call(s, k);
-		rr_srv_req_put(s, r);
-		free(k);
+		srv->bc_granted = h->credit; /* a 0 never counts (V1-BD-2) */
+	credit_back(srv);
+	TR_EVENT(srv_bc_reply, srv->trace_id, h->xid,
+		 "len=%u grant=%u orphan=%d", req->len - h->hdr_len,
+		 srv->bc_granted, bcall->orphan ? 1 : 0);
+	if (bcall->orphan) {
+		unlink_call(srv, bcall);
+		rr_srv_req_put(srv, req);
+		free(bcall);
 		return true;
 	}
-	r->state = RR_BCREPLY;
-	k->reply = r;
-	k->done = true;
-	pthread_cond_broadcast(&s->bc_cv);
+	req->state = RR_BCREPLY;
+	bcall->reply = req;
+	bcall->done = true;
+	pthread_cond_broadcast(&srv->bc_cv);
 	return true;
 }
 
 /* The connection ended: every Call waiting is done, without a Reply. */
-void rr_srv_bc_lost(struct rr_srv *s)
+void rr_srv_bc_lost(struct rr_srv *srv)
 {
-	struct rr_srv_bcall *k;
+	struct rr_srv_bcall *bcall;
 
-	for (k = s->bcalls; k; k = k->next)
-		k->done = true;
-	s->bc_inflight = 0;
-	pthread_cond_broadcast(&s->bc_cv);
+	for (bcall = srv->bcalls; bcall; bcall = bcall->next)
+		bcall->done = true;
+	srv->bc_inflight = 0;
+	pthread_cond_broadcast(&srv->bc_cv);
 }
 
-void rr_srv_bc_free(struct rr_srv *s)
+void rr_srv_bc_free(struct rr_srv *srv)
 {
-	struct rr_srv_bcall *k;
+	struct rr_srv_bcall *bcall;
 
-	while ((k = s->bcalls)) {
-		s->bcalls = k->next;
-		free_call(s, k);
+	while ((bcall = srv->bcalls)) {
+		srv->bcalls = bcall->next;
+		free_call(srv, bcall);
 	}
-	pthread_cond_destroy(&s->bc_cv);
+	pthread_cond_destroy(&srv->bc_cv);
 }
 
 /* ---- Waiting --------------------------------------------------------- */
 
 /* Poll the connection for everyone, once (lock held, released while
  * asleep), then make svc_run look at what this found for it. */
-static void lead_once(struct rr_srv *s, int64_t deadline)
+static void lead_once(struct rr_srv *srv, int64_t deadline)
 {
-	struct pollfd pfd = { .fd = s->epfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = srv->epfd, .events = POLLIN };
 	int64_t left = deadline - now_ms();
 
-	s->bc_leading = true;
-	pthread_mutex_unlock(&s->lock);
+	srv->bc_leading = true;
+	pthread_mutex_unlock(&srv->lock);
 	if (left > 0)
 		poll(&pfd, 1,
 		     left < RR_BC_SLICE_MS ? (int)left : RR_BC_SLICE_MS);
-	pthread_mutex_lock(&s->lock);
-	s->bc_leading = false;
-	if (rr_srv_progress_locked(s) > 0)
-		rr_srv_kick(s);
-	if (s->dead)
-		rr_srv_bc_lost(s);
-	pthread_cond_broadcast(&s->bc_cv);
+	pthread_mutex_lock(&srv->lock);
+	srv->bc_leading = false;
+	if (srv->progress_locked(srv) > 0)
+		rr_srv_kick(srv);
+	if (srv->dead)
+		rr_srv_bc_lost(srv);
+	pthread_cond_broadcast(&srv->bc_cv);
 }
 
-static void timed_wait(struct rr_srv *s, int64_t deadline)
+static void timed_wait(struct rr_srv *srv, int64_t deadline)
 {
 	int64_t t = now_ms() + RR_BC_SLICE_MS;
 	struct timespec ts;
@@ -200,49 +205,51 @@ static void timed_wait(struct rr_srv *s, int64_t deadline)
 		t = deadline;
 	ts.tv_sec = t / 1000;
 	ts.tv_nsec = (t % 1000) * 1000000;
-	pthread_cond_timedwait(&s->bc_cv, &s->lock, &ts);
+	pthread_cond_timedwait(&srv->bc_cv, &srv->lock, &ts);
 }
 
-/* Wait until done(s, arg) or the deadline (lock held). */
-static bool wait_for(struct rr_srv *s, bool (*done)(struct rr_srv *, void *),
+/* Wait until done(srv, arg) or the deadline (lock held). */
+static bool wait_for(struct rr_srv *srv, bool (*done)(struct rr_srv *, void *),
 		     void *arg, int64_t deadline)
 {
-	while (!done(s, arg) && !s->dead && now_ms() < deadline) {
-		if (!s->bc_leading)
-			lead_once(s, deadline);
+	while (!done(srv, arg) && !srv->dead && now_ms() < deadline) {
+		if (!srv->bc_leading)
+			lead_once(srv, deadline);
 		else
-			timed_wait(s, deadline);
+			timed_wait(srv, deadline);
 	}
-	return done(s, arg);
+	return done(srv, arg);
 }
 
 /* Abandoned Calls whose time is up give their credit back (lock held). */
-static void reap_orphans(struct rr_srv *s)
+static void reap_orphans(struct rr_srv *srv)
 {
-	struct rr_srv_bcall **pp = &s->bcalls, *k;
+	struct rr_srv_bcall **pp = &srv->bcalls, *bcall;
 	int64_t now = now_ms();
 
-	while ((k = *pp)) {
-		if (k->orphan && !k->done && now >= k->orphan_until) {
-			*pp = k->next;
-			credit_back(s);
-			free_call(s, k);
+	while ((bcall = *pp)) {
+		if (bcall->orphan && !bcall->done &&
+		    now >= bcall->orphan_until) {
+			*pp = bcall->next;
+			credit_back(srv);
+			free_call(srv, bcall);
 			continue;
 		}
-		pp = &k->next;
+		pp = &bcall->next;
 	}
 }
 
-static bool credit_free(struct rr_srv *s, void *arg)
+static bool credit_free(struct rr_srv *srv, void *arg)
 {
-	uint32_t limit = s->bc_granted < s->bc_max ? s->bc_granted : s->bc_max;
+	uint32_t limit = srv->bc_granted < srv->bc_max ? srv->bc_granted :
+							 srv->bc_max;
 
-	reap_orphans(s);
+	reap_orphans(srv);
 
-	return s->bc_inflight < limit;
+	return srv->bc_inflight < limit;
 }
 
-static bool call_done(struct rr_srv *s, void *arg)
+static bool call_done(struct rr_srv *srv, void *arg)
 {
 	return ((struct rr_srv_bcall *)arg)->done;
 }
@@ -250,24 +257,24 @@ static bool call_done(struct rr_srv *s, void *arg)
 /* ---- The Call -------------------------------------------------------- */
 
 /* What the client takes inline in the connection's version. */
-static uint32_t send_limit(const struct rr_srv *s)
+static uint32_t send_limit(const struct rr_srv *srv)
 {
-	return s->vers_seen == RW_VERS_2 && s->v2_send ? s->v2_send :
-							 s->cm_send;
+	return srv->vers_seen == RW_VERS_2 && srv->v2_send ? srv->v2_send :
+							     srv->cm_send;
 }
 
 /* Header and RPC Call into b: octets, or 0 with res set. */
-static uint32_t encode_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
+static uint32_t encode_call(struct rr_srv *srv, uint32_t xid, rr_encode_fn enc,
 			    void *arg, struct rt_sbuf *b, struct rr_result *res)
 {
-	uint32_t cap = send_limit(s), hl;
+	uint32_t cap = send_limit(srv), hl;
 	uint8_t *p = rt_sbuf_data(b);
 	struct rw_hdr h;
 	XDR x;
 
 	if (cap > rt_sbuf_size(b))
 		cap = rt_sbuf_size(b);
-	rw_hdr_init(&h, s->vers_seen, RW_MSG, xid, s->bc_max);
+	rw_hdr_init(&h, srv->vers_seen, RW_MSG, xid, srv->bc_max);
 	h.direction = RW_DIR_CALL;
 	hl = (uint32_t)rw_hdr_encode(&h, p, cap);
 	if (!hl) {
@@ -285,26 +292,27 @@ static uint32_t encode_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
 	return hl + xdr_getpos(&x);
 }
 
-static bool can_call(struct rr_srv *s, struct rr_result *res)
+static bool can_call(struct rr_srv *srv, struct rr_result *res)
 {
-	if (s->dead) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s", rr_srv_error(s)->msg);
+	if (srv->dead) {
+		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
+			rr_srv_error(srv)->msg);
 		return false;
 	}
-	if (!s->bc_max) {
+	if (!srv->bc_max) {
 		res_set(res, RR_CANTSEND, EINVAL,
 			"no Receives are kept for backward replies (the server was made with bc_credits RPCRDMA_BC_NONE)");
 		return false;
 	}
-	if (!s->vers_seen) {
+	if (!srv->vers_seen) {
 		res_set(res, RR_CANTSEND, EAGAIN,
 			"the client has not called yet: its version is unknown");
 		return false;
 	}
 	/* v2: the client says whether it takes backward requests (its
 	 * Backward Request Support, v2 6.2.2); silence means inline */
-	if (s->vers_seen == RW_VERS_2 &&
-	    s->peer.val[RW_SP_BRS] == RW2_BRS_NONE) {
+	if (srv->vers_seen == RW_VERS_2 &&
+	    srv->peer.val[RW_SP_BRS] == RW2_BRS_NONE) {
 		res_set(res, RR_CANTSEND, EOPNOTSUPP,
 			"the client does not take backward requests (its Backward Request Support property is none)");
 		return false;
@@ -312,8 +320,8 @@ static bool can_call(struct rr_srv *s, struct rr_result *res)
 	return true;
 }
 
-/* Send the Call (lock held): k joins the table, a credit is taken. */
-static bool send_call(struct rr_srv *s, struct rr_srv_bcall *k,
+/* Send the Call (lock held): bcall joins the table, a credit is taken. */
+static bool send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
 		      rr_encode_fn enc, void *arg, int64_t deadline,
 		      struct rr_result *res)
 {
@@ -321,99 +329,101 @@ static bool send_call(struct rr_srv *s, struct rr_srv_bcall *k,
 	struct rt_err err;
 	uint32_t n;
 
-	if (!wait_for(s, credit_free, NULL, deadline)) {
-		res_set(res, s->dead ? RR_CANTSEND : RR_TIMEDOUT,
-			s->dead ? ENOTCONN : ETIMEDOUT,
+	if (!wait_for(srv, credit_free, NULL, deadline)) {
+		res_set(res, srv->dead ? RR_CANTSEND : RR_TIMEDOUT,
+			srv->dead ? ENOTCONN : ETIMEDOUT,
 			"no backward credit before the deadline (%u outstanding, grant %u)",
-			s->bc_inflight, s->bc_granted);
+			srv->bc_inflight, srv->bc_granted);
 		return false;
 	}
-	b = rr_srv_sbuf_wait(s);
+	b = rr_srv_sbuf_wait(srv);
 	if (!b) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s", rr_srv_error(s)->msg);
+		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
+			rr_srv_error(srv)->msg);
 		return false;
 	}
-	n = encode_call(s, k->xid, enc, arg, b, res);
+	n = encode_call(srv, bcall->xid, enc, arg, b, res);
 	if (!n) {
-		rt_sbuf_put(s->c, b);
+		rt_sbuf_put(srv->conn, b);
 		return false;
 	}
-	if (rt_post_send(s->c, b, n, NULL, 0, 0, 0, 0, &err)) {
+	if (rt_post_send(srv->conn, b, n, NULL, 0, 0, 0, 0, &err)) {
 		res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 		return false;
 	}
-	s->bc_inflight++;
-	k->next = s->bcalls;
-	s->bcalls = k;
-	s->st.bc_calls++;
-	TR_EVENT(srv_bc_call, s->trace_id, k->xid,
-		 "send=%u inflight=%u grant=%u", n, s->bc_inflight,
-		 s->bc_granted);
+	srv->bc_inflight++;
+	bcall->next = srv->bcalls;
+	srv->bcalls = bcall;
+	srv->st.bc_calls++;
+	TR_EVENT(srv_bc_call, srv->trace_id, bcall->xid,
+		 "send=%u inflight=%u grant=%u", n, srv->bc_inflight,
+		 srv->bc_granted);
 	return true;
 }
 
-enum rr_status rr_srv_bc_call(struct rr_srv *s, uint32_t xid, rr_encode_fn enc,
-			      void *arg, int64_t deadline,
+enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
+			      rr_encode_fn enc, void *arg, int64_t deadline,
 			      struct rr_srv_bcall **callp,
 			      struct rr_result *res)
 {
-	struct rr_srv_bcall *k = calloc(1, sizeof(*k));
-	struct rr_sreq *r;
+	struct rr_srv_bcall *bcall = calloc(1, sizeof(*bcall));
+	struct rr_sreq *req;
 
 	*callp = NULL;
 	memset(res, 0, sizeof(*res));
-	if (!k) {
+	if (!bcall) {
 		res_set(res, RR_CANTSEND, ENOMEM, "out of memory");
 		return res->status;
 	}
-	k->xid = xid;
-	pthread_mutex_lock(&s->lock);
-	if (!can_call(s, res) || !send_call(s, k, enc, arg, deadline, res)) {
-		free(k);
+	bcall->xid = xid;
+	pthread_mutex_lock(&srv->lock);
+	if (!can_call(srv, res) ||
+	    !send_call(srv, bcall, enc, arg, deadline, res)) {
+		free(bcall);
 		goto out;
 	}
-	if (!wait_for(s, call_done, k, deadline)) {
-		k->orphan = true; /* its Reply will be dropped */
-		k->orphan_until = now_ms() + RR_BC_ORPHAN_MS;
-		s->st.bc_timeouts++;
-		TR_EVENT(srv_bc_timeout, s->trace_id, xid, "lost=%d",
-			 s->dead ? 1 : 0);
-		res_set(res, s->dead ? RR_CANTRECV : RR_TIMEDOUT,
-			s->dead ? ENOTCONN : ETIMEDOUT,
+	if (!wait_for(srv, call_done, bcall, deadline)) {
+		bcall->orphan = true; /* its Reply will be dropped */
+		bcall->orphan_until = now_ms() + RR_BC_ORPHAN_MS;
+		srv->st.bc_timeouts++;
+		TR_EVENT(srv_bc_timeout, srv->trace_id, xid, "lost=%d",
+			 srv->dead ? 1 : 0);
+		res_set(res, srv->dead ? RR_CANTRECV : RR_TIMEDOUT,
+			srv->dead ? ENOTCONN : ETIMEDOUT,
 			"no reply to backward XID 0x%08x", xid);
-		if (s->dead) {
-			unlink_call(s, k);
-			free(k);
+		if (srv->dead) {
+			unlink_call(srv, bcall);
+			free(bcall);
 		}
 		goto out;
 	}
-	unlink_call(s, k);
-	r = k->reply;
-	if (!r) {
+	unlink_call(srv, bcall);
+	req = bcall->reply;
+	if (!req) {
 		res_set(res, RR_CANTRECV, ENOTCONN,
 			"the connection ended before the backward reply");
-		free(k);
+		free(bcall);
 		goto out;
 	}
-	xdrmem_create(&k->xdr, (char *)r->msg + r->rx.hdr.hdr_len,
-		      r->len - r->rx.hdr.hdr_len, XDR_DECODE);
-	s->st.bc_replies++;
-	*callp = k;
+	xdrmem_create(&bcall->xdr, (char *)req->msg + req->rx.hdr.hdr_len,
+		      req->len - req->rx.hdr.hdr_len, XDR_DECODE);
+	srv->st.bc_replies++;
+	*callp = bcall;
 out:
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&srv->lock);
 	return res->status;
 }
 
-XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *k)
+XDR *rr_srv_bcall_xdr(struct rr_srv_bcall *bcall)
 {
-	return &k->xdr;
+	return &bcall->xdr;
 }
 
-void rr_srv_bcall_done(struct rr_srv *s, struct rr_srv_bcall *k)
+void rr_srv_bcall_done(struct rr_srv *srv, struct rr_srv_bcall *bcall)
 {
-	if (!k)
+	if (!bcall)
 		return;
-	pthread_mutex_lock(&s->lock);
-	free_call(s, k);
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&srv->lock);
+	free_call(srv, bcall);
+	pthread_mutex_unlock(&srv->lock);
 }

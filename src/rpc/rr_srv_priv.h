@@ -1,8 +1,26 @@
 /*
- * rr_srv_priv.h - the responder's internal structures, shared by its files:
- * rr_serve.c (lifecycle, events, queues, counters), rr_srv_recv.c (Receive
- * to ready request: decode, RDMA_ERROR, Read chunks, decode stream) and
- * rr_srv_reply.c (RPC reply to RDMA Writes and Send).
+ * rr_srv_priv.h - the responder's internal structures, shared by its files;
+ * types only: each file's functions are declared in its own header.
+ *
+ * The server files call each other one way, top to bottom (a file calls
+ * only files below it; tests/unit/rr_units.sh checks it):
+ *
+ *   rr_serve.c       lifecycle, the event loop, the caller's side
+ *   rr_srv_recv.c    Receive to ready request, Read chunks
+ *   rr_srv_reply.c   reply to RDMA Writes and Send
+ *   rr_srv_bc.c      backward-direction Calls
+ *   rr_srv_replay.c  replies kept for a resend
+ *   rr_srv_xidlog.c  XIDs that failed before
+ *   rr_srv_ctl.c     control messages, the control queue
+ *   rr_srv_err.c     RDMA_ERROR
+ *   rr_srv_conn.c    kill, kick, grant, waiting for a Send buffer
+ *   rr_srv_pool.c    request objects, queues, cookies
+ *
+ * Two calls go inherently back up - waiting for a Send buffer runs the
+ * event loop (which receives, replies, ...), a backward caller that polls
+ * runs it too, and ending the connection wakes the backward callers - so
+ * they go through the hooks of struct rr_srv below, which rr_serve.c sets
+ * at creation: the lower files never name a function above them.
  */
 #ifndef RR_SRV_PRIV_H
 #define RR_SRV_PRIV_H
@@ -50,7 +68,7 @@ enum rr_srv_cause {
 
 /* What a request in the control queue is answered with. */
 enum rr_ctl {
-	RR_CTL_ERROR = 0, /* RDMA_ERROR r->err */
+	RR_CTL_ERROR = 0, /* RDMA_ERROR req->err */
 	RR_CTL_RESPROP,	  /* RESPROP to a REQPROP (V2-OPS-8) */
 	RR_CTL_RESPXCH,	  /* xcharext RESPXCH to a REQXCH */
 };
@@ -67,7 +85,7 @@ struct rr_replay {
 
 struct rr_sreq {
 	struct rr_sreq *next; /* queue link */
-	uint32_t idx;	      /* in s->all[] */
+	uint32_t idx;	      /* in srv->all[] */
 	uint32_t gen;	      /* bumped each use (cookies) */
 	enum rr_sreq_state state;
 	bool answered; /* reply or RDMA_ERROR posted */
@@ -118,8 +136,8 @@ struct rr_srv_bcall;
 
 struct rr_srv {
 	pthread_mutex_t lock; /* everything below: svc_run's thread
-					 * and backward callers share s */
-	struct rt_conn *c;
+					 * and backward callers share srv */
+	struct rt_conn *conn;
 	int epfd; /* rr_srv_fd(): the connection's fd and
 					 * kick */
 	int kick; /* eventfd set by rr_srv_defer() */
@@ -128,7 +146,7 @@ struct rr_srv {
 	uint32_t max_reqs; /* request objects we ever allocate */
 	bool dead;
 	struct rt_err err;
-	uint32_t trace_id; /* rt_conn_trace_id(c), at hand for the trace */
+	uint32_t trace_id; /* rt_conn_trace_id(conn), at hand for the trace */
 
 	struct rr_sreq **all; /* every request object, by idx */
 	uint32_t nall;
@@ -163,61 +181,13 @@ struct rr_srv {
 	uint32_t bc_max;      /* Receives we keep for their Replies */
 	bool bc_leading;      /* a backward caller polls the fd */
 	pthread_cond_t bc_cv; /* backward callers wait on it */
+
+	/* The one way back up (set by rr_srv_create, see the top): run the
+	 * event loop and drain it / wait up to timeout_ms for events;
+	 * tell the backward callers the connection ended. */
+	int (*progress_locked)(struct rr_srv *srv);
+	int (*wait_events)(struct rr_srv *srv, int timeout_ms);
+	void (*lost)(struct rr_srv *srv);
 };
-
-/* rr_serve.c (the _locked / rr_srv_ functions want s->lock held) */
-int rr_srv_progress_locked(struct rr_srv *s);
-void rr_srv_kick(struct rr_srv *s);
-void rr_srv_done(struct rr_srv *s, struct rr_sreq *r);
-void rr_srv_q_push(struct rr_srv_queue *q, struct rr_sreq *r);
-struct rr_sreq *rr_srv_q_pop(struct rr_srv_queue *q);
-struct rr_sreq *rr_srv_req_get(struct rr_srv *s);
-void rr_srv_req_put(struct rr_srv *s, struct rr_sreq *r);
-uint64_t rr_srv_cookie(const struct rr_sreq *r);
-void rr_srv_kill(struct rr_srv *s, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-uint32_t rr_srv_grant(struct rr_srv *s);
-void rr_srv_answered(struct rr_srv *s, struct rr_sreq *r);
-int rr_srv_wait_events(struct rr_srv *s, int timeout_ms);
-
-/* rr_srv_recv.c */
-void rr_srv_on_recv(struct rr_srv *s, const struct rt_event *ev);
-void rr_srv_on_read_done(struct rr_srv *s, struct rr_sreq *r, int status);
-void rr_srv_start_pulls(struct rr_srv *s);
-void rr_srv_release_sink(struct rr_srv *s, struct rr_sreq *r);
-void rr_srv_set_error(struct rr_sreq *r, uint32_t code,
-		      enum rr_srv_cause cause);
-void rr_srv_set_error2(struct rr_sreq *r, uint32_t code, uint32_t arg1,
-		       uint32_t arg2, enum rr_srv_cause cause);
-void rr_srv_set_fault(struct rr_sreq *r, enum rr_srv_cause cause);
-void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r);
-bool rr_srv_flush_errors(struct rr_srv *s);
-int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
-
-/* rr_srv_ctl.c: control messages (properties) and the control queue */
-bool rr_srv_take_control(struct rr_srv *s, struct rr_sreq *r);
-int rr_srv_send_ctl(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b);
-void rr_srv_send_connprop(struct rr_srv *s);
-void rr_srv_v2_limits(struct rr_srv *s);
-
-/* rr_srv_replay.c: replies kept for a resend */
-bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
-		    const struct rr_sreq_enc *enc, uint32_t *len);
-struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r);
-void rr_replay_free(struct rr_srv *s, struct rr_replay *p);
-void rr_replay_free_all(struct rr_srv *s);
-void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r);
-
-/* rr_srv_bc.c: backward-direction Calls */
-bool rr_srv_bc_reply(struct rr_srv *s, struct rr_sreq *r);
-void rr_srv_bc_lost(struct rr_srv *s);
-void rr_srv_bc_free(struct rr_srv *s);
-
-/* rr_srv_reply.c */
-int rr_srv_reply(struct rr_srv *s, struct rr_sreq *r,
-		 const struct rr_sreq_enc *enc);
-void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r);
-void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r);
-struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s);
 
 #endif /* RR_SRV_PRIV_H */

@@ -18,132 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_bc.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_ctl.h"
+#include "rpc/rr_srv_err.h"
+#include "rpc/rr_srv_pool.h"
+#include "rpc/rr_srv_recv.h"
+#include "rpc/rr_srv_replay.h"
 #include "rpc/rr_srv_xidlog.h"
-
-/* ---- RDMA_ERROR --------------------------------------------------------- */
-
-void rr_srv_set_error2(struct rr_sreq *r, uint32_t code, uint32_t arg1,
-		       uint32_t arg2, enum rr_srv_cause cause)
-{
-	memset(&r->err, 0, sizeof(r->err));
-	r->err.what = RW_ACT_REPLY_ERR;
-	r->err.err = code;
-	r->err.arg1 = arg1;
-	r->err.arg2 = arg2;
-	r->ctl = RR_CTL_ERROR;
-	r->cause = cause;
-}
-
-void rr_srv_set_error(struct rr_sreq *r, uint32_t code, enum rr_srv_cause cause)
-{
-	rr_srv_set_error2(r, code, 0, 0, cause);
-}
-
-/* A fault of ours, not of the Call: v2 says SYSTEM (V2-ERR-16), v1 can
- * only say ERR_CHUNK. */
-void rr_srv_set_fault(struct rr_sreq *r, enum rr_srv_cause cause)
-{
-	rr_srv_set_error(r,
-			 r->rx.hdr.vers == RW_VERS_2 ? RW2_ERR_SYSTEM :
-						       RW_ERR_CHUNK,
-			 cause);
-}
-
-void rr_srv_queue_error(struct rr_srv *s, struct rr_sreq *r)
-{
-	r->state = RR_ERRQ;
-	rr_srv_q_push(&s->errq, r);
-}
-
-static void count_error(struct rr_srv *s, const struct rr_sreq *r)
-{
-	if (r->err.err == RW_ERR_VERS) {
-		s->st.err_vers++;
-		return;
-	}
-	s->st.err_chunk++;
-	if (r->rx.hdr.vers == RW_VERS_2 && r->err.err != RW2_ERR_BAD_XDR)
-		s->st.err_v2++;
-	if (r->err.err == RW2_ERR_REPLY_RESOURCE ||
-	    r->err.err == RW2_ERR_WRITE_RESOURCE)
-		s->st.err_resource++;
-	if (r->cause == RR_CAUSE_TOO_BIG)
-		s->st.err_too_big++;
-	else if (r->cause == RR_CAUSE_NO_ROOM)
-		s->st.err_no_room++;
-	else if (r->cause == RR_CAUSE_BAD_MSG)
-		s->st.err_bad_msg++;
-	else if (r->cause == RR_CAUSE_WRITE_ROOM)
-		s->st.err_write_room++;
-	else if (r->cause == RR_CAUSE_FAILED_XID)
-		s->st.err_failed_xid++;
-}
-
-/* Trace names of the causes (rpcrdma-trace(7)). */
-static const char *const cause_names[] = {
-	[RR_CAUSE_HDR] = "header",
-	[RR_CAUSE_TOO_BIG] = "too_big",
-	[RR_CAUSE_NO_ROOM] = "no_room",
-	[RR_CAUSE_BAD_MSG] = "bad_msg",
-	[RR_CAUSE_WRITE_ROOM] = "write_room",
-	[RR_CAUSE_FAILED_XID] = "failed_xid",
-	[RR_CAUSE_SYSTEM] = "system",
-};
-
-/*
- * Send r's RDMA_ERROR in b: it echoes the Call's XID and version and
- * carries the current grant (V1-ERR-5, AMB-V1-8).  b is consumed.
- */
-int rr_srv_send_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
-{
-	uint32_t grant = rr_srv_grant(s);
-	struct rt_err err;
-	size_t n;
-	int ret;
-
-	n = rw_err_from_action(&r->rx, &r->err, grant, rt_sbuf_data(b),
-			       rt_sbuf_size(b));
-	rr_srv_answered(s, r);
-	if (!n) {
-		/* The wire layer refuses to answer this one (it cannot
-		 * happen for what rw_reason_action() asked us to answer). */
-		rt_sbuf_put(s->c, b);
-		s->st.discarded++;
-		return -EINVAL;
-	}
-	ret = rt_post_send(s->c, b, (uint32_t)n, NULL, 0, 0, 0, 0, &err);
-	if (ret)
-		return ret;
-	count_error(s, r);
-	TR_EVENT(srv_rdma_error, s->trace_id, r->rx.hdr.xid,
-		 "code=%u err=%s cause=%s credits=%u", r->err.err,
-		 rw_err_str(r->rx.hdr.vers, r->err.err), cause_names[r->cause],
-		 grant);
-	return 0;
-}
-
-/* Send what waits in errq; true if a Send buffer was asked for (which may
- * have collected completions the caller must look at). */
-bool rr_srv_flush_errors(struct rr_srv *s)
-{
-	struct rt_sbuf *b;
-	struct rt_err err;
-	bool asked = false;
-
-	struct rr_sreq *r;
-
-	while (s->errq.head && !s->dead) {
-		asked = true;
-		b = rt_sbuf_get(s->c, &err);
-		if (!b)
-			break; /* all in flight: a completion wakes us */
-		r = rr_srv_q_pop(&s->errq);
-		rr_srv_send_ctl(s, r, b);
-		rr_srv_req_put(s, r);
-	}
-	return asked;
-}
 
 /* ---- The decode stream ------------------------------------------------- */
 
@@ -153,30 +35,31 @@ bool rr_srv_flush_errors(struct rr_srv *s)
  * RDMA_NOMSG Call; every other chunk is inserted at its position by the
  * reassembling decoder, which also supplies a missing pad (V1-RC-8).
  */
-static int map_chunks(struct rr_sreq *r)
+static int map_chunks(struct rr_sreq *req)
 {
-	const uint8_t *base = r->sink ? rt_lmem_addr(r->sink) : NULL;
+	const uint8_t *base = req->sink ? rt_lmem_addr(req->sink) : NULL;
 	struct rw_read_iter it;
 	struct rw_read_chunk c;
 	uint64_t off = 0;
 
-	r->nchunks = 0;
-	rw_read_iter_init(&it, &r->rx.hdr);
+	req->nchunks = 0;
+	rw_read_iter_init(&it, &req->rx.hdr);
 	while (rw_read_iter_next(&it, &c) > 0) {
 		if (!base) /* nothing pulled: every chunk is empty */
 			return c.position ? -EINVAL : 0;
 		if (c.position == 0) {
-			r->payload = base + off;
-			r->plen = c.length;
+			req->payload = base + off;
+			req->plen = c.length;
 		} else {
-			if (r->nchunks >= RW_MAX_READ_CHUNKS)
+			if (req->nchunks >= RW_MAX_READ_CHUNKS)
 				return -E2BIG;
-			r->segs[r->nchunks].data = base + off;
-			r->segs[r->nchunks].len = c.length;
-			r->chunks[r->nchunks].position = c.position;
-			r->chunks[r->nchunks].nsegs = 1;
-			r->chunks[r->nchunks].segs = &r->segs[r->nchunks];
-			r->nchunks++;
+			req->segs[req->nchunks].data = base + off;
+			req->segs[req->nchunks].len = c.length;
+			req->chunks[req->nchunks].position = c.position;
+			req->chunks[req->nchunks].nsegs = 1;
+			req->chunks[req->nchunks].segs =
+				&req->segs[req->nchunks];
+			req->nchunks++;
 		}
 		off += c.length;
 	}
@@ -184,68 +67,59 @@ static int map_chunks(struct rr_sreq *r)
 }
 
 /*
- * All of r is here: build its stream and make it ready, or refuse it.  The
+ * All of req is here: build its stream and make it ready, or refuse it.  The
  * stream starts with no argument item eligible: which ones are depends on
  * the procedure, known only once the caller has decoded the RPC header
  * (rr_sreq_set_ddp).  Until then a Read chunk at an item fails the decode
  * (V1-DDP-1): nothing is placed without an Upper-Layer Binding.
  */
-static void make_ready(struct rr_srv *s, struct rr_sreq *r)
+static void make_ready(struct rr_srv *srv, struct rr_sreq *req)
 {
 	static const struct rw_ddp_policy none = { .mode = RW_DDP_NONE };
-	const struct rw_hdr *h = &r->rx.hdr;
+	const struct rw_hdr *h = &req->rx.hdr;
 
-	r->payload = NULL;
-	r->plen = 0;
+	req->payload = NULL;
+	req->plen = 0;
 	if (h->proc == RW_MSG) {
-		r->payload = r->msg + h->hdr_len;
-		r->plen = r->len - h->hdr_len;
+		req->payload = req->msg + h->hdr_len;
+		req->plen = req->len - h->hdr_len;
 	}
-	if (map_chunks(r))
+	if (map_chunks(req))
 		goto bad;
 	/* A Long Call's XID is checked once its payload is here (V1-HDR-2). */
-	if (h->proc == RW_NOMSG && rw_check_payload(h, r->payload, r->plen))
+	if (h->proc == RW_NOMSG && rw_check_payload(h, req->payload, req->plen))
 		goto bad;
-	if (!rw_axdr_create(&r->ax, r->payload, r->plen, RW_AXDR_READ,
-			    r->chunks, r->nchunks, &none))
+	if (!rw_axdr_create(&req->ax, req->payload, req->plen, RW_AXDR_READ,
+			    req->chunks, req->nchunks, &none))
 		goto bad;
 	if (h->proc == RW_MSG)
-		s->st.inline_bytes += r->plen;
-	s->vers_seen = h->vers;
-	if (h->vers == RW_VERS_2 && !s->v2_send)
-		rr_srv_v2_limits(s);
-	r->replay = rr_replay_take(s, r);
-	r->state = RR_READY;
-	rr_srv_q_push(&s->ready, r);
+		srv->st.inline_bytes += req->plen;
+	srv->vers_seen = h->vers;
+	if (h->vers == RW_VERS_2 && !srv->v2_send)
+		rr_srv_v2_limits(srv);
+	req->replay = rr_replay_take(srv, req);
+	req->state = RR_READY;
+	rr_srv_q_push(&srv->ready, req);
 	return;
 bad:
 	/* Chunk positions or the pulled payload do not fit the message:
 	 * an XDR error in the Call (V1-ERR-7, AMB-V1-10). */
-	rr_srv_release_sink(s, r);
-	rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
-	rr_srv_queue_error(s, r);
+	rr_srv_release_sink(srv, req);
+	rr_srv_set_error(req, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+	rr_srv_queue_error(srv, req);
 }
 
 /* ---- Read chunks ------------------------------------------------------- */
 
-void rr_srv_release_sink(struct rr_srv *s, struct rr_sreq *r)
-{
-	if (!r->sink)
-		return;
-	rt_lmem_free(s->c, r->sink);
-	r->sink = NULL;
-	s->pull_held -= r->pull_len;
-}
-
 /*
- * What r asks us to pull, checked before anything is allocated: the sum of
+ * What req asks us to pull, checked before anything is allocated: the sum of
  * every Read segment, and no segment whose address range wraps.  -E2BIG
  * over max_read_bytes, -EINVAL for a wrapping segment.
  */
-static int pull_size(const struct rr_srv *s, const struct rr_sreq *r,
+static int pull_size(const struct rr_srv *srv, const struct rr_sreq *req,
 		     uint64_t *total)
 {
-	const struct rw_hdr *h = &r->rx.hdr;
+	const struct rw_hdr *h = &req->rx.hdr;
 	uint32_t i;
 
 	*total = 0;
@@ -256,15 +130,15 @@ static int pull_size(const struct rr_srv *s, const struct rr_sreq *r,
 			return -EINVAL;
 		*total += g->length;
 	}
-	return *total > s->opts.max_read_bytes ? -E2BIG : 0;
+	return *total > srv->opts.max_read_bytes ? -E2BIG : 0;
 }
 
 /* Read every segment into the sink, in list order; only the last one
  * that moves data reports (an RC send queue completes in order). */
-static int post_reads(struct rr_srv *s, struct rr_sreq *r)
+static int post_reads(struct rr_srv *srv, struct rr_sreq *req)
 {
-	const struct rw_hdr *h = &r->rx.hdr;
-	uint8_t *base = rt_lmem_addr(r->sink);
+	const struct rw_hdr *h = &req->rx.hdr;
+	uint8_t *base = rt_lmem_addr(req->sink);
 	uint32_t i, last = 0;
 	uint64_t off = 0;
 	struct rt_sge sge;
@@ -279,11 +153,11 @@ static int post_reads(struct rr_srv *s, struct rr_sreq *r)
 
 		if (!g->length)
 			continue;
-		sge = rt_lmem_sge(r->sink, base + off, g->length);
-		ret = rt_post_read(s->c, &sge, 1, g, rr_srv_cookie(r),
+		sge = rt_lmem_sge(req->sink, base + off, g->length);
+		ret = rt_post_read(srv->conn, &sge, 1, g, rr_srv_cookie(req),
 				   i == last ? RT_WR_SIGNAL : 0, &err);
 		if (ret) {
-			rr_srv_kill(s, -ret, "%s", err.msg);
+			rr_srv_kill(srv, -ret, "%s", err.msg);
 			return ret;
 		}
 		off += g->length;
@@ -303,205 +177,207 @@ static uint32_t count_chunks(const struct rw_hdr *h)
 	return n;
 }
 
-static void start_pull(struct rr_srv *s, struct rr_sreq *r)
+static void start_pull(struct rr_srv *srv, struct rr_sreq *req)
 {
 	struct rt_err err;
 
-	if (!rt_conn_ord(s->c)) {
+	if (!rt_conn_ord(srv->conn)) {
 		/* The peer accepts no RDMA Read: its chunks cannot be
 		 * pulled. */
-		rr_srv_set_fault(r, RR_CAUSE_SYSTEM);
-		rr_srv_queue_error(s, r);
+		rr_srv_set_fault(req, RR_CAUSE_SYSTEM);
+		rr_srv_queue_error(srv, req);
 		return;
 	}
-	r->sink = rt_lmem_alloc(s->c, r->pull_len, &err);
-	if (!r->sink) {
-		rr_srv_set_fault(r, RR_CAUSE_SYSTEM);
-		rr_srv_queue_error(s, r);
+	req->sink = rt_lmem_alloc(srv->conn, req->pull_len, &err);
+	if (!req->sink) {
+		rr_srv_set_fault(req, RR_CAUSE_SYSTEM);
+		rr_srv_queue_error(srv, req);
 		return;
 	}
-	s->pull_held += r->pull_len;
-	r->state = RR_PULLING;
-	if (post_reads(s, r))
+	srv->pull_held += req->pull_len;
+	req->state = RR_PULLING;
+	if (post_reads(srv, req))
 		return; /* the connection is closed */
-	s->st.read_chunks += count_chunks(&r->rx.hdr);
-	s->st.read_bytes += r->pull_len;
+	srv->st.read_chunks += count_chunks(&req->rx.hdr);
+	srv->st.read_bytes += req->pull_len;
 }
 
-void rr_srv_start_pulls(struct rr_srv *s)
+void rr_srv_start_pulls(struct rr_srv *srv)
 {
-	struct rr_sreq *r;
+	struct rr_sreq *req;
 
-	while ((r = s->wait_pull.head) && !s->dead) {
-		if (s->pull_held &&
-		    s->pull_held + r->pull_len > s->opts.max_read_bytes)
+	while ((req = srv->wait_pull.head) && !srv->dead) {
+		if (srv->pull_held &&
+		    srv->pull_held + req->pull_len > srv->opts.max_read_bytes)
 			break;
-		start_pull(s, rr_srv_q_pop(&s->wait_pull));
+		start_pull(srv, rr_srv_q_pop(&srv->wait_pull));
 	}
 }
 
-void rr_srv_on_read_done(struct rr_srv *s, struct rr_sreq *r, int status)
+void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status)
 {
 	/* A failed Read ended the connection; the sink stays until the
 	 * transport frees it with the connection. */
 	if (status)
 		return;
-	make_ready(s, r);
+	make_ready(srv, req);
 }
 
 /* ---- Receive ----------------------------------------------------------- */
 
-static bool copy_msg(struct rr_sreq *r, const struct rt_event *ev)
+static bool copy_msg(struct rr_sreq *req, const struct rt_event *ev)
 {
 	uint8_t *m;
 
-	if (ev->len > r->msg_cap) {
-		m = realloc(r->msg, ev->len);
+	if (ev->len > req->msg_cap) {
+		m = realloc(req->msg, ev->len);
 		if (!m)
 			return false;
-		r->msg = m;
-		r->msg_cap = ev->len;
+		req->msg = m;
+		req->msg_cap = ev->len;
 	}
 	/* A 0-octet Send is a runt for classify(); a fresh request has no
 	 * buffer, and memcpy() with NULL is undefined even for 0 octets. */
 	if (ev->len)
-		memcpy(r->msg, ev->data, ev->len);
-	r->len = ev->len;
+		memcpy(req->msg, ev->data, ev->len);
+	req->len = ev->len;
 	return true;
 }
 
 /* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (digest
  * 1.14), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
  * refused as a Call only for its direction). */
-static bool is_reply(const struct rr_sreq *r)
+static bool is_reply(const struct rr_sreq *req)
 {
-	const struct rw_hdr *h = &r->rx.hdr;
+	const struct rw_hdr *h = &req->rx.hdr;
 
-	return (r->rx.why == RW_R_OK ||
-		(h->vers == RW_VERS_2 && r->rx.why == RW_R_DIR_MISMATCH)) &&
+	return (req->rx.why == RW_R_OK ||
+		(h->vers == RW_VERS_2 && req->rx.why == RW_R_DIR_MISMATCH)) &&
 	       h->proc == RW_MSG &&
-	       rw_hdr_direction(h, r->msg + h->hdr_len, r->len - h->hdr_len) ==
-		       RW_DIR_REPLY;
+	       rw_hdr_direction(h, req->msg + h->hdr_len,
+				req->len - h->hdr_len) == RW_DIR_REPLY;
 }
 
-/* r is a Call we answer: count it, and refuse a peer over its credits
+/* req is a Call we answer: count it, and refuse a peer over its credits
  * (V1-CR-4; V1-CR-5 allows dropping the connection). */
-static bool count_inflight(struct rr_srv *s, struct rr_sreq *r)
+static bool count_inflight(struct rr_srv *srv, struct rr_sreq *req)
 {
-	uint32_t target = rt_conn_srv_credits(s->c)->target;
+	uint32_t target = rt_conn_srv_credits(srv->conn)->target;
 
-	r->counted = true;
-	if (++s->st.inflight > s->st.max_inflight)
-		s->st.max_inflight = s->st.inflight;
-	if (s->st.inflight <= target)
+	req->counted = true;
+	if (++srv->st.inflight > srv->st.max_inflight)
+		srv->st.max_inflight = srv->st.inflight;
+	if (srv->st.inflight <= target)
 		return true;
-	rr_srv_kill(s, EPROTO, "peer exceeded its %u credits", target);
+	rr_srv_kill(srv, EPROTO, "peer exceeded its %u credits", target);
 	return false;
 }
 
 /* A Call accepted for service: how it came (kind as the requester
  * planned it), what its Read list brings and what it offers for the
  * reply. */
-static void trace_call(const struct rr_srv *s, const struct rr_sreq *r)
+static void trace_call(const struct rr_srv *srv, const struct rr_sreq *req)
 {
-	const struct rw_hdr *h = &r->rx.hdr;
+	const struct rw_hdr *h = &req->rx.hdr;
 	uint32_t reply = 0;
 
 	if (h->has_reply)
 		rw_chunk_len(&h->reply, &reply);
-	TR_EVENT(srv_call, s->trace_id, h->xid,
+	TR_EVENT(srv_call, srv->trace_id, h->xid,
 		 "kind=%s vers=%u len=%u read_segs=%u read_bytes=%llu "
 		 "writes=%u reply_chunk=%u",
 		 h->proc == RW_NOMSG ? "long" :
 		 h->nreads	     ? "chunked" :
 				       "short",
-		 h->vers, r->len, h->nreads, (unsigned long long)r->pull_len,
-		 h->nwrites, reply);
+		 h->vers, req->len, h->nreads,
+		 (unsigned long long)req->pull_len, h->nwrites, reply);
 }
 
 /* Decode and sort a received message. */
-static void classify(struct rr_srv *s, struct rr_sreq *r)
+static void classify(struct rr_srv *srv, struct rr_sreq *req)
 {
-	enum rw_reason why = rw_recv_call(r->msg, r->len, &r->rx, &r->sp);
-	struct rw_action a = rw_reason_action(RW_ROLE_RESPONDER, r->rx.hdr.vers,
-					      why, &r->sp.lim);
+	enum rw_reason why =
+		rw_recv_call(req->msg, req->len, &req->rx, &req->sp);
+	struct rw_action a = rw_reason_action(RW_ROLE_RESPONDER,
+					      req->rx.hdr.vers, why,
+					      &req->sp.lim);
 	int ret;
 
-	if (is_reply(r)) {
+	if (is_reply(req)) {
 		/* never a forward Call, whatever its XID (V1-BD-1) */
-		if (!rr_srv_bc_reply(s, r)) {
-			s->st.discarded++;
-			rr_srv_req_put(s, r);
+		if (!rr_srv_bc_reply(srv, req)) {
+			srv->st.discarded++;
+			rr_srv_req_put(srv, req);
 		}
 		return;
 	}
 	if (a.what == RW_ACT_DISCARD) {
-		s->st.discarded++; /* runt, RDMA_ERROR (V1-PROC-9) ... */
-		rr_srv_req_put(s, r);
+		srv->st.discarded++; /* runt, RDMA_ERROR (V1-PROC-9) ... */
+		rr_srv_req_put(srv, req);
 		return;
 	}
-	if (!count_inflight(s, r)) {
-		rr_srv_req_put(s, r);
+	if (!count_inflight(srv, req)) {
+		rr_srv_req_put(srv, req);
 		return;
 	}
-	if (rr_srv_take_control(s, r))
+	if (rr_srv_take_control(srv, req))
 		return; /* properties: answered, queued or done */
 	if (a.what == RW_ACT_REPLY_ERR) {
 		/* ERR_VERS with the range we speak, or ERR_CHUNK */
-		r->err = a;
-		r->cause = RR_CAUSE_HDR;
-		rr_srv_queue_error(s, r);
+		req->err = a;
+		req->cause = RR_CAUSE_HDR;
+		rr_srv_queue_error(srv, req);
 		return;
 	}
 	if (a.what != RW_ACT_ACCEPT) {
 		/* GARBAGE_ARGS cannot come from a header alone */
-		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_HDR);
-		rr_srv_queue_error(s, r);
+		rr_srv_set_error(req, RW_ERR_CHUNK, RR_CAUSE_HDR);
+		rr_srv_queue_error(srv, req);
 		return;
 	}
 	/* It failed before: ERR_CHUNK (V1-ERR-11). */
-	if (rr_srv_xid_refuse(s, r))
+	if (rr_srv_xid_refuse(srv, req))
 		return;
-	ret = pull_size(s, r, &r->pull_len);
+	ret = pull_size(srv, req, &req->pull_len);
 	if (ret == -E2BIG) {
-		rr_srv_set_fault(r, RR_CAUSE_TOO_BIG);
-		r->pull_len = 0;
-		rr_srv_queue_error(s, r);
+		rr_srv_set_fault(req, RR_CAUSE_TOO_BIG);
+		req->pull_len = 0;
+		rr_srv_queue_error(srv, req);
 		return;
 	}
 	if (ret) {
-		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
-		r->pull_len = 0;
-		rr_srv_queue_error(s, r);
+		rr_srv_set_error(req, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+		req->pull_len = 0;
+		rr_srv_queue_error(srv, req);
 		return;
 	}
-	trace_call(s, r);
-	if (!r->pull_len) {
-		make_ready(s, r);
+	trace_call(srv, req);
+	if (!req->pull_len) {
+		make_ready(srv, req);
 		return;
 	}
-	r->state = RR_WAIT_PULL;
-	rr_srv_q_push(&s->wait_pull, r);
+	req->state = RR_WAIT_PULL;
+	rr_srv_q_push(&srv->wait_pull, req);
 }
 
-void rr_srv_on_recv(struct rr_srv *s, const struct rt_event *ev)
+void rr_srv_on_recv(struct rr_srv *srv, const struct rt_event *ev)
 {
-	struct rr_sreq *r = rr_srv_req_get(s);
-	bool ok = r && copy_msg(r, ev);
+	struct rr_sreq *req = rr_srv_req_get(srv);
+	bool ok = req && copy_msg(req, ev);
 
 	/* Post the buffer again before anything can answer this message,
 	 * so that the answer's grant counts it (V1-CR-8). */
-	rt_recv_repost(s->c, ev->rbuf);
+	rt_recv_repost(srv->conn, ev->rbuf);
 	if (!ok) {
-		if (r)
-			rr_srv_req_put(s, r);
-		if (s->nall >= s->max_reqs)
-			rr_srv_kill(s, EPROTO,
+		if (req)
+			rr_srv_req_put(srv, req);
+		if (srv->nall >= srv->max_reqs)
+			rr_srv_kill(srv, EPROTO,
 				    "peer exceeded its credits (%u requests)",
-				    s->nall);
+				    srv->nall);
 		else
-			rr_srv_kill(s, ENOMEM, "out of memory for a request");
+			rr_srv_kill(srv, ENOMEM, "out of memory for a request");
 		return;
 	}
-	classify(s, r);
+	classify(srv, req);
 }

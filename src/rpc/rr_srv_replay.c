@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_replay.h"
 #include "wire/rw_be.h"
 
 static int64_t now_ms(void)
@@ -32,34 +32,35 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static size_t budget(const struct rr_srv *s)
+static size_t budget(const struct rr_srv *srv)
 {
-	return s->opts.replay_bytes ? s->opts.replay_bytes : RR_REPLAY_BYTES;
+	return srv->opts.replay_bytes ? srv->opts.replay_bytes :
+					RR_REPLAY_BYTES;
 }
 
-void rr_replay_free(struct rr_srv *s, struct rr_replay *p)
+void rr_replay_free(struct rr_srv *srv, struct rr_replay *p)
 {
-	s->replay_bytes -= rw_tape_bytes(&p->tape);
-	s->nreplays--;
+	srv->replay_bytes -= rw_tape_bytes(&p->tape);
+	srv->nreplays--;
 	rw_tape_free(&p->tape);
 	free(p);
 }
 
 /* Unlink and free the oldest record (the list's tail). */
-static void drop_oldest(struct rr_srv *s)
+static void drop_oldest(struct rr_srv *srv)
 {
-	struct rr_replay **pp = &s->replays;
+	struct rr_replay **pp = &srv->replays;
 
 	while ((*pp)->next)
 		pp = &(*pp)->next;
-	rr_replay_free(s, *pp);
+	rr_replay_free(srv, *pp);
 	*pp = NULL;
-	s->st.replays_dropped++;
+	srv->st.replays_dropped++;
 }
 
-static void expire(struct rr_srv *s, int64_t now)
+static void expire(struct rr_srv *srv, int64_t now)
 {
-	struct rr_replay **pp = &s->replays, *p;
+	struct rr_replay **pp = &srv->replays, *p;
 
 	while ((p = *pp)) {
 		if (p->expires_ms > now) {
@@ -67,35 +68,35 @@ static void expire(struct rr_srv *s, int64_t now)
 			continue;
 		}
 		*pp = p->next;
-		rr_replay_free(s, p);
-		s->st.replays_dropped++;
+		rr_replay_free(srv, p);
+		srv->st.replays_dropped++;
 	}
 }
 
 /* The Call's RPC header words (rpcvers, prog, vers, proc), to be sure a
  * resend asks for the same thing; false if the payload is too short. */
-static bool call_words(const struct rr_sreq *r, uint32_t w[3])
+static bool call_words(const struct rr_sreq *req, uint32_t w[3])
 {
-	if (!r->payload || r->plen < 24)
+	if (!req->payload || req->plen < 24)
 		return false;
-	w[0] = rw_get32(r->payload + 12);
-	w[1] = rw_get32(r->payload + 16);
-	w[2] = rw_get32(r->payload + 20);
+	w[0] = rw_get32(req->payload + 12);
+	w[1] = rw_get32(req->payload + 16);
+	w[2] = rw_get32(req->payload + 20);
 	return true;
 }
 
-bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
+bool rr_replay_keep(struct rr_srv *srv, struct rr_sreq *req,
 		    const struct rr_sreq_enc *enc, uint32_t *len)
 {
-	size_t max = budget(s);
+	size_t max = budget(srv);
 	struct rr_replay *p;
 	struct rw_txdr x;
 	uint32_t w[3];
 	bool ok;
 
 	*len = 0;
-	expire(s, now_ms());
-	if (!call_words(r, w))
+	expire(srv, now_ms());
+	if (!call_words(req, w))
 		return false;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -107,37 +108,38 @@ bool rr_replay_keep(struct rr_srv *s, struct rr_sreq *r,
 	if (!ok) {
 		rw_tape_free(&p->tape);
 		free(p);
-		s->st.replays_missed++;
+		srv->st.replays_missed++;
 		return false;
 	}
-	while (s->replays && (s->nreplays >= RR_REPLAY_MAX ||
-			      s->replay_bytes + rw_tape_bytes(&p->tape) > max))
-		drop_oldest(s);
-	p->xid = r->rx.hdr.xid;
+	while (srv->replays &&
+	       (srv->nreplays >= RR_REPLAY_MAX ||
+		srv->replay_bytes + rw_tape_bytes(&p->tape) > max))
+		drop_oldest(srv);
+	p->xid = req->rx.hdr.xid;
 	p->prog = w[0];
 	p->vers = w[1];
 	p->proc = w[2];
 	p->pol = enc->ddp;
-	p->expires_ms = now_ms() +
-			(s->opts.replay_ms ? s->opts.replay_ms : RR_REPLAY_MS);
-	p->next = s->replays;
-	s->replays = p;
-	s->nreplays++;
-	s->replay_bytes += rw_tape_bytes(&p->tape);
-	s->st.replays_kept++;
+	p->expires_ms = now_ms() + (srv->opts.replay_ms ? srv->opts.replay_ms :
+							  RR_REPLAY_MS);
+	p->next = srv->replays;
+	srv->replays = p;
+	srv->nreplays++;
+	srv->replay_bytes += rw_tape_bytes(&p->tape);
+	srv->st.replays_kept++;
 	return true;
 }
 
-struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r)
+struct rr_replay *rr_replay_take(struct rr_srv *srv, const struct rr_sreq *req)
 {
 	struct rr_replay **pp, *p;
 	uint32_t w[3];
 
-	if (!s->replays || !call_words(r, w))
+	if (!srv->replays || !call_words(req, w))
 		return NULL;
-	expire(s, now_ms());
-	for (pp = &s->replays; (p = *pp); pp = &p->next) {
-		if (p->xid != r->rx.hdr.xid)
+	expire(srv, now_ms());
+	for (pp = &srv->replays; (p = *pp); pp = &p->next) {
+		if (p->xid != req->rx.hdr.xid)
 			continue;
 		if (p->prog != w[0] || p->vers != w[1] || p->proc != w[2])
 			return NULL; /* the XID was reused for another call */
@@ -148,13 +150,13 @@ struct rr_replay *rr_replay_take(struct rr_srv *s, const struct rr_sreq *r)
 	return NULL;
 }
 
-void rr_replay_free_all(struct rr_srv *s)
+void rr_replay_free_all(struct rr_srv *srv)
 {
 	struct rr_replay *p;
 
-	while ((p = s->replays)) {
-		s->replays = p->next;
-		rr_replay_free(s, p);
+	while ((p = srv->replays)) {
+		srv->replays = p->next;
+		rr_replay_free(srv, p);
 	}
 }
 
@@ -168,20 +170,10 @@ static size_t played_size(void *arg)
 	return ((struct rr_replay *)arg)->tape.len;
 }
 
-/* Answer r, a resend, from its record; the reply path decides inline, the
- * Reply chunk or (still no room) another resource error and record. */
-void rr_replay_answer(struct rr_srv *s, struct rr_sreq *r)
+void rr_replay_enc(struct rr_replay *p, struct rr_sreq_enc *enc)
 {
-	struct rr_replay *p = r->replay;
-	struct rr_sreq_enc enc = { .encode = play,
-				   .size_hint = played_size,
-				   .arg = p,
-				   .ddp = p->pol };
-
-	r->state = RR_CURRENT;
-	s->st.replays_done++;
-	rr_srv_reply(s, r, &enc);
-	r->replay = NULL;
-	rr_replay_free(s, p);
-	rr_srv_done(s, r);
+	*enc = (struct rr_sreq_enc){ .encode = play,
+				     .size_hint = played_size,
+				     .arg = p,
+				     .ddp = p->pol };
 }

@@ -35,7 +35,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "rpc/rr_srv_priv.h"
+#include "rpc/rr_srv_conn.h"
+#include "rpc/rr_srv_err.h"
+#include "rpc/rr_srv_pool.h"
+#include "rpc/rr_srv_replay.h"
+#include "rpc/rr_srv_reply.h"
 #include "wire/rw_plan.h"
 
 /* Room for the RPC reply header and verifier beyond the results. */
@@ -62,48 +66,12 @@ struct reply_enc {
 	uint64_t moved; /* item octets, no pads */
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *s)
-{
-	int64_t deadline = now_ms() + RR_SEND_WAIT_MS, left;
-	struct rt_sbuf *b;
-	struct rt_err err;
-
-	for (;;) {
-		if (s->dead)
-			return NULL;
-		b = rt_sbuf_get(s->c, &err);
-		if (b)
-			return b;
-		if (err.code != EAGAIN)
-			return NULL;
-		left = deadline - now_ms();
-		if (left <= 0) {
-			/* A reply that cannot be sent: close, so the peer
-			 * learns it is lost (V1-ERR-13). */
-			rr_srv_kill(s, ETIMEDOUT,
-				    "no Send buffer came free within %d ms",
-				    RR_SEND_WAIT_MS);
-			return NULL;
-		}
-		if (rr_srv_wait_events(s, (int)left) < 0)
-			return NULL;
-	}
-}
-
-/* The Reply header for r: Write list echoed with zero lengths (filled in
+/* The Reply header for req: Write list echoed with zero lengths (filled in
  * by items_place for the chunks that carry an item). */
-static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
+static void hdr_init(struct reply_hdr *o, const struct rr_sreq *req,
 		     uint32_t proc)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 	uint32_t i;
 
 	rw_hdr_init(&o->h, call->vers, proc, call->xid, 1);
@@ -119,21 +87,22 @@ static void hdr_init(struct reply_hdr *o, const struct rr_sreq *r,
 
 /* What the requester takes inline in this Call's version: 4096 or its
  * Receive Buffer Size in v2, RFC 8797's agreement in v1. */
-static uint32_t reply_threshold(const struct rr_srv *s, const struct rr_sreq *r)
+static uint32_t reply_threshold(const struct rr_srv *srv,
+				const struct rr_sreq *req)
 {
-	return r->rx.hdr.vers == RW_VERS_2 && s->v2_send ? s->v2_send :
-							   s->cm_send;
+	return req->rx.hdr.vers == RW_VERS_2 && srv->v2_send ? srv->v2_send :
+							       srv->cm_send;
 }
 
-static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
-		    const struct rr_sreq *r, uint32_t len)
+static void plan_in(struct rw_reply_in *in, const struct rr_srv *srv,
+		    const struct rr_sreq *req, uint32_t len)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 	uint32_t i;
 
 	memset(in, 0, sizeof(*in));
 	in->vers = call->vers;
-	in->reply_inline = reply_threshold(s, r);
+	in->reply_inline = reply_threshold(srv, req);
 	in->reduced_len = len;
 	in->write_chunks = call->nwrites;
 	for (i = 0; i < call->nwrites; i++)
@@ -145,12 +114,12 @@ static void plan_in(struct rw_reply_in *in, const struct rr_srv *s,
 	}
 }
 
-/* Octets of r's reply header, RDMA_MSG or (with the Reply chunk)
+/* Octets of req's reply header, RDMA_MSG or (with the Reply chunk)
  * RDMA_NOMSG; the returned lengths do not change it: the chunks keep their
  * shape (V1-WC-5). */
-static uint32_t hdr_len(const struct rr_sreq *r, bool nomsg)
+static uint32_t hdr_len(const struct rr_sreq *req, bool nomsg)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 	struct rw_hdr_shape sh = { .vers = call->vers,
 				   .write_chunks = call->nwrites };
 	uint32_t i;
@@ -165,16 +134,17 @@ static uint32_t hdr_len(const struct rr_sreq *r, bool nomsg)
 }
 
 /*
- * The reducing encoder's policy for r's reply: the caller's designation,
+ * The reducing encoder's policy for req's reply: the caller's designation,
  * at most one item per Write chunk offered (V1-WC-3) and never more than
  * the item array holds, every eligible item whatever its size (V1-WC-2).
  * Without a Write list nothing moves, whatever the binding says: an item
  * has nowhere to go (and max_chunks 0 would mean "no limit").
  */
-static void reply_policy(const struct rr_sreq *r, const struct rr_sreq_enc *enc,
+static void reply_policy(const struct rr_sreq *req,
+			 const struct rr_sreq_enc *enc,
 			 struct rw_ddp_policy *pol)
 {
-	uint32_t n = r->rx.hdr.nwrites;
+	uint32_t n = req->rx.hdr.nwrites;
 
 	if (n > RW_MAX_WRITE_CHUNKS)
 		n = RW_MAX_WRITE_CHUNKS;
@@ -242,93 +212,95 @@ static uint32_t sole_handle(const struct rw_hdr *call)
  * same handle, which the client then knows to be that one, as the Linux
  * server does.  Never without the device's support (V2-RI-5).
  */
-static uint32_t reply_inv(const struct rr_srv *s, const struct rr_sreq *r,
+static uint32_t reply_inv(const struct rr_srv *srv, const struct rr_sreq *req,
 			  unsigned int *flags)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 
-	if (s->opts.no_remote_inv || !rt_conn_can_send_inv(s->c))
+	if (srv->opts.no_remote_inv || !rt_conn_can_send_inv(srv->conn))
 		return 0;
 	if (call->vers == RW_VERS_2) {
 		*flags |= RT_WR_INV_NOMINATED;
 		return call->inv_handle;
 	}
-	return rt_conn_inline(s->c)->peer_remote_inv ? sole_handle(call) : 0;
+	return rt_conn_inline(srv->conn)->peer_remote_inv ? sole_handle(call) :
+							    0;
 }
 
 /* The reply as sent: kind, payload octets (inline or in the Reply chunk),
  * what the Write chunks carry, the grant. */
-static void trace_reply(const struct rr_srv *s, const struct rr_sreq *r,
+static void trace_reply(const struct rr_srv *srv, const struct rr_sreq *req,
 			const struct reply_enc *re, const char *kind,
 			uint32_t credit)
 {
-	TR_EVENT(srv_reply, s->trace_id, r->rx.hdr.xid,
+	TR_EVENT(srv_reply, srv->trace_id, req->rx.hdr.xid,
 		 "kind=%s len=%u writes=%u write_bytes=%llu credits=%u", kind,
 		 re->len, re->nitems, (unsigned long long)re->moved, credit);
 }
 
-/* Post b (len octets) as r's answer; signalled when r has sources to free
+/* Post b (len octets) as req's answer; signalled when req has sources to free
  * once the Send (and so every Write before it) has completed. */
-static int post(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
+static int post(struct rr_srv *srv, struct rr_sreq *req, struct rt_sbuf *b,
 		uint32_t len)
 {
-	bool signal = r->rsrc || r->isrc;
+	bool signal = req->rsrc || req->isrc;
 	unsigned int flags = signal ? RT_WR_SIGNAL : 0;
-	uint32_t inv = reply_inv(s, r, &flags);
+	uint32_t inv = reply_inv(srv, req, &flags);
 	struct rt_err err;
 	int ret;
 
-	r->send_pending = signal;
-	ret = rt_post_send(s->c, b, len, NULL, 0, inv, rr_srv_cookie(r), flags,
-			   &err);
+	req->send_pending = signal;
+	ret = rt_post_send(srv->conn, b, len, NULL, 0, inv, rr_srv_cookie(req),
+			   flags, &err);
 	if (!ret && inv)
-		s->st.replies_inv++;
-	rr_srv_answered(s, r);
+		srv->st.replies_inv++;
+	rr_srv_answered(srv, req);
 	if (ret) {
 		/* Not accepted: no completion will come for it. */
-		r->send_pending = false;
-		rr_srv_release_reply(s, r);
-		rr_srv_kill(s, -ret, "%s", err.msg);
+		req->send_pending = false;
+		rr_srv_release_reply(srv, req);
+		rr_srv_kill(srv, -ret, "%s", err.msg);
 		return -ENOTCONN;
 	}
 	return 0;
 }
 
 /* Encode the header into the first hlen octets of b (exactly hlen). */
-static int put_hdr(struct rr_srv *s, struct rr_sreq *r, struct reply_hdr *o,
+static int put_hdr(struct rr_srv *srv, struct rr_sreq *req, struct reply_hdr *o,
 		   struct rt_sbuf *b, uint32_t hlen)
 {
 	size_t n;
 
-	o->h.credit = rr_srv_grant(s);
-	n = rw_encode_reply(&r->rx, &o->h, rt_sbuf_data(b), hlen);
+	o->h.credit = rr_srv_grant(srv);
+	n = rw_encode_reply(&req->rx, &o->h, rt_sbuf_data(b), hlen);
 	if (n != hlen) {
-		rt_sbuf_put(s->c, b);
-		rr_srv_kill(s, EPROTO, "cannot encode a reply header (%zu/%u)",
-			    n, hlen);
+		rt_sbuf_put(srv->conn, b);
+		rr_srv_kill(srv, EPROTO,
+			    "cannot encode a reply header (%zu/%u)", n, hlen);
 		return -ENOTCONN;
 	}
 	return 0;
 }
 
-/* Send the error r->err in b instead of the reply. */
-static int answer_error(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b)
+/* Send the error req->err in b instead of the reply. */
+static int answer_error(struct rr_srv *srv, struct rr_sreq *req,
+			struct rt_sbuf *b)
 {
-	if (rr_srv_send_error(s, r, b))
+	if (rr_srv_send_error(srv, req, b))
 		return -ENOTCONN;
 	return -EMSGSIZE;
 }
 
 /* Answer ERR_CHUNK (v2 BAD_XDR; SYSTEM for a fault of ours) instead of
  * the reply, counted under cause. */
-static int refuse(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
+static int refuse(struct rr_srv *srv, struct rr_sreq *req, struct rt_sbuf *b,
 		  enum rr_srv_cause cause)
 {
 	if (cause == RR_CAUSE_SYSTEM)
-		rr_srv_set_fault(r, cause);
+		rr_srv_set_fault(req, cause);
 	else
-		rr_srv_set_error(r, RW_ERR_CHUNK, cause);
-	return answer_error(s, r, b);
+		rr_srv_set_error(req, RW_ERR_CHUNK, cause);
+	return answer_error(srv, req, b);
 }
 
 static uint32_t encoded_size(const struct rr_sreq_enc *enc)
@@ -347,29 +319,29 @@ static uint32_t encoded_size(const struct rr_sreq_enc *enc)
  * with the length (V2-ERR-14), WRITE_RESOURCE with the 1-based chunk and
  * the length (V2-ERR-12) - where v1 can only say ERR_CHUNK (S-4, S-5).
  */
-static int resource_error(struct rr_srv *s, struct rr_sreq *r,
+static int resource_error(struct rr_srv *srv, struct rr_sreq *req,
 			  const struct reply_enc *re, struct rt_sbuf *b,
 			  enum rr_srv_cause cause, uint32_t slot, uint32_t len)
 {
 	uint32_t need;
 
-	if (!rr_replay_keep(s, r, re->enc, &need))
+	if (!rr_replay_keep(srv, req, re->enc, &need))
 		need = encoded_size(re->enc);
-	if (r->rx.hdr.vers != RW_VERS_2)
-		rr_srv_set_error(r, RW_ERR_CHUNK, cause);
+	if (req->rx.hdr.vers != RW_VERS_2)
+		rr_srv_set_error(req, RW_ERR_CHUNK, cause);
 	else if (cause == RR_CAUSE_WRITE_ROOM)
-		rr_srv_set_error2(r, RW2_ERR_WRITE_RESOURCE, slot + 1, len,
+		rr_srv_set_error2(req, RW2_ERR_WRITE_RESOURCE, slot + 1, len,
 				  cause);
 	else
-		rr_srv_set_error2(r, RW2_ERR_REPLY_RESOURCE, need, 0, cause);
-	return answer_error(s, r, b);
+		rr_srv_set_error2(req, RW2_ERR_REPLY_RESOURCE, need, 0, cause);
+	return answer_error(srv, req, b);
 }
 
 /* The answer when the reply fits nowhere. */
-static int no_room(struct rr_srv *s, struct rr_sreq *r,
+static int no_room(struct rr_srv *srv, struct rr_sreq *req,
 		   const struct reply_enc *re, struct rt_sbuf *b)
 {
-	return resource_error(s, r, re, b, RR_CAUSE_NO_ROOM, 0, 0);
+	return resource_error(srv, req, re, b, RR_CAUSE_NO_ROOM, 0, 0);
 }
 
 /* Why items_place refused a reply, and for WRITE_ROOM which item. */
@@ -380,13 +352,14 @@ struct place_fail {
 };
 
 /* Answer what items_place found. */
-static int place_refused(struct rr_srv *s, struct rr_sreq *r,
+static int place_refused(struct rr_srv *srv, struct rr_sreq *req,
 			 const struct reply_enc *re, struct rt_sbuf *b,
 			 const struct place_fail *f)
 {
 	if (f->cause == RR_CAUSE_WRITE_ROOM)
-		return resource_error(s, r, re, b, f->cause, f->slot, f->len);
-	return refuse(s, r, b, f->cause);
+		return resource_error(srv, req, re, b, f->cause, f->slot,
+				      f->len);
+	return refuse(srv, req, b, f->cause);
 }
 
 /* Segments whose address range wraps cannot be written (rt_post_write
@@ -410,10 +383,10 @@ static bool segs_sane(const struct rw_segment *g, uint32_t n)
  * cause for refusing the reply: an item larger than its chunk, or a
  * segment it needs that wraps the address space (a malformed chunk).
  */
-static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
+static int items_place(const struct rr_sreq *req, const struct reply_enc *re,
 		       struct reply_hdr *o, struct place_fail *f)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 	uint32_t k, c;
 
 	for (k = 0; k < re->nitems; k++) {
@@ -444,11 +417,11 @@ static int items_place(const struct rr_sreq *r, const struct reply_enc *re,
 /*
  * RDMA Write the octets at src, in m, into the returned segments g[0..n) in
  * order, skipping empty ones; unsignalled: the Send that follows reports
- * for them (the send queue completes in order), and r's cookie names them
+ * for them (the send queue completes in order), and req's cookie names them
  * if the peer refuses one (rt_conn_peer_fault, V1-ERR-11).  -ENOTCONN on
  * failure (the connection is closed).
  */
-static int post_segs(struct rr_srv *s, struct rr_sreq *r, struct rt_lmem *m,
+static int post_segs(struct rr_srv *srv, struct rr_sreq *req, struct rt_lmem *m,
 		     uint8_t *src, const struct rw_segment *g, uint32_t n)
 {
 	struct rt_sge sge;
@@ -460,10 +433,10 @@ static int post_segs(struct rr_srv *s, struct rr_sreq *r, struct rt_lmem *m,
 		if (!g[i].length)
 			continue;
 		sge = rt_lmem_sge(m, src, g[i].length);
-		ret = rt_post_write(s->c, &sge, 1, &g[i], rr_srv_cookie(r), 0,
-				    &err);
+		ret = rt_post_write(srv->conn, &sge, 1, &g[i],
+				    rr_srv_cookie(req), 0, &err);
 		if (ret) {
-			rr_srv_kill(s, -ret, "%s", err.msg);
+			rr_srv_kill(srv, -ret, "%s", err.msg);
 			return -ENOTCONN;
 		}
 		src += g[i].length;
@@ -474,14 +447,14 @@ static int post_segs(struct rr_srv *s, struct rr_sreq *r, struct rt_lmem *m,
 /*
  * Copy the items back to back into one piece of connection memory - theirs
  * is the RPC layer's, unregistered and gone once the reply returns - and
- * post their Writes as items_place computed them.  The memory is r's
+ * post their Writes as items_place computed them.  The memory is req's
  * (isrc) until its Send completes.  -ENOMEM if none could be had (nothing
  * posted), -ENOTCONN.
  */
-static int items_write(struct rr_srv *s, struct rr_sreq *r,
+static int items_write(struct rr_srv *srv, struct rr_sreq *req,
 		       const struct reply_enc *re, const struct reply_hdr *o)
 {
-	const struct rw_hdr *call = &r->rx.hdr;
+	const struct rw_hdr *call = &req->rx.hdr;
 	struct rt_lmem *m;
 	struct rt_err err;
 	uint8_t *p;
@@ -490,7 +463,7 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 
 	if (!re->nitems)
 		return 0;
-	m = rt_lmem_alloc(s->c, (size_t)re->moved, &err);
+	m = rt_lmem_alloc(srv->conn, (size_t)re->moved, &err);
 	if (!m)
 		return -ENOMEM;
 	p = rt_lmem_addr(m);
@@ -498,54 +471,43 @@ static int items_write(struct rr_srv *s, struct rr_sreq *r,
 		memcpy(p, re->items[k].data, re->items[k].len);
 		p += re->items[k].len;
 	}
-	r->isrc = m;
+	req->isrc = m;
 	p = rt_lmem_addr(m);
 	for (k = 0; k < re->nitems; k++) {
 		c = re->items[k].slot;
-		ret = post_segs(s, r, m, p, o->wsegs[c], call->writes[c].nsegs);
+		ret = post_segs(srv, req, m, p, o->wsegs[c],
+				call->writes[c].nsegs);
 		if (ret)
 			return ret;
 		p += re->items[k].len;
 	}
-	s->st.write_chunks += re->nitems;
-	s->st.write_bytes += re->moved;
-	s->st.ddp_copies += re->nitems;
-	s->st.ddp_copy_bytes += re->moved;
+	srv->st.write_chunks += re->nitems;
+	srv->st.write_bytes += re->moved;
+	srv->st.ddp_copies += re->nitems;
+	srv->st.ddp_copy_bytes += re->moved;
 	return 0;
-}
-
-/* Free what r's reply was sent from (its Send has completed, or was never
- * posted). */
-void rr_srv_release_reply(struct rr_srv *s, struct rr_sreq *r)
-{
-	if (r->rsrc)
-		rt_lmem_free(s->c, r->rsrc);
-	if (r->isrc)
-		rt_lmem_free(s->c, r->isrc);
-	r->rsrc = NULL;
-	r->isrc = NULL;
 }
 
 /* items_write failed after the header was built into b: answer ERR_CHUNK
  * (v2 SYSTEM) if it only lacked memory, else give up (the connection is
  * closed). */
-static int items_failed(struct rr_srv *s, struct rr_sreq *r, struct rt_sbuf *b,
-			int ret)
+static int items_failed(struct rr_srv *srv, struct rr_sreq *req,
+			struct rt_sbuf *b, int ret)
 {
-	rr_srv_release_reply(s, r);
+	rr_srv_release_reply(srv, req);
 	if (ret == -ENOMEM)
-		return refuse(s, r, b, RR_CAUSE_SYSTEM);
-	rt_sbuf_put(s->c, b);
+		return refuse(srv, req, b, RR_CAUSE_SYSTEM);
+	rt_sbuf_put(srv->conn, b);
 	return ret;
 }
 
 /* Short reply: RDMA_MSG with the (reduced) payload behind the header.
  * -ENOSPC if it does not fit (b is still ours), -EINVAL if the encoder
  * failed. */
-static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
+static int reply_inline(struct rr_srv *srv, struct rr_sreq *req,
 			struct reply_enc *re, struct rt_sbuf *b)
 {
-	uint32_t cap = reply_threshold(s, r), hlen = hdr_len(r, false);
+	uint32_t cap = reply_threshold(srv, req), hlen = hdr_len(req, false);
 	struct place_fail fail;
 	struct rw_reply_in in;
 	struct reply_hdr o;
@@ -560,32 +522,32 @@ static int reply_inline(struct rr_srv *s, struct rr_sreq *r,
 	if (e == RW_XERR_NOSPACE)
 		return -ENOSPC;
 	if (e != RW_XERR_OK) {
-		rt_sbuf_put(s->c, b);
+		rt_sbuf_put(srv->conn, b);
 		return -EINVAL;
 	}
-	plan_in(&in, s, r, re->len);
+	plan_in(&in, srv, req, re->len);
 	if (rw_plan_reply(&in) != RW_SHORT)
 		return -ENOSPC;
-	hdr_init(&o, r, RW_MSG);
-	if (items_place(r, re, &o, &fail))
-		return place_refused(s, r, re, b, &fail);
-	if (put_hdr(s, r, &o, b, hlen))
+	hdr_init(&o, req, RW_MSG);
+	if (items_place(req, re, &o, &fail))
+		return place_refused(srv, req, re, b, &fail);
+	if (put_hdr(srv, req, &o, b, hlen))
 		return -ENOTCONN;
-	ret = items_write(s, r, re, &o);
+	ret = items_write(srv, req, re, &o);
 	if (ret)
-		return items_failed(s, r, b, ret);
-	s->st.replies_inline++;
-	s->st.inline_bytes += re->len;
-	ret = post(s, r, b, hlen + re->len);
+		return items_failed(srv, req, b, ret);
+	srv->st.replies_inline++;
+	srv->st.inline_bytes += re->len;
+	ret = post(srv, req, b, hlen + re->len);
 	if (!ret)
-		trace_reply(s, r, re, re->nitems ? "chunked" : "short",
+		trace_reply(srv, req, re, re->nitems ? "chunked" : "short",
 			    o.h.credit);
 	return ret;
 }
 
 /* Encode the reply into connection memory: sized from the encoder's
  * estimate, doubled while short, never beyond the Reply chunk (cap). */
-static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
+static enum rw_xdr_err encode_long(struct rr_srv *srv, struct reply_enc *re,
 				   uint32_t cap, struct rt_lmem **mp)
 {
 	const struct rr_sreq_enc *enc = re->enc;
@@ -598,7 +560,7 @@ static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
 	for (;;) {
 		if (size > cap)
 			size = cap;
-		m = rt_lmem_alloc(s->c, (size_t)size, &err);
+		m = rt_lmem_alloc(srv->conn, (size_t)size, &err);
 		if (!m)
 			return RW_XERR_NOSPACE;
 		e = encode(re, rt_lmem_addr(m), (size_t)size);
@@ -606,7 +568,7 @@ static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
 			*mp = m;
 			return e;
 		}
-		rt_lmem_free(s->c, m);
+		rt_lmem_free(srv->conn, m);
 		if (e != RW_XERR_NOSPACE || size >= cap)
 			return e;
 		size *= 2;
@@ -615,30 +577,30 @@ static enum rw_xdr_err encode_long(struct rr_srv *s, struct reply_enc *re,
 
 /* The RDMA_NOMSG header returning the Reply chunk (rsegs already set) and
  * the Write list, into b: its length, or 0 (connection closed, b freed). */
-static size_t put_long_hdr(struct rr_srv *s, struct rr_sreq *r,
+static size_t put_long_hdr(struct rr_srv *srv, struct rr_sreq *req,
 			   struct reply_hdr *o, struct rt_sbuf *b)
 {
-	const struct rw_chunk *rc = &r->rx.hdr.reply;
+	const struct rw_chunk *rc = &req->rx.hdr.reply;
 	size_t n;
 
 	o->h.has_reply = true;
 	o->h.reply.nsegs = rc->nsegs;
 	o->h.reply.segs = o->rsegs;
-	o->h.credit = rr_srv_grant(s);
-	n = rw_encode_reply(&r->rx, &o->h, rt_sbuf_data(b), rt_sbuf_size(b));
+	o->h.credit = rr_srv_grant(srv);
+	n = rw_encode_reply(&req->rx, &o->h, rt_sbuf_data(b), rt_sbuf_size(b));
 	if (!n) {
-		rt_sbuf_put(s->c, b);
-		rr_srv_kill(s, EPROTO, "cannot encode a Long reply header");
+		rt_sbuf_put(srv->conn, b);
+		rr_srv_kill(srv, EPROTO, "cannot encode a Long reply header");
 	}
 	return n;
 }
 
 /* Long reply: the (reduced) payload into the Reply chunk, RDMA_NOMSG
  * header. */
-static int reply_long(struct rr_srv *s, struct rr_sreq *r, struct reply_enc *re,
-		      struct rt_sbuf *b)
+static int reply_long(struct rr_srv *srv, struct rr_sreq *req,
+		      struct reply_enc *re, struct rt_sbuf *b)
 {
-	const struct rw_chunk *rc = &r->rx.hdr.reply;
+	const struct rw_chunk *rc = &req->rx.hdr.reply;
 	struct place_fail fail;
 	struct rt_lmem *m = NULL;
 	struct rw_reply_in in;
@@ -648,105 +610,106 @@ static int reply_long(struct rr_srv *s, struct rr_sreq *r, struct reply_enc *re,
 	size_t n;
 	int ret;
 
-	plan_in(&in, s, r, 0);
+	plan_in(&in, srv, req, 0);
 	cap = in.reply_chunk_len;
 	/* rw_plan_reply() does not ask whether the RDMA_NOMSG header itself
 	 * fits inline: a long Write list can make it too large to send. */
 	if (!cap || !segs_sane(rc->segs, rc->nsegs) ||
-	    hdr_len(r, true) > in.reply_inline ||
-	    hdr_len(r, true) > rt_sbuf_size(b))
-		return no_room(s, r, re, b);
-	e = encode_long(s, re, cap, &m);
+	    hdr_len(req, true) > in.reply_inline ||
+	    hdr_len(req, true) > rt_sbuf_size(b))
+		return no_room(srv, req, re, b);
+	e = encode_long(srv, re, cap, &m);
 	if (e == RW_XERR_NOSPACE)
-		return no_room(s, r, re, b);
+		return no_room(srv, req, re, b);
 	if (e != RW_XERR_OK) {
-		rt_sbuf_put(s->c, b);
+		rt_sbuf_put(srv->conn, b);
 		return -EINVAL;
 	}
 	in.reduced_len = re->len;
-	hdr_init(&o, r, RW_NOMSG);
+	hdr_init(&o, req, RW_NOMSG);
 	/* Never past the Reply chunk's end (AMB-V1-14, V1-WC-4). */
 	if (rw_plan_reply(&in) != RW_LONG ||
 	    rw_write_chunk_return(rc, re->len, o.rsegs)) {
-		rt_lmem_free(s->c, m);
-		return no_room(s, r, re, b);
+		rt_lmem_free(srv->conn, m);
+		return no_room(srv, req, re, b);
 	}
-	if (items_place(r, re, &o, &fail)) {
-		rt_lmem_free(s->c, m);
-		return place_refused(s, r, re, b, &fail);
+	if (items_place(req, re, &o, &fail)) {
+		rt_lmem_free(srv->conn, m);
+		return place_refused(srv, req, re, b, &fail);
 	}
-	n = put_long_hdr(s, r, &o, b);
-	r->rsrc = m;
+	n = put_long_hdr(srv, req, &o, b);
+	req->rsrc = m;
 	if (!n) {
-		rr_srv_release_reply(s, r);
+		rr_srv_release_reply(srv, req);
 		return -ENOTCONN;
 	}
-	ret = items_write(s, r, re, &o);
+	ret = items_write(srv, req, re, &o);
 	if (!ret)
-		ret = post_segs(s, r, m, rt_lmem_addr(m), o.rsegs, rc->nsegs);
+		ret = post_segs(srv, req, m, rt_lmem_addr(m), o.rsegs,
+				rc->nsegs);
 	if (ret)
-		return items_failed(s, r, b, ret);
+		return items_failed(srv, req, b, ret);
 	/* The sources stay until the Send (after the Writes) completes. */
-	s->st.replies_long++;
-	s->st.reply_chunks++;
-	s->st.reply_bytes += re->len;
-	ret = post(s, r, b, (uint32_t)n);
+	srv->st.replies_long++;
+	srv->st.reply_chunks++;
+	srv->st.reply_bytes += re->len;
+	ret = post(srv, req, b, (uint32_t)n);
 	if (!ret)
-		trace_reply(s, r, re, "long", o.h.credit);
+		trace_reply(srv, req, re, "long", o.h.credit);
 	return ret;
 }
 
-int rr_sreq_reply(struct rr_srv *s, struct rr_sreq *r,
+int rr_sreq_reply(struct rr_srv *srv, struct rr_sreq *req,
 		  const struct rr_sreq_enc *enc)
 {
 	int ret;
 
-	pthread_mutex_lock(&s->lock);
-	ret = rr_srv_reply(s, r, enc);
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&srv->lock);
+	ret = rr_srv_reply(srv, req, enc);
+	pthread_mutex_unlock(&srv->lock);
 	return ret;
 }
 
-int rr_srv_reply(struct rr_srv *s, struct rr_sreq *r,
+int rr_srv_reply(struct rr_srv *srv, struct rr_sreq *req,
 		 const struct rr_sreq_enc *enc)
 {
 	struct reply_enc re = { .enc = enc };
 	struct rt_sbuf *b;
 	int ret;
 
-	if (r->answered)
+	if (req->answered)
 		return -EALREADY;
-	b = rr_srv_sbuf_wait(s);
+	b = rr_srv_sbuf_wait(srv);
 	if (!b)
 		return -ENOTCONN;
-	reply_policy(r, enc, &re.pol);
-	ret = reply_inline(s, r, &re, b);
+	reply_policy(req, enc, &re.pol);
+	ret = reply_inline(srv, req, &re, b);
 	if (ret != -ENOSPC)
 		return ret;
-	if (!r->rx.hdr.has_reply)
-		return no_room(s, r, &re, b);
-	return reply_long(s, r, &re, b);
+	if (!req->rx.hdr.has_reply)
+		return no_room(srv, req, &re, b);
+	return reply_long(srv, req, &re, b);
 }
 
-void rr_sreq_fail(struct rr_srv *s, struct rr_sreq *r)
+void rr_sreq_fail(struct rr_srv *srv, struct rr_sreq *req)
 {
 	struct rt_sbuf *b;
 
-	pthread_mutex_lock(&s->lock);
-	if (!r->answered) {
-		b = rr_srv_sbuf_wait(s);
+	pthread_mutex_lock(&srv->lock);
+	if (!req->answered) {
+		b = rr_srv_sbuf_wait(srv);
 		if (b) {
-			rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
-			rr_srv_send_error(s, r, b);
+			rr_srv_set_error(req, RW_ERR_CHUNK, RR_CAUSE_BAD_MSG);
+			rr_srv_send_error(srv, req, b);
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&srv->lock);
 }
 
-void rr_srv_on_send_done(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_on_send_done(struct rr_srv *srv, struct rr_sreq *req)
 {
-	rr_srv_release_reply(s, r);
-	r->send_pending = false;
-	if (r->state == RR_SENDING)
-		rr_srv_req_put(s, r);
+	rr_srv_release_reply(srv, req);
+	req->send_pending = false;
+	if (req->state == RR_SENDING)
+		rr_srv_req_put(srv, req);
 }

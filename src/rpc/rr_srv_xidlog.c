@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rpc/rr_srv_err.h"
 #include "rpc/rr_srv_priv.h"
 #include "rpc/rr_srv_xidlog.h"
 
@@ -106,31 +107,33 @@ bool rr_xidlog_take(struct rr_xidlog *log, const struct sockaddr *peer,
 /* ---- Hooks --------------------------------------------------------- */
 
 /* Its Read chunks being pulled, or its reply being written and sent: the
- * work of r, not of a request already answered and reused. */
-static bool in_flight(const struct rr_sreq *r)
+ * work of req, not of a request already answered and reused. */
+static bool in_flight(const struct rr_sreq *req)
 {
-	return r->state == RR_PULLING || r->state == RR_CURRENT ||
-	       r->state == RR_SENDING || r->send_pending;
+	return req->state == RR_PULLING || req->state == RR_CURRENT ||
+	       req->state == RR_SENDING || req->send_pending;
 }
 
-void rr_srv_xid_failed(struct rr_srv *s, struct rr_sreq *r)
+void rr_srv_xid_failed(struct rr_srv *srv, struct rr_sreq *req)
 {
-	if (!r || !in_flight(r))
+	if (!req || !in_flight(req))
 		return;
-	rr_xidlog_add(s->opts.xidlog, rt_conn_peer_addr(s->c), r->rx.hdr.xid);
-	s->st.failed_xids++;
+	rr_xidlog_add(srv->opts.xidlog, rt_conn_peer_addr(srv->conn),
+		      req->rx.hdr.xid);
+	srv->st.failed_xids++;
 }
 
-bool rr_srv_xid_refuse(struct rr_srv *s, struct rr_sreq *r)
+bool rr_srv_xid_refuse(struct rr_srv *srv, struct rr_sreq *req)
 {
-	if (!rr_xidlog_take(s->opts.xidlog, rt_conn_peer_addr(s->c),
-			    r->rx.hdr.xid))
+	if (!rr_xidlog_take(srv->opts.xidlog, rt_conn_peer_addr(srv->conn),
+			    req->rx.hdr.xid))
 		return false;
 	/* v2 has no ERR_CHUNK: the failure was an operational one, SYSTEM */
-	if (r->rx.hdr.vers == RW_VERS_2)
-		rr_srv_set_error2(r, RW2_ERR_SYSTEM, 0, 0, RR_CAUSE_FAILED_XID);
+	if (req->rx.hdr.vers == RW_VERS_2)
+		rr_srv_set_error2(req, RW2_ERR_SYSTEM, 0, 0,
+				  RR_CAUSE_FAILED_XID);
 	else
-		rr_srv_set_error(r, RW_ERR_CHUNK, RR_CAUSE_FAILED_XID);
-	rr_srv_queue_error(s, r);
+		rr_srv_set_error(req, RW_ERR_CHUNK, RR_CAUSE_FAILED_XID);
+	rr_srv_queue_error(srv, req);
 	return true;
 }

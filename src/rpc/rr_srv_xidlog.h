@@ -47,12 +47,12 @@ bool rr_xidlog_take(struct rr_xidlog *log, const struct sockaddr *peer,
 
 /* ---- Hooks of the responder (rr_serve.c, rr_srv_recv.c) ----------------- */
 
-/* s's connection ended with work of r refused by the peer's device
- * (rt_conn_peer_fault): record r's XID.  r may be NULL (nothing to do). */
-void rr_srv_xid_failed(struct rr_srv *s, struct rr_sreq *r);
+/* srv's connection ended with work of req refused by the peer's device
+ * (rt_conn_peer_fault): record req's XID.  req may be NULL (nothing to do). */
+void rr_srv_xid_failed(struct rr_srv *srv, struct rr_sreq *req);
 
-/* r is a retransmission of a recorded XID: true, with r answered by
+/* req is a retransmission of a recorded XID: true, with req answered by
  * ERR_CHUNK (queued); false to process it. */
-bool rr_srv_xid_refuse(struct rr_srv *s, struct rr_sreq *r);
+bool rr_srv_xid_refuse(struct rr_srv *srv, struct rr_sreq *req);
 
 #endif /* RR_SRV_XIDLOG_H */

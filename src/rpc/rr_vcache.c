@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 #define RR_VCACHE_SIZE 64
 

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "rpc/rr_call_priv.h"
+#include "rpc/rr_util.h"
 
 /* ---- XID table ---------------------------------------------------------- */
 
@@ -37,22 +38,22 @@ static struct rr_call **bucket(struct rr_clnt *rr, uint32_t xid)
 	return &rr->xids[(xid ^ (xid >> 16)) & (RR_XID_BUCKETS - 1)];
 }
 
-void rr_xid_insert(struct rr_clnt *rr, struct rr_call *k)
+void rr_xid_insert(struct rr_clnt *rr, struct rr_call *call)
 {
-	struct rr_call **b = bucket(rr, k->xid);
+	struct rr_call **b = bucket(rr, call->xid);
 
-	k->next = *b;
-	*b = k;
+	call->next = *b;
+	*b = call;
 }
 
-void rr_xid_remove(struct rr_clnt *rr, struct rr_call *k)
+void rr_xid_remove(struct rr_clnt *rr, struct rr_call *call)
 {
 	struct rr_call **pp;
 
-	for (pp = bucket(rr, k->xid); *pp; pp = &(*pp)->next) {
-		if (*pp == k) {
-			*pp = k->next;
-			k->next = NULL;
+	for (pp = bucket(rr, call->xid); *pp; pp = &(*pp)->next) {
+		if (*pp == call) {
+			*pp = call->next;
+			call->next = NULL;
 			return;
 		}
 	}
@@ -60,84 +61,84 @@ void rr_xid_remove(struct rr_clnt *rr, struct rr_call *k)
 
 struct rr_call *rr_xid_find(struct rr_clnt *rr, uint32_t xid)
 {
-	struct rr_call *k;
+	struct rr_call *call;
 
-	for (k = *bucket(rr, xid); k; k = k->next)
-		if (k->xid == xid)
-			return k;
+	for (call = *bucket(rr, xid); call; call = call->next)
+		if (call->xid == xid)
+			return call;
 	return NULL;
 }
 
 /* ---- Dispatch ----------------------------------------------------------- */
 
-static void repost(struct rr_conn *c, struct rt_rbuf *b)
+static void repost(struct rr_conn *conn, struct rt_rbuf *b)
 {
 	if (b)
-		rt_recv_repost(c->rt, b);
+		rt_recv_repost(conn->rt, b);
 }
 
 /* A header we refuse: discard it, or end the call it names for good. */
-static void refuse(struct rr_clnt *rr, struct rr_call *k,
+static void refuse(struct rr_clnt *rr, struct rr_call *call,
 		   const struct rw_hdr *h, enum rw_reason why)
 {
-	struct rw_action a = rw_reply_action(k ? &k->hdr : NULL, h, why);
+	struct rw_action a = rw_reply_action(call ? &call->hdr : NULL, h, why);
 
-	if (a.what != RW_ACT_FAIL_XID || !k) {
+	if (a.what != RW_ACT_FAIL_XID || !call) {
 		rr->st.discarded++;
 		return;
 	}
 	rr->st.rdma_errors++;
 	rr->st.err_chunk++;
-	TR_EVENT(bad_reply, k->conn->trace_id, k->xid, "reason=%s",
+	TR_EVENT(bad_reply, call->conn->trace_id, call->xid, "reason=%s",
 		 rw_reason_str(why));
-	k->grant = h->credit;
-	rr_res_set(&k->res, RR_ERR_CHUNK, EREMOTEIO,
+	call->grant = h->credit;
+	rr_res_set(&call->res, RR_ERR_CHUNK, EREMOTEIO,
 		   "RPC-over-RDMA error from the server for XID 0x%08x: %s",
-		   k->xid, rw_reason_str(why));
-	rr_call_complete(rr, k);
+		   call->xid, rw_reason_str(why));
+	rr_call_complete(rr, call);
 }
 
-static void take_error(struct rr_clnt *rr, struct rr_call *k,
+static void take_error(struct rr_clnt *rr, struct rr_call *call,
 		       const struct rw_hdr *h)
 {
 	/* counted by rr_call once it knows whether the error is final */
-	k->grant = h->credit;
-	k->errh = *h; /* what a resend may change (rr_call.c) */
-	TR_EVENT(rdma_error, k->conn->trace_id, k->xid,
+	call->grant = h->credit;
+	call->errh = *h; /* what a resend may change (rr_call.c) */
+	TR_EVENT(rdma_error, call->conn->trace_id, call->xid,
 		 "code=%u err=%s low=%u high=%u credits=%u", h->err.code,
 		 rw_err_str(h->vers, h->err.code), h->err.low, h->err.high,
 		 h->credit);
-	rr_conn_oneway_done(k->conn, k);
+	rr_conn_oneway_done(call->conn, call);
 	if (h->err.code == RW_ERR_VERS) {
 		rr_res_set(
-			&k->res, RR_ERR_VERS, EPROTONOSUPPORT,
+			&call->res, RR_ERR_VERS, EPROTONOSUPPORT,
 			"the server does not speak RPC-over-RDMA version %u (it supports %u to %u)",
-			k->hdr.vers, h->err.low, h->err.high);
-		k->res.vers_low = h->err.low;
-		k->res.vers_high = h->err.high;
+			call->hdr.vers, h->err.low, h->err.high);
+		call->res.vers_low = h->err.low;
+		call->res.vers_high = h->err.high;
 	} else {
 		rr_res_set(
-			&k->res, RR_ERR_CHUNK, EREMOTEIO,
+			&call->res, RR_ERR_CHUNK, EREMOTEIO,
 			"the server refused the call's transport header or could not send the reply (RDMA_ERROR %u: %s)",
 			h->err.code, rw_err_str(h->vers, h->err.code));
 	}
-	rr_call_complete(rr, k);
+	rr_call_complete(rr, call);
 }
 
-/* The Reply taken for k (before it completes: an abandoned call is
+/* The Reply taken for call (before it completes: an abandoned call is
  * finished then): its kind, payload octets, what its Write chunks carried
  * and the grant. */
-static void trace_reply(const struct rr_call *k, const struct rw_hdr *h,
+static void trace_reply(const struct rr_call *call, const struct rw_hdr *h,
 			uint32_t len)
 {
 	uint64_t wbytes = 0;
 	uint32_t i, used = 0;
 
-	for (i = 0; i < k->nwrites; i++) {
-		wbytes += k->wlen[i];
-		used += k->wlen[i] != 0;
+	for (i = 0; i < call->nwrites; i++) {
+		wbytes += call->wlen[i];
+		used += call->wlen[i] != 0;
 	}
-	TR_EVENT(reply, k->conn->trace_id, k->xid,
+	TR_EVENT(reply, call->conn->trace_id, call->xid,
 		 "kind=%s len=%u writes=%u write_bytes=%llu credits=%u",
 		 h->proc == RW_NOMSG ? "long" :
 		 used		     ? "chunked" :
@@ -146,7 +147,7 @@ static void trace_reply(const struct rr_call *k, const struct rw_hdr *h,
 }
 
 /* RDMA_MSG: the Reply is inline after the header, in the Receive. */
-static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
+static bool take_inline(struct rr_clnt *rr, struct rr_call *call,
 			const struct rw_hdr *h, const struct rt_event *ev)
 {
 	const uint8_t *p = (const uint8_t *)ev->data + h->hdr_len;
@@ -156,24 +157,24 @@ static bool take_inline(struct rr_clnt *rr, struct rr_call *k,
 		rr->st.discarded++;
 		return false;
 	}
-	k->grant = h->credit;
-	k->rbuf = ev->rbuf;
-	k->payload = p;
-	k->plen = n;
-	rr_conn_settled(rr, k->conn);
-	rr_conn_oneway_done(k->conn, k);
-	rr_call_take_writes(rr, k, h);
+	call->grant = h->credit;
+	call->rbuf = ev->rbuf;
+	call->payload = p;
+	call->plen = n;
+	rr_conn_settled(rr, call->conn);
+	rr_conn_oneway_done(call->conn, call);
+	rr_call_take_writes(rr, call, h);
 	rr->st.replies++;
 	rr->st.inline_bytes += n;
-	trace_reply(k, h, n);
-	rr_call_complete(rr, k);
+	trace_reply(call, h, n);
+	rr_call_complete(rr, call);
 	return true;
 }
 
 /* RDMA_NOMSG: the Reply is in the Reply chunk, one contiguous run from its
  * start: segments are filled in order, so only the last one written may be
  * short.  Its XID is checked once the chunk is fenced. */
-static bool take_long(struct rr_clnt *rr, struct rr_call *k,
+static bool take_long(struct rr_clnt *rr, struct rr_call *call,
 		      const struct rw_hdr *h)
 {
 	bool partial = false;
@@ -186,20 +187,20 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
 			rr->st.discarded++;
 			return false;
 		}
-		partial = len < k->reply_segs[i].length;
+		partial = len < call->reply_segs[i].length;
 		total += len;
 	}
-	k->grant = h->credit;
-	k->payload = k->reply_buf;
-	k->plen = (uint32_t)total;
-	rr_conn_settled(rr, k->conn);
-	rr_conn_oneway_done(k->conn, k);
-	rr_call_take_writes(rr, k, h);
+	call->grant = h->credit;
+	call->payload = call->reply_buf;
+	call->plen = (uint32_t)total;
+	rr_conn_settled(rr, call->conn);
+	rr_conn_oneway_done(call->conn, call);
+	rr_call_take_writes(rr, call, h);
 	rr->st.replies++;
 	rr->st.long_replies++;
 	rr->st.reply_bytes += total;
-	trace_reply(k, h, (uint32_t)total);
-	rr_call_complete(rr, k);
+	trace_reply(call, h, (uint32_t)total);
+	rr_call_complete(rr, call);
 	return true;
 }
 
@@ -209,16 +210,16 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *k,
  * RPC Call goes to the backward service (rr_bc.c); anything else is
  * dropped and counted.
  */
-static void recv_backward(struct rr_clnt *rr, struct rr_conn *c,
+static void recv_backward(struct rr_clnt *rr, struct rr_conn *conn,
 			  const struct rw_hdr *h, const struct rt_event *ev)
 {
 	if (h->vers == RW_VERS_2 &&
 	    (h->proc == RW2_CONNPROP || h->proc == RW2_UPDPROP)) {
-		rr_conn_peer_props(rr, c, h);
+		rr_conn_peer_props(rr, conn, h);
 		return;
 	}
 	if (h->proc == RW_MSG) {
-		rr_bc_take(rr, c, h, (const uint8_t *)ev->data + h->hdr_len,
+		rr_bc_take(rr, conn, h, (const uint8_t *)ev->data + h->hdr_len,
 			   ev->len - h->hdr_len);
 		return;
 	}
@@ -231,53 +232,53 @@ static bool is_backward(const struct rw_hdr *h, const struct rt_event *ev)
 				ev->len - h->hdr_len) == RW_DIR_CALL;
 }
 
-static void recv_reply(struct rr_clnt *rr, struct rr_conn *c,
+static void recv_reply(struct rr_clnt *rr, struct rr_conn *conn,
 		       const struct rt_event *ev)
 {
-	struct rr_call *k = NULL;
+	struct rr_call *call = NULL;
 	enum rw_reason why;
 	struct rw_hdr h;
 	bool kept = false;
 
 	why = rw_hdr_decode(ev->data, ev->len, &h, &rr->hsp);
 	if (why == RW_R_OK && is_backward(&h, ev)) {
-		recv_backward(rr, c, &h, ev);
-		rt_recv_repost(c->rt, ev->rbuf);
+		recv_backward(rr, conn, &h, ev);
+		rt_recv_repost(conn->rt, ev->rbuf);
 		return;
 	}
 	if (why == RW_R_OK || ev->len >= RW_FIXED_LEN)
-		k = rr_xid_find(rr, h.xid);
-	if (k && (k->conn != c || k->state == RR_S_DONE))
-		k = NULL; /* not a call waiting on this connection */
-	if (why == RW_R_OK && !k)
+		call = rr_xid_find(rr, h.xid);
+	if (call && (call->conn != conn || call->state == RR_S_DONE))
+		call = NULL; /* not a call waiting on this connection */
+	if (why == RW_R_OK && !call)
 		rr->st.unknown_xid++;
-	if (why == RW_R_OK && k)
-		why = rw_validate_reply(&k->hdr, &h);
+	if (why == RW_R_OK && call)
+		why = rw_validate_reply(&call->hdr, &h);
 	if (why != RW_R_OK) {
-		refuse(rr, k, &h, why);
-	} else if (k) {
+		refuse(rr, call, &h, why);
+	} else if (call) {
 		if ((ev->wc_flags & RT_WC_WITH_INV) &&
-		    ev->inv_rkey != k->inv_handle)
+		    ev->inv_rkey != call->inv_handle)
 			rr->st.foreign_inv++;
 		if (h.proc == RW_ERROR)
-			take_error(rr, k, &h);
+			take_error(rr, call, &h);
 		else if (h.proc == RW_MSG)
-			kept = take_inline(rr, k, &h, ev);
+			kept = take_inline(rr, call, &h, ev);
 		else if (h.proc == RW_NOMSG)
-			take_long(rr, k, &h);
+			take_long(rr, call, &h);
 		else
 			rr->st.discarded++;
 	}
 	if (!kept)
-		repost(c, ev->rbuf);
+		repost(conn, ev->rbuf);
 }
 
-static bool dispatch(struct rr_clnt *rr, struct rr_conn *c,
+static bool dispatch(struct rr_clnt *rr, struct rr_conn *conn,
 		     const struct rt_event *ev)
 {
 	switch (ev->type) {
 	case RT_EV_RECV:
-		recv_reply(rr, c, ev);
+		recv_reply(rr, conn, ev);
 		return false;
 	case RT_EV_DEAD:
 		return true;
@@ -291,28 +292,28 @@ static bool dispatch(struct rr_clnt *rr, struct rr_conn *c,
  * would drain again: a nested drain of the same connection only asks the
  * running one to look once more.
  */
-void rr_drain(struct rr_clnt *rr, struct rr_conn *c)
+void rr_drain(struct rr_clnt *rr, struct rr_conn *conn)
 {
 	struct rt_event ev[RR_EV_BATCH];
 	bool dead = false;
 	int n, i;
 
-	if (c->lost)
+	if (conn->lost)
 		return;
-	if (c->draining) {
-		c->redrain = true;
+	if (conn->draining) {
+		conn->redrain = true;
 		return;
 	}
-	c->draining = true;
+	conn->draining = true;
 	do {
-		c->redrain = false;
-		n = rt_conn_poll(c->rt, ev, RR_EV_BATCH, 0);
+		conn->redrain = false;
+		n = rt_conn_poll(conn->rt, ev, RR_EV_BATCH, 0);
 		for (i = 0; i < n; i++)
-			dead |= dispatch(rr, c, &ev[i]);
-	} while (n == RR_EV_BATCH || (n > 0 && c->redrain));
-	c->draining = false;
-	if (dead || n < 0 || rt_conn_state(c->rt) == RT_CONN_DEAD)
-		rr_conn_lost(rr, c);
+			dead |= dispatch(rr, conn, &ev[i]);
+	} while (n == RR_EV_BATCH || (n > 0 && conn->redrain));
+	conn->draining = false;
+	if (dead || n < 0 || rt_conn_state(conn->rt) == RT_CONN_DEAD)
+		rr_conn_lost(rr, conn);
 }
 
 /* ---- Waiting ------------------------------------------------------------ */
@@ -374,36 +375,37 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 /*
- * Sleep on c's fd (event mode) or give the processor away (busy polling)
+ * Sleep on conn's fd (event mode) or give the processor away (busy polling)
  * without the lock, then collect what came.  One slice at most, so that a
  * leader also notices its own deadline and a changed world.
  */
-static void lead_once(struct rr_clnt *rr, struct rr_conn *c, int64_t deadline)
+static void lead_once(struct rr_clnt *rr, struct rr_conn *conn,
+		      int64_t deadline)
 {
-	struct pollfd pfd = { .fd = rt_conn_fd(c->rt), .events = POLLIN };
+	struct pollfd pfd = { .fd = rt_conn_fd(conn->rt), .events = POLLIN };
 	int64_t left = min64(deadline - rr_now_ms(), RR_LEAD_SLICE_MS);
 
 	pthread_mutex_unlock(&rr->lock);
-	if (c->busy_poll)
+	if (conn->busy_poll)
 		sched_yield();
 	else if (left > 0)
 		poll(&pfd, 1, (int)left);
 	pthread_mutex_lock(&rr->lock);
-	rr_drain(rr, c);
+	rr_drain(rr, conn);
 }
 
-static void lead(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
 	rr->leading = true;
-	c->refs++;
-	while (!done(arg) && !c->lost && rr_now_ms() < deadline)
-		lead_once(rr, c, deadline);
+	conn->refs++;
+	while (!done(arg) && !conn->lost && rr_now_ms() < deadline)
+		lead_once(rr, conn, deadline);
 	rr->leading = false;
-	rr_conn_put(rr, c);
+	rr_conn_put(rr, conn);
 }
 
-bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
+bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	     void *arg, int64_t deadline, struct rr_waiter **pub)
 {
 	struct rr_waiter w;
@@ -419,8 +421,8 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *c, bool (*done)(void *),
 	if (pub)
 		*pub = &w; /* cppcheck-suppress autoVariables */
 	while (!done(arg) && rr_now_ms() < deadline) {
-		if (c && !c->lost && !rr->leading)
-			lead(rr, c, done, arg, deadline);
+		if (conn && !conn->lost && !rr->leading)
+			lead(rr, conn, done, arg, deadline);
 		else
 			timed_wait(rr, &w, deadline);
 	}
