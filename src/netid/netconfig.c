@@ -23,7 +23,7 @@
 #include <strings.h>
 
 #include "compiler.h"
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 
 struct rdma_netid {
 	const char *netid;

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 
 #define NFS_PROGRAM   100003
 #define NFS_RDMA_PORT 20049
