@@ -10,7 +10,7 @@
 
 #include "glue/clnt_msg.h"
 #include "rpc/rr_call.h"
-#include "wire/rw_xdr.h"
+#include "rpc/rr_policy.h"
 
 bool clnt_msg_encode(XDR *xdrs, void *arg)
 {
@@ -29,7 +29,7 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 		return false;
 	pthread_mutex_lock(c->auth_lock);
 	ok = AUTH_MARSHALL(c->cl->cl_auth, xdrs);
-	rw_xdr_begin_body(xdrs); /* false for a plain stream: fine */
+	rr_begin_body(xdrs); /* false for a plain stream: fine */
 	ok = ok && AUTH_WRAP(c->cl->cl_auth, xdrs, c->xargs, c->argsp);
 	pthread_mutex_unlock(c->auth_lock);
 	return ok;
@@ -57,7 +57,7 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock, XDR *xdrs,
 		e->re_status = RPC_AUTHERROR;
 		e->re_why = AUTH_INVALIDRESP;
 	} else {
-		rw_xdr_begin_body(xdrs);
+		rr_begin_body(xdrs);
 		if (!AUTH_UNWRAP(cl->cl_auth, xdrs, xres, resp) ||
 		    (finish && !finish(ctx)))
 			e->re_status = RPC_CANTDECODERES;

@@ -42,8 +42,8 @@
 #include "glue/rpcrdma_attr.h"
 #include "glue/rpcrdma_stats.h"
 #include "rpc/rr_call.h"
-#include "ulb/ulb.h"
-#include "wire/rw_props.h"
+#include "rpc/rr_listen.h"
+#include "rpc/rr_policy.h"
 
 /* An RPC call header: xid, direction, rpcvers, prog, vers, proc, and the
  * credential and verifier of the largest size. */
@@ -116,24 +116,8 @@ static int64_t tv_ms(const struct timeval *tv)
 static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 		       struct rr_req *req, xdrproc_t xres, void *resp)
 {
-	const struct ulb_walker *walk;
-	struct rpcrdma_ulb_entry call;
-
-	req->ddp.mode = RW_DDP_NONE;
-	if (is_gss(cl))
-		return;
-	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_CALL,
-			&call, &walk)) {
-		if (walk)
-			ulb_walk_policy(walk, false, RPCRDMA_DEFAULT_DDP_MIN,
-					&req->ddp);
-		else
-			ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
-				       &req->ddp);
-	}
-	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_REPLY,
-			&e->reply_ulb, &req->reply_walk)) {
-		req->reply_ulb = &e->reply_ulb;
+	if (rr_policy_clnt(e->m.prog, e->m.vers, e->m.proc, is_gss(cl),
+			   RPCRDMA_DEFAULT_DDP_MIN, req, &e->reply_ulb)) {
 		req->xres = xres;
 		req->resp = resp;
 	}
@@ -555,7 +539,7 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 
 	rpcrdma_env_read(&env);
 	memset(o, 0, sizeof(*o));
-	rt_conn_attr_init(&o->conn);
+	rr_conn_attr_init(&o->conn);
 	o->conn.credits = a->credits;
 	o->conn.inline_send = a->inline_send;
 	o->conn.inline_recv = a->inline_recv;

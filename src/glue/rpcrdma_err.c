@@ -23,7 +23,6 @@
 #include "log/rl_log.h"
 #include "rpc/rr_call.h"
 
-
 /* What to try when no RDMA device serves an address: the cause is on
  * this host, and these commands show and fix it. */
 #define NODEV_HINT                                              \

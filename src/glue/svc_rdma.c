@@ -30,8 +30,8 @@
  * privacy never anything: they wrap the body in one opaque (V1-GSS-3).
  * Authentication only (service none) leaves the body as the procedure's
  * XDR, so its items are placed as under AUTH_SYS (V1-WC-2; the Linux
- * client with sec=krb5 sends WRITE data in Read chunks): gss_wrapped()
- * reads the service from the credential.
+ * client with sec=krb5 sends WRITE data in Read chunks):
+ * rr_policy_gss_wrapped() reads the service from the credential.
  *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
@@ -70,13 +70,10 @@
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "log/rl_log.h"
+#include "rpc/rr_listen.h"
+#include "rpc/rr_policy.h"
 #include "rpc/rr_serve.h"
 #include "rpc/rr_srv_xidlog.h"
-#include "transport/rt_conn.h"
-#include "ulb/ulb.h"
-#include "wire/rw_be.h"
-#include "wire/rw_props.h"
-#include "wire/rw_xdr.h"
 
 #define LSN_BACKLOG 64
 #define LSN_BATCH   16
@@ -114,7 +111,7 @@ struct call_id {
 	rpcproc_t proc;
 	bool wrapped; /* RPCSEC_GSS wraps the body or
 					 * carries no procedure: nothing is
-					 * eligible (gss_wrapped) */
+					 * eligible (rr_policy_gss_wrapped) */
 };
 
 struct svr_conn {
@@ -234,26 +231,6 @@ static void conn_end_call(struct svr_conn *k)
 	k->cur = NULL;
 }
 
-/*
- * Is the body of a call with this credential anything but the procedure's
- * XDR?  Under RPCSEC_GSS (RFC 2203 section 5) the credential body is
- * version, gss_proc, seq_num, service, handle: the arguments are the
- * procedure's own only for RPCSEC_GSS_DATA (0) with rpc_gss_svc_none (1);
- * integrity and privacy wrap them (V1-GSS-3), the control procedures carry
- * tokens.  A credential too short to say counts as wrapped.
- */
-static bool gss_wrapped(const struct opaque_auth *cred)
-{
-	const uint8_t *p = (const uint8_t *)cred->oa_base;
-
-	if (cred->oa_flavor != RPCSEC_GSS)
-		return false;
-	if (!p || cred->oa_length < 16)
-		return true;
-	return rw_get32(p) != 1 || rw_get32(p + 4) != 0 ||
-	       rw_get32(p + 12) != 1;
-}
-
 static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 {
 	struct svr_conn *k = x->xp_p1;
@@ -274,7 +251,8 @@ static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
 			k->id.prog = msg->rm_call.cb_prog;
 			k->id.vers = msg->rm_call.cb_vers;
 			k->id.proc = msg->rm_call.cb_proc;
-			k->id.wrapped = gss_wrapped(&msg->rm_call.cb_cred);
+			k->id.wrapped =
+				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
 			k->streak++;
 			return TRUE;
 		}
@@ -315,26 +293,13 @@ static enum xprt_stat conn_stat(SVCXPRT *x)
 	return XPRT_MOREREQS;
 }
 
-/*
- * The current call's DDP policy in direction dir: its Upper-Layer Binding
- * entry, or nothing eligible (no entry; RPCSEC_GSS integrity, privacy or
- * control, V1-GSS-3).  min_len
- * plays no part here: the decoder takes a chunk at any eligible item, and
- * a reply places every eligible result it has a Write chunk for (V1-WC-2).
- */
+/* The current call's DDP policy in direction dir (rr_policy.h): its
+ * Upper-Layer Binding entry, or nothing eligible (V1-GSS-3, V1-WC-2). */
 static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
-	const struct ulb_walker *walk;
-	struct rpcrdma_ulb_entry e;
-
-	if (k->id.wrapped ||
-	    ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e, &walk))
-		ulb_ddp_policy(NULL, true, 0, pol);
-	else if (walk)
-		ulb_walk_policy(walk, dir == RPCRDMA_ULB_REPLY, 0, pol);
-	else
-		ulb_ddp_policy(&e, true, 0, pol);
+	rr_policy_srv(k->id.prog, k->id.vers, k->id.proc, k->id.wrapped, dir,
+		      pol);
 }
 
 static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
@@ -352,7 +317,7 @@ static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 	 * second getargs finds the body begun and keeps the policy. */
 	call_policy(k, RPCRDMA_ULB_CALL, &pol);
 	rr_sreq_set_ddp(k->cur, &pol);
-	rw_xdr_begin_body(xdrs);
+	rr_begin_body(xdrs);
 	if (auth)
 		ok = SVCAUTH_UNWRAP(auth, xdrs, proc, where);
 	else
@@ -531,11 +496,11 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 	struct rt_err err;
 	int fd;
 
-	opts.xcharext = rpcrdma_env_xcharext(&sv->env, rt_conn_peer_addr(c));
+	opts.xcharext = rpcrdma_env_xcharext(&sv->env, rr_conn_peer_addr(c));
 	if (k)
 		k->rr = rr_srv_create(c, &opts, &err);
 	if (!k || !k->rr) {
-		rt_conn_destroy(c);
+		rr_conn_refuse(c);
 		free(k);
 		return "out of memory";
 	}
@@ -546,7 +511,7 @@ static const char *conn_new(struct svr *sv, struct rt_conn *c)
 		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
 	}
 	k->x = svc_xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
-			    rt_conn_local_addr(c), rt_conn_peer_addr(c));
+			    rr_conn_local_addr(c), rr_conn_peer_addr(c));
 	if (!k->x) {
 		rr_srv_destroy(k->rr);
 		free(k);
@@ -575,21 +540,21 @@ static unsigned int peer_conns(const struct svr *sv, const struct sockaddr *pa)
 	unsigned int n = 0;
 
 	for (k = sv->conns; k; k = k->next)
-		if (rt_addr_same_host(rr_srv_peer_addr(k->rr), pa))
+		if (rr_addr_same_host(rr_srv_peer_addr(k->rr), pa))
 			n++;
 	return n;
 }
 
 /*
  * Why c must be refused, or NULL.  The transport has accepted it already
- * (rt_listener_process() offers no earlier hook), so a refused connection
+ * (rr_listener_accept() offers no earlier hook), so a refused connection
  * is closed at once: the client sees it end before its first reply.
  */
 static const char *refusal(const struct svr *sv, struct rt_conn *c)
 {
 	if (sv->nconns >= sv->attr.max_conns)
 		return "connections at the limit (max_conns)";
-	if (peer_conns(sv, rt_conn_peer_addr(c)) >= sv->attr.max_conns_per_peer)
+	if (peer_conns(sv, rr_conn_peer_addr(c)) >= sv->attr.max_conns_per_peer)
 		return "connections from this address at the limit "
 		       "(max_conns_per_peer)";
 	return NULL;
@@ -598,11 +563,11 @@ static const char *refusal(const struct svr *sv, struct rt_conn *c)
 static void admit(struct svr *sv, struct rt_conn *c)
 {
 	const char *why = refusal(sv, c);
-	char a[RT_ADDR_STRLEN];
+	char a[RR_ADDR_STRLEN];
 
-	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	rr_addr_str(rr_conn_peer_addr(c), 1, a);
 	if (why)
-		rt_conn_destroy(c);
+		rr_conn_refuse(c);
 	else
 		why = conn_new(sv, c);
 	pthread_mutex_lock(&sv->lock);
@@ -633,7 +598,7 @@ static bool_t lsn_recv(SVCXPRT *x, struct rpc_msg *msg)
 	int n, i;
 
 	do {
-		n = rt_listener_process(sv->l, nc, LSN_BATCH, &err);
+		n = rr_listener_accept(sv->l, nc, LSN_BATCH, &err);
 		if (n < 0) {
 			lsn_failed(x, &err);
 			return FALSE;
@@ -673,7 +638,7 @@ static void lsn_destroy(SVCXPRT *x)
 	struct svr_conn *k, *next;
 
 	xprt_unregister(x);
-	rt_listener_destroy(sv->l);
+	rr_listener_destroy(sv->l);
 	sv->l = NULL;
 	sv->lx = NULL;
 	for (k = sv->conns; k; k = next) {
@@ -712,7 +677,7 @@ static const struct xp_ops2 lsn_ops2 = {
 
 static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 {
-	rt_conn_attr_init(ca);
+	rr_conn_attr_init(ca);
 	ca->credits = a->credits;
 	ca->inline_send = a->inline_send;
 	ca->inline_recv = a->inline_recv;
@@ -827,7 +792,7 @@ static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
 static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 {
 	struct sockaddr_storage bound;
-	uint16_t port = htons(rt_listener_port(sv->l));
+	uint16_t port = htons(rr_listener_port(sv->l));
 	SVCXPRT *x;
 
 	memcpy(&bound, laddr, svc_xprt_sa_len(laddr));
@@ -835,7 +800,7 @@ static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
 		((struct sockaddr_in6 *)&bound)->sin6_port = port;
 	else
 		((struct sockaddr_in *)&bound)->sin_port = port;
-	x = svc_xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
+	x = svc_xprt_new(rr_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
 			 sv->netid, (struct sockaddr *)&bound, NULL);
 	if (!x)
 		return NULL;
@@ -875,14 +840,14 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	if (!sv)
 		return fail(ENOMEM, "out of memory");
 	conn_attr(&a, &ca);
-	sv->l = rt_listen(laddr, LSN_BACKLOG, &ca, &err);
+	sv->l = rr_listen(laddr, LSN_BACKLOG, &ca, &err);
 	if (!sv->l) {
 		svr_unmake(sv);
 		return fail(err.code, "%s", err.msg);
 	}
-	fd = rt_listener_fd(sv->l);
+	fd = rr_listener_fd(sv->l);
 	if (fd >= _rpc_dtablesize()) {
-		rt_listener_destroy(sv->l);
+		rr_listener_destroy(sv->l);
 		svr_unmake(sv);
 		return fail(EMFILE,
 			    "listener fd %d is beyond what svc_run() polls (%d)",
@@ -890,7 +855,7 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	}
 	x = lsn_new(sv, laddr);
 	if (!x) {
-		rt_listener_destroy(sv->l);
+		rr_listener_destroy(sv->l);
 		svr_unmake(sv);
 		return fail(ENOMEM, "out of memory");
 	}

@@ -12,7 +12,7 @@
 #include <rpc/svc_mt.h>
 
 #include "glue/svc_xprt.h"
-#include "wire/rw_xdr.h"
+#include "rpc/rr_policy.h"
 
 /* SVCXPRT_EXT is libtirpc's private layout: allocate more than it needs. */
 #define EXT_SIZE (sizeof(SVCXPRT_EXT) < 256 ? 256 : sizeof(SVCXPRT_EXT))
@@ -117,7 +117,7 @@ bool_t svc_xprt_reply_encode(XDR *xdrs, void *arg)
 		return FALSE;
 	if (!c->has_results)
 		return TRUE;
-	rw_xdr_begin_body(xdrs);
+	rr_begin_body(xdrs);
 	if (auth)
 		return SVCAUTH_WRAP(auth, xdrs, c->proc, c->where);
 	return c->proc(xdrs, c->where);
