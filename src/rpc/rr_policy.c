@@ -33,9 +33,8 @@ bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	return true;
 }
 
-void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		   bool wrapped, enum rpcrdma_ulb_dir dir,
-		   struct rw_ddp_policy *pol)
+void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc, bool wrapped,
+		   enum rpcrdma_ulb_dir dir, struct rw_ddp_policy *pol)
 {
 	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry e;

@@ -37,9 +37,8 @@ bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
  * takes a chunk at any eligible item, and a reply places every eligible
  * result it has a Write chunk for (V1-WC-2).
  */
-void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		   bool wrapped, enum rpcrdma_ulb_dir dir,
-		   struct rw_ddp_policy *pol);
+void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc, bool wrapped,
+		   enum rpcrdma_ulb_dir dir, struct rw_ddp_policy *pol);
 
 /*
  * Is the body of a call with this credential anything but the procedure's
