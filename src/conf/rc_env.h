@@ -43,7 +43,8 @@ static inline const struct rc_var *rc_vars(size_t *n)
 		{ "RPCRDMA_MAX_SEGMENTS", false },
 		{ "RPCRDMA_MAX_WRITE_CHUNKS", false },
 		{ "RPCRDMA_PORT", false },
-		{ "RPCRDMA_REG_MODE", false }, /* parsed by src/transport only */
+		/* RPCRDMA_REG_MODE: parsed by src/transport alone */
+		{ "RPCRDMA_REG_MODE", false },
 		{ "RPCRDMA_REMOTE_INV", false },
 		{ "RPCRDMA_REPLAY_BYTES", false },
 		{ "RPCRDMA_RPCBIND", false },

@@ -139,7 +139,7 @@ def check(top):
             continue
         for name in definitions(strip(texts[p]), False):
             owner.setdefault(name, layer)
-    env_names = set(re.findall(r'\{ "(\w+)", (?:true|false) \}',
+    env_names = set(re.findall(r'\{\s*"(\w+)",\s*(?:true|false)\s*\}',
                                texts.get(os.path.join(root, 'conf',
                                                       'rc_env.h'), '')))
     for p, raw in texts.items():
