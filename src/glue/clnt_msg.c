@@ -1,5 +1,5 @@
 /*
- * clnt_msg.c - a CLIENT's RPC Call and Reply messages (clnt_msg.h),
+ * clnt_msg.call - a CLIENT's RPC Call and Reply messages (clnt_msg.h),
  * following clnt_vc_call.
  */
 #include "config.h"
@@ -10,28 +10,28 @@
 
 #include "glue/clnt_msg.h"
 #include "rpc/rr_call.h"
-#include "wire/rw_xdr.h"
+#include "rpc/rr_policy.h"
 
 bool clnt_msg_encode(XDR *xdrs, void *arg)
 {
-	struct clnt_msg_call *c = arg;
+	struct clnt_msg_call *call = arg;
 	struct rpc_msg m;
-	int32_t proc = (int32_t)c->proc;
+	int32_t proc = (int32_t)call->proc;
 	bool ok;
 
 	memset(&m, 0, sizeof(m));
-	m.rm_xid = c->xid;
+	m.rm_xid = call->xid;
 	m.rm_direction = CALL;
 	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
-	m.rm_call.cb_prog = c->prog;
-	m.rm_call.cb_vers = c->vers;
+	m.rm_call.cb_prog = call->prog;
+	m.rm_call.cb_vers = call->vers;
 	if (!xdr_callhdr(xdrs, &m) || !XDR_PUTINT32(xdrs, &proc))
 		return false;
-	pthread_mutex_lock(c->auth_lock);
-	ok = AUTH_MARSHALL(c->cl->cl_auth, xdrs);
-	rw_xdr_begin_body(xdrs); /* false for a plain stream: fine */
-	ok = ok && AUTH_WRAP(c->cl->cl_auth, xdrs, c->xargs, c->argsp);
-	pthread_mutex_unlock(c->auth_lock);
+	pthread_mutex_lock(call->auth_lock);
+	ok = AUTH_MARSHALL(call->cl->cl_auth, xdrs);
+	rr_begin_body(xdrs); /* false for a plain stream: fine */
+	ok = ok && AUTH_WRAP(call->cl->cl_auth, xdrs, call->xargs, call->argsp);
+	pthread_mutex_unlock(call->auth_lock);
 	return ok;
 }
 
@@ -57,7 +57,7 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock, XDR *xdrs,
 		e->re_status = RPC_AUTHERROR;
 		e->re_why = AUTH_INVALIDRESP;
 	} else {
-		rw_xdr_begin_body(xdrs);
+		rr_begin_body(xdrs);
 		if (!AUTH_UNWRAP(cl->cl_auth, xdrs, xres, resp) ||
 		    (finish && !finish(ctx)))
 			e->re_status = RPC_CANTDECODERES;

@@ -27,7 +27,7 @@ struct clnt_msg_call {
 	void *argsp;
 };
 
-/* Encode the whole Call on xdrs; rw_xdr_begin_body() before the
+/* Encode the whole Call on xdrs; rr_begin_body() before the
  * arguments, which a plain xdrmem stream ignores. */
 bool clnt_msg_encode(XDR *xdrs, void *arg);
 

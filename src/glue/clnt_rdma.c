@@ -42,8 +42,8 @@
 #include "glue/rpcrdma_attr.h"
 #include "glue/rpcrdma_stats.h"
 #include "rpc/rr_call.h"
-#include "ulb/ulb.h"
-#include "wire/rw_props.h"
+#include "rpc/rr_listen.h"
+#include "rpc/rr_policy.h"
 
 /* An RPC call header: xid, direction, rpcvers, prog, vers, proc, and the
  * credential and verifier of the largest size. */
@@ -89,13 +89,13 @@ static bool is_gss(const CLIENT *cl)
 
 /* ---- Errors ------------------------------------------------------------- */
 
-static void set_err(struct clnt_rdma *ct, const struct rpc_err *e,
+static void set_err(struct clnt_rdma *clnt, const struct rpc_err *e,
 		    const char *msg)
 {
-	pthread_mutex_lock(&ct->lock);
-	ct->err = *e;
-	snprintf(ct->errmsg, sizeof(ct->errmsg), "%s", msg);
-	pthread_mutex_unlock(&ct->lock);
+	pthread_mutex_lock(&clnt->lock);
+	clnt->err = *e;
+	snprintf(clnt->errmsg, sizeof(clnt->errmsg), "%s", msg);
+	pthread_mutex_unlock(&clnt->lock);
 }
 
 /* ---- cl_call ------------------------------------------------------------ */
@@ -116,24 +116,8 @@ static int64_t tv_ms(const struct timeval *tv)
 static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 		       struct rr_req *req, xdrproc_t xres, void *resp)
 {
-	const struct ulb_walker *walk;
-	struct rpcrdma_ulb_entry call;
-
-	req->ddp.mode = RW_DDP_NONE;
-	if (is_gss(cl))
-		return;
-	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_CALL,
-			&call, &walk)) {
-		if (walk)
-			ulb_walk_policy(walk, false, RPCRDMA_DEFAULT_DDP_MIN,
-					&req->ddp);
-		else
-			ulb_ddp_policy(&call, false, RPCRDMA_DEFAULT_DDP_MIN,
-				       &req->ddp);
-	}
-	if (!ulb_lookup(e->m.prog, e->m.vers, e->m.proc, RPCRDMA_ULB_REPLY,
-			&e->reply_ulb, &req->reply_walk)) {
-		req->reply_ulb = &e->reply_ulb;
+	if (rr_policy_clnt(e->m.prog, e->m.vers, e->m.proc, is_gss(cl),
+			   RPCRDMA_DEFAULT_DDP_MIN, req, &e->reply_ulb)) {
 		req->xres = xres;
 		req->resp = resp;
 	}
@@ -143,15 +127,15 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 		     xdrproc_t xres, void *resp, struct timeval timeout)
 {
-	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma *clnt = cl->cl_private;
 	struct timeval tv;
 
-	pthread_mutex_lock(&ct->lock);
-	tv = ct->waitset ? ct->wait : timeout;
-	e->m.xid = --ct->xid;
-	e->m.prog = ct->prog;
-	e->m.vers = ct->vers;
-	pthread_mutex_unlock(&ct->lock);
+	pthread_mutex_lock(&clnt->lock);
+	tv = clnt->waitset ? clnt->wait : timeout;
+	e->m.xid = --clnt->xid;
+	e->m.prog = clnt->prog;
+	e->m.vers = clnt->vers;
+	pthread_mutex_unlock(&clnt->lock);
 	memset(req, 0, sizeof(*req));
 	req->xid = e->m.xid;
 	req->encode = clnt_msg_encode;
@@ -163,120 +147,119 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->deadline_ms = rr_now_ms() + tv_ms(&tv);
 }
 
-static bool call_decoded(void *k)
+static bool call_decoded(void *call)
 {
-	return rr_call_decoded(k);
+	return rr_call_decoded(call);
 }
 
-static enum clnt_stat clnt_rdma_call(CLIENT *cl, rpcproc_t proc,
-				     xdrproc_t xargs, void *argsp,
-				     xdrproc_t xres, void *resp,
-				     struct timeval timeout)
+static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+			      void *argsp, xdrproc_t xres, void *resp,
+			      struct timeval timeout)
 {
-	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma *clnt = cl->cl_private;
 	struct clnt_rdma_enc enc = { .m = { .cl = cl,
-					    .auth_lock = &ct->auth_lock,
+					    .auth_lock = &clnt->auth_lock,
 					    .proc = proc,
 					    .xargs = xargs,
 					    .argsp = argsp } };
 	int refreshes = is_gss(cl) ? 0 : 2;
 	struct rpc_msg reply;
 	struct rr_result res;
-	struct rr_call *k;
+	struct rr_call *call;
 	struct rr_req req;
 	struct rpc_err e;
 	bool refused;
 
 again:
 	make_req(cl, &enc, &req, xres, resp, timeout);
-	if (rr_call(ct->rr, &req, &k, &res) != RR_OK) {
+	if (rr_call(clnt->rr, &req, &call, &res) != RR_OK) {
 		clnt_msg_status(&res, &e);
 		/* clnt_vc: a zero timeout means "send, do not wait"; only a
 		 * call without results (batching) reports success. */
 		if (res.status == RR_SENT && xres)
 			e.re_status = RPC_TIMEDOUT;
-		set_err(ct, &e, res.msg);
+		set_err(clnt, &e, res.msg);
 		return e.re_status;
 	}
-	refused = clnt_msg_decode(cl, &ct->auth_lock, rr_call_xdr(k), xres,
-				  resp, call_decoded, k, &reply, &e);
-	rr_call_done(ct->rr, k);
+	refused = clnt_msg_decode(cl, &clnt->auth_lock, rr_call_xdr(call), xres,
+				  resp, call_decoded, call, &reply, &e);
+	rr_call_done(clnt->rr, call);
 	if (refused && refreshes-- > 0 &&
-	    clnt_msg_refresh(cl, &ct->auth_lock, &reply))
+	    clnt_msg_refresh(cl, &clnt->auth_lock, &reply))
 		goto again;
-	set_err(ct, &e,
+	set_err(clnt, &e,
 		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
 
 /* ---- The other operations ----------------------------------------------- */
 
-static void clnt_rdma_abort(CLIENT *cl)
+static void cl_abort(CLIENT *cl)
 {
 }
 
-static void clnt_rdma_geterr(CLIENT *cl, struct rpc_err *errp)
+static void cl_geterr(CLIENT *cl, struct rpc_err *errp)
 {
-	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma *clnt = cl->cl_private;
 
-	pthread_mutex_lock(&ct->lock);
-	*errp = ct->err;
-	pthread_mutex_unlock(&ct->lock);
+	pthread_mutex_lock(&clnt->lock);
+	*errp = clnt->err;
+	pthread_mutex_unlock(&clnt->lock);
 }
 
-static bool_t clnt_rdma_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
+static bool_t cl_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
 {
 	xdr_free(xres, resp);
 	return TRUE;
 }
 
-static void ct_free(struct clnt_rdma *ct)
+static void priv_free(struct clnt_rdma *clnt)
 {
-	pthread_mutex_destroy(&ct->lock);
-	pthread_mutex_destroy(&ct->auth_lock);
-	free(ct);
+	pthread_mutex_destroy(&clnt->lock);
+	pthread_mutex_destroy(&clnt->auth_lock);
+	free(clnt);
 }
 
 /* The last reference is gone: the connections with it. */
-void clnt_rdma_release(struct clnt_rdma *ct)
+void clnt_rdma_release(struct clnt_rdma *clnt)
 {
-	if (!ct || atomic_fetch_sub(&ct->refs, 1) != 1)
+	if (!clnt || atomic_fetch_sub(&clnt->refs, 1) != 1)
 		return;
-	rpcrdma_stats_untrack(&ct->stats_reg, true);
-	rr_clnt_destroy(ct->rr);
-	ct_free(ct);
+	rpcrdma_stats_untrack(&clnt->stats_reg, true);
+	rr_clnt_destroy(clnt->rr);
+	priv_free(clnt);
 }
 
 struct clnt_rdma *clnt_rdma_hold(CLIENT *cl)
 {
-	struct clnt_rdma *ct;
+	struct clnt_rdma *clnt;
 
 	if (!clnt_rdma_is(cl))
 		return NULL;
-	ct = cl->cl_private;
-	atomic_fetch_add(&ct->refs, 1);
-	return ct;
+	clnt = cl->cl_private;
+	atomic_fetch_add(&clnt->refs, 1);
+	return clnt;
 }
 
-struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *ct)
+struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *clnt)
 {
-	return ct->rr;
+	return clnt->rr;
 }
 
-bool clnt_rdma_gone(const struct clnt_rdma *ct)
+bool clnt_rdma_gone(const struct clnt_rdma *clnt)
 {
-	return atomic_load(&ct->gone);
+	return atomic_load(&clnt->gone);
 }
 
 /* A backward service on the CLIENT's connections keeps them until it is
  * destroyed too (svc_rdma_bc.c); it is told to go. */
-static void clnt_rdma_destroy(CLIENT *cl)
+static void cl_destroy(CLIENT *cl)
 {
-	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma *clnt = cl->cl_private;
 
-	atomic_store(&ct->gone, true);
-	rr_clnt_bc_wake(ct->rr);
-	clnt_rdma_release(ct);
+	atomic_store(&clnt->gone, true);
+	rr_clnt_bc_wake(clnt->rr);
+	clnt_rdma_release(clnt);
 	free(cl->cl_netid);
 	free(cl->cl_tp);
 	free(cl);
@@ -304,12 +287,12 @@ static enum rpcrdma_reg_mode reg_mode_pub(enum rt_reg_mode m)
 }
 
 /* The requester's counters as <rpc/rpcrdma.h> publishes them. */
-static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
+static void stats_get(struct clnt_rdma *clnt, struct rpcrdma_clnt_stats *o)
 {
 	struct rr_stats s;
 	uint32_t inflight;
 
-	rr_clnt_stats(ct->rr, &s);
+	rr_clnt_stats(clnt->rr, &s);
 	memset(o, 0, sizeof(*o));
 	o->calls = s.calls;
 	o->replies = s.replies;
@@ -336,7 +319,7 @@ static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
 	o->discarded = s.discarded;
 	o->conn_losses = s.conn_losses;
 	o->connects = (uint32_t)s.connects;
-	o->credits = rr_clnt_credits(ct->rr, &inflight);
+	o->credits = rr_clnt_credits(clnt->rr, &inflight);
 	o->max_granted = s.max_granted;
 	o->max_inflight = s.max_inflight;
 	o->v2_calls = s.v2_calls;
@@ -349,14 +332,14 @@ static void clnt_rdma_stats(struct clnt_rdma *ct, struct rpcrdma_clnt_stats *o)
 }
 
 /* The server's properties as <rpc/rpcrdma.h> publishes them. */
-static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
+static bool peer_props(struct clnt_rdma *clnt, struct rpcrdma_props *o)
 {
 	struct rw_props p;
 
 	memset(o, 0, sizeof(*o));
-	if (!rr_clnt_peer_props(ct->rr, &p))
+	if (!rr_clnt_peer_props(clnt->rr, &p))
 		return false;
-	o->version = rr_clnt_version(ct->rr, NULL);
+	o->version = rr_clnt_version(clnt->rr, NULL);
 	o->received = p.advertised != 0;
 	o->rbsiz = p.val[RW_SP_RBSIZ];
 	o->brs = p.val[RW_SP_BRS];
@@ -365,85 +348,86 @@ static bool clnt_rdma_peer_props(struct clnt_rdma *ct, struct rpcrdma_props *o)
 
 /* RPCRDMA_STATS: the counters on destroy or at exit; RPCRDMA_STATS_SOCKET:
  * whenever asked, on the socket's thread (rpcrdma-environ(7)). */
-static void clnt_rdma_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
+static void stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
-	struct clnt_rdma *ct =
+	struct clnt_rdma *clnt =
 		RPCRDMA_STATS_OWNER(reg, struct clnt_rdma, stats_reg);
 	char label[RPCRDMA_STATS_LABEL_LEN];
 	struct rpcrdma_clnt_stats st;
 	rpcprog_t prog;
 	rpcvers_t vers;
 
-	clnt_rdma_stats(ct, &st);
+	stats_get(clnt, &st);
 	/* CLSET_PROG and CLSET_VERS change them under the lock */
-	pthread_mutex_lock(&ct->lock);
-	prog = ct->prog;
-	vers = ct->vers;
-	pthread_mutex_unlock(&ct->lock);
+	pthread_mutex_lock(&clnt->lock);
+	prog = clnt->prog;
+	vers = clnt->vers;
+	pthread_mutex_unlock(&clnt->lock);
 	rpcrdma_stats_label(label, sizeof(label), "clnt",
-			    (const struct sockaddr *)&ct->addr, prog, vers);
+			    (const struct sockaddr *)&clnt->addr, prog, vers);
 	rpcrdma_stats_print_clnt(f, label, &st);
 }
 
 /* RDMA requests of <rpc/rpcrdma.h>; false for an unknown request. */
-static bool_t control_rdma(struct clnt_rdma *ct, u_int req, void *info)
+static bool_t control_rdma(struct clnt_rdma *clnt, u_int req, void *info)
 {
 	struct rt_err err;
 
 	switch (req) {
 	case CLGET_RDMA_REG_MODE:
 		*(enum rpcrdma_reg_mode *)info =
-			reg_mode_pub(rr_clnt_reg_mode(ct->rr));
+			reg_mode_pub(rr_clnt_reg_mode(clnt->rr));
 		return TRUE;
 	case CLSET_RDMA_REG_MODE:
 		if (*(enum rpcrdma_reg_mode *)info > RPCRDMA_REG_MR)
 			return FALSE;
-		if (!rr_clnt_set_reg_mode(ct->rr,
+		if (!rr_clnt_set_reg_mode(clnt->rr,
 					  reg_mode_rt(*(
 						  enum rpcrdma_reg_mode *)info),
 					  &err))
 			return TRUE;
-		pthread_mutex_lock(&ct->lock);
-		snprintf(ct->errmsg, sizeof(ct->errmsg), "%s", err.msg);
-		pthread_mutex_unlock(&ct->lock);
+		pthread_mutex_lock(&clnt->lock);
+		snprintf(clnt->errmsg, sizeof(clnt->errmsg), "%s", err.msg);
+		pthread_mutex_unlock(&clnt->lock);
 		return FALSE;
 	case CLGET_RDMA_COMP_MODE:
-		*(enum rpcrdma_comp_mode *)info = rr_clnt_busy_poll(ct->rr) ?
+		*(enum rpcrdma_comp_mode *)info = rr_clnt_busy_poll(clnt->rr) ?
 							  RPCRDMA_COMP_POLL :
 							  RPCRDMA_COMP_EVENT;
 		return TRUE;
 	case CLSET_RDMA_COMP_MODE:
 		if (*(enum rpcrdma_comp_mode *)info > RPCRDMA_COMP_POLL)
 			return FALSE;
-		rr_clnt_set_busy_poll(ct->rr, *(enum rpcrdma_comp_mode *)info ==
-						      RPCRDMA_COMP_POLL);
+		rr_clnt_set_busy_poll(clnt->rr,
+				      *(enum rpcrdma_comp_mode *)info ==
+					      RPCRDMA_COMP_POLL);
 		return TRUE;
 	case CLGET_RDMA_CREDITS:
-		*(unsigned int *)info = rr_clnt_credits(ct->rr, NULL);
+		*(unsigned int *)info = rr_clnt_credits(clnt->rr, NULL);
 		return TRUE;
 	case CLGET_RDMA_ERRMSG:
-		pthread_mutex_lock(&ct->lock);
-		memcpy(info, ct->errmsg, sizeof(ct->errmsg));
-		pthread_mutex_unlock(&ct->lock);
+		pthread_mutex_lock(&clnt->lock);
+		memcpy(info, clnt->errmsg, sizeof(clnt->errmsg));
+		pthread_mutex_unlock(&clnt->lock);
 		return TRUE;
 	case CLGET_RDMA_RR_STATS:
-		rr_clnt_stats(ct->rr, info);
+		rr_clnt_stats(clnt->rr, info);
 		return TRUE;
 	case CLGET_RDMA_STATS:
-		clnt_rdma_stats(ct, info);
+		stats_get(clnt, info);
 		return TRUE;
 	case CLGET_RDMA_VERSION:
-		*(unsigned int *)info = rr_clnt_version(ct->rr, NULL);
+		*(unsigned int *)info = rr_clnt_version(clnt->rr, NULL);
 		return TRUE;
 	case CLGET_RDMA_PEER_PROPS:
-		return clnt_rdma_peer_props(ct, info);
+		return peer_props(clnt, info);
 	default:
 		return FALSE;
 	}
 }
 
 /* The requests clnt_vc supports, with its semantics (lock held). */
-static bool_t control_vc(struct clnt_rdma *ct, u_int req, void *info)
+static bool_t control_vc(struct clnt_rdma *clnt, u_int req, void *info)
 {
 	switch (req) {
 	case CLSET_FD_CLOSE:
@@ -452,52 +436,52 @@ static bool_t control_vc(struct clnt_rdma *ct, u_int req, void *info)
 	case CLSET_TIMEOUT:
 		if (bad_time(info))
 			return FALSE;
-		ct->wait = *(struct timeval *)info;
-		ct->waitset = true;
+		clnt->wait = *(struct timeval *)info;
+		clnt->waitset = true;
 		return TRUE;
 	case CLGET_TIMEOUT:
-		*(struct timeval *)info = ct->wait;
+		*(struct timeval *)info = clnt->wait;
 		return TRUE;
 	case CLSET_RETRY_TIMEOUT:
 		if (bad_time(info))
 			return FALSE;
-		ct->retry = *(struct timeval *)info;
+		clnt->retry = *(struct timeval *)info;
 		return TRUE;
 	case CLGET_RETRY_TIMEOUT:
-		*(struct timeval *)info = ct->retry;
+		*(struct timeval *)info = clnt->retry;
 		return TRUE;
 	case CLGET_SERVER_ADDR:
-		memcpy(info, &ct->addr, ct->nb.len);
+		memcpy(info, &clnt->addr, clnt->nb.len);
 		return TRUE;
 	case CLGET_SVC_ADDR:
-		*(struct netbuf *)info = ct->nb; /* not to be freed */
+		*(struct netbuf *)info = clnt->nb; /* not to be freed */
 		return TRUE;
 	case CLGET_XID:
-		*(uint32_t *)info = ct->xid; /* the previous call's */
+		*(uint32_t *)info = clnt->xid; /* the previous call's */
 		return TRUE;
 	case CLSET_XID:
-		ct->xid = *(uint32_t *)info + 1; /* the next call's */
+		clnt->xid = *(uint32_t *)info + 1; /* the next call's */
 		return TRUE;
 	case CLGET_VERS:
-		*(uint32_t *)info = (uint32_t)ct->vers;
+		*(uint32_t *)info = (uint32_t)clnt->vers;
 		return TRUE;
 	case CLSET_VERS:
-		ct->vers = *(uint32_t *)info;
+		clnt->vers = *(uint32_t *)info;
 		return TRUE;
 	case CLGET_PROG:
-		*(uint32_t *)info = (uint32_t)ct->prog;
+		*(uint32_t *)info = (uint32_t)clnt->prog;
 		return TRUE;
 	case CLSET_PROG:
-		ct->prog = *(uint32_t *)info;
+		clnt->prog = *(uint32_t *)info;
 		return TRUE;
 	default:
 		return FALSE;
 	}
 }
 
-static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
+static bool_t cl_control(CLIENT *cl, u_int req, void *info)
 {
-	struct clnt_rdma *ct = cl->cl_private;
+	struct clnt_rdma *clnt = cl->cl_private;
 	bool_t ok;
 	int fd;
 
@@ -506,27 +490,27 @@ static bool_t clnt_rdma_control(CLIENT *cl, u_int req, void *info)
 	if (!info)
 		return FALSE;
 	if (req == CLGET_FD) {
-		fd = rr_clnt_fd(ct->rr);
+		fd = rr_clnt_fd(clnt->rr);
 		if (fd < 0)
 			return FALSE;
 		*(int *)info = fd;
 		return TRUE;
 	}
-	if (control_rdma(ct, req, info))
+	if (control_rdma(clnt, req, info))
 		return TRUE;
-	pthread_mutex_lock(&ct->lock);
-	ok = control_vc(ct, req, info);
-	pthread_mutex_unlock(&ct->lock);
+	pthread_mutex_lock(&clnt->lock);
+	ok = control_vc(clnt, req, info);
+	pthread_mutex_unlock(&clnt->lock);
 	return ok;
 }
 
 static const struct clnt_ops clnt_rdma_ops = {
-	.cl_call = clnt_rdma_call,
-	.cl_abort = clnt_rdma_abort,
-	.cl_geterr = clnt_rdma_geterr,
-	.cl_freeres = clnt_rdma_freeres,
-	.cl_destroy = clnt_rdma_destroy,
-	.cl_control = clnt_rdma_control,
+	.cl_call = cl_call,
+	.cl_abort = cl_abort,
+	.cl_geterr = cl_geterr,
+	.cl_freeres = cl_freeres,
+	.cl_destroy = cl_destroy,
+	.cl_control = cl_control,
 };
 
 /* ---- Creation ----------------------------------------------------------- */
@@ -555,7 +539,7 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 
 	rpcrdma_env_read(&env);
 	memset(o, 0, sizeof(*o));
-	rt_conn_attr_init(&o->conn);
+	rr_conn_attr_init(&o->conn);
 	o->conn.credits = a->credits;
 	o->conn.inline_send = a->inline_send;
 	o->conn.inline_recv = a->inline_recv;
@@ -589,43 +573,43 @@ static uint16_t addr_port(const struct sockaddr *sa)
 			     ((const struct sockaddr_in *)sa)->sin_port);
 }
 
-static struct clnt_rdma *ct_alloc(const struct sockaddr *raddr, rpcprog_t prog,
-				  rpcvers_t vers)
+static struct clnt_rdma *priv_alloc(const struct sockaddr *raddr,
+				    rpcprog_t prog, rpcvers_t vers)
 {
-	struct clnt_rdma *ct = calloc(1, sizeof(*ct));
+	struct clnt_rdma *clnt = calloc(1, sizeof(*clnt));
 
-	if (!ct)
+	if (!clnt)
 		return NULL;
-	if (pthread_mutex_init(&ct->lock, NULL)) {
-		free(ct);
-		return NULL;
-	}
-	if (pthread_mutex_init(&ct->auth_lock, NULL)) {
-		pthread_mutex_destroy(&ct->lock);
-		free(ct);
+	if (pthread_mutex_init(&clnt->lock, NULL)) {
+		free(clnt);
 		return NULL;
 	}
-	atomic_init(&ct->refs, 1);
-	atomic_init(&ct->gone, false);
-	ct->wait.tv_sec = 25; /* what rpcgen stubs pass */
-	ct->xid = first_xid();
-	ct->prog = prog;
-	ct->vers = vers;
-	memcpy(&ct->addr, raddr, addr_len(raddr));
-	ct->nb.buf = &ct->addr;
-	ct->nb.len = addr_len(raddr);
-	ct->nb.maxlen = sizeof(ct->addr);
-	return ct;
+	if (pthread_mutex_init(&clnt->auth_lock, NULL)) {
+		pthread_mutex_destroy(&clnt->lock);
+		free(clnt);
+		return NULL;
+	}
+	atomic_init(&clnt->refs, 1);
+	atomic_init(&clnt->gone, false);
+	clnt->wait.tv_sec = 25; /* what rpcgen stubs pass */
+	clnt->xid = first_xid();
+	clnt->prog = prog;
+	clnt->vers = vers;
+	memcpy(&clnt->addr, raddr, addr_len(raddr));
+	clnt->nb.buf = &clnt->addr;
+	clnt->nb.len = addr_len(raddr);
+	clnt->nb.maxlen = sizeof(clnt->addr);
+	return clnt;
 }
 
-static CLIENT *cl_alloc(struct clnt_rdma *ct, int family)
+static CLIENT *cl_alloc(struct clnt_rdma *clnt, int family)
 {
 	CLIENT *cl = calloc(1, sizeof(*cl));
 
 	if (!cl)
 		return NULL;
 	cl->cl_ops = (struct clnt_ops *)&clnt_rdma_ops;
-	cl->cl_private = ct;
+	cl->cl_private = clnt;
 	cl->cl_netid = strdup(family == AF_INET6 ? "rdma6" : "rdma");
 	cl->cl_tp = strdup("-");
 	cl->cl_auth = authnone_create();
@@ -650,7 +634,7 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 					const struct rpcrdma_attr *attr)
 {
 	struct rpcrdma_attr a;
-	struct clnt_rdma *ct;
+	struct clnt_rdma *clnt;
 	struct rr_opts o;
 	struct rt_err err;
 	CLIENT *cl;
@@ -671,24 +655,24 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 		return create_failed(
 			RPC_SYSTEMERROR, EINVAL,
 			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
-	ct = ct_alloc(raddr, prog, vers);
-	cl = ct ? cl_alloc(ct, raddr->sa_family) : NULL;
+	clnt = priv_alloc(raddr, prog, vers);
+	cl = clnt ? cl_alloc(clnt, raddr->sa_family) : NULL;
 	if (!cl) {
-		if (ct)
-			ct_free(ct);
+		if (clnt)
+			priv_free(clnt);
 		return create_failed(RPC_SYSTEMERROR, ENOMEM, "out of memory");
 	}
 	make_opts(&a, &o);
-	ct->rr = rr_clnt_create(raddr, &o, &err);
-	if (!ct->rr) {
+	clnt->rr = rr_clnt_create(raddr, &o, &err);
+	if (!clnt->rr) {
 		auth_destroy(cl->cl_auth);
-		ct_free(ct);
+		priv_free(clnt);
 		free(cl->cl_netid);
 		free(cl->cl_tp);
 		free(cl);
 		return connect_failed(&err);
 	}
-	rpcrdma_stats_reg_init(&ct->stats_reg, clnt_rdma_stats_print);
-	rpcrdma_stats_track(&ct->stats_reg);
+	rpcrdma_stats_reg_init(&clnt->stats_reg, stats_print);
+	rpcrdma_stats_track(&clnt->stats_reg);
 	return cl;
 }

@@ -29,8 +29,8 @@ bool clnt_rdma_is(const CLIENT *cl);
 struct clnt_rdma;
 struct rr_clnt;
 struct clnt_rdma *clnt_rdma_hold(CLIENT *cl);
-void clnt_rdma_release(struct clnt_rdma *ct);
-struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *ct);
-bool clnt_rdma_gone(const struct clnt_rdma *ct);
+void clnt_rdma_release(struct clnt_rdma *clnt);
+struct rr_clnt *clnt_rdma_rr(const struct clnt_rdma *clnt);
+bool clnt_rdma_gone(const struct clnt_rdma *clnt);
 
 #endif /* RPCRDMA_GLUE_CLNT_RDMA_H */

@@ -46,13 +46,13 @@ struct clnt_rdma_bc {
 
 static const struct clnt_ops clnt_rdma_bc_ops;
 
-static void set_err(struct clnt_rdma_bc *bt, const struct rpc_err *e,
+static void set_err(struct clnt_rdma_bc *clnt, const struct rpc_err *e,
 		    const char *msg)
 {
-	pthread_mutex_lock(&bt->lock);
-	bt->err = *e;
-	snprintf(bt->errmsg, sizeof(bt->errmsg), "%s", msg);
-	pthread_mutex_unlock(&bt->lock);
+	pthread_mutex_lock(&clnt->lock);
+	clnt->err = *e;
+	snprintf(clnt->errmsg, sizeof(clnt->errmsg), "%s", msg);
+	pthread_mutex_unlock(&clnt->lock);
 }
 
 static int64_t tv_ms(const struct timeval *tv)
@@ -64,36 +64,36 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 			      void *argsp, xdrproc_t xres, void *resp,
 			      struct timeval timeout)
 {
-	struct clnt_rdma_bc *bt = cl->cl_private;
+	struct clnt_rdma_bc *clnt = cl->cl_private;
 	struct clnt_msg_call m = { .cl = cl,
-				   .auth_lock = &bt->auth_lock,
+				   .auth_lock = &clnt->auth_lock,
 				   .proc = proc,
 				   .xargs = xargs,
 				   .argsp = argsp };
-	struct rr_srv_bcall *k;
+	struct rr_srv_bcall *call;
 	struct rr_result res;
 	struct rpc_msg reply;
 	struct rpc_err e;
 	struct timeval tv;
 
-	pthread_mutex_lock(&bt->lock);
-	tv = bt->waitset ? bt->wait : timeout;
-	m.xid = --bt->xid;
-	m.prog = bt->prog;
-	m.vers = bt->vers;
-	pthread_mutex_unlock(&bt->lock);
-	if (rr_srv_bc_call(bt->srv, m.xid, clnt_msg_encode, &m,
-			   rr_now_ms() + tv_ms(&tv), &k, &res) != RR_OK) {
+	pthread_mutex_lock(&clnt->lock);
+	tv = clnt->waitset ? clnt->wait : timeout;
+	m.xid = --clnt->xid;
+	m.prog = clnt->prog;
+	m.vers = clnt->vers;
+	pthread_mutex_unlock(&clnt->lock);
+	if (rr_srv_bc_call(clnt->srv, m.xid, clnt_msg_encode, &m,
+			   rr_now_ms() + tv_ms(&tv), &call, &res) != RR_OK) {
 		clnt_msg_status(&res, &e);
-		set_err(bt, &e, res.msg);
+		set_err(clnt, &e, res.msg);
 		return e.re_status;
 	}
 	/* a refused call is not refreshed: backward callers use AUTH_NONE
 	 * or AUTH_SYS (RFC 5661 callbacks) */
-	clnt_msg_decode(cl, &bt->auth_lock, rr_srv_bcall_xdr(k), xres, resp,
-			NULL, NULL, &reply, &e);
-	rr_srv_bcall_done(bt->srv, k);
-	set_err(bt, &e,
+	clnt_msg_decode(cl, &clnt->auth_lock, rr_srv_bcall_xdr(call), xres,
+			resp, NULL, NULL, &reply, &e);
+	rr_srv_bcall_done(clnt->srv, call);
+	set_err(clnt, &e,
 		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
@@ -104,11 +104,11 @@ static void bc_abort(CLIENT *cl)
 
 static void bc_geterr(CLIENT *cl, struct rpc_err *errp)
 {
-	struct clnt_rdma_bc *bt = cl->cl_private;
+	struct clnt_rdma_bc *clnt = cl->cl_private;
 
-	pthread_mutex_lock(&bt->lock);
-	*errp = bt->err;
-	pthread_mutex_unlock(&bt->lock);
+	pthread_mutex_lock(&clnt->lock);
+	*errp = clnt->err;
+	pthread_mutex_unlock(&clnt->lock);
 }
 
 static bool_t bc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
@@ -117,57 +117,57 @@ static bool_t bc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
 	return TRUE;
 }
 
-static void bt_free(struct clnt_rdma_bc *bt)
+static void priv_free(struct clnt_rdma_bc *clnt)
 {
-	svc_rdma_conn_release(bt->conn);
-	pthread_mutex_destroy(&bt->lock);
-	pthread_mutex_destroy(&bt->auth_lock);
-	free(bt);
+	svc_rdma_conn_release(clnt->conn);
+	pthread_mutex_destroy(&clnt->lock);
+	pthread_mutex_destroy(&clnt->auth_lock);
+	free(clnt);
 }
 
 /* cl_auth is the caller's to destroy, as with clnt_vc. */
 static void bc_destroy(CLIENT *cl)
 {
-	bt_free(cl->cl_private);
+	priv_free(cl->cl_private);
 	free(cl->cl_netid);
 	free(cl->cl_tp);
 	free(cl);
 }
 
 /* The requests of clnt_vc that make sense here (lock held). */
-static bool_t control(struct clnt_rdma_bc *bt, u_int req, void *info)
+static bool_t control(struct clnt_rdma_bc *clnt, u_int req, void *info)
 {
 	switch (req) {
 	case CLSET_TIMEOUT:
-		bt->wait = *(struct timeval *)info;
-		bt->waitset = true;
+		clnt->wait = *(struct timeval *)info;
+		clnt->waitset = true;
 		return TRUE;
 	case CLGET_TIMEOUT:
-		*(struct timeval *)info = bt->wait;
+		*(struct timeval *)info = clnt->wait;
 		return TRUE;
 	case CLGET_XID:
-		*(uint32_t *)info = bt->xid;
+		*(uint32_t *)info = clnt->xid;
 		return TRUE;
 	case CLSET_XID:
-		bt->xid = *(uint32_t *)info + 1;
+		clnt->xid = *(uint32_t *)info + 1;
 		return TRUE;
 	case CLGET_VERS:
-		*(uint32_t *)info = (uint32_t)bt->vers;
+		*(uint32_t *)info = (uint32_t)clnt->vers;
 		return TRUE;
 	case CLSET_VERS:
-		bt->vers = *(uint32_t *)info;
+		clnt->vers = *(uint32_t *)info;
 		return TRUE;
 	case CLGET_PROG:
-		*(uint32_t *)info = (uint32_t)bt->prog;
+		*(uint32_t *)info = (uint32_t)clnt->prog;
 		return TRUE;
 	case CLSET_PROG:
-		bt->prog = *(uint32_t *)info;
+		clnt->prog = *(uint32_t *)info;
 		return TRUE;
 	case CLGET_RDMA_ERRMSG:
-		memcpy(info, bt->errmsg, sizeof(bt->errmsg));
+		memcpy(info, clnt->errmsg, sizeof(clnt->errmsg));
 		return TRUE;
 	case CLGET_RDMA_VERSION:
-		*(unsigned int *)info = rr_srv_version(bt->srv);
+		*(unsigned int *)info = rr_srv_version(clnt->srv);
 		return TRUE;
 	default:
 		return FALSE;
@@ -176,16 +176,16 @@ static bool_t control(struct clnt_rdma_bc *bt, u_int req, void *info)
 
 static bool_t bc_control(CLIENT *cl, u_int req, void *info)
 {
-	struct clnt_rdma_bc *bt = cl->cl_private;
+	struct clnt_rdma_bc *clnt = cl->cl_private;
 	bool_t ok;
 
 	if (req == CLSET_FD_CLOSE || req == CLSET_FD_NCLOSE)
 		return TRUE;
 	if (!info)
 		return FALSE;
-	pthread_mutex_lock(&bt->lock);
-	ok = control(bt, req, info);
-	pthread_mutex_unlock(&bt->lock);
+	pthread_mutex_lock(&clnt->lock);
+	ok = control(clnt, req, info);
+	pthread_mutex_unlock(&clnt->lock);
 	return ok;
 }
 
@@ -207,46 +207,46 @@ static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
 static struct clnt_rdma_bc *bt_alloc(struct svr_conn *conn, rpcprog_t prog,
 				     rpcvers_t vers)
 {
-	struct clnt_rdma_bc *bt = calloc(1, sizeof(*bt));
+	struct clnt_rdma_bc *clnt = calloc(1, sizeof(*clnt));
 
-	if (!bt)
+	if (!clnt)
 		return NULL;
-	if (pthread_mutex_init(&bt->lock, NULL)) {
-		free(bt);
-		return NULL;
-	}
-	if (pthread_mutex_init(&bt->auth_lock, NULL)) {
-		pthread_mutex_destroy(&bt->lock);
-		free(bt);
+	if (pthread_mutex_init(&clnt->lock, NULL)) {
+		free(clnt);
 		return NULL;
 	}
-	bt->conn = conn;
-	bt->srv = svc_rdma_conn_srv(conn);
-	bt->wait.tv_sec = 25; /* what rpcgen stubs pass */
-	if (getrandom(&bt->xid, sizeof(bt->xid), GRND_NONBLOCK) !=
-	    sizeof(bt->xid))
-		bt->xid = (uint32_t)(uintptr_t)bt * 2654435761u;
-	bt->prog = prog;
-	bt->vers = vers;
-	return bt;
+	if (pthread_mutex_init(&clnt->auth_lock, NULL)) {
+		pthread_mutex_destroy(&clnt->lock);
+		free(clnt);
+		return NULL;
+	}
+	clnt->conn = conn;
+	clnt->srv = svc_rdma_conn_srv(conn);
+	clnt->wait.tv_sec = 25; /* what rpcgen stubs pass */
+	if (getrandom(&clnt->xid, sizeof(clnt->xid), GRND_NONBLOCK) !=
+	    sizeof(clnt->xid))
+		clnt->xid = (uint32_t)(uintptr_t)clnt * 2654435761u;
+	clnt->prog = prog;
+	clnt->vers = vers;
+	return clnt;
 }
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog,
 					   rpcvers_t vers)
 {
 	struct svr_conn *conn = svc_rdma_conn_hold(xprt);
-	struct clnt_rdma_bc *bt;
+	struct clnt_rdma_bc *clnt;
 	CLIENT *cl;
 
 	if (!conn)
 		return create_failed(
 			RPC_UNKNOWNPROTO, EINVAL,
 			"not a connection of an RDMA server (svc_rdma_create, netid rdma or rdma6)");
-	bt = bt_alloc(conn, prog, vers);
-	cl = bt ? calloc(1, sizeof(*cl)) : NULL;
+	clnt = bt_alloc(conn, prog, vers);
+	cl = clnt ? calloc(1, sizeof(*cl)) : NULL;
 	if (cl) {
 		cl->cl_ops = (struct clnt_ops *)&clnt_rdma_bc_ops;
-		cl->cl_private = bt;
+		cl->cl_private = clnt;
 		cl->cl_netid = strdup(svc_rdma_conn_netid(conn));
 		cl->cl_tp = strdup("-");
 		cl->cl_auth = authnone_create();
@@ -257,8 +257,8 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog,
 			free(cl->cl_tp);
 			free(cl);
 		}
-		if (bt)
-			bt_free(bt);
+		if (clnt)
+			priv_free(clnt);
 		else
 			svc_rdma_conn_release(conn);
 		return create_failed(RPC_SYSTEMERROR, ENOMEM, "out of memory");

@@ -17,6 +17,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "compiler.h"
+#include "conf/rc_env.h"
 #include "glue/rpcrdma_attr.h"
 #include "log/rl_log.h"
 #include "ulb/ulb.h"
@@ -41,7 +42,7 @@ static void fill_sz(size_t *v, size_t dflt)
 
 size_t rpcrdma_env_size(const char *name, size_t dflt)
 {
-	const char *e = secure_getenv(name), *end;
+	const char *e = rc_getenv(name), *end;
 	uint32_t v;
 
 	static bool warned;
@@ -58,22 +59,9 @@ size_t rpcrdma_env_size(const char *name, size_t dflt)
 	return v;
 }
 
-static enum rpcrdma_reg_mode env_reg_mode(enum rpcrdma_reg_mode m)
-{
-	const char *e = secure_getenv("RPCRDMA_REG_MODE");
-
-	if (m != RPCRDMA_REG_AUTO || !e)
-		return m;
-	if (!strcmp(e, "mw"))
-		return RPCRDMA_REG_MW;
-	if (!strcmp(e, "mr"))
-		return RPCRDMA_REG_MR;
-	return m;
-}
-
 static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 {
-	const char *e = secure_getenv("RPCRDMA_COMP_MODE");
+	const char *e = rc_getenv("RPCRDMA_COMP_MODE");
 
 	if (!e)
 		return m;
@@ -86,7 +74,7 @@ static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 
 static enum rpcrdma_version env_version(enum rpcrdma_version v)
 {
-	const char *e = secure_getenv("RPCRDMA_VERSION");
+	const char *e = rc_getenv("RPCRDMA_VERSION");
 
 	if (v != RPCRDMA_VERSION_AUTO || !e)
 		return v;
@@ -100,7 +88,7 @@ static enum rpcrdma_version env_version(enum rpcrdma_version v)
 /* A decimal count from the environment, dflt when unset or malformed. */
 static uint32_t env_u32(const char *name, uint32_t dflt)
 {
-	const char *e = secure_getenv(name);
+	const char *e = rc_getenv(name);
 	unsigned long v;
 	char *end;
 
@@ -124,7 +112,7 @@ void rpcrdma_env_read(struct rpcrdma_env *env)
 	env->max_write_chunks = env_u32("RPCRDMA_MAX_WRITE_CHUNKS", 0);
 	env->max_chunk_segs = env_u32("RPCRDMA_MAX_SEGMENTS", 0);
 	env->replay_bytes = rpcrdma_env_size("RPCRDMA_REPLAY_BYTES", 0);
-	env->xcharext = secure_getenv("RPCRDMA_XCHAREXT");
+	env->xcharext = rc_getenv("RPCRDMA_XCHAREXT");
 }
 
 /* The address of peer as text, without the port. */
@@ -177,7 +165,8 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	fill_u(&a->max_conns_per_peer, RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER);
 	fill_u(&a->bc_credits,
 	       env_u32("RPCRDMA_BC_CREDITS", RPCRDMA_DEFAULT_BC_CREDITS));
-	a->reg_mode = env_reg_mode(a->reg_mode);
+	/* RPCRDMA_REG_MODE is the transport's to read (rt_reg.c): it applies
+	 * to every connection left at RPCRDMA_REG_AUTO, ours or not. */
 	a->comp_mode = env_comp_mode(a->comp_mode);
 	a->version = env_version(a->version);
 }

@@ -30,8 +30,8 @@
 #define RPCRDMA_MAX_BC_CREDITS		   256u
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
 
-/* Replace zeros by defaults and apply RPCRDMA_REG_MODE / RPCRDMA_COMP_MODE /
- * RPCRDMA_VERSION / RPCRDMA_BC_CREDITS. */
+/* Replace zeros by defaults and apply RPCRDMA_COMP_MODE / RPCRDMA_VERSION /
+ * RPCRDMA_BC_CREDITS (RPCRDMA_REG_MODE: the transport, at connection). */
 void rpcrdma_attr_fill(struct rpcrdma_attr *a);
 
 /* bc_credits of a filled attr as a count: 0 for RPCRDMA_BC_NONE (or

@@ -8,7 +8,7 @@
  * sets rpc_createerr and keeps, per thread, one line saying what failed
  * and why (with a hint when the cause is local, e.g. no RDMA device); our
  * clnt_spcreateerror() and clnt_pcreateerror() (netid_err.c, taking over
- * libtirpc's) append that line for as long as rpc_createerr still holds
+ * libtirpc's, src/netid/netid_err.c) append that line for as long as rpc_createerr still holds
  * what went with it.  The line is also logged once, at level error.
  *
  * A caller that may go on to another address or transport after a failure
@@ -24,7 +24,12 @@
 
 #include <stdbool.h>
 
+#include <sys/socket.h>
+
 #include <rpc/rpc.h>
+
+/* The longest line of words kept for one failure. */
+#define RPCRDMA_ERR_WORDS_LEN 384
 
 /* Set rpc_createerr (cf_stat and cf_error.re_status = stat,
  * cf_error.re_errno = err) and forget the words of an earlier failure. */
@@ -45,5 +50,15 @@ const char *rpcrdma_createerr_words(void);
 /* Hold the log of failures, and let it go (failed: the call gives up). */
 void rpcrdma_createerr_hold(void);
 void rpcrdma_createerr_release(bool failed);
+
+/*
+ * Before rpcbind is asked where a server is: can an RDMA device reach sa
+ * (NULL: is there an RDMA device at all), within timeout_ms?  0 if so;
+ * otherwise -1 with rpc_createerr set and the cause kept as who's words
+ * and logged.  So a host without a device hears that, not "Program not
+ * registered" from rpcbind.
+ */
+int rpcrdma_unreachable(const struct sockaddr *sa, const char *who,
+			unsigned int timeout_ms);
 
 #endif /* RPCRDMA_GLUE_ERR_H */

@@ -20,6 +20,7 @@
 
 #include <rpc/rpcrdma.h>
 
+#include "conf/rc_env.h"
 #include "glue/rpcrdma_stats.h"
 #include "glue/rpcrdma_statsock.h"
 
@@ -135,7 +136,7 @@ void rpcrdma_stats_reg_init(struct rpcrdma_stats_reg *reg,
 
 bool rpcrdma_stats_enabled(void)
 {
-	const char *e = secure_getenv("RPCRDMA_STATS");
+	const char *e = rc_getenv("RPCRDMA_STATS");
 
 	return e && *e && strcmp(e, "0");
 }
@@ -145,7 +146,7 @@ bool rpcrdma_stats_enabled(void)
 static FILE *out_open(void)
 {
 	static bool warned;
-	const char *p = secure_getenv("RPCRDMA_STATS_FILE");
+	const char *p = rc_getenv("RPCRDMA_STATS_FILE");
 	FILE *f;
 
 	if (!p || !*p)

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/rc_env.h"
 #include "glue/rpcrdma_stats.h"
 #include "glue/rpcrdma_statsock.h"
 
@@ -37,7 +38,7 @@ static char sock_path[SUN_PATH_LEN];
 
 const char *rpcrdma_statsock_wanted(void)
 {
-	const char *v = secure_getenv(RPCRDMA_STATSOCK_ENV);
+	const char *v = rc_getenv(RPCRDMA_STATSOCK_ENV);
 
 	return v && *v ? v : NULL;
 }

@@ -30,8 +30,8 @@
  * privacy never anything: they wrap the body in one opaque (V1-GSS-3).
  * Authentication only (service none) leaves the body as the procedure's
  * XDR, so its items are placed as under AUTH_SYS (V1-WC-2; the Linux
- * client with sec=krb5 sends WRITE data in Read chunks): gss_wrapped()
- * reads the service from the credential.
+ * client with sec=krb5 sends WRITE data in Read chunks):
+ * rr_policy_gss_wrapped() reads the service from the credential.
  *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
@@ -70,13 +70,10 @@
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "log/rl_log.h"
+#include "rpc/rr_listen.h"
+#include "rpc/rr_policy.h"
 #include "rpc/rr_serve.h"
 #include "rpc/rr_srv_xidlog.h"
-#include "transport/rt_conn.h"
-#include "ulb/ulb.h"
-#include "wire/rw_be.h"
-#include "wire/rw_props.h"
-#include "wire/rw_xdr.h"
 
 #define LSN_BACKLOG 64
 #define LSN_BATCH   16
@@ -89,8 +86,8 @@ struct svr {
 	struct rpcrdma_attr attr;
 	struct rpcrdma_env env;
 	struct rr_srv_opts opts;
-	struct rt_listener *l;
-	SVCXPRT *lx;	   /* the listening SVCXPRT, or NULL */
+	struct rt_listener *lsn;
+	SVCXPRT *lsn_xprt; /* the listening SVCXPRT, or NULL */
 	const char *netid; /* "rdma" or "rdma6" */
 	/* conns, nconns and st change on the svc_run() thread only; lock
 	 * is taken there to change them and by readers on other threads
@@ -114,14 +111,14 @@ struct call_id {
 	rpcproc_t proc;
 	bool wrapped; /* RPCSEC_GSS wraps the body or
 					 * carries no procedure: nothing is
-					 * eligible (gss_wrapped) */
+					 * eligible (rr_policy_gss_wrapped) */
 };
 
 struct svr_conn {
 	atomic_uint refs; /* the SVCXPRT's, and one per backward
 					 * CLIENT (clnt_rdma_bc.c) */
-	SVCXPRT *x;
-	struct svr *sv;
+	SVCXPRT *xprt;
+	struct svr *srv;
 	struct rr_srv *rr;
 	struct rr_sreq *cur; /* the call being dispatched */
 	struct call_id id;   /* ... its procedure */
@@ -142,32 +139,32 @@ static const struct xp_ops2 conn_ops2;
 
 /* Messages about refused connections come from peers: at most one a
  * second, so a flood of them cannot flood the log. */
-static void warn_rate(struct svr *sv, const char *fmt, ...)
+static void warn_rate(struct svr *srv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void warn_rate(struct svr *sv, const char *fmt, ...)
+static void warn_rate(struct svr *srv, const char *fmt, ...)
 {
 	time_t now = time(NULL);
 	char msg[256];
 	va_list ap;
 
-	if (now == sv->last_warn || !rl_enabled(RL_WARN))
+	if (now == srv->last_warn || !rl_enabled(RL_WARN))
 		return;
-	sv->last_warn = now;
+	srv->last_warn = now;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	rl_warn("svc_rdma: %s", msg);
 }
 
-static void svr_put(struct svr *sv)
+static void svr_put(struct svr *srv)
 {
-	if (atomic_fetch_sub(&sv->refs, 1) != 1)
+	if (atomic_fetch_sub(&srv->refs, 1) != 1)
 		return;
 	/* the listener and every connection are gone: print once */
-	rpcrdma_stats_untrack(&sv->stats_reg, true);
-	rr_xidlog_destroy(sv->opts.xidlog);
-	pthread_mutex_destroy(&sv->lock);
-	free(sv);
+	rpcrdma_stats_untrack(&srv->stats_reg, true);
+	rr_xidlog_destroy(srv->opts.xidlog);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv);
 }
 
 /* ---- Counters ----------------------------------------------------------- */
@@ -210,155 +207,123 @@ static void stats_add(struct rpcrdma_svc_stats *t, const struct rr_srv_stats *s)
 	t->max_granted = max_u32(t->max_granted, s->max_granted);
 }
 
-static void svr_stats(struct svr *sv, struct rpcrdma_svc_stats *out)
+static void svr_stats(struct svr *srv, struct rpcrdma_svc_stats *out)
 {
 	struct rr_srv_stats s;
-	struct svr_conn *k;
+	struct svr_conn *conn;
 
-	pthread_mutex_lock(&sv->lock);
-	*out = sv->st;
-	for (k = sv->conns; k; k = k->next) {
-		rr_srv_stats(k->rr, &s);
+	pthread_mutex_lock(&srv->lock);
+	*out = srv->st;
+	for (conn = srv->conns; conn; conn = conn->next) {
+		rr_srv_stats(conn->rr, &s);
 		stats_add(out, &s);
 	}
-	out->conns_active = sv->nconns;
-	pthread_mutex_unlock(&sv->lock);
+	out->conns_active = srv->nconns;
+	pthread_mutex_unlock(&srv->lock);
 }
 
 /* ---- Connection SVCXPRT -------------------------------------------------- */
 
-static void conn_end_call(struct svr_conn *k)
+static void conn_end_call(struct svr_conn *conn)
 {
-	if (k->cur)
-		rr_sreq_done(k->rr, k->cur);
-	k->cur = NULL;
+	if (conn->cur)
+		rr_sreq_done(conn->rr, conn->cur);
+	conn->cur = NULL;
 }
 
-/*
- * Is the body of a call with this credential anything but the procedure's
- * XDR?  Under RPCSEC_GSS (RFC 2203 section 5) the credential body is
- * version, gss_proc, seq_num, service, handle: the arguments are the
- * procedure's own only for RPCSEC_GSS_DATA (0) with rpc_gss_svc_none (1);
- * integrity and privacy wrap them (V1-GSS-3), the control procedures carry
- * tokens.  A credential too short to say counts as wrapped.
- */
-static bool gss_wrapped(const struct opaque_auth *cred)
+static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	const uint8_t *p = (const uint8_t *)cred->oa_base;
+	struct svr_conn *conn = xprt->xp_p1;
+	struct rr_sreq *req;
 
-	if (cred->oa_flavor != RPCSEC_GSS)
-		return false;
-	if (!p || cred->oa_length < 16)
-		return true;
-	return rw_get32(p) != 1 || rw_get32(p + 4) != 0 ||
-	       rw_get32(p + 12) != 1;
-}
-
-static bool_t conn_recv(SVCXPRT *x, struct rpc_msg *msg)
-{
-	struct svr_conn *k = x->xp_p1;
-	struct rr_sreq *r;
-
-	k->in_call = true;
-	conn_end_call(k);
+	conn->in_call = true;
+	conn_end_call(conn);
 	/* RPCSEC_GSS points it at svc_getreq_common's stack: reset it. */
-	x->xp_verf.oa_base = k->verf;
-	if (k->dead)
+	xprt->xp_verf.oa_base = conn->verf;
+	if (conn->dead)
 		return FALSE;
-	r = rr_srv_next(k->rr);
-	if (!r && rr_srv_progress(k->rr) > 0)
-		r = rr_srv_next(k->rr);
-	for (; r; r = rr_srv_next(k->rr)) {
-		if (xdr_callmsg(rr_sreq_xdr(r), msg)) {
-			k->cur = r;
-			k->id.prog = msg->rm_call.cb_prog;
-			k->id.vers = msg->rm_call.cb_vers;
-			k->id.proc = msg->rm_call.cb_proc;
-			k->id.wrapped = gss_wrapped(&msg->rm_call.cb_cred);
-			k->streak++;
+	req = rr_srv_next(conn->rr);
+	if (!req && rr_srv_progress(conn->rr) > 0)
+		req = rr_srv_next(conn->rr);
+	for (; req; req = rr_srv_next(conn->rr)) {
+		if (xdr_callmsg(rr_sreq_xdr(req), msg)) {
+			conn->cur = req;
+			conn->id.prog = msg->rm_call.cb_prog;
+			conn->id.vers = msg->rm_call.cb_vers;
+			conn->id.proc = msg->rm_call.cb_proc;
+			conn->id.wrapped =
+				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
+			conn->streak++;
 			return TRUE;
 		}
 		/* Not an RPC call we can read: there is no XID to give an
 		 * RPC reply to, only the transport's (V1-ERR-7). */
-		rr_sreq_fail(k->rr, r);
-		rr_sreq_done(k->rr, r);
+		rr_sreq_fail(conn->rr, req);
+		rr_sreq_done(conn->rr, req);
 	}
 	return FALSE;
 }
 
-static enum xprt_stat conn_stat(SVCXPRT *x)
+static enum xprt_stat conn_stat(SVCXPRT *xprt)
 {
-	struct svr_conn *k = x->xp_p1;
+	struct svr_conn *conn = xprt->xp_p1;
 	int n;
 
-	conn_end_call(k);
-	k->in_call = false;
-	if (k->dead)
+	conn_end_call(conn);
+	conn->in_call = false;
+	if (conn->dead)
 		return XPRT_DIED;
-	n = rr_srv_progress(k->rr);
+	n = rr_srv_progress(conn->rr);
 	if (n < 0) {
-		k->dead = true;
+		conn->dead = true;
 		return XPRT_DIED;
 	}
 	if (!n) {
-		k->streak = 0;
+		conn->streak = 0;
 		return XPRT_IDLE;
 	}
 	/* One grant's worth of calls per turn: a client that keeps its
 	 * window full must not keep svc_run from the other connections.
 	 * The fd stays readable, so the rest is taken after the poll. */
-	if (k->streak >= k->sv->attr.credits) {
-		k->streak = 0;
-		rr_srv_defer(k->rr);
+	if (conn->streak >= conn->srv->attr.credits) {
+		conn->streak = 0;
+		rr_srv_defer(conn->rr);
 		return XPRT_IDLE;
 	}
 	return XPRT_MOREREQS;
 }
 
-/*
- * The current call's DDP policy in direction dir: its Upper-Layer Binding
- * entry, or nothing eligible (no entry; RPCSEC_GSS integrity, privacy or
- * control, V1-GSS-3).  min_len
- * plays no part here: the decoder takes a chunk at any eligible item, and
- * a reply places every eligible result it has a Write chunk for (V1-WC-2).
- */
-static void call_policy(const struct svr_conn *k, enum rpcrdma_ulb_dir dir,
+/* The current call's DDP policy in direction dir (rr_policy.h): its
+ * Upper-Layer Binding entry, or nothing eligible (V1-GSS-3, V1-WC-2). */
+static void call_policy(const struct svr_conn *conn, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
-	const struct ulb_walker *walk;
-	struct rpcrdma_ulb_entry e;
-
-	if (k->id.wrapped ||
-	    ulb_lookup(k->id.prog, k->id.vers, k->id.proc, dir, &e, &walk))
-		ulb_ddp_policy(NULL, true, 0, pol);
-	else if (walk)
-		ulb_walk_policy(walk, dir == RPCRDMA_ULB_REPLY, 0, pol);
-	else
-		ulb_ddp_policy(&e, true, 0, pol);
+	rr_policy_srv(conn->id.prog, conn->id.vers, conn->id.proc,
+		      conn->id.wrapped, dir, pol);
 }
 
-static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
-	struct svr_conn *k = x->xp_p1;
-	SVCAUTH *auth = svc_xprt_auth(x);
+	struct svr_conn *conn = xprt->xp_p1;
+	SVCAUTH *auth = svc_xprt_auth(xprt);
 	struct rw_ddp_policy pol;
 	XDR *xdrs;
 	bool_t ok;
 
-	if (!k->cur)
+	if (!conn->cur)
 		return FALSE;
-	xdrs = rr_sreq_xdr(k->cur);
+	xdrs = rr_sreq_xdr(conn->cur);
 	/* Read chunks only at the items the binding names (V1-DDP-1); a
 	 * second getargs finds the body begun and keeps the policy. */
-	call_policy(k, RPCRDMA_ULB_CALL, &pol);
-	rr_sreq_set_ddp(k->cur, &pol);
-	rw_xdr_begin_body(xdrs);
+	call_policy(conn, RPCRDMA_ULB_CALL, &pol);
+	rr_sreq_set_ddp(conn->cur, &pol);
+	rr_begin_body(xdrs);
 	if (auth)
 		ok = SVCAUTH_UNWRAP(auth, xdrs, proc, where);
 	else
 		ok = proc(xdrs, where);
 	/* A Read chunk the message never used is a malformed call. */
-	if (ok && rr_sreq_args_done(k->cur))
+	if (ok && rr_sreq_args_done(conn->cur))
 		ok = FALSE;
 	if (!ok) /* the caller answers GARBAGE_ARGS and frees nothing */
 		xdr_free(proc, where);
@@ -367,56 +332,56 @@ static bool_t conn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
 
 /* As svc_vc_reply: the results go through SVCAUTH_WRAP, so the RPC header
  * is encoded with xdr_void in their place. */
-static bool_t conn_reply(SVCXPRT *x, struct rpc_msg *msg)
+static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	struct svr_conn *k = x->xp_p1;
-	struct svc_xprt_reply c;
+	struct svr_conn *conn = xprt->xp_p1;
+	struct svc_xprt_reply rep;
 	struct rr_sreq_enc enc = { .encode = svc_xprt_reply_encode,
 				   .size_hint = svc_xprt_reply_size,
-				   .arg = &c,
+				   .arg = &rep,
 				   .ddp = { .mode = RW_DDP_NONE } };
 
-	if (!k->cur || k->dead)
+	if (!conn->cur || conn->dead)
 		return FALSE;
-	svc_xprt_reply_init(&c, x, msg);
+	svc_xprt_reply_init(&rep, xprt, msg);
 	/* The results the binding names go into the Write chunks the call
 	 * offered (V1-WC-2/3). */
-	if (c.has_results)
-		call_policy(k, RPCRDMA_ULB_REPLY, &enc.ddp);
-	msg->rm_xid = rr_sreq_xid(k->cur);
-	return rr_sreq_reply(k->rr, k->cur, &enc) == 0;
+	if (rep.has_results)
+		call_policy(conn, RPCRDMA_ULB_REPLY, &enc.ddp);
+	msg->rm_xid = rr_sreq_xid(conn->cur);
+	return rr_sreq_reply(conn->rr, conn->cur, &enc) == 0;
 }
 
-static bool_t conn_freeargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
 	xdr_free(proc, where);
 	return TRUE;
 }
 
-static void conn_unlink(struct svr_conn *k)
+static void conn_unlink(struct svr_conn *conn)
 {
-	struct svr *sv = k->sv;
+	struct svr *srv = conn->srv;
 
-	if (k->prev)
-		k->prev->next = k->next;
+	if (conn->prev)
+		conn->prev->next = conn->next;
 	else
-		sv->conns = k->next;
-	if (k->next)
-		k->next->prev = k->prev;
-	sv->nconns--;
+		srv->conns = conn->next;
+	if (conn->next)
+		conn->next->prev = conn->prev;
+	srv->nconns--;
 }
 
 /* The last reference is gone: the connection with it. */
-static void conn_put(struct svr_conn *k)
+static void conn_put(struct svr_conn *conn)
 {
-	struct svr *sv = k->sv;
+	struct svr *srv = conn->srv;
 
-	if (atomic_fetch_sub(&k->refs, 1) != 1)
+	if (atomic_fetch_sub(&conn->refs, 1) != 1)
 		return;
 	/* Fences, disconnects and frees the connection and its memory. */
-	rr_srv_destroy(k->rr);
-	free(k);
-	svr_put(sv);
+	rr_srv_destroy(conn->rr);
+	free(conn);
+	svr_put(srv);
 }
 
 /*
@@ -424,81 +389,81 @@ static void conn_put(struct svr_conn *k)
  * its SVCXPRT goes; a backward CLIENT still holding it keeps the rest
  * (disconnected: its calls fail) until clnt_destroy().
  */
-static void conn_destroy(SVCXPRT *x)
+static void conn_destroy(SVCXPRT *xprt)
 {
-	struct svr_conn *k = x->xp_p1;
-	struct svr *sv = k->sv;
+	struct svr_conn *conn = xprt->xp_p1;
+	struct svr *srv = conn->srv;
 	struct rr_srv_stats s;
 
-	xprt_unregister(x);
-	conn_end_call(k);
-	pthread_mutex_lock(&sv->lock);
-	rr_srv_stats(k->rr, &s);
-	stats_add(&sv->st, &s);
-	conn_unlink(k);
-	pthread_mutex_unlock(&sv->lock);
-	rr_srv_disconnect(k->rr);
-	svc_xprt_free(x);
-	k->x = NULL;
-	conn_put(k);
+	xprt_unregister(xprt);
+	conn_end_call(conn);
+	pthread_mutex_lock(&srv->lock);
+	rr_srv_stats(conn->rr, &s);
+	stats_add(&srv->st, &s);
+	conn_unlink(conn);
+	pthread_mutex_unlock(&srv->lock);
+	rr_srv_disconnect(conn->rr);
+	svc_xprt_free(xprt);
+	conn->xprt = NULL;
+	conn_put(conn);
 }
 
 /* ---- Backward CLIENTs (svc_rdma.h) --------------------------------------- */
 
-struct svr_conn *svc_rdma_conn_hold(SVCXPRT *x)
+struct svr_conn *svc_rdma_conn_hold(SVCXPRT *xprt)
 {
-	struct svr_conn *k;
+	struct svr_conn *conn;
 
-	if (!x || x->xp_ops != &conn_ops)
+	if (!xprt || xprt->xp_ops != &conn_ops)
 		return NULL;
-	k = x->xp_p1;
-	atomic_fetch_add(&k->refs, 1);
-	return k;
+	conn = xprt->xp_p1;
+	atomic_fetch_add(&conn->refs, 1);
+	return conn;
 }
 
-void svc_rdma_conn_release(struct svr_conn *k)
+void svc_rdma_conn_release(struct svr_conn *conn)
 {
-	if (k)
-		conn_put(k);
+	if (conn)
+		conn_put(conn);
 }
 
-struct rr_srv *svc_rdma_conn_srv(const struct svr_conn *k)
+struct rr_srv *svc_rdma_conn_srv(const struct svr_conn *conn)
 {
-	return k->rr;
+	return conn->rr;
 }
 
-const char *svc_rdma_conn_netid(const struct svr_conn *k)
+const char *svc_rdma_conn_netid(const struct svr_conn *conn)
 {
-	return k->sv->netid;
+	return conn->srv->netid;
 }
 
-static void conn_props(const struct svr_conn *k, struct rpcrdma_props *o)
+static void conn_props(const struct svr_conn *conn, struct rpcrdma_props *o)
 {
 	struct rw_props p;
 
-	rr_srv_peer_props(k->rr, &p);
+	rr_srv_peer_props(conn->rr, &p);
 	memset(o, 0, sizeof(*o));
-	o->version = rr_srv_version(k->rr);
+	o->version = rr_srv_version(conn->rr);
 	o->received = p.advertised != 0;
 	o->rbsiz = p.val[RW_SP_RBSIZ];
 	o->brs = p.val[RW_SP_BRS];
 }
 
-static bool_t conn_control(SVCXPRT *x, const u_int rq, void *in)
+static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
 {
-	struct svr_conn *k = x->xp_p1;
+	struct svr_conn *conn = xprt->xp_p1;
 
 	if (!in)
 		return FALSE;
 	switch (rq) {
 	case SVCGET_RDMA_STATS:
-		svr_stats(k->sv, in);
+		svr_stats(conn->srv, in);
 		return TRUE;
 	case SVCGET_RDMA_VERSION:
-		*(unsigned int *)in = rr_srv_version(k->rr);
+		*(unsigned int *)in = rr_srv_version(conn->rr);
 		return TRUE;
 	case SVCGET_RDMA_PEER_PROPS:
-		conn_props(k, in);
+		conn_props(conn, in);
 		return TRUE;
 	default:
 		return FALSE;
@@ -519,179 +484,182 @@ static const struct xp_ops2 conn_ops2 = {
 };
 
 /*
- * An SVCXPRT for an accepted connection, registered.  Takes c: NULL when
- * done, else why it could not be (c is then destroyed).  The fd svc_run
- * will poll is checked here, where it exists: libtirpc silently never
- * polls one at or above FD_SETSIZE.
+ * An SVCXPRT for an accepted connection, registered.  Takes accepted: NULL
+ * when done, else why it could not be (accepted is then destroyed).  The
+ * fd svc_run will poll is checked here, where it exists: libtirpc silently
+ * never polls one at or above FD_SETSIZE.
  */
-static const char *conn_new(struct svr *sv, struct rt_conn *c)
+static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 {
-	struct svr_conn *k = calloc(1, sizeof(*k));
-	struct rr_srv_opts opts = sv->opts;
+	struct svr_conn *conn = calloc(1, sizeof(*conn));
+	struct rr_srv_opts opts = srv->opts;
 	struct rt_err err;
 	int fd;
 
-	opts.xcharext = rpcrdma_env_xcharext(&sv->env, rt_conn_peer_addr(c));
-	if (k)
-		k->rr = rr_srv_create(c, &opts, &err);
-	if (!k || !k->rr) {
-		rt_conn_destroy(c);
-		free(k);
+	opts.xcharext =
+		rpcrdma_env_xcharext(&srv->env, rr_conn_peer_addr(accepted));
+	if (conn)
+		conn->rr = rr_srv_create(accepted, &opts, &err);
+	if (!conn || !conn->rr) {
+		rr_conn_refuse(accepted);
+		free(conn);
 		return "out of memory";
 	}
-	fd = rr_srv_fd(k->rr);
+	fd = rr_srv_fd(conn->rr);
 	if (fd >= _rpc_dtablesize()) {
-		rr_srv_destroy(k->rr);
-		free(k);
+		rr_srv_destroy(conn->rr);
+		free(conn);
 		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
 	}
-	k->x = svc_xprt_new(fd, &conn_ops, &conn_ops2, k, sv->netid,
-			    rt_conn_local_addr(c), rt_conn_peer_addr(c));
-	if (!k->x) {
-		rr_srv_destroy(k->rr);
-		free(k);
+	conn->xprt = svc_xprt_new(fd, &conn_ops, &conn_ops2, conn, srv->netid,
+				  rr_conn_local_addr(accepted),
+				  rr_conn_peer_addr(accepted));
+	if (!conn->xprt) {
+		rr_srv_destroy(conn->rr);
+		free(conn);
 		return "out of memory";
 	}
-	k->x->xp_verf.oa_base = k->verf;
-	atomic_init(&k->refs, 1);
-	k->sv = sv;
-	pthread_mutex_lock(&sv->lock);
-	k->next = sv->conns;
-	if (sv->conns)
-		sv->conns->prev = k;
-	sv->conns = k;
-	sv->nconns++;
-	pthread_mutex_unlock(&sv->lock);
-	atomic_fetch_add(&sv->refs, 1);
-	xprt_register(k->x);
+	conn->xprt->xp_verf.oa_base = conn->verf;
+	atomic_init(&conn->refs, 1);
+	conn->srv = srv;
+	pthread_mutex_lock(&srv->lock);
+	conn->next = srv->conns;
+	if (srv->conns)
+		srv->conns->prev = conn;
+	srv->conns = conn;
+	srv->nconns++;
+	pthread_mutex_unlock(&srv->lock);
+	atomic_fetch_add(&srv->refs, 1);
+	xprt_register(conn->xprt);
 	return NULL;
 }
 
 /* ---- Listening SVCXPRT --------------------------------------------------- */
 
-static unsigned int peer_conns(const struct svr *sv, const struct sockaddr *pa)
+static unsigned int peer_conns(const struct svr *srv, const struct sockaddr *pa)
 {
-	const struct svr_conn *k;
+	const struct svr_conn *conn;
 	unsigned int n = 0;
 
-	for (k = sv->conns; k; k = k->next)
-		if (rt_addr_same_host(rr_srv_peer_addr(k->rr), pa))
+	for (conn = srv->conns; conn; conn = conn->next)
+		if (rr_addr_same_host(rr_srv_peer_addr(conn->rr), pa))
 			n++;
 	return n;
 }
 
 /*
- * Why c must be refused, or NULL.  The transport has accepted it already
- * (rt_listener_process() offers no earlier hook), so a refused connection
+ * Why accepted must be refused, or NULL.  The transport has accepted it already
+ * (rr_listener_accept() offers no earlier hook), so a refused connection
  * is closed at once: the client sees it end before its first reply.
  */
-static const char *refusal(const struct svr *sv, struct rt_conn *c)
+static const char *refusal(const struct svr *srv, struct rt_conn *accepted)
 {
-	if (sv->nconns >= sv->attr.max_conns)
+	if (srv->nconns >= srv->attr.max_conns)
 		return "connections at the limit (max_conns)";
-	if (peer_conns(sv, rt_conn_peer_addr(c)) >= sv->attr.max_conns_per_peer)
+	if (peer_conns(srv, rr_conn_peer_addr(accepted)) >=
+	    srv->attr.max_conns_per_peer)
 		return "connections from this address at the limit "
 		       "(max_conns_per_peer)";
 	return NULL;
 }
 
-static void admit(struct svr *sv, struct rt_conn *c)
+static void admit(struct svr *srv, struct rt_conn *accepted)
 {
-	const char *why = refusal(sv, c);
-	char a[RT_ADDR_STRLEN];
+	const char *why = refusal(srv, accepted);
+	char a[RR_ADDR_STRLEN];
 
-	rt_addr_str(rt_conn_peer_addr(c), 1, a);
+	rr_addr_str(rr_conn_peer_addr(accepted), 1, a);
 	if (why)
-		rt_conn_destroy(c);
+		rr_conn_refuse(accepted);
 	else
-		why = conn_new(sv, c);
-	pthread_mutex_lock(&sv->lock);
+		why = conn_new(srv, accepted);
+	pthread_mutex_lock(&srv->lock);
 	if (!why)
-		sv->st.conns_accepted++;
+		srv->st.conns_accepted++;
 	else
-		sv->st.conns_rejected++;
-	pthread_mutex_unlock(&sv->lock);
+		srv->st.conns_rejected++;
+	pthread_mutex_unlock(&srv->lock);
 	if (!why)
 		return;
-	warn_rate(sv, "connection from %s refused: %s", a, why);
+	warn_rate(srv, "connection from %s refused: %s", a, why);
 }
 
 /* The listener itself failed (e.g. its device went away): stop polling
  * it; the application still owns it and destroys it. */
-static void lsn_failed(SVCXPRT *x, const struct rt_err *err)
+static void lsn_failed(SVCXPRT *xprt, const struct rt_err *err)
 {
-	rl_err("svc_rdma: listener on port %u stopped: %s", x->xp_port,
+	rl_err("svc_rdma: listener on port %u stopped: %s", xprt->xp_port,
 	       err->msg);
-	xprt_unregister(x);
+	xprt_unregister(xprt);
 }
 
-static bool_t lsn_recv(SVCXPRT *x, struct rpc_msg *msg)
+static bool_t lsn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	struct svr *sv = x->xp_p1;
+	struct svr *srv = xprt->xp_p1;
 	struct rt_conn *nc[LSN_BATCH];
 	struct rt_err err;
 	int n, i;
 
 	do {
-		n = rt_listener_process(sv->l, nc, LSN_BATCH, &err);
+		n = rr_listener_accept(srv->lsn, nc, LSN_BATCH, &err);
 		if (n < 0) {
-			lsn_failed(x, &err);
+			lsn_failed(xprt, &err);
 			return FALSE;
 		}
 		if (err.code)
-			warn_rate(sv, "%s", err.msg);
+			warn_rate(srv, "%s", err.msg);
 		for (i = 0; i < n; i++)
-			admit(sv, nc[i]);
+			admit(srv, nc[i]);
 	} while (n == LSN_BATCH);
 	/* There is never an RPC message on the listener. */
 	return FALSE;
 }
 
-static enum xprt_stat lsn_stat(SVCXPRT *x)
+static enum xprt_stat lsn_stat(SVCXPRT *xprt)
 {
 	return XPRT_IDLE;
 }
 
-static bool_t lsn_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t lsn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
 	return FALSE;
 }
 
-static bool_t lsn_reply(SVCXPRT *x, struct rpc_msg *msg)
+static bool_t lsn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	return FALSE;
 }
 
-static bool_t lsn_freeargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t lsn_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
 	return FALSE;
 }
 
-static void lsn_destroy(SVCXPRT *x)
+static void lsn_destroy(SVCXPRT *xprt)
 {
-	struct svr *sv = x->xp_p1;
-	struct svr_conn *k, *next;
+	struct svr *srv = xprt->xp_p1;
+	struct svr_conn *conn, *next;
 
-	xprt_unregister(x);
-	rt_listener_destroy(sv->l);
-	sv->l = NULL;
-	sv->lx = NULL;
-	for (k = sv->conns; k; k = next) {
-		next = k->next;
-		if (k->in_call)
-			k->dead = true; /* goes at its xp_stat */
+	xprt_unregister(xprt);
+	rr_listener_destroy(srv->lsn);
+	srv->lsn = NULL;
+	srv->lsn_xprt = NULL;
+	for (conn = srv->conns; conn; conn = next) {
+		next = conn->next;
+		if (conn->in_call)
+			conn->dead = true; /* goes at its xp_stat */
 		else
-			conn_destroy(k->x);
+			conn_destroy(conn->xprt);
 	}
-	svc_xprt_free(x);
-	svr_put(sv);
+	svc_xprt_free(xprt);
+	svr_put(srv);
 }
 
-static bool_t lsn_control(SVCXPRT *x, const u_int rq, void *in)
+static bool_t lsn_control(SVCXPRT *xprt, const u_int rq, void *in)
 {
 	if (rq != SVCGET_RDMA_STATS || !in)
 		return FALSE;
-	svr_stats(x->xp_p1, in);
+	svr_stats(xprt->xp_p1, in);
 	return TRUE;
 }
 
@@ -712,7 +680,7 @@ static const struct xp_ops2 lsn_ops2 = {
 
 static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 {
-	rt_conn_attr_init(ca);
+	rr_conn_attr_init(ca);
 	ca->credits = a->credits;
 	ca->inline_send = a->inline_send;
 	ca->inline_recv = a->inline_recv;
@@ -729,40 +697,40 @@ static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 
 static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 {
-	struct svr *sv = calloc(1, sizeof(*sv));
+	struct svr *srv = calloc(1, sizeof(*srv));
 
-	if (!sv)
+	if (!srv)
 		return NULL;
-	atomic_init(&sv->refs, 1);
-	pthread_mutex_init(&sv->lock, NULL);
-	sv->attr = *a;
-	rpcrdma_env_read(&sv->env);
-	sv->opts.max_read_bytes = a->max_read_bytes;
-	sv->opts.vers_min = a->version == RPCRDMA_VERSION_2 ? 2 : 1;
-	sv->opts.vers_max = a->version == RPCRDMA_VERSION_1 ? 1 : 2;
-	sv->opts.max_read_chunks = sv->env.max_read_chunks;
-	sv->opts.max_write_chunks = sv->env.max_write_chunks;
-	sv->opts.max_chunk_segs = sv->env.max_chunk_segs;
-	sv->opts.no_remote_inv = sv->env.no_remote_inv;
-	sv->opts.replay_bytes = sv->env.replay_bytes;
-	sv->opts.bc_max = rpcrdma_attr_bc(a);
+	atomic_init(&srv->refs, 1);
+	pthread_mutex_init(&srv->lock, NULL);
+	srv->attr = *a;
+	rpcrdma_env_read(&srv->env);
+	srv->opts.max_read_bytes = a->max_read_bytes;
+	srv->opts.vers_min = a->version == RPCRDMA_VERSION_2 ? 2 : 1;
+	srv->opts.vers_max = a->version == RPCRDMA_VERSION_1 ? 1 : 2;
+	srv->opts.max_read_chunks = srv->env.max_read_chunks;
+	srv->opts.max_write_chunks = srv->env.max_write_chunks;
+	srv->opts.max_chunk_segs = srv->env.max_chunk_segs;
+	srv->opts.no_remote_inv = srv->env.no_remote_inv;
+	srv->opts.replay_bytes = srv->env.replay_bytes;
+	srv->opts.bc_max = rpcrdma_attr_bc(a);
 	/* failed XIDs outlive the connections they failed on (V1-ERR-11) */
-	sv->opts.xidlog = rr_xidlog_create();
-	if (!sv->opts.xidlog) {
-		free(sv);
+	srv->opts.xidlog = rr_xidlog_create();
+	if (!srv->opts.xidlog) {
+		free(srv);
 		return NULL;
 	}
-	sv->netid = family == AF_INET6 ? "rdma6" : "rdma";
-	return sv;
+	srv->netid = family == AF_INET6 ? "rdma6" : "rdma";
+	return srv;
 }
 
 static SVCXPRT *fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A server that never had a listener (svr_put() is for the others). */
-static void svr_unmake(struct svr *sv)
+static void svr_unmake(struct svr *srv)
 {
-	rr_xidlog_destroy(sv->opts.xidlog);
-	free(sv);
+	rr_xidlog_destroy(srv->opts.xidlog);
+	free(srv);
 }
 
 /* rpc_createerr (RPC_SYSTEMERROR, code) and errno = code, and why in
@@ -785,28 +753,28 @@ static SVCXPRT *fail(int code, const char *fmt, ...)
  * RPCRDMA_STATS_SOCKET: whenever asked. */
 static void svr_stats_print(struct rpcrdma_stats_reg *reg, FILE *f)
 {
-	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+	struct svr *srv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
 	struct rpcrdma_svc_stats st;
 
-	svr_stats(sv, &st);
-	rpcrdma_stats_print_svc(f, sv->stats_label, &st);
+	svr_stats(srv, &st);
+	rpcrdma_stats_print_svc(f, srv->stats_label, &st);
 }
 
 /* RPCRDMA_STATS_SOCKET: one line per live connection. */
 static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
 {
-	struct svr *sv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
+	struct svr *srv = RPCRDMA_STATS_OWNER(reg, struct svr, stats_reg);
 	char kind[RPCRDMA_STATS_LABEL_LEN + 8], label[RPCRDMA_STATS_LABEL_LEN];
-	struct rpcrdma_stats_conn c;
+	struct rpcrdma_stats_conn line;
 	struct rr_srv_stats s;
-	struct svr_conn *k;
+	struct svr_conn *conn;
 
-	snprintf(kind, sizeof(kind), "%s conn", sv->stats_label);
-	pthread_mutex_lock(&sv->lock);
-	for (k = sv->conns; k; k = k->next) {
-		rr_srv_stats(k->rr, &s);
-		c = (struct rpcrdma_stats_conn){
-			.version = rr_srv_version(k->rr),
+	snprintf(kind, sizeof(kind), "%s conn", srv->stats_label);
+	pthread_mutex_lock(&srv->lock);
+	for (conn = srv->conns; conn; conn = conn->next) {
+		rr_srv_stats(conn->rr, &s);
+		line = (struct rpcrdma_stats_conn){
+			.version = rr_srv_version(conn->rr),
 			.max_granted = s.max_granted,
 			.inflight = s.inflight,
 			.max_inflight = s.max_inflight,
@@ -817,36 +785,36 @@ static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
 			.reply_bytes = s.reply_bytes,
 		};
 		rpcrdma_stats_label(label, sizeof(label), kind,
-				    rr_srv_peer_addr(k->rr), 0, 0);
-		rpcrdma_stats_print_conn(f, label, &c);
+				    rr_srv_peer_addr(conn->rr), 0, 0);
+		rpcrdma_stats_print_conn(f, label, &line);
 	}
-	pthread_mutex_unlock(&sv->lock);
+	pthread_mutex_unlock(&srv->lock);
 }
 
-/* The listening SVCXPRT for l, registered with svc_run. */
-static SVCXPRT *lsn_new(struct svr *sv, const struct sockaddr *laddr)
+/* The listening SVCXPRT for lsn, registered with svc_run. */
+static SVCXPRT *lsn_new(struct svr *srv, const struct sockaddr *laddr)
 {
 	struct sockaddr_storage bound;
-	uint16_t port = htons(rt_listener_port(sv->l));
-	SVCXPRT *x;
+	uint16_t port = htons(rr_listener_port(srv->lsn));
+	SVCXPRT *xprt;
 
 	memcpy(&bound, laddr, svc_xprt_sa_len(laddr));
 	if (laddr->sa_family == AF_INET6)
 		((struct sockaddr_in6 *)&bound)->sin6_port = port;
 	else
 		((struct sockaddr_in *)&bound)->sin_port = port;
-	x = svc_xprt_new(rt_listener_fd(sv->l), &lsn_ops, &lsn_ops2, sv,
-			 sv->netid, (struct sockaddr *)&bound, NULL);
-	if (!x)
+	xprt = svc_xprt_new(rr_listener_fd(srv->lsn), &lsn_ops, &lsn_ops2, srv,
+			    srv->netid, (struct sockaddr *)&bound, NULL);
+	if (!xprt)
 		return NULL;
-	sv->lx = x;
-	xprt_register(x);
-	rpcrdma_stats_label(sv->stats_label, sizeof(sv->stats_label), "svc",
+	srv->lsn_xprt = xprt;
+	xprt_register(xprt);
+	rpcrdma_stats_label(srv->stats_label, sizeof(srv->stats_label), "svc",
 			    (struct sockaddr *)&bound, 0, 0);
-	rpcrdma_stats_reg_init(&sv->stats_reg, svr_stats_print);
-	sv->stats_reg.conns = svr_stats_conns;
-	rpcrdma_stats_track(&sv->stats_reg);
-	return x;
+	rpcrdma_stats_reg_init(&srv->stats_reg, svr_stats_print);
+	srv->stats_reg.conns = svr_stats_conns;
+	rpcrdma_stats_track(&srv->stats_reg);
+	return xprt;
 }
 
 RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
@@ -855,8 +823,8 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	struct rpcrdma_attr a;
 	struct rt_conn_attr ca;
 	struct rt_err err;
-	struct svr *sv;
-	SVCXPRT *x;
+	struct svr *srv;
+	SVCXPRT *xprt;
 	int fd;
 
 	if (!laddr ||
@@ -871,28 +839,28 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 		return fail(
 			EINVAL,
 			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
-	sv = svr_new(&a, laddr->sa_family);
-	if (!sv)
+	srv = svr_new(&a, laddr->sa_family);
+	if (!srv)
 		return fail(ENOMEM, "out of memory");
 	conn_attr(&a, &ca);
-	sv->l = rt_listen(laddr, LSN_BACKLOG, &ca, &err);
-	if (!sv->l) {
-		svr_unmake(sv);
+	srv->lsn = rr_listen(laddr, LSN_BACKLOG, &ca, &err);
+	if (!srv->lsn) {
+		svr_unmake(srv);
 		return fail(err.code, "%s", err.msg);
 	}
-	fd = rt_listener_fd(sv->l);
+	fd = rr_listener_fd(srv->lsn);
 	if (fd >= _rpc_dtablesize()) {
-		rt_listener_destroy(sv->l);
-		svr_unmake(sv);
+		rr_listener_destroy(srv->lsn);
+		svr_unmake(srv);
 		return fail(EMFILE,
 			    "listener fd %d is beyond what svc_run() polls (%d)",
 			    fd, _rpc_dtablesize());
 	}
-	x = lsn_new(sv, laddr);
-	if (!x) {
-		rt_listener_destroy(sv->l);
-		svr_unmake(sv);
+	xprt = lsn_new(srv, laddr);
+	if (!xprt) {
+		rr_listener_destroy(srv->lsn);
+		svr_unmake(srv);
 		return fail(ENOMEM, "out of memory");
 	}
-	return x;
+	return xprt;
 }

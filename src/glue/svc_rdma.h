@@ -11,10 +11,10 @@
 struct svr_conn;
 struct rr_srv;
 
-/* x's connection, held; NULL if x is not a connection of svc_rdma. */
-struct svr_conn *svc_rdma_conn_hold(SVCXPRT *x);
-void svc_rdma_conn_release(struct svr_conn *k);
-struct rr_srv *svc_rdma_conn_srv(const struct svr_conn *k);
-const char *svc_rdma_conn_netid(const struct svr_conn *k);
+/* xprt's connection, held; NULL if xprt is not a connection of svc_rdma. */
+struct svr_conn *svc_rdma_conn_hold(SVCXPRT *xprt);
+void svc_rdma_conn_release(struct svr_conn *conn);
+struct rr_srv *svc_rdma_conn_srv(const struct svr_conn *conn);
+const char *svc_rdma_conn_netid(const struct svr_conn *conn);
 
 #endif /* RPCRDMA_GLUE_SVC_RDMA_H */

@@ -36,7 +36,7 @@
 #include "rpc/rr_call.h"
 
 struct svc_rdma_bc {
-	struct clnt_rdma *ct; /* held */
+	struct clnt_rdma *clnt; /* held */
 	struct rr_clnt *rr;
 	struct rr_bcq *cur; /* the call being dispatched */
 	bool answered;	    /* ... has had its one reply (or its
@@ -49,63 +49,63 @@ struct svc_rdma_bc {
 /* Calls taken in a row before svc_run is given back to other fds. */
 #define BC_STREAK 16
 
-static void end_call(struct svc_rdma_bc *b)
+static void end_call(struct svc_rdma_bc *bc)
 {
-	if (b->cur)
-		rr_clnt_bc_done(b->rr, b->cur);
-	b->cur = NULL;
+	if (bc->cur)
+		rr_clnt_bc_done(bc->rr, bc->cur);
+	bc->cur = NULL;
 }
 
-static bool_t bc_recv(SVCXPRT *x, struct rpc_msg *msg)
+static bool_t bc_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	struct svc_rdma_bc *b = x->xp_p1;
+	struct svc_rdma_bc *bc = xprt->xp_p1;
 	const uint8_t *m;
 	uint32_t len;
 
-	end_call(b);
-	x->xp_verf.oa_base = b->verf;
-	if (clnt_rdma_gone(b->ct))
+	end_call(bc);
+	xprt->xp_verf.oa_base = bc->verf;
+	if (clnt_rdma_gone(bc->clnt))
 		return FALSE;
-	b->answered = false;
-	while ((b->cur = rr_clnt_bc_next(b->rr))) {
-		m = rr_bcq_msg(b->cur, &len);
-		xdrmem_create(&b->xdr, (char *)m, len, XDR_DECODE);
-		if (xdr_callmsg(&b->xdr, msg)) {
-			b->streak++;
+	bc->answered = false;
+	while ((bc->cur = rr_clnt_bc_next(bc->rr))) {
+		m = rr_bcq_msg(bc->cur, &len);
+		xdrmem_create(&bc->xdr, (char *)m, len, XDR_DECODE);
+		if (xdr_callmsg(&bc->xdr, msg)) {
+			bc->streak++;
 			return TRUE;
 		}
 		/* not an RPC call we can read: no reply is possible */
-		end_call(b);
+		end_call(bc);
 	}
 	return FALSE;
 }
 
-static enum xprt_stat bc_stat(SVCXPRT *x)
+static enum xprt_stat bc_stat(SVCXPRT *xprt)
 {
-	struct svc_rdma_bc *b = x->xp_p1;
+	struct svc_rdma_bc *bc = xprt->xp_p1;
 
-	end_call(b);
-	if (clnt_rdma_gone(b->ct))
+	end_call(bc);
+	if (clnt_rdma_gone(bc->clnt))
 		return XPRT_DIED;
-	if (!rr_clnt_bc_pending(b->rr) || b->streak >= BC_STREAK) {
-		if (b->streak >= BC_STREAK)
-			rr_clnt_bc_wake(b->rr); /* the rest after the poll */
-		b->streak = 0;
+	if (!rr_clnt_bc_pending(bc->rr) || bc->streak >= BC_STREAK) {
+		if (bc->streak >= BC_STREAK)
+			rr_clnt_bc_wake(bc->rr); /* the rest after the poll */
+		bc->streak = 0;
 		return XPRT_IDLE;
 	}
 	return XPRT_MOREREQS;
 }
 
-static bool_t bc_getargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t bc_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
-	struct svc_rdma_bc *b = x->xp_p1;
-	SVCAUTH *auth = svc_xprt_auth(x);
+	struct svc_rdma_bc *bc = xprt->xp_p1;
+	SVCAUTH *auth = svc_xprt_auth(xprt);
 	bool_t ok;
 
-	if (!b->cur)
+	if (!bc->cur)
 		return FALSE;
-	ok = auth ? SVCAUTH_UNWRAP(auth, &b->xdr, proc, where) :
-		    proc(&b->xdr, where);
+	ok = auth ? SVCAUTH_UNWRAP(auth, &bc->xdr, proc, where) :
+		    proc(&bc->xdr, where);
 	if (!ok)
 		xdr_free(proc, where);
 	return ok;
@@ -116,53 +116,53 @@ static bool encode_reply(XDR *xdrs, void *arg)
 	return svc_xprt_reply_encode(xdrs, arg);
 }
 
-static bool_t bc_reply(SVCXPRT *x, struct rpc_msg *msg)
+static bool_t bc_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
-	struct svc_rdma_bc *b = x->xp_p1;
-	struct svc_xprt_reply c;
+	struct svc_rdma_bc *bc = xprt->xp_p1;
+	struct svc_xprt_reply rep;
 	struct rr_result res;
 
 	/* one reply per call: rpcgen's dispatch follows a failed
 	 * svc_sendreply with svcerr_systemerr */
-	if (!b->cur || b->answered)
+	if (!bc->cur || bc->answered)
 		return FALSE;
-	b->answered = true;
-	msg->rm_xid = rr_bcq_xid(b->cur);
-	svc_xprt_reply_init(&c, x, msg);
-	if (!rr_clnt_bc_reply(b->rr, b->cur, encode_reply, &c, &res))
+	bc->answered = true;
+	msg->rm_xid = rr_bcq_xid(bc->cur);
+	svc_xprt_reply_init(&rep, xprt, msg);
+	if (!rr_clnt_bc_reply(bc->rr, bc->cur, encode_reply, &rep, &res))
 		return TRUE;
 	rl_warn("svc_rdma_bc: backward reply to XID 0x%08x: %s", msg->rm_xid,
 		res.msg);
-	if (res.status != RR_CANTENCODE || !c.has_results)
+	if (res.status != RR_CANTENCODE || !rep.has_results)
 		return FALSE;
 	/* Results too large for the server's Receives (backward messages
 	 * are inline): the caller hears SYSTEM_ERR now rather than nothing
 	 * until its timeout. */
 	msg->acpted_rply.ar_stat = SYSTEM_ERR;
-	svc_xprt_reply_init(&c, x, msg);
-	rr_clnt_bc_reply(b->rr, b->cur, encode_reply, &c, &res);
+	svc_xprt_reply_init(&rep, xprt, msg);
+	rr_clnt_bc_reply(bc->rr, bc->cur, encode_reply, &rep, &res);
 	return FALSE;
 }
 
-static bool_t bc_freeargs(SVCXPRT *x, xdrproc_t proc, void *where)
+static bool_t bc_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 {
 	xdr_free(proc, where);
 	return TRUE;
 }
 
-static void bc_destroy(SVCXPRT *x)
+static void bc_destroy(SVCXPRT *xprt)
 {
-	struct svc_rdma_bc *b = x->xp_p1;
+	struct svc_rdma_bc *bc = xprt->xp_p1;
 
-	xprt_unregister(x);
-	end_call(b);
-	rr_clnt_bc_disable(b->rr);
-	clnt_rdma_release(b->ct);
-	free(b);
-	svc_xprt_free(x);
+	xprt_unregister(xprt);
+	end_call(bc);
+	rr_clnt_bc_disable(bc->rr);
+	clnt_rdma_release(bc->clnt);
+	free(bc);
+	svc_xprt_free(xprt);
 }
 
-static bool_t bc_control(SVCXPRT *x, const u_int rq, void *in)
+static bool_t bc_control(SVCXPRT *xprt, const u_int rq, void *in)
 {
 	return FALSE;
 }
@@ -189,7 +189,7 @@ static SVCXPRT *fail(int code, const char *why)
 
 /* The addresses the SVCXPRT names: the CLIENT's server, and (unknown
  * locally before a connection) the wildcard of its family. */
-static SVCXPRT *bc_xprt(struct svc_rdma_bc *b, CLIENT *cl, int fd)
+static SVCXPRT *bc_xprt(struct svc_rdma_bc *bc, CLIENT *cl, int fd)
 {
 	struct sockaddr_storage srv, any;
 	struct netbuf nb = { .buf = &srv, .maxlen = sizeof(srv) };
@@ -200,54 +200,54 @@ static SVCXPRT *bc_xprt(struct svc_rdma_bc *b, CLIENT *cl, int fd)
 		return NULL;
 	memcpy(&srv, nb.buf, nb.len < sizeof(srv) ? nb.len : sizeof(srv));
 	any.ss_family = srv.ss_family;
-	return svc_xprt_new(fd, &bc_ops, &bc_ops2, b, cl->cl_netid,
+	return svc_xprt_new(fd, &bc_ops, &bc_ops2, bc, cl->cl_netid,
 			    (struct sockaddr *)&any, (struct sockaddr *)&srv);
 }
 
 RPCRDMA_EXPORT SVCXPRT *svc_rdma_bc_create(CLIENT *cl)
 {
-	struct svc_rdma_bc *b;
+	struct svc_rdma_bc *bc;
 	struct rt_err err;
-	SVCXPRT *x;
+	SVCXPRT *xprt;
 
 	if (!clnt_rdma_is(cl))
 		return fail(
 			EINVAL,
 			"not an RDMA CLIENT (clnt_rdma_create, netid rdma or rdma6)");
-	b = calloc(1, sizeof(*b));
-	if (!b)
+	bc = calloc(1, sizeof(*bc));
+	if (!bc)
 		return fail(ENOMEM, "out of memory");
-	b->ct = clnt_rdma_hold(cl);
-	b->rr = clnt_rdma_rr(b->ct);
-	if (rr_clnt_bc_enable(b->rr, &err)) {
-		clnt_rdma_release(b->ct);
-		free(b);
+	bc->clnt = clnt_rdma_hold(cl);
+	bc->rr = clnt_rdma_rr(bc->clnt);
+	if (rr_clnt_bc_enable(bc->rr, &err)) {
+		clnt_rdma_release(bc->clnt);
+		free(bc);
 		return fail(err.code, err.msg);
 	}
-	x = bc_xprt(b, cl, rr_clnt_bc_fd(b->rr));
-	if (!x) {
-		rr_clnt_bc_disable(b->rr);
-		clnt_rdma_release(b->ct);
-		free(b);
+	xprt = bc_xprt(bc, cl, rr_clnt_bc_fd(bc->rr));
+	if (!xprt) {
+		rr_clnt_bc_disable(bc->rr);
+		clnt_rdma_release(bc->clnt);
+		free(bc);
 		return fail(ENOMEM, "out of memory");
 	}
-	x->xp_verf.oa_base = b->verf;
-	xprt_register(x);
-	return x;
+	xprt->xp_verf.oa_base = bc->verf;
+	xprt_register(xprt);
+	return xprt;
 }
 
 RPCRDMA_EXPORT int svc_rdma_bc_poll(SVCXPRT *xprt, int timeout_ms)
 {
 	struct pollfd pfd = { .events = POLLIN };
-	struct svc_rdma_bc *b;
+	struct svc_rdma_bc *bc;
 
 	if (!xprt || xprt->xp_ops != &bc_ops) {
 		errno = EINVAL;
 		return -1;
 	}
-	b = xprt->xp_p1;
+	bc = xprt->xp_p1;
 	pfd.fd = xprt->xp_fd;
-	if (!rr_clnt_bc_pending(b->rr) && poll(&pfd, 1, timeout_ms) <= 0)
+	if (!rr_clnt_bc_pending(bc->rr) && poll(&pfd, 1, timeout_ms) <= 0)
 		return 0;
 	/* it takes the calls waiting (XPRT_MOREREQS), and destroys xprt if
 	 * the CLIENT is gone: xprt is not touched after it */

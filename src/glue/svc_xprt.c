@@ -1,5 +1,5 @@
 /*
- * svc_xprt.c - the parts every SVCXPRT of the library shares (svc_xprt.h).
+ * svc_xprt.rep - the parts every SVCXPRT of the library shares (svc_xprt.h).
  */
 #include "config.h"
 
@@ -12,7 +12,7 @@
 #include <rpc/svc_mt.h>
 
 #include "glue/svc_xprt.h"
-#include "wire/rw_xdr.h"
+#include "rpc/rr_policy.h"
 
 /* SVCXPRT_EXT is libtirpc's private layout: allocate more than it needs. */
 #define EXT_SIZE (sizeof(SVCXPRT_EXT) < 256 ? 256 : sizeof(SVCXPRT_EXT))
@@ -47,85 +47,86 @@ SVCXPRT *svc_xprt_new(int fd, const struct xp_ops *ops,
 		      const struct sockaddr *laddr,
 		      const struct sockaddr *raddr)
 {
-	SVCXPRT *x = calloc(1, sizeof(*x));
+	SVCXPRT *xprt = calloc(1, sizeof(*xprt));
 
-	if (!x)
+	if (!xprt)
 		return NULL;
-	x->xp_fd = fd;
-	x->xp_ops = ops;
-	x->xp_ops2 = ops2;
-	x->xp_p1 = p1;
-	x->xp_p3 = calloc(1, EXT_SIZE);
-	x->xp_netid = strdup(netid);
-	x->xp_type = NC_TPI_COTS_ORD;
-	x->xp_port = svc_xprt_sa_port(laddr);
-	if (!x->xp_p3 || !x->xp_netid || !set_netbuf(&x->xp_ltaddr, laddr))
+	xprt->xp_fd = fd;
+	xprt->xp_ops = ops;
+	xprt->xp_ops2 = ops2;
+	xprt->xp_p1 = p1;
+	xprt->xp_p3 = calloc(1, EXT_SIZE);
+	xprt->xp_netid = strdup(netid);
+	xprt->xp_type = NC_TPI_COTS_ORD;
+	xprt->xp_port = svc_xprt_sa_port(laddr);
+	if (!xprt->xp_p3 || !xprt->xp_netid ||
+	    !set_netbuf(&xprt->xp_ltaddr, laddr))
 		goto fail;
 	if (raddr) {
-		if (!set_netbuf(&x->xp_rtaddr, raddr))
+		if (!set_netbuf(&xprt->xp_rtaddr, raddr))
 			goto fail;
-		memcpy(&x->xp_raddr, raddr, svc_xprt_sa_len(raddr));
-		x->xp_addrlen = (int)svc_xprt_sa_len(raddr);
+		memcpy(&xprt->xp_raddr, raddr, svc_xprt_sa_len(raddr));
+		xprt->xp_addrlen = (int)svc_xprt_sa_len(raddr);
 	}
-	return x;
+	return xprt;
 fail:
-	free(x->xp_ltaddr.buf);
-	free(x->xp_netid);
-	free(x->xp_p3);
-	free(x);
+	free(xprt->xp_ltaddr.buf);
+	free(xprt->xp_netid);
+	free(xprt->xp_p3);
+	free(xprt);
 	return NULL;
 }
 
-void svc_xprt_free(SVCXPRT *x)
+void svc_xprt_free(SVCXPRT *xprt)
 {
-	free(x->xp_rtaddr.buf);
-	free(x->xp_ltaddr.buf);
-	free(x->xp_netid);
-	free(x->xp_p3);
-	free(x);
+	free(xprt->xp_rtaddr.buf);
+	free(xprt->xp_ltaddr.buf);
+	free(xprt->xp_netid);
+	free(xprt->xp_p3);
+	free(xprt);
 }
 
-SVCAUTH *svc_xprt_auth(SVCXPRT *x)
+SVCAUTH *svc_xprt_auth(SVCXPRT *xprt)
 {
-	SVCAUTH *a = &SVC_XP_AUTH(x);
+	SVCAUTH *a = &SVC_XP_AUTH(xprt);
 
 	return a->svc_ah_ops ? a : NULL;
 }
 
-void svc_xprt_reply_init(struct svc_xprt_reply *c, SVCXPRT *x,
+void svc_xprt_reply_init(struct svc_xprt_reply *rep, SVCXPRT *xprt,
 			 struct rpc_msg *msg)
 {
-	memset(c, 0, sizeof(*c));
-	c->x = x;
-	c->msg = msg;
+	memset(rep, 0, sizeof(*rep));
+	rep->xprt = xprt;
+	rep->msg = msg;
 	if (msg->rm_reply.rp_stat != MSG_ACCEPTED ||
 	    msg->rm_reply.rp_acpt.ar_stat != SUCCESS)
 		return;
-	c->has_results = true;
-	c->proc = msg->acpted_rply.ar_results.proc;
-	c->where = msg->acpted_rply.ar_results.where;
+	rep->has_results = true;
+	rep->proc = msg->acpted_rply.ar_results.proc;
+	rep->where = msg->acpted_rply.ar_results.where;
 	msg->acpted_rply.ar_results.proc = (xdrproc_t)(void (*)(void))xdr_void;
 	msg->acpted_rply.ar_results.where = NULL;
 }
 
 bool_t svc_xprt_reply_encode(XDR *xdrs, void *arg)
 {
-	struct svc_xprt_reply *c = arg;
-	SVCAUTH *auth = svc_xprt_auth(c->x);
+	struct svc_xprt_reply *rep = arg;
+	SVCAUTH *auth = svc_xprt_auth(rep->xprt);
 
-	if (!xdr_replymsg(xdrs, c->msg))
+	if (!xdr_replymsg(xdrs, rep->msg))
 		return FALSE;
-	if (!c->has_results)
+	if (!rep->has_results)
 		return TRUE;
-	rw_xdr_begin_body(xdrs);
+	rr_begin_body(xdrs);
 	if (auth)
-		return SVCAUTH_WRAP(auth, xdrs, c->proc, c->where);
-	return c->proc(xdrs, c->where);
+		return SVCAUTH_WRAP(auth, xdrs, rep->proc, rep->where);
+	return rep->proc(xdrs, rep->where);
 }
 
 size_t svc_xprt_reply_size(void *arg)
 {
-	struct svc_xprt_reply *c = arg;
+	struct svc_xprt_reply *rep = arg;
 
-	return c->has_results ? xdr_sizeof(c->proc, c->where) : 0;
+	return rep->has_results ? xdr_sizeof(rep->proc, rep->where) : 0;
 }

@@ -1,8 +1,8 @@
 /*
  * svc_xprt.h - what every SVCXPRT of the library shares: building one as
  * libtirpc's consumers expect it, the call's auth flavour, and the reply
- * as svc_vc_reply encodes it.  The forward SVCXPRTs (svc_rdma.c) and the
- * one that serves backward calls on a CLIENT's connection (svc_rdma_bc.c)
+ * as svc_vc_reply encodes it.  The forward SVCXPRTs (svc_rdma.rep) and the
+ * one that serves backward calls on a CLIENT's connection (svc_rdma_bc.rep)
  * use the same code.
  */
 #ifndef RPCRDMA_GLUE_SVC_XPRT_H
@@ -28,27 +28,27 @@ SVCXPRT *svc_xprt_new(int fd, const struct xp_ops *ops,
 		      const struct xp_ops2 *ops2, void *p1, const char *netid,
 		      const struct sockaddr *laddr,
 		      const struct sockaddr *raddr);
-void svc_xprt_free(SVCXPRT *x);
+void svc_xprt_free(SVCXPRT *xprt);
 
 /* The call's auth flavour, which wraps arguments and results as in svc_vc
  * (_gss_authenticate installs it for every call); NULL if it was
  * bypassed. */
-SVCAUTH *svc_xprt_auth(SVCXPRT *x);
+SVCAUTH *svc_xprt_auth(SVCXPRT *xprt);
 
 /* A reply as svc_vc_reply encodes it: the RPC header with xdr_void in
  * place of the results, which go through SVCAUTH_WRAP after it. */
 struct svc_xprt_reply {
-	SVCXPRT *x;
+	SVCXPRT *xprt;
 	struct rpc_msg *msg;
 	bool has_results;
 	xdrproc_t proc;
 	caddr_t where;
 };
 
-/* Take msg's results out of its header into c (accepted, SUCCESS). */
-void svc_xprt_reply_init(struct svc_xprt_reply *c, SVCXPRT *x,
+/* Take msg's results out of its header into rep (accepted, SUCCESS). */
+void svc_xprt_reply_init(struct svc_xprt_reply *rep, SVCXPRT *xprt,
 			 struct rpc_msg *msg);
-/* An rr_encode_fn / rr_sreq_enc encoder over c, and its size estimate. */
+/* An rr_encode_fn / rr_sreq_enc encoder over rep, and its size estimate. */
 bool_t svc_xprt_reply_encode(XDR *xdrs, void *arg);
 size_t svc_xprt_reply_size(void *arg);
 

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "compiler.h"
+#include "conf/rc_env.h"
 #include "log/rl_log.h"
 
 #define RL_PREFIX   "rpcrdma: "
@@ -74,7 +75,7 @@ static void say(const char *fmt, ...)
 
 static int read_env(void)
 {
-	const char *e = secure_getenv("RPCRDMA_LOG");
+	const char *e = rc_getenv("RPCRDMA_LOG");
 	static bool told;
 	int lv;
 

@@ -58,6 +58,7 @@
 #include "transport/rt_conn.h"
 #include "transport/rt_err.h"
 #include "wire/rw_xdr.h"
+#include "wire/rw_props.h"
 
 struct rr_clnt;
 struct rr_call;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/rc_env.h"
 #include "trace/tr_trace.h"
 
 #define TR_LINE_MAX 512
@@ -141,7 +142,7 @@ int tr_open(const char *spec)
 
 int tr_open_env(void)
 {
-	return tr_open(secure_getenv(TR_ENV));
+	return tr_open(rc_getenv(TR_ENV));
 }
 
 void tr_close(void)

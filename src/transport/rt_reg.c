@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf/rc_env.h"
 #include "transport/rt_priv.h"
 #include "transport/rt_buf_priv.h"
 #include "transport/rt_cq.h"
@@ -139,7 +140,7 @@ void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
 
 static enum rt_reg_mode env_mode(void)
 {
-	const char *s = secure_getenv("RPCRDMA_REG_MODE");
+	const char *s = rc_getenv("RPCRDMA_REG_MODE");
 
 	if (s && !strcmp(s, "mw"))
 		return RT_REG_MW;

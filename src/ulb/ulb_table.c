@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler.h"
+#include "conf/rc_env.h"
 #include "log/rl_log.h"
 #include "ulb/ulb.h"
 
@@ -49,7 +50,7 @@ static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
  */
 static void ulb_init(void)
 {
-	const char *env = secure_getenv("RPCRDMA_ULB_CONF");
+	const char *env = rc_getenv("RPCRDMA_ULB_CONF");
 	const char *path = env && *env ? env : RPCRDMA_ULB_CONF;
 	int n;
 

@@ -23,7 +23,8 @@
 #include <strings.h>
 
 #include "compiler.h"
-#include "glue/rpcrdma_netid.h"
+#include "conf/rc_env.h"
+#include "netid/rpcrdma_netid.h"
 
 struct rdma_netid {
 	const char *netid;
@@ -265,15 +266,16 @@ static bool nettype_is_netpath(const char *nettype)
 }
 
 /*
- * NETPATH is read with getenv(), not secure_getenv(), on purpose: libtirpc
- * reads it with getenv() too, and the two must agree on what it says.  A
+ * NETPATH is read with getenv(), not secure_getenv(), on purpose (rc_env.h
+ * says so for it alone): libtirpc reads it with getenv() too, and the two
+ * must agree on what it says.  A
  * set-user-ID program that saw no NETPATH here would hand the nettype to
  * libtirpc, whose own walk of NETPATH would then meet rdma netconfigs.
  * It names netids, not files.
  */
 bool rpcrdma_netpath_has_rdma(const char *nettype)
 {
-	const char *np = getenv("NETPATH"), *p, *end;
+	const char *np = rc_getenv("NETPATH"), *p, *end;
 
 	if (!np || !nettype_is_netpath(nettype))
 		return false;
@@ -292,7 +294,7 @@ bool rpcrdma_netpath_has_rdma(const char *nettype)
 
 bool rpcrdma_netpath_begin(struct rpcrdma_netpath *np)
 {
-	const char *env = getenv("NETPATH");
+	const char *env = rc_getenv("NETPATH");
 
 	np->list = strdup(env ? env : "");
 	np->next = np->list;

@@ -21,7 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "glue/rpcrdma_netid.h"
+#include "conf/rc_env.h"
+#include "netid/rpcrdma_netid.h"
 
 #define NFS_PROGRAM   100003
 #define NFS_RDMA_PORT 20049
@@ -88,7 +89,7 @@ static bool parse_ports(const char *v, rpcprog_t prog, struct port_rule *r)
 static bool port_rule(rpcprog_t prog, struct port_rule *r)
 {
 	static bool told;
-	const char *v = secure_getenv("RPCRDMA_PORT");
+	const char *v = rc_getenv("RPCRDMA_PORT");
 
 	memset(r, 0, sizeof(*r));
 	if (!v || parse_ports(v, prog, r))
@@ -129,7 +130,7 @@ bool rpcrdma_env_rpcbind(void)
 	static const char *const no[] = { "0", "no", "off", "false" };
 	static const char *const yes[] = { "1", "yes", "on", "true" };
 	static bool told;
-	const char *v = secure_getenv("RPCRDMA_RPCBIND");
+	const char *v = rc_getenv("RPCRDMA_RPCBIND");
 
 	if (!v)
 		return true;

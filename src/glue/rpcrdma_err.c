@@ -1,6 +1,9 @@
 /*
- * netid_err.c - rpc_createerr with words (rpcrdma_err.h), and libtirpc's
- * clnt_spcreateerror() and clnt_pcreateerror() taken over to show them.
+ * rpcrdma_err.c - rpc_createerr with words (rpcrdma_err.h): the per-thread
+ * record of why the latest constructor of ours failed, its hold/release
+ * logging rule, and the reachability probe the takeover asks before
+ * rpcbind.  src/netid/netid_err.c shows the words through libtirpc's
+ * clnt_spcreateerror() and clnt_pcreateerror().
  *
  * The words are kept per thread, like rpc_createerr itself, together with
  * the status and errno they explain; they are shown only while
@@ -16,12 +19,9 @@
 
 #include <rpc/rpc.h>
 
-#include "compiler.h"
 #include "glue/rpcrdma_err.h"
-#include "glue/rpcrdma_netid.h"
 #include "log/rl_log.h"
-
-#define WORDS_LEN 384
+#include "rpc/rr_call.h"
 
 /* What to try when no RDMA device serves an address: the cause is on
  * this host, and these commands show and fix it. */
@@ -33,7 +33,7 @@ struct why {
 	enum clnt_stat stat;
 	int err;
 	char who[32];
-	char words[WORDS_LEN]; /* "" when none */
+	char words[RPCRDMA_ERR_WORDS_LEN]; /* "" when none */
 };
 
 static __thread struct why why;
@@ -91,32 +91,13 @@ const char *rpcrdma_createerr_words(void)
 	return why.words;
 }
 
-/* ---- Exported entry points ------------------------------------------------ */
-
-/* libtirpc's text, then ours: "host: RPC: Remote system error - No such
- * device: no RDMA device on this host (...)". */
-RPCRDMA_EXPORT char *clnt_spcreateerror(const char *s)
+int rpcrdma_unreachable(const struct sockaddr *sa, const char *who,
+			unsigned int timeout_ms)
 {
-	static __thread char buf[WORDS_LEN + 256];
-	const char *words = rpcrdma_createerr_words();
-	char *text = REAL(clnt_spcreateerror)(s);
-	size_t n;
+	struct rt_err err;
 
-	if (!words || !text)
-		return text;
-	n = strlen(text);
-	while (n && text[n - 1] == '\n')
-		n--;
-	snprintf(buf, sizeof(buf), "%.*s: %s%s", (int)n, text, words,
-		 text[n] ? "\n" : "");
-	return buf;
-}
-
-RPCRDMA_EXPORT void clnt_pcreateerror(const char *s)
-{
-	if (!rpcrdma_createerr_words()) {
-		REAL(clnt_pcreateerror)(s);
-		return;
-	}
-	fprintf(stderr, "%s\n", clnt_spcreateerror(s));
+	if (!rr_clnt_probe(sa, timeout_ms, &err))
+		return 0;
+	rpcrdma_createerr_why(RPC_SYSTEMERROR, err.code, who, "%s", err.msg);
+	return -1;
 }

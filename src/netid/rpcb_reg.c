@@ -25,7 +25,7 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcb_prot.h>
 
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 
 #define LOCAL_CONNECT_MS 5000
 #define LOCAL_CALL_S	 10

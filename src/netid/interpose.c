@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <syslog.h>
 
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 #include "log/rl_log.h"
 
 #define TIRPC_NODE   "TIRPC_0.3.0"

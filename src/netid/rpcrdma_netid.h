@@ -1,7 +1,9 @@
 /*
- * rpcrdma_netid.h - internal interface of the netid layer: how librpcrdma
- * makes netids "rdma" and "rdma6" work through libtirpc's own entry points
- * (clnt_create(), svc_tp_create(), getnetconfigent(), ...).
+ * rpcrdma_netid.h - internal interface of the netid layer (src/netid): how
+ * librpcrdma makes netids "rdma" and "rdma6" work through libtirpc's own
+ * entry points (clnt_create(), svc_tp_create(), getnetconfigent(), ...).
+ * It stands on the public constructors (include/rpc/rpcrdma.h) and the
+ * glue's rpcrdma_err.h alone, never on CLIENT or SVCXPRT internals.
  *
  * The layer is split by job:
  *   interpose.c  libtirpc's real functions (dlvsym) and the start-up check
@@ -10,8 +12,8 @@
  *   netid_env.c  RPCRDMA_PORT and RPCRDMA_RPCBIND
  *   netid_clnt.c the client entry points
  *   netid_svc.c  the server entry points
- *   netid_err.c  rpc_createerr with words, and the clnt_spcreateerror()
- *                that shows them (rpcrdma_err.h)
+ *   netid_err.c  the clnt_spcreateerror() and clnt_pcreateerror() that
+ *                show the words of glue/rpcrdma_err.h
  *   rpcb_rdma.c  rpcbind: finding a remote rdma service
  *   rpcb_reg.c   rpcbind: registering local rdma services
  *
@@ -189,7 +191,7 @@ void rpcrdma_reg_forget(rpcprog_t prog, rpcvers_t vers, const char *netid);
 /* A timeout in ms (at least 1), or dflt if tp is NULL. */
 int rpcrdma_tv_ms(const struct timeval *tp, int dflt);
 
-/* rpcrdma_createerr() and rpcrdma_createerr_why(): glue/rpcrdma_err.h;
- * messages: log/rl_log.h. */
+/* rpcrdma_createerr(), rpcrdma_createerr_why() and rpcrdma_unreachable():
+ * glue/rpcrdma_err.h; messages: log/rl_log.h. */
 
 #endif /* RPCRDMA_GLUE_NETID_H */

@@ -30,7 +30,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "compiler.h"
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 
 typedef void (*dispatch_fn)(struct svc_req *, SVCXPRT *);
 

@@ -30,8 +30,7 @@
 #include <rpc/rpcrdma.h>
 
 #include "compiler.h"
-#include "glue/rpcrdma_netid.h"
-#include "rpc/rr_call.h"
+#include "netid/rpcrdma_netid.h"
 
 /* What clnt_create_vers and rpc_call wait for a reply (as libtirpc). */
 #define VERS_PROBE_S 10
@@ -58,22 +57,13 @@ static CLIENT *rdma_connect(const struct sockaddr_storage *ss, rpcprog_t prog,
 	return clnt_rdma_create((const struct sockaddr *)ss, prog, vers, &a);
 }
 
-/*
- * Before rpcbind is asked where the server is: can an RDMA device reach
- * sa (NULL: is there an RDMA device at all)?  Otherwise a host without
- * one would hear "Program not registered" or "Port mapper failure" from
- * rpcbind, and never that the device is missing.  -1 with rpc_createerr
- * set and the cause logged.
- */
+/* Can an RDMA device reach sa (NULL: any device at all)?  -1 with the
+ * cause in rpc_createerr if not (rpcrdma_err.h). */
 static int unreachable(const struct sockaddr *sa, const char *netid,
 		       const struct timeval *tp)
 {
-	struct rt_err err;
-
-	if (!rr_clnt_probe(sa, (unsigned int)rpcrdma_tv_ms(tp, 0), &err))
-		return 0;
-	rpcrdma_createerr_why(RPC_SYSTEMERROR, err.code, netid, "%s", err.msg);
-	return -1;
+	return rpcrdma_unreachable(sa, netid,
+				   (unsigned int)rpcrdma_tv_ms(tp, 0));
 }
 
 /*

@@ -30,7 +30,7 @@
 #include <rpc/rpcb_prot.h>
 
 #include "compiler.h"
-#include "glue/rpcrdma_netid.h"
+#include "netid/rpcrdma_netid.h"
 
 #define RPCBIND_PORT	   111
 #define DEFAULT_CONNECT_MS 10000

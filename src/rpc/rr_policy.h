@@ -1,0 +1,53 @@
+/*
+ * rr_policy.h - what moves by direct data placement in one call, decided
+ * in src/rpc for the glue (prefix rr_policy_, rr_): the Upper-Layer Binding
+ * lookup of (program, version, procedure) in each direction, the
+ * RPCSEC_GSS rule (nothing is placed when the body is wrapped, V1-GSS-3),
+ * and where the RPC body begins on a call's XDR stream.
+ *
+ * The glue only knows libtirpc: it names the procedure and says whether
+ * the body is wrapped; these functions give the policy the requester
+ * (rr_req) or the responder (rr_sreq_set_ddp, rr_sreq_enc) applies.
+ */
+#ifndef RR_POLICY_H
+#define RR_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rpc/rpc.h>
+#include <rpc/rpcrdma.h>
+
+#include "rpc/rr_call.h"
+
+/*
+ * The client's policy for one call: req->ddp for its arguments (dflt_min:
+ * the smallest item moved when the binding names none), and, if the
+ * binding has a REPLY entry, req->reply_ulb = reply (filled) and
+ * req->reply_walk.  Nothing at all when wrapped.  True when the results
+ * have a binding: the caller then sets req->xres and req->resp.
+ */
+bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+		    bool wrapped, uint32_t dflt_min, struct rr_req *req,
+		    struct rpcrdma_ulb_entry *reply);
+
+/*
+ * The server's policy for one call in direction dir: its binding entry, or
+ * nothing eligible (no entry, or wrapped).  No minimum size: the decoder
+ * takes a chunk at any eligible item, and a reply places every eligible
+ * result it has a Write chunk for (V1-WC-2).
+ */
+void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc, bool wrapped,
+		   enum rpcrdma_ulb_dir dir, struct rw_ddp_policy *pol);
+
+/*
+ * Is the body of a call with this credential anything but the procedure's
+ * XDR (RPCSEC_GSS integrity, privacy or a control procedure)?
+ */
+bool rr_policy_gss_wrapped(const struct opaque_auth *cred);
+
+/* The RPC header is done: what follows on xdrs is the body, where items
+ * are counted (false for a stream that is not ours: harmless). */
+bool rr_begin_body(XDR *xdrs);
+
+#endif /* RR_POLICY_H */
