@@ -234,8 +234,8 @@ run refused -c 1 -W 2 -p 9 "$H4" "$PROG" 1
 check $? "a port nobody listens on: exit 2 with the RPC error"
 
 run nodev -c 1 -W 2 -p "$PORT" 127.0.0.1 "$PROG" 1
-[ $rc -eq 2 ] && grep -q "hint: no RDMA device serves the address of 127.0.0.1" "$TMP/nodev"
-check $? "an address without an RDMA device: exit 2 with the hint"
+[ $rc -eq 2 ] && grep -q "^rpcrdma-ping: 127.0.0.1: .*no RDMA device.*rdma link add" "$TMP/nodev"
+check $? "an address without an RDMA device: exit 2 with the library's hint"
 
 run usage -V 3 "$H4" "$PROG" 1
 [ $rc -eq 2 ] && grep -q '^usage: rpcrdma-ping' "$TMP/usage"
