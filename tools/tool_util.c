@@ -47,8 +47,7 @@ CLIENT *tool_connect(const struct tool_target *t)
 	return clnt_create_timed(t->host, t->prog, t->vers, t->netid, &tv);
 }
 
-void tool_create_failed(const char *tool, const char *host,
-			const char *suffix)
+void tool_create_failed(const char *tool, const char *host, const char *suffix)
 {
 	fprintf(stderr, "%s: %s%s\n", tool,
 		tool_chomp(clnt_spcreateerror(host)), suffix);

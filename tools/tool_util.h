@@ -19,15 +19,15 @@
 /* The server a tool calls and how. */
 struct tool_target {
 	const char *host;
-	int family;	    /* AF_INET (netid rdma) or AF_INET6 (rdma6) */
-	const char *netid;  /* "rdma" or "rdma6", of family */
-	unsigned int port;  /* 0: ask the rpcbind of host */
+	int family;	   /* AF_INET (netid rdma) or AF_INET6 (rdma6) */
+	const char *netid; /* "rdma" or "rdma6", of family */
+	unsigned int port; /* 0: ask the rpcbind of host */
 	rpcprog_t prog;
 	rpcvers_t vers;
 	double wait_s;	    /* bounds the rpcbind exchange and the connection */
 	bool version_given; /* -V: rdma_vers goes into the attributes */
 	enum rpcrdma_version rdma_vers;
-	bool poll;	    /* completions by polling */
+	bool poll; /* completions by polling */
 };
 
 /*
@@ -42,8 +42,7 @@ CLIENT *tool_connect(const struct tool_target *t);
  * clnt_spcreateerror(host) (which names a missing RDMA device and how to
  * add one, so the tools add no hint of their own for it), then suffix.
  */
-void tool_create_failed(const char *tool, const char *host,
-			const char *suffix);
+void tool_create_failed(const char *tool, const char *host, const char *suffix);
 
 /* The numeric host and port of a socket address ("?" and 0 if none). */
 void tool_addr_text(const struct sockaddr *sa, socklen_t len, char *host,
