@@ -23,7 +23,7 @@ NFS41K_LOG=$W/nfs41_kernel.log
 # shellcheck source=tests/vm/nfs41_kernel.sh
 NFS41_KERNEL_SH=@NFS41_KERNEL_SH@	# set by tests/vm/nfs41cb.am in the copy
 [[ -r $NFS41_KERNEL_SH ]] || NFS41_KERNEL_SH=$here/nfs41_kernel.sh
-. "$NFS41_KERNEL_SH" || { echo "FAIL: cannot read $NFS41_KERNEL_SH"; exit 1; }
+. "$NFS41_KERNEL_SH" || { echo "FAIL - cannot read $NFS41_KERNEL_SH"; exit 1; }
 VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
 [ -r "$VM_LIB_SH" ] || VM_LIB_SH=$here/lib.sh
 # shellcheck source=tests/vm/lib.sh
