@@ -38,15 +38,16 @@ check_tail() {
 }
 
 # check STATUS TEXT: "ok - TEXT" if STATUS is 0, else "FAIL - TEXT", which
-# counts in failures.
+# counts in failures (a script that keeps its own state, without lib_init,
+# may leave checks unset).
 check() {
-	checks=$((checks + 1))
+	checks=$((${checks:-0} + 1))
 	check_tail
 	if [ "$1" -eq 0 ]; then
 		echo "ok - $2$lib_tail"
 	else
 		echo "FAIL - $2$lib_tail"
-		failures=$((failures + 1))
+		failures=$((${failures:-0} + 1))
 	fi
 }
 
