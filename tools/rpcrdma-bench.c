@@ -34,6 +34,7 @@
 
 #include "tests/bench/rbench_run.h"
 #include "tests/vm/t_sig_xprt.h"
+#include "tools/tool_util.h"
 
 #define EXIT_TEST_FAILED 1
 #define EXIT_USAGE	 2
@@ -113,16 +114,12 @@ static unsigned long parse_ulong(const char *arg, unsigned long min,
 	return v;
 }
 
-/* Seconds, fractions allowed; more than min_s, at most a day. */
+/* Seconds, fractions allowed; at least min_s, at most a day. */
 static double parse_seconds(const char *arg, double min_s, const char *what)
 {
 	double v;
-	char *end;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < min_s ||
-	    v > 86400)
+	if (!tool_parse_seconds(arg, min_s, &v))
 		die_usage(what, arg);
 	return v;
 }
@@ -185,14 +182,11 @@ static void parse_netid(struct bench_opts *o, const char *arg)
 
 static enum rpcrdma_version parse_rdma_version(const char *arg)
 {
-	if (!strcmp(arg, "1"))
-		return RPCRDMA_VERSION_1;
-	if (!strcmp(arg, "2"))
-		return RPCRDMA_VERSION_2;
-	if (!strcmp(arg, "auto"))
-		return RPCRDMA_VERSION_AUTO;
-	die_usage("-V takes 1, 2 or auto", arg);
-	return RPCRDMA_VERSION_AUTO;
+	enum rpcrdma_version v = RPCRDMA_VERSION_AUTO;
+
+	if (!tool_parse_rdma_version(arg, &v))
+		die_usage("-V takes 1, 2 or auto", arg);
+	return v;
 }
 
 /* Long options without a short one get a letter of their own. */
@@ -364,41 +358,6 @@ static const char *netid_of(int family)
 	return family == AF_INET6 ? "rdma6" : "rdma";
 }
 
-/* ---- Small helpers --------------------------------------------------------- */
-
-static struct timeval to_timeval(double s)
-{
-	struct timeval tv;
-
-	tv.tv_sec = (time_t)s;
-	tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
-	return tv;
-}
-
-static const char *chomp(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && s[n - 1] == '\n')
-		s[--n] = '\0';
-	return s;
-}
-
-/* The numeric host and port of a socket address. */
-static void addr_text(const struct sockaddr *sa, socklen_t len, char *host,
-		      size_t hlen, unsigned int *port)
-{
-	char serv[NI_MAXSERV];
-
-	if (getnameinfo(sa, len, host, (socklen_t)hlen, serv, sizeof(serv),
-			NI_NUMERICHOST | NI_NUMERICSERV)) {
-		snprintf(host, hlen, "?");
-		*port = 0;
-		return;
-	}
-	*port = (unsigned int)strtoul(serv, NULL, 10);
-}
-
 /*
  * -V and --poll go through the environment the library reads whenever it
  * makes a CLIENT or a listener (rpcrdma-environ(7)): clnt_create() takes
@@ -442,7 +401,7 @@ static bool rpcbind_set(struct listener *l)
 	if (!ok)
 		fprintf(stderr,
 			"rpcrdma-bench: cannot register with rpcbind over %s (%s): is rpcbind running? Or give the port with -p\n",
-			l->netid, chomp(clnt_spcreateerror("rpcb_set")));
+			l->netid, tool_chomp(clnt_spcreateerror("rpcb_set")));
 	l->registered = ok;
 	return ok;
 }
@@ -481,8 +440,8 @@ static bool listen_on(const struct bench_opts *o, int family,
 		l->x = NULL;
 		return false;
 	}
-	addr_text(l->x->xp_ltaddr.buf, l->x->xp_ltaddr.len, host, sizeof(host),
-		  &lport);
+	tool_addr_text(l->x->xp_ltaddr.buf, l->x->xp_ltaddr.len, host,
+		       sizeof(host), &lport);
 	printf("rpcrdma-bench: listening over %s on %s port %u%s\n", l->netid,
 	       host, lport, l->registered ? ", registered with rpcbind" : "");
 	return true;
@@ -572,59 +531,34 @@ static int serve(const struct bench_opts *o)
 
 /* ---- Client: the CLIENT ---------------------------------------------------- */
 
-/* -p: every address of HOST in the netid's family, at PORT. */
-static CLIENT *create_direct(const struct bench_opts *o)
-{
-	struct addrinfo hints = { .ai_family = o->family,
-				  .ai_socktype = SOCK_STREAM };
-	struct rpcrdma_attr attr;
-	struct addrinfo *res, *ai;
-	char port[12];
-	CLIENT *cl = NULL;
-
-	snprintf(port, sizeof(port), "%u", o->port);
-	if (getaddrinfo(o->host, port, &hints, &res)) {
-		rpc_createerr.cf_stat = RPC_UNKNOWNHOST;
-		return NULL;
-	}
-	rpcrdma_attr_init(&attr);
-	attr.connect_timeout_ms = (unsigned int)(o->timeout_s * 1000);
-	if (o->version)
-		attr.version = o->rdma_vers;
-	if (o->poll)
-		attr.comp_mode = RPCRDMA_COMP_POLL;
-	for (ai = res; ai && !cl; ai = ai->ai_next)
-		cl = clnt_rdma_create(ai->ai_addr, RBENCH_PROG, RBENCH_VERS,
-				      &attr);
-	freeaddrinfo(res);
-	return cl;
-}
-
 static CLIENT *create_client(const struct bench_opts *o)
 {
-	struct timeval tv = to_timeval(o->timeout_s);
-	CLIENT *cl;
+	const struct tool_target t = {
+		.host = o->host,
+		.family = o->family,
+		.netid = netid_of(o->family),
+		.port = o->port,
+		.prog = RBENCH_PROG,
+		.vers = RBENCH_VERS,
+		.wait_s = o->timeout_s,
+		.version_given = o->version != NULL,
+		.rdma_vers = o->rdma_vers,
+		.poll = o->poll,
+	};
+	struct timeval tv = tool_timeval(o->timeout_s);
+	CLIENT *cl = tool_connect(&t);
 
-	if (o->port)
-		cl = create_direct(o);
-	else
-		cl = clnt_create_timed(o->host, RBENCH_PROG, RBENCH_VERS,
-				       netid_of(o->family), &tv);
 	if (cl)
 		clnt_control(cl, CLSET_TIMEOUT, (char *)&tv);
 	return cl;
 }
 
+/* clnt_spcreateerror's text (with the library's words on a missing RDMA
+ * device), and a hint when no server is registered. */
 static void report_create_failure(const struct bench_opts *o)
 {
-	fprintf(stderr, "rpcrdma-bench: %s\n",
-		chomp(clnt_spcreateerror(o->host)));
-	if (rpc_createerr.cf_stat == RPC_SYSTEMERROR &&
-	    rpc_createerr.cf_error.re_errno == ENODEV)
-		fprintf(stderr,
-			"rpcrdma-bench: hint: no RDMA device serves the address of %s on this host (see 'rdma link')\n",
-			o->host);
-	else if (rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED)
+	tool_create_failed("rpcrdma-bench", o->host, "");
+	if (rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED)
 		fprintf(stderr,
 			"rpcrdma-bench: hint: no rpcrdma-bench server is registered on %s with the rpcbind of %s: start 'rpcrdma-bench -s' there, or give its port with -p\n",
 			netid_of(o->family), o->host);
@@ -848,17 +782,6 @@ static void run_test(const struct bench_opts *o, CLIENT *cl, struct outcome *t)
 	memcpy(t->err, r.err, sizeof(t->err));
 }
 
-/* The server's address and port, from the CLIENT. */
-static void peer_text(CLIENT *cl, char *host, size_t hlen, unsigned int *port)
-{
-	struct netbuf nb = { 0 };
-
-	snprintf(host, hlen, "?");
-	*port = 0;
-	if (clnt_control(cl, CLGET_SVC_ADDR, (char *)&nb) && nb.buf)
-		addr_text(nb.buf, nb.len, host, hlen, port);
-}
-
 static int client(const struct bench_opts *o)
 {
 	struct outcome out[T_COUNT];
@@ -878,7 +801,7 @@ static int client(const struct bench_opts *o)
 		report_create_failure(o);
 		return EXIT_USAGE;
 	}
-	peer_text(cl, peer, sizeof(peer), &port);
+	tool_peer_text(cl, peer, sizeof(peer), &port);
 	/* one call first: the server answers, and the version is known */
 	if (!rb_null(cl, true, err, sizeof(err))) {
 		fprintf(stderr, "rpcrdma-bench: %s port %u: %s\n", peer, port,

@@ -28,6 +28,8 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
+#include "tools/tool_util.h"
+
 #define EXIT_NO_REPLY 1
 #define EXIT_USAGE    2
 
@@ -94,12 +96,8 @@ static unsigned long parse_ulong(const char *arg, int base, unsigned long max,
 static double parse_seconds(const char *arg, double min_s, const char *what)
 {
 	double v;
-	char *end;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < min_s ||
-	    v > 86400)
+	if (!tool_parse_seconds(arg, min_s, &v))
 		die_usage(what, arg);
 	return v;
 }
@@ -121,14 +119,11 @@ static rpcprog_t parse_prog(const char *arg)
 
 static enum rpcrdma_version parse_rdma_version(const char *arg)
 {
-	if (!strcmp(arg, "1"))
-		return RPCRDMA_VERSION_1;
-	if (!strcmp(arg, "2"))
-		return RPCRDMA_VERSION_2;
-	if (!strcmp(arg, "auto"))
-		return RPCRDMA_VERSION_AUTO;
-	die_usage("-V takes 1, 2 or auto", arg);
-	return RPCRDMA_VERSION_AUTO;
+	enum rpcrdma_version v = RPCRDMA_VERSION_AUTO;
+
+	if (!tool_parse_rdma_version(arg, &v))
+		die_usage("-V takes 1, 2 or auto", arg);
+	return v;
 }
 
 static void parse_option(struct ping_opts *o, int opt, const char *arg)
@@ -202,15 +197,6 @@ static double ms_between(const struct timespec *from, const struct timespec *to)
 	       (double)(to->tv_nsec - from->tv_nsec) / 1e6;
 }
 
-static struct timeval to_timeval(double s)
-{
-	struct timeval tv;
-
-	tv.tv_sec = (time_t)s;
-	tv.tv_usec = (suseconds_t)((s - (double)tv.tv_sec) * 1e6);
-	return tv;
-}
-
 static struct timespec add_seconds(struct timespec ts, double s)
 {
 	long long ns = (long long)(s * 1e9) + ts.tv_nsec;
@@ -236,33 +222,6 @@ static void apply_rdma_version(const struct ping_opts *o)
 	}
 }
 
-/* -p: every address of HOST in the netid's family, with PORT. */
-static CLIENT *create_direct(const struct ping_opts *o)
-{
-	struct addrinfo hints = { .ai_family = o->family,
-				  .ai_socktype = SOCK_STREAM };
-	struct rpcrdma_attr attr;
-	struct addrinfo *res, *ai;
-	char port[12];
-	CLIENT *cl = NULL;
-	int rc;
-
-	snprintf(port, sizeof(port), "%u", o->port);
-	rc = getaddrinfo(o->host, port, &hints, &res);
-	if (rc) {
-		rpc_createerr.cf_stat = RPC_UNKNOWNHOST;
-		return NULL;
-	}
-	rpcrdma_attr_init(&attr);
-	attr.connect_timeout_ms = (unsigned int)(o->wait_s * 1000);
-	if (o->version)
-		attr.version = o->rdma_vers;
-	for (ai = res; ai && !cl; ai = ai->ai_next)
-		cl = clnt_rdma_create(ai->ai_addr, o->prog, o->vers, &attr);
-	freeaddrinfo(res);
-	return cl;
-}
-
 /*
  * Without -p the library asks the rpcbind of HOST (RPCBPROC_DUMP) for the
  * program on the netid, version vers preferred, any accepted; -W bounds
@@ -270,57 +229,36 @@ static CLIENT *create_direct(const struct ping_opts *o)
  */
 static CLIENT *create_client(const struct ping_opts *o)
 {
-	struct timeval tv = to_timeval(o->wait_s);
+	const struct tool_target t = {
+		.host = o->host,
+		.family = o->family,
+		.netid = o->netid,
+		.port = o->port,
+		.prog = o->prog,
+		.vers = o->vers,
+		.wait_s = o->wait_s,
+		.version_given = o->version != NULL,
+		.rdma_vers = o->rdma_vers,
+	};
 
-	if (o->port)
-		return create_direct(o);
-	return clnt_create_timed(o->host, o->prog, o->vers, o->netid, &tv);
-}
-
-static const char *chomp(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && s[n - 1] == '\n')
-		s[--n] = '\0';
-	return s;
+	return tool_connect(&t);
 }
 
 /*
- * clnt_spcreateerror's text, how long the attempt took (a timeout shows
- * as -W), and a hint where the cause is local.
+ * clnt_spcreateerror's text (with the library's words on a missing RDMA
+ * device), how long the attempt took (a timeout shows as -W), and a hint
+ * when the program is not registered.
  */
 static void report_create_failure(const struct ping_opts *o, double ms)
 {
-	fprintf(stderr, "rpcrdma-ping: %s (after %.0f ms)\n",
-		chomp(clnt_spcreateerror(o->host)), ms);
-	if (rpc_createerr.cf_stat == RPC_SYSTEMERROR &&
-	    rpc_createerr.cf_error.re_errno == ENODEV)
-		fprintf(stderr,
-			"rpcrdma-ping: hint: no RDMA device serves the address of %s on this host (see 'rdma link'; for Soft-RoCE: modprobe rdma_rxe; rdma link add rxe0 type rxe netdev IFACE)\n",
-			o->host);
-	else if (rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED)
+	char after[48];
+
+	snprintf(after, sizeof(after), " (after %.0f ms)", ms);
+	tool_create_failed("rpcrdma-ping", o->host, after);
+	if (rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED)
 		fprintf(stderr,
 			"rpcrdma-ping: hint: program %lu is not registered on %s with the rpcbind of %s; give its port with -p\n",
 			(unsigned long)o->prog, o->netid, o->host);
-}
-
-/* The server's address as text, from the CLIENT. */
-static void peer_text(CLIENT *cl, char *host, size_t hlen, unsigned int *port)
-{
-	struct netbuf nb = { 0 };
-
-	snprintf(host, hlen, "?");
-	*port = 0;
-	if (!clnt_control(cl, CLGET_SVC_ADDR, (char *)&nb) || !nb.buf)
-		return;
-	if (getnameinfo(nb.buf, nb.len, host, (socklen_t)hlen, NULL, 0,
-			NI_NUMERICHOST))
-		snprintf(host, hlen, "?");
-	if (((struct sockaddr *)nb.buf)->sa_family == AF_INET6)
-		*port = ntohs(((struct sockaddr_in6 *)nb.buf)->sin6_port);
-	else
-		*port = ntohs(((struct sockaddr_in *)nb.buf)->sin_port);
 }
 
 /*
@@ -330,7 +268,7 @@ static void peer_text(CLIENT *cl, char *host, size_t hlen, unsigned int *port)
  */
 static bool learn_version(CLIENT *cl, struct ping_opts *o)
 {
-	struct timeval tv = to_timeval(o->wait_s);
+	struct timeval tv = tool_timeval(o->wait_s);
 	struct rpc_err err;
 	enum clnt_stat st;
 
@@ -340,7 +278,8 @@ static bool learn_version(CLIENT *cl, struct ping_opts *o)
 	clnt_geterr(cl, &err);
 	if (st != RPC_PROGVERSMISMATCH) {
 		fprintf(stderr, "rpcrdma-ping: %s\n",
-			chomp(clnt_sperror(cl, "asking for the versions")));
+			tool_chomp(
+				clnt_sperror(cl, "asking for the versions")));
 		return false;
 	}
 	o->vers = (rpcvers_t)err.re_vers.high;
@@ -369,7 +308,7 @@ static void print_failure(CLIENT *cl, const char *prefix, enum clnt_stat st)
 {
 	char why[RPCRDMA_ERRMSG_LEN] = "";
 
-	printf("%s", chomp(clnt_sperror(cl, prefix)));
+	printf("%s", tool_chomp(clnt_sperror(cl, prefix)));
 	if ((st == RPC_CANTSEND || st == RPC_CANTRECV ||
 	     st == RPC_SYSTEMERROR) &&
 	    clnt_control(cl, CLGET_RDMA_ERRMSG, why) && why[0])
@@ -380,7 +319,7 @@ static void print_failure(CLIENT *cl, const char *prefix, enum clnt_stat st)
 static void probe(CLIENT *cl, const struct ping_opts *o, const char *peer,
 		  struct ping_stats *s)
 {
-	struct timeval tv = to_timeval(o->wait_s);
+	struct timeval tv = tool_timeval(o->wait_s);
 	unsigned int rdma_vers = 0;
 	struct timespec t0, t1;
 	enum clnt_stat st;
@@ -497,7 +436,7 @@ int main(int argc, char **argv)
 		report_create_failure(&opts, ms_between(&t0, &t1));
 		return EXIT_USAGE;
 	}
-	peer_text(cl, peer, sizeof(peer), &port);
+	tool_peer_text(cl, peer, sizeof(peer), &port);
 	printf("connected to %s (%s) port %u over %s in %.3f ms\n", opts.host,
 	       peer, port, opts.netid, ms_between(&t0, &t1));
 	if (!opts.vers_given && !learn_version(cl, &opts)) {

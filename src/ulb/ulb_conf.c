@@ -36,10 +36,10 @@ struct ulb_parse {
 	size_t whylen;
 };
 
-static int ulb_fail(struct ulb_parse *p, const char *fmt, ...)
+static int fail(struct ulb_parse *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int ulb_fail(struct ulb_parse *p, const char *fmt, ...)
+static int fail(struct ulb_parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -56,8 +56,7 @@ static int ulb_fail(struct ulb_parse *p, const char *fmt, ...)
  * Decimal, or hexadecimal after "0x".  No octal: "010" meaning 8 in a
  * program number would be a nasty surprise.  Stops at *end.
  */
-static bool ulb_num(const char *s, const char **end, uint64_t max,
-		    uint64_t *out)
+static bool num(const char *s, const char **end, uint64_t max, uint64_t *out)
 {
 	unsigned base = 10;
 	uint64_t v = 0;
@@ -89,11 +88,11 @@ static bool ulb_num(const char *s, const char **end, uint64_t max,
 }
 
 /* A whole word that is a number <= max. */
-static bool ulb_word_num(const char *s, uint64_t max, uint64_t *out)
+static bool word_num(const char *s, uint64_t max, uint64_t *out)
 {
 	const char *end;
 
-	return ulb_num(s, &end, max, out) && *end == '\0';
+	return num(s, &end, max, out) && *end == '\0';
 }
 
 /* An octet count with an optional k or m suffix (1024, 1048576). */
@@ -101,7 +100,7 @@ bool ulb_octets(const char *s, const char **end, uint32_t *out)
 {
 	uint64_t v, mul = 1;
 
-	if (!ulb_num(s, end, UINT32_MAX, &v))
+	if (!num(s, end, UINT32_MAX, &v))
 		return false;
 	if (**end == 'k' || **end == 'K')
 		mul = 1024;
@@ -119,7 +118,7 @@ bool ulb_octets(const char *s, const char **end, uint32_t *out)
 /* keyword values                                                          */
 
 /* ddp=all | none | K[,K...] with 0 <= K < 64 */
-static int ulb_parse_ddp(struct ulb_parse *p, const char *v, uint64_t *mask)
+static int parse_ddp(struct ulb_parse *p, const char *v, uint64_t *mask)
 {
 	const char *q = v;
 	uint64_t k;
@@ -132,32 +131,31 @@ static int ulb_parse_ddp(struct ulb_parse *p, const char *v, uint64_t *mask)
 	if (!strcmp(v, "none"))
 		return 0;
 	for (;;) {
-		if (!ulb_num(q, &q, UINT64_MAX, &k))
-			return ulb_fail(
-				p, "ddp: '%s' is not a list of item ordinals",
-				v);
+		if (!num(q, &q, UINT64_MAX, &k))
+			return fail(p,
+				    "ddp: '%s' is not a list of item ordinals",
+				    v);
 		if (k >= RW_DDP_MAX_ORDINAL)
-			return ulb_fail(
+			return fail(
 				p,
 				"ddp: item ordinal %llu is out of range 0..%u",
 				(unsigned long long)k, RW_DDP_MAX_ORDINAL - 1);
 		if (*mask & RW_DDP_ITEM(k))
-			return ulb_fail(p,
-					"ddp: item ordinal %llu is listed twice",
-					(unsigned long long)k);
+			return fail(p, "ddp: item ordinal %llu is listed twice",
+				    (unsigned long long)k);
 		*mask |= RW_DDP_ITEM(k);
 		if (*q == '\0')
 			return 0;
 		if (*q++ != ',')
-			return ulb_fail(
-				p, "ddp: '%s' is not a list of item ordinals",
-				v);
+			return fail(p,
+				    "ddp: '%s' is not a list of item ordinals",
+				    v);
 	}
 }
 
 /* SIZE = N[k|m] | arg[OFF] | arg[OFF]+N[k|m], OFF = [-]N, multiple of 4 */
-static int ulb_parse_size(struct ulb_parse *p, const char *kw, const char *v,
-			  struct rpcrdma_ulb_size *sz)
+static int parse_size(struct ulb_parse *p, const char *kw, const char *v,
+		      struct rpcrdma_ulb_size *sz)
 {
 	const char *q = v;
 	bool neg = false;
@@ -167,7 +165,7 @@ static int ulb_parse_size(struct ulb_parse *p, const char *kw, const char *v,
 	if (strncmp(q, "arg[", 4)) {
 		sz->kind = RPCRDMA_ULB_SIZE_FIXED;
 		if (!ulb_octets(q, &q, &sz->value) || *q)
-			return ulb_fail(
+			return fail(
 				p,
 				"%s: '%s' is not a size (N, Nk, Nm or arg[OFFSET][+N])",
 				kw, v);
@@ -179,40 +177,40 @@ static int ulb_parse_size(struct ulb_parse *p, const char *kw, const char *v,
 		neg = true;
 		q++;
 	}
-	if (!ulb_num(q, &q, (uint64_t)INT32_MAX + 1, &off) || *q != ']')
-		return ulb_fail(p, "%s: '%s': expected arg[OFFSET]", kw, v);
+	if (!num(q, &q, (uint64_t)INT32_MAX + 1, &off) || *q != ']')
+		return fail(p, "%s: '%s': expected arg[OFFSET]", kw, v);
 	if (off % 4)
-		return ulb_fail(
-			p, "%s: argument offset %s%llu is not a multiple of 4",
-			kw, neg ? "-" : "", (unsigned long long)off);
+		return fail(p,
+			    "%s: argument offset %s%llu is not a multiple of 4",
+			    kw, neg ? "-" : "", (unsigned long long)off);
 	if (neg && off == 0)
-		return ulb_fail(
+		return fail(
 			p,
 			"%s: argument offset -0 names no word; the last word is -4",
 			kw);
 	if (!neg && off > INT32_MAX)
-		return ulb_fail(p, "%s: argument offset %llu is too large", kw,
-				(unsigned long long)off);
+		return fail(p, "%s: argument offset %llu is too large", kw,
+			    (unsigned long long)off);
 	sz->offset = neg ? (int32_t) - (int64_t)off : (int32_t)off;
 	q++;
 	if (*q == '\0')
 		return 0;
 	if (*q != '+' || !ulb_octets(q + 1, &q, &sz->value) || *q)
-		return ulb_fail(p, "%s: '%s': only '+N' may follow arg[OFFSET]",
-				kw, v);
+		return fail(p, "%s: '%s': only '+N' may follow arg[OFFSET]", kw,
+			    v);
 	return 0;
 }
 
 /* One KEY=VALUE word. */
-static int ulb_parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
-			struct rpcrdma_ulb_entry *e)
+static int parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
+		    struct rpcrdma_ulb_entry *e)
 {
 	char *v = strchr(w, '=');
 	unsigned bit;
 	uint64_t n;
 
 	if (!v)
-		return ulb_fail(p, "'%s' is not KEYWORD=VALUE", w);
+		return fail(p, "'%s' is not KEYWORD=VALUE", w);
 	*v++ = '\0';
 	if (!strcmp(w, "ddp"))
 		bit = ULB_KW_DDP;
@@ -225,61 +223,59 @@ static int ulb_parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 	else if (!strcmp(w, "max"))
 		bit = ULB_KW_MAX;
 	else
-		return ulb_fail(
+		return fail(
 			p,
 			"unknown keyword '%s' (expected ddp, min, chunks, room or max)",
 			w);
 	if (*seen & bit)
-		return ulb_fail(p, "keyword '%s' is given twice", w);
+		return fail(p, "keyword '%s' is given twice", w);
 	*seen |= bit;
 	if (*v == '\0')
-		return ulb_fail(p, "%s: empty value", w);
+		return fail(p, "%s: empty value", w);
 
 	switch (bit) {
 	case ULB_KW_DDP:
-		return ulb_parse_ddp(p, v, &e->items);
+		return parse_ddp(p, v, &e->items);
 	case ULB_KW_MIN: {
 		const char *end;
 
 		if (!ulb_octets(v, &end, &e->min_len) || *end)
-			return ulb_fail(p,
-					"min: '%s' is not a size (N, Nk or Nm)",
-					v);
+			return fail(p, "min: '%s' is not a size (N, Nk or Nm)",
+				    v);
 		return 0;
 	}
 	case ULB_KW_CHUNKS:
-		if (!ulb_word_num(v, RW_DDP_MAX_ORDINAL, &n))
-			return ulb_fail(p, "chunks: '%s' is not a number 0..%u",
-					v, RW_DDP_MAX_ORDINAL);
+		if (!word_num(v, RW_DDP_MAX_ORDINAL, &n))
+			return fail(p, "chunks: '%s' is not a number 0..%u", v,
+				    RW_DDP_MAX_ORDINAL);
 		e->max_chunks = (uint32_t)n;
 		return 0;
 	case ULB_KW_ROOM:
-		return ulb_parse_size(p, "room", v, &e->room);
+		return parse_size(p, "room", v, &e->room);
 	default:
-		return ulb_parse_size(p, "max", v, &e->reply_max);
+		return parse_size(p, "max", v, &e->reply_max);
 	}
 }
 
 /* ---------------------------------------------------------------------- */
 /* lines                                                                   */
 
-static int ulb_parse_key(struct ulb_parse *p, char **w, int nw,
-			 struct rpcrdma_ulb_entry *e)
+static int parse_key(struct ulb_parse *p, char **w, int nw,
+		     struct rpcrdma_ulb_entry *e)
 {
 	static const char *const name[] = { "program", "version", "procedure" };
 	uint64_t v[3];
 	int i;
 
 	if (nw < 4)
-		return ulb_fail(
+		return fail(
 			p,
 			"expected PROGRAM VERSION PROCEDURE call|reply, got %d field%s",
 			nw, nw == 1 ? "" : "s");
 	for (i = 0; i < 3; i++)
-		if (!ulb_word_num(w[i], UINT32_MAX, &v[i]))
-			return ulb_fail(p,
-					"%s '%s' is not a number 0..4294967295",
-					name[i], w[i]);
+		if (!word_num(w[i], UINT32_MAX, &v[i]))
+			return fail(p, "%s '%s' is not a number 0..4294967295",
+				    name[i], w[i]);
 	e->prog = (rpcprog_t)v[0];
 	e->vers = (rpcvers_t)v[1];
 	e->proc = (rpcproc_t)v[2];
@@ -288,8 +284,8 @@ static int ulb_parse_key(struct ulb_parse *p, char **w, int nw,
 	else if (!strcmp(w[3], "reply"))
 		e->dir = RPCRDMA_ULB_REPLY;
 	else
-		return ulb_fail(p, "direction '%s' is neither call nor reply",
-				w[3]);
+		return fail(p, "direction '%s' is neither call nor reply",
+			    w[3]);
 	return 0;
 }
 
@@ -306,8 +302,7 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 	memset(e, 0, sizeof(*e));
 	len = strcspn(line, "\n");
 	if (len > ULB_LINE_MAX)
-		return ulb_fail(&p, "line longer than %d characters",
-				ULB_LINE_MAX);
+		return fail(&p, "line longer than %d characters", ULB_LINE_MAX);
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	s = strchr(buf, '#');
@@ -318,14 +313,14 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 		w[nw++] = s;
 	if (nw == 0)
 		return 0;
-	if (ulb_parse_key(&p, w, nw, e))
+	if (parse_key(&p, w, nw, e))
 		return -1;
 	for (i = 4; i < nw; i++)
-		if (ulb_parse_kw(&p, w[i], &seen, e))
+		if (parse_kw(&p, w[i], &seen, e))
 			return -1;
 	msg = ulb_entry_check(e);
 	if (msg)
-		return ulb_fail(&p, "%s", msg);
+		return fail(&p, "%s", msg);
 	return 1;
 }
 
@@ -338,8 +333,8 @@ struct ulb_seen {
 };
 
 /* Line number of an earlier entry of this file with the same key, or 0. */
-static unsigned ulb_dup_line(const struct ulb_seen *s, size_t n,
-			     const struct rpcrdma_ulb_entry *e)
+static unsigned dup_line(const struct ulb_seen *s, size_t n,
+			 const struct rpcrdma_ulb_entry *e)
 {
 	size_t i;
 
@@ -402,7 +397,7 @@ int ulb_conf_load(const char *path, FILE *errs)
 			r = ulb_conf_parse_line(line, &e, why, sizeof(why));
 		}
 		if (r > 0) {
-			dup = ulb_dup_line(seen, nseen, &e);
+			dup = dup_line(seen, nseen, &e);
 			if (dup) {
 				snprintf(why, sizeof(why),
 					 "duplicates the entry at line %u",

@@ -48,7 +48,7 @@ static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
  * worth a warning.  secure_getenv: a set-user-ID program does not read a
  * file its caller names.
  */
-static void ulb_init(void)
+static void init(void)
 {
 	const char *env = rc_getenv("RPCRDMA_ULB_CONF");
 	const char *path = env && *env ? env : RPCRDMA_ULB_CONF;
@@ -64,16 +64,16 @@ static void ulb_init(void)
 		rl_warn("%s: %s", path, strerror(errno));
 }
 
-static void ulb_ensure_init(void)
+static void ensure_init(void)
 {
-	pthread_once(&ulb_once, ulb_init);
+	pthread_once(&ulb_once, init);
 }
 
 /* ---------------------------------------------------------------------- */
 /* the sorted array                                                        */
 
-static int ulb_key_cmp(const struct rpcrdma_ulb_entry *a, rpcprog_t prog,
-		       rpcvers_t vers, rpcproc_t proc, enum rpcrdma_ulb_dir dir)
+static int key_cmp(const struct rpcrdma_ulb_entry *a, rpcprog_t prog,
+		   rpcvers_t vers, rpcproc_t proc, enum rpcrdma_ulb_dir dir)
 {
 	if (a->prog != prog)
 		return a->prog < prog ? -1 : 1;
@@ -87,14 +87,14 @@ static int ulb_key_cmp(const struct rpcrdma_ulb_entry *a, rpcprog_t prog,
 }
 
 /* Index of the key, or of where it would be inserted; caller holds lock. */
-static size_t ulb_find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		       enum rpcrdma_ulb_dir dir, bool *found)
+static size_t find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+		   enum rpcrdma_ulb_dir dir, bool *found)
 {
 	size_t lo = 0, hi = ulb_nslots;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = ulb_key_cmp(&ulb_slots[mid].e, prog, vers, proc, dir);
+		int c = key_cmp(&ulb_slots[mid].e, prog, vers, proc, dir);
 
 		if (c == 0) {
 			*found = true;
@@ -109,7 +109,7 @@ static size_t ulb_find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	return lo;
 }
 
-static int ulb_grow(void)
+static int grow(void)
 {
 	size_t cap = ulb_cap ? ulb_cap * 2 : 32;
 	struct ulb_slot *s;
@@ -125,7 +125,7 @@ static int ulb_grow(void)
 /* ---------------------------------------------------------------------- */
 /* checks shared by registration and the configuration parser              */
 
-static bool ulb_size_ok(const struct rpcrdma_ulb_size *sz)
+static bool size_ok(const struct rpcrdma_ulb_size *sz)
 {
 	switch (sz->kind) {
 	case RPCRDMA_ULB_SIZE_NONE:
@@ -153,9 +153,9 @@ const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e)
 			return "room and max apply only to reply entries";
 		return NULL;
 	}
-	if (!ulb_size_ok(&e->room))
+	if (!size_ok(&e->room))
 		return "room: bad size kind, or offset not a multiple of 4";
-	if (!ulb_size_ok(&e->reply_max))
+	if (!size_ok(&e->reply_max))
 		return "max: bad size kind, or offset not a multiple of 4";
 	/* a Write chunk must be sized for the largest result (V1-WC-1,
 	 * V1-ULB-2): eligibility without a known maximum is meaningless */
@@ -165,15 +165,15 @@ const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e)
 }
 
 /* Add or replace one entry, the table's lock held. */
-static int ulb_put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
-		   const struct ulb_walker *walk)
+static int put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
+	       const struct ulb_walker *walk)
 {
 	struct ulb_slot *sl;
 	bool found;
 	size_t i;
 	int err;
 
-	i = ulb_find(e->prog, e->vers, e->proc, e->dir, &found);
+	i = find(e->prog, e->vers, e->proc, e->dir, &found);
 	if (found) {
 		sl = &ulb_slots[i];
 		if (src >= sl->src) {
@@ -184,7 +184,7 @@ static int ulb_put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
 		return 0;
 	}
 	if (ulb_nslots == ulb_cap) {
-		err = ulb_grow();
+		err = grow();
 		if (err)
 			return err;
 	}
@@ -205,7 +205,7 @@ int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src)
 	if (!e || ulb_entry_check(e))
 		return EINVAL;
 	pthread_rwlock_wrlock(&ulb_lock);
-	err = ulb_put(e, src, NULL);
+	err = put(e, src, NULL);
 	pthread_rwlock_unlock(&ulb_lock);
 	return err;
 }
@@ -229,10 +229,10 @@ int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 		return EINVAL;
 	pthread_rwlock_wrlock(&ulb_lock);
 	e.dir = RPCRDMA_ULB_CALL;
-	err = ulb_put(&e, ULB_SRC_BUILTIN, w);
+	err = put(&e, ULB_SRC_BUILTIN, w);
 	e.dir = RPCRDMA_ULB_REPLY;
 	if (!err)
-		err = ulb_put(&e, ULB_SRC_BUILTIN, w);
+		err = put(&e, ULB_SRC_BUILTIN, w);
 	pthread_rwlock_unlock(&ulb_lock);
 	return err;
 }
@@ -242,7 +242,7 @@ int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 
 RPCRDMA_EXPORT int rpcrdma_ulb_register(const struct rpcrdma_ulb_entry *entry)
 {
-	ulb_ensure_init();
+	ensure_init();
 	return ulb_table_add(entry, ULB_SRC_APP);
 }
 
@@ -253,9 +253,9 @@ RPCRDMA_EXPORT int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers,
 	size_t i;
 	bool found;
 
-	ulb_ensure_init();
+	ensure_init();
 	pthread_rwlock_wrlock(&ulb_lock);
-	i = ulb_find(prog, vers, proc, dir, &found);
+	i = find(prog, vers, proc, dir, &found);
 	if (found) {
 		memmove(&ulb_slots[i], &ulb_slots[i + 1],
 			(ulb_nslots - i - 1) * sizeof(*ulb_slots));
@@ -272,9 +272,9 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	size_t i;
 	bool found;
 
-	ulb_ensure_init();
+	ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
-	i = ulb_find(prog, vers, proc, dir, &found);
+	i = find(prog, vers, proc, dir, &found);
 	if (found && e)
 		*e = ulb_slots[i].e;
 	if (walk)
@@ -292,7 +292,7 @@ RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
 
 RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
 {
-	ulb_ensure_init();
+	ensure_init();
 	if (!path) {
 		errno = EINVAL;
 		return -1;
@@ -303,8 +303,8 @@ RPCRDMA_EXPORT int rpcrdma_ulb_load(const char *path)
 /* ---------------------------------------------------------------------- */
 /* sizes and policy                                                        */
 
-static int ulb_size_resolve(const struct rpcrdma_ulb_size *sz, ulb_word_fn word,
-			    const void *ctx, size_t len, uint32_t *out)
+static int size_resolve(const struct rpcrdma_ulb_size *sz, ulb_word_fn word,
+			const void *ctx, size_t len, uint32_t *out)
 {
 	uint32_t w;
 	size_t off;
@@ -348,9 +348,9 @@ int ulb_sizes_at(const struct rpcrdma_ulb_entry *e, ulb_word_fn word,
 
 	if (!e)
 		return EINVAL;
-	err = ulb_size_resolve(&e->room, word, ctx, len, &r);
+	err = size_resolve(&e->room, word, ctx, len, &r);
 	if (!err)
-		err = ulb_size_resolve(&e->reply_max, word, ctx, len, &m);
+		err = size_resolve(&e->reply_max, word, ctx, len, &m);
 	if (err)
 		return err;
 	if (room)

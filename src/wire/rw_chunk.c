@@ -9,8 +9,7 @@
 #include "rw_chunk.h"
 #include "rw_be.h"
 
-static bool rw_segs_len(const struct rw_segment *segs, uint32_t n,
-			uint32_t *len)
+static bool segs_len(const struct rw_segment *segs, uint32_t n, uint32_t *len)
 {
 	uint64_t sum = 0;
 
@@ -24,7 +23,7 @@ static bool rw_segs_len(const struct rw_segment *segs, uint32_t n,
 
 bool rw_chunk_len(const struct rw_chunk *c, uint32_t *len)
 {
-	return rw_segs_len(c->segs, c->nsegs, len);
+	return segs_len(c->segs, c->nsegs, len);
 }
 
 /* ---- Read list ------------------------------------------------------- */
@@ -43,7 +42,7 @@ void rw_read_builder_init(struct rw_read_builder *b, struct rw_read_seg *reads,
  * in the rebuilt stream, XDR pad included (digest 1.7 worked example 2).
  * A PZRC is the stream itself, not an insertion, so it reserves nothing.
  */
-static uint64_t rw_read_chunk_end(uint32_t position, uint32_t len)
+static uint64_t read_chunk_end(uint32_t position, uint32_t len)
 {
 	if (!position)
 		return 0;
@@ -69,16 +68,16 @@ enum rw_reason rw_read_builder_add(struct rw_read_builder *b, uint32_t position,
 		return RW_R_READ_OVERLAP;
 	if (nsegs > b->cap - b->n)
 		return RW_R_TOO_MANY_READS;
-	if (!rw_segs_len(segs, nsegs, &len))
+	if (!segs_len(segs, nsegs, &len))
 		return RW_R_CHUNK_OVERFLOW;
-	if (rw_read_chunk_end(position, len) > UINT32_MAX)
+	if (read_chunk_end(position, len) > UINT32_MAX)
 		return RW_R_CHUNK_OVERFLOW;
 	for (uint32_t i = 0; i < nsegs; i++) {
 		b->reads[b->n + i].position = position;
 		b->reads[b->n + i].seg = segs[i];
 	}
 	b->n += nsegs;
-	b->next_pos = rw_read_chunk_end(position, len);
+	b->next_pos = read_chunk_end(position, len);
 	return RW_R_OK;
 }
 
@@ -118,8 +117,7 @@ void rw_write_builder_init(struct rw_write_builder *b, struct rw_chunk *chunks,
 	b->n = 0;
 }
 
-static enum rw_reason rw_check_chunk(const struct rw_segment *segs,
-				     uint32_t nsegs)
+static enum rw_reason check_chunk(const struct rw_segment *segs, uint32_t nsegs)
 {
 	uint32_t len;
 
@@ -127,7 +125,7 @@ static enum rw_reason rw_check_chunk(const struct rw_segment *segs,
 		return RW_R_EMPTY_CHUNK;
 	if (nsegs > RW_MAX_CHUNK_SEGS)
 		return RW_R_TOO_MANY_SEGS;
-	if (!rw_segs_len(segs, nsegs, &len))
+	if (!segs_len(segs, nsegs, &len))
 		return RW_R_CHUNK_OVERFLOW;
 	return RW_R_OK;
 }
@@ -135,7 +133,7 @@ static enum rw_reason rw_check_chunk(const struct rw_segment *segs,
 enum rw_reason rw_write_builder_add(struct rw_write_builder *b,
 				    struct rw_segment *segs, uint32_t nsegs)
 {
-	enum rw_reason why = rw_check_chunk(segs, nsegs);
+	enum rw_reason why = check_chunk(segs, nsegs);
 
 	if (why)
 		return why;
@@ -156,7 +154,7 @@ void rw_hdr_set_writes(struct rw_hdr *h, const struct rw_write_builder *b)
 enum rw_reason rw_hdr_set_reply(struct rw_hdr *h, struct rw_segment *segs,
 				uint32_t nsegs)
 {
-	enum rw_reason why = rw_check_chunk(segs, nsegs);
+	enum rw_reason why = check_chunk(segs, nsegs);
 
 	if (why)
 		return why;
@@ -174,7 +172,7 @@ enum rw_reason rw_hdr_set_reply(struct rw_hdr *h, struct rw_segment *segs,
  * (AMB-V1-6).  Per chunk: lengths fit 32 bits and normal chunks do not
  * overlap in the unreduced stream.
  */
-static enum rw_reason rw_check_reads(const struct rw_hdr *h, bool *pzrc)
+static enum rw_reason check_reads(const struct rw_hdr *h, bool *pzrc)
 {
 	struct rw_read_iter it;
 	struct rw_read_chunk c;
@@ -194,28 +192,28 @@ static enum rw_reason rw_check_reads(const struct rw_hdr *h, bool *pzrc)
 			return RW_R_CHUNK_OVERFLOW;
 		if (c.position < next_pos)
 			return RW_R_READ_OVERLAP;
-		next_pos = rw_read_chunk_end(c.position, c.length);
+		next_pos = read_chunk_end(c.position, c.length);
 		if (next_pos > UINT32_MAX)
 			return RW_R_CHUNK_OVERFLOW;
 	}
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_check_writes(const struct rw_hdr *h)
+static enum rw_reason check_writes(const struct rw_hdr *h)
 {
 	for (uint32_t i = 0; i < h->nwrites; i++) {
 		enum rw_reason why =
-			rw_check_chunk(h->writes[i].segs, h->writes[i].nsegs);
+			check_chunk(h->writes[i].segs, h->writes[i].nsegs);
 
 		if (why)
 			return why;
 	}
 	if (h->has_reply)
-		return rw_check_chunk(h->reply.segs, h->reply.nsegs);
+		return check_chunk(h->reply.segs, h->reply.nsegs);
 	return RW_R_OK;
 }
 
-static bool rw_chunk_has_handle(const struct rw_chunk *c, uint32_t handle)
+static bool chunk_has_handle(const struct rw_chunk *c, uint32_t handle)
 {
 	for (uint32_t i = 0; i < c->nsegs; i++)
 		if (c->segs[i].handle == handle)
@@ -224,7 +222,7 @@ static bool rw_chunk_has_handle(const struct rw_chunk *c, uint32_t handle)
 }
 
 /* V2-RI-1: a non-zero inv_handle names a handle of this very header. */
-static bool rw_inv_handle_ok(const struct rw_hdr *h)
+static bool inv_handle_ok(const struct rw_hdr *h)
 {
 	uint32_t handle = h->inv_handle;
 
@@ -234,21 +232,21 @@ static bool rw_inv_handle_ok(const struct rw_hdr *h)
 		if (h->reads[i].seg.handle == handle)
 			return true;
 	for (uint32_t i = 0; i < h->nwrites; i++)
-		if (rw_chunk_has_handle(&h->writes[i], handle))
+		if (chunk_has_handle(&h->writes[i], handle))
 			return true;
-	return h->has_reply && rw_chunk_has_handle(&h->reply, handle);
+	return h->has_reply && chunk_has_handle(&h->reply, handle);
 }
 
-static enum rw_reason rw_validate_call_lists(const struct rw_hdr *h)
+static enum rw_reason validate_call_lists(const struct rw_hdr *h)
 {
 	enum rw_reason why;
 	bool pzrc;
 
 	if (h->vers == RW_VERS_2 && h->direction != RW_DIR_CALL)
 		return RW_R_DIR_MISMATCH;
-	why = rw_check_reads(h, &pzrc);
+	why = check_reads(h, &pzrc);
 	if (!why)
-		why = rw_check_writes(h);
+		why = check_writes(h);
 	if (why)
 		return why;
 	if (h->proc == RW_MSG && pzrc)
@@ -257,7 +255,7 @@ static enum rw_reason rw_validate_call_lists(const struct rw_hdr *h)
 		return RW_R_NOMSG_NO_CHUNK;
 	if (h->proc == RW_NOMSG && !pzrc)
 		return RW_R_MISPLACED_PZRC;
-	if (h->vers == RW_VERS_2 && !rw_inv_handle_ok(h))
+	if (h->vers == RW_VERS_2 && !inv_handle_ok(h))
 		return RW_R_BAD_INV_HANDLE;
 	return RW_R_OK;
 }
@@ -267,7 +265,7 @@ enum rw_reason rw_validate_call(const struct rw_hdr *h)
 	switch (h->proc) {
 	case RW_MSG:
 	case RW_NOMSG:
-		return rw_validate_call_lists(h);
+		return validate_call_lists(h);
 	case RW_ERROR:
 		return RW_R_ERROR_RECEIVED;
 	case RW2_OPTIONAL:
@@ -289,9 +287,9 @@ enum rw_reason rw_validate_call(const struct rw_hdr *h)
  * A returned chunk is the provisioned one with new lengths: same segment
  * count, handles and offsets (V1-WC-5), no length above what was offered.
  */
-static enum rw_reason rw_check_echo(const struct rw_chunk *prov,
-				    const struct rw_chunk *ret,
-				    enum rw_reason mismatch)
+static enum rw_reason check_echo(const struct rw_chunk *prov,
+				 const struct rw_chunk *ret,
+				 enum rw_reason mismatch)
 {
 	if (ret->nsegs != prov->nsegs)
 		return mismatch;
@@ -306,7 +304,7 @@ static enum rw_reason rw_check_echo(const struct rw_chunk *prov,
 	return RW_R_OK;
 }
 
-static bool rw_chunk_unused(const struct rw_chunk *c)
+static bool chunk_unused(const struct rw_chunk *c)
 {
 	for (uint32_t i = 0; i < c->nsegs; i++)
 		if (c->segs[i].length)
@@ -315,15 +313,15 @@ static bool rw_chunk_unused(const struct rw_chunk *c)
 }
 
 /* AMB-V1-4: trailing Write chunks may be missing (= unused). */
-static enum rw_reason rw_check_write_echo(const struct rw_hdr *call,
-					  const struct rw_hdr *reply)
+static enum rw_reason check_write_echo(const struct rw_hdr *call,
+				       const struct rw_hdr *reply)
 {
 	if (reply->nwrites > call->nwrites)
 		return RW_R_WRITE_MISMATCH;
 	for (uint32_t i = 0; i < reply->nwrites; i++) {
-		enum rw_reason why = rw_check_echo(&call->writes[i],
-						   &reply->writes[i],
-						   RW_R_WRITE_MISMATCH);
+		enum rw_reason why = check_echo(&call->writes[i],
+						&reply->writes[i],
+						RW_R_WRITE_MISMATCH);
 
 		if (why)
 			return why;
@@ -333,8 +331,8 @@ static enum rw_reason rw_check_write_echo(const struct rw_hdr *call,
 
 /* AMB-V1-4: an unused Reply chunk is absent or returned with zero lengths;
  * a used one (NOMSG) is the Call's with the lengths written. */
-static enum rw_reason rw_check_reply_echo(const struct rw_hdr *call,
-					  const struct rw_hdr *reply)
+static enum rw_reason check_reply_echo(const struct rw_hdr *call,
+				       const struct rw_hdr *reply)
 {
 	enum rw_reason why;
 
@@ -343,11 +341,11 @@ static enum rw_reason rw_check_reply_echo(const struct rw_hdr *call,
 						 RW_R_OK;
 	if (!call->has_reply)
 		return RW_R_REPLY_CHUNK_MISMATCH;
-	why = rw_check_echo(&call->reply, &reply->reply,
-			    RW_R_REPLY_CHUNK_MISMATCH);
+	why = check_echo(&call->reply, &reply->reply,
+			 RW_R_REPLY_CHUNK_MISMATCH);
 	if (why)
 		return why;
-	if (reply->proc == RW_MSG && !rw_chunk_unused(&reply->reply))
+	if (reply->proc == RW_MSG && !chunk_unused(&reply->reply))
 		return RW_R_REPLY_CHUNK_MISMATCH;
 	return RW_R_OK;
 }
@@ -381,9 +379,9 @@ enum rw_reason rw_validate_reply(const struct rw_hdr *call,
 		return RW_R_DIR_MISMATCH;
 	if (reply->nreads)
 		return RW_R_READS_IN_REPLY;
-	why = rw_check_write_echo(call, reply);
+	why = check_write_echo(call, reply);
 	if (!why)
-		why = rw_check_reply_echo(call, reply);
+		why = check_reply_echo(call, reply);
 	return why;
 }
 

@@ -97,7 +97,7 @@ const char *rw_reason_str(enum rw_reason why)
 	return rw_reason_names[why];
 }
 
-static uint32_t rw_clamp(uint32_t v, uint32_t max)
+static uint32_t clamp(uint32_t v, uint32_t max)
 {
 	return v < max ? v : max;
 }
@@ -109,14 +109,13 @@ void rw_hdr_space_init(struct rw_hdr_space *sp, const struct rw_limits *lim)
 	sp->lim = *lim;
 	if (sp->lim.vers_low < RW_VERS_1)
 		sp->lim.vers_low = RW_VERS_1;
-	sp->lim.vers_high = rw_clamp(lim->vers_high, RW_VERS_2);
+	sp->lim.vers_high = clamp(lim->vers_high, RW_VERS_2);
 	sp->lim.max_read_chunks =
-		rw_clamp(lim->max_read_chunks, RW_MAX_READ_CHUNKS);
+		clamp(lim->max_read_chunks, RW_MAX_READ_CHUNKS);
 	sp->lim.max_write_chunks =
-		rw_clamp(lim->max_write_chunks, RW_MAX_WRITE_CHUNKS);
-	sp->lim.max_chunk_segs =
-		rw_clamp(lim->max_chunk_segs, RW_MAX_CHUNK_SEGS);
-	sp->lim.max_props = rw_clamp(lim->max_props, RW_MAX_PROPS);
+		clamp(lim->max_write_chunks, RW_MAX_WRITE_CHUNKS);
+	sp->lim.max_chunk_segs = clamp(lim->max_chunk_segs, RW_MAX_CHUNK_SEGS);
+	sp->lim.max_props = clamp(lim->max_props, RW_MAX_PROPS);
 }
 
 void rw_hdr_init(struct rw_hdr *h, uint32_t vers, uint32_t proc, uint32_t xid,
@@ -139,12 +138,12 @@ struct rw_dec {
 	struct rw_hdr_space *sp;
 };
 
-static inline size_t rw_left(const struct rw_dec *d)
+static inline size_t left(const struct rw_dec *d)
 {
 	return (size_t)(d->end - d->p);
 }
 
-static inline void rw_get_seg(const uint8_t *p, struct rw_segment *s)
+static inline void get_seg(const uint8_t *p, struct rw_segment *s)
 {
 	s->handle = rw_get32(p);
 	s->length = rw_get32(p + 4);
@@ -156,11 +155,11 @@ static inline void rw_get_seg(const uint8_t *p, struct rw_segment *s)
  * would take any non-zero value as TRUE; a header that is not canonical XDR
  * is refused instead so every accepted header re-encodes to the same bytes.
  */
-static inline enum rw_reason rw_dec_more(struct rw_dec *d, bool *more)
+static inline enum rw_reason dec_more(struct rw_dec *d, bool *more)
 {
 	uint32_t v;
 
-	if (rw_left(d) < 4)
+	if (left(d) < 4)
 		return RW_R_TRUNCATED;
 	v = rw_get32(d->p);
 	if (v > 1)
@@ -175,15 +174,15 @@ static inline enum rw_reason rw_dec_more(struct rw_dec *d, bool *more)
  * the octets left is malformed (TRUNCATED); one that could fit but is over
  * the limit is a resource refusal the peer may act on (v2 ERR_SEGMENTS).
  */
-static enum rw_reason rw_dec_nsegs(struct rw_dec *d, uint32_t *nsegs)
+static enum rw_reason dec_nsegs(struct rw_dec *d, uint32_t *nsegs)
 {
 	uint32_t n;
 
-	if (rw_left(d) < 4)
+	if (left(d) < 4)
 		return RW_R_TRUNCATED;
 	n = rw_get32(d->p);
 	d->p += 4;
-	if (n > rw_left(d) / RW_SEG_LEN)
+	if (n > left(d) / RW_SEG_LEN)
 		return RW_R_TRUNCATED;
 	if (n > d->sp->lim.max_chunk_segs)
 		return RW_R_TOO_MANY_SEGS;
@@ -191,12 +190,12 @@ static enum rw_reason rw_dec_nsegs(struct rw_dec *d, uint32_t *nsegs)
 	return RW_R_OK;
 }
 
-static void rw_dec_segs(struct rw_dec *d, struct rw_segment *segs, uint32_t n)
+static void dec_segs(struct rw_dec *d, struct rw_segment *segs, uint32_t n)
 {
 	const uint8_t *p = d->p;
 
 	for (uint32_t i = 0; i < n; i++, p += RW_SEG_LEN)
-		rw_get_seg(p, &segs[i]);
+		get_seg(p, &segs[i]);
 	d->p = p;
 }
 
@@ -206,7 +205,7 @@ static void rw_dec_segs(struct rw_dec *d, struct rw_segment *segs, uint32_t n)
  * max_read_chunks other runs, each at most max_chunk_segs long, always fit
  * RW_MAX_READ_SEGS.
  */
-static enum rw_reason rw_dec_reads(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_reads(struct rw_dec *d, struct rw_hdr *h)
 {
 	const struct rw_limits *lim = &d->sp->lim;
 	struct rw_read_seg *rs = d->sp->reads;
@@ -239,7 +238,7 @@ static enum rw_reason rw_dec_reads(struct rw_dec *d, struct rw_hdr *h)
 		if (++run > lim->max_chunk_segs)
 			return RW_R_TOO_MANY_SEGS;
 		rs[n].position = position;
-		rw_get_seg(p + 8, &rs[n].seg);
+		get_seg(p + 8, &rs[n].seg);
 		n++;
 		p += 4 + RW_READ_SEG_LEN;
 	}
@@ -248,7 +247,7 @@ static enum rw_reason rw_dec_reads(struct rw_dec *d, struct rw_hdr *h)
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_writes(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_writes(struct rw_dec *d, struct rw_hdr *h)
 {
 	struct rw_hdr_space *sp = d->sp;
 	uint32_t n = 0;
@@ -259,34 +258,34 @@ static enum rw_reason rw_dec_writes(struct rw_dec *d, struct rw_hdr *h)
 		uint32_t nsegs;
 		bool more;
 
-		why = rw_dec_more(d, &more);
+		why = dec_more(d, &more);
 		if (why)
 			return why;
 		if (!more)
 			break;
-		if (rw_left(d) < 4)
+		if (left(d) < 4)
 			return RW_R_TRUNCATED;
 		if (n >= sp->lim.max_write_chunks)
 			return RW_R_TOO_MANY_WRITES;
-		why = rw_dec_nsegs(d, &nsegs);
+		why = dec_nsegs(d, &nsegs);
 		if (why)
 			return why;
 		sp->writes[n].nsegs = nsegs;
 		sp->writes[n].segs = sp->write_segs[n];
-		rw_dec_segs(d, sp->write_segs[n], nsegs);
+		dec_segs(d, sp->write_segs[n], nsegs);
 		n++;
 	}
 	h->nwrites = n;
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_reply(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_reply(struct rw_dec *d, struct rw_hdr *h)
 {
 	enum rw_reason why;
 	uint32_t nsegs;
 	bool more;
 
-	why = rw_dec_more(d, &more);
+	why = dec_more(d, &more);
 	if (why)
 		return why;
 	h->has_reply = more;
@@ -294,30 +293,30 @@ static enum rw_reason rw_dec_reply(struct rw_dec *d, struct rw_hdr *h)
 	h->reply.nsegs = 0;
 	if (!more)
 		return RW_R_OK;
-	why = rw_dec_nsegs(d, &nsegs);
+	why = dec_nsegs(d, &nsegs);
 	if (why)
 		return why;
 	h->reply.nsegs = nsegs;
-	rw_dec_segs(d, d->sp->reply_segs, nsegs);
+	dec_segs(d, d->sp->reply_segs, nsegs);
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_lists(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_lists(struct rw_dec *d, struct rw_hdr *h)
 {
 	enum rw_reason why;
 
-	why = rw_dec_reads(d, h);
+	why = dec_reads(d, h);
 	if (!why)
-		why = rw_dec_writes(d, h);
+		why = dec_writes(d, h);
 	if (!why)
-		why = rw_dec_reply(d, h);
+		why = dec_reply(d, h);
 	return why;
 }
 
 /* Fixed layout for all versions: err = 1, low, high at words 4-6. */
-static enum rw_reason rw_dec_err_vers(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_err_vers(struct rw_dec *d, struct rw_hdr *h)
 {
-	if (rw_left(d) < 12)
+	if (left(d) < 12)
 		return RW_R_BAD_ERROR;
 	h->err.low = rw_get32(d->p + 4);
 	h->err.high = rw_get32(d->p + 8);
@@ -326,7 +325,7 @@ static enum rw_reason rw_dec_err_vers(struct rw_dec *d, struct rw_hdr *h)
 }
 
 /* Body words (after rdma_err) of each v2 error arm; -1: unknown code. */
-static int rw_err2_words(uint32_t code)
+static int err2_words(uint32_t code)
 {
 	switch (code) {
 	case RW_ERR_VERS:
@@ -347,7 +346,7 @@ static int rw_err2_words(uint32_t code)
 	}
 }
 
-static enum rw_reason rw_dec_err(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_err(struct rw_dec *d, struct rw_hdr *h)
 {
 	const uint8_t *b = d->p + 4;
 	uint32_t code = h->err.code;
@@ -356,12 +355,12 @@ static enum rw_reason rw_dec_err(struct rw_dec *d, struct rw_hdr *h)
 	if (h->vers == RW_VERS_1)
 		words = code == RW_ERR_CHUNK ? 0 : -1;
 	else
-		words = rw_err2_words(code);
+		words = err2_words(code);
 	if (words < 0) {
 		d->p += 4;
 		return RW_R_UNKNOWN_ERROR;
 	}
-	if (rw_left(d) < 4 + 4 * (size_t)words)
+	if (left(d) < 4 + 4 * (size_t)words)
 		return RW_R_BAD_ERROR;
 	switch (code) {
 	case RW2_ERR_READ_CHUNKS:
@@ -381,7 +380,7 @@ static enum rw_reason rw_dec_err(struct rw_dec *d, struct rw_hdr *h)
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_dir(struct rw_dec *d, uint32_t *dir)
+static enum rw_reason dec_dir(struct rw_dec *d, uint32_t *dir)
 {
 	uint32_t v = rw_get32(d->p);
 
@@ -394,16 +393,16 @@ static enum rw_reason rw_dec_dir(struct rw_dec *d, uint32_t *dir)
 
 /* opaque<>: length, the octets, 0-3 pad octets (whose value is ignored:
  * RFC 4506 binds the sender, and rpcgen does not look either). */
-static enum rw_reason rw_dec_opaque(struct rw_dec *d, uint32_t *len,
-				    const uint8_t **data)
+static enum rw_reason dec_opaque(struct rw_dec *d, uint32_t *len,
+				 const uint8_t **data)
 {
 	uint32_t n;
 
-	if (rw_left(d) < 4)
+	if (left(d) < 4)
 		return RW_R_TRUNCATED;
 	n = rw_get32(d->p);
 	d->p += 4;
-	if (n > rw_left(d) || rw_pad4(n) > rw_left(d) - n)
+	if (n > left(d) || rw_pad4(n) > left(d) - n)
 		return RW_R_TRUNCATED;
 	*len = n;
 	*data = d->p;
@@ -413,7 +412,7 @@ static enum rw_reason rw_dec_opaque(struct rw_dec *d, uint32_t *len,
 
 /* Known properties must carry a valid value of their type (V2-PROP-2);
  * empty means default (V2-PROP-4); unknown ones are left alone (V2-PROP-3). */
-static bool rw_prop_valid(const struct rw_prop *p)
+static bool prop_valid(const struct rw_prop *p)
 {
 	if (p->id != RW2_PROP_RBSIZ && p->id != RW2_PROP_BRS)
 		return true;
@@ -425,17 +424,16 @@ static bool rw_prop_valid(const struct rw_prop *p)
 }
 
 /* A propset into props[0..max), ids not interpreted. */
-static enum rw_reason rw_dec_propset_raw(struct rw_dec *d,
-					 struct rw_propset *ps,
-					 struct rw_prop *props, uint32_t max)
+static enum rw_reason dec_propset_raw(struct rw_dec *d, struct rw_propset *ps,
+				      struct rw_prop *props, uint32_t max)
 {
 	uint32_t n;
 
-	if (rw_left(d) < 4)
+	if (left(d) < 4)
 		return RW_R_TRUNCATED;
 	n = rw_get32(d->p);
 	d->p += 4;
-	if (n > rw_left(d) / 8)
+	if (n > left(d) / 8)
 		return RW_R_TRUNCATED;
 	if (n > max)
 		return RW_R_TOO_MANY_PROPS;
@@ -444,37 +442,37 @@ static enum rw_reason rw_dec_propset_raw(struct rw_dec *d,
 	for (uint32_t i = 0; i < n; i++) {
 		enum rw_reason why;
 
-		if (rw_left(d) < 4)
+		if (left(d) < 4)
 			return RW_R_TRUNCATED;
 		props[i].id = rw_get32(d->p);
 		d->p += 4;
-		why = rw_dec_opaque(d, &props[i].len, &props[i].data);
+		why = dec_opaque(d, &props[i].len, &props[i].data);
 		if (why)
 			return why;
 	}
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_propset(struct rw_dec *d, struct rw_propset *ps)
+static enum rw_reason dec_propset(struct rw_dec *d, struct rw_propset *ps)
 {
 	enum rw_reason why =
-		rw_dec_propset_raw(d, ps, d->sp->props, d->sp->lim.max_props);
+		dec_propset_raw(d, ps, d->sp->props, d->sp->lim.max_props);
 
 	for (uint32_t i = 0; !why && i < ps->n; i++)
-		if (!rw_prop_valid(&ps->props[i]))
+		if (!prop_valid(&ps->props[i]))
 			why = RW_R_BAD_PROP;
 	return why;
 }
 
-static enum rw_reason rw_dec_subset(struct rw_dec *d, struct rw_subset *s)
+static enum rw_reason dec_subset(struct rw_dec *d, struct rw_subset *s)
 {
 	uint32_t n;
 
-	if (rw_left(d) < 4)
+	if (left(d) < 4)
 		return RW_R_TRUNCATED;
 	n = rw_get32(d->p);
 	d->p += 4;
-	if (n > rw_left(d) / 4)
+	if (n > left(d) / 4)
 		return RW_R_TRUNCATED;
 	if (n > RW_MAX_SUBSET_WORDS)
 		return RW_R_TOO_MANY_PROPS;
@@ -484,39 +482,39 @@ static enum rw_reason rw_dec_subset(struct rw_dec *d, struct rw_subset *s)
 	return RW_R_OK;
 }
 
-static enum rw_reason rw_dec_optional(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_optional(struct rw_dec *d, struct rw_hdr *h)
 {
 	enum rw_reason why;
 
-	if (rw_left(d) < 8)
+	if (left(d) < 8)
 		return RW_R_TRUNCATED;
-	why = rw_dec_dir(d, &h->opt.dir);
+	why = dec_dir(d, &h->opt.dir);
 	if (why)
 		return why;
 	h->opt.type = rw_get32(d->p);
 	d->p += 4;
-	return rw_dec_opaque(d, &h->opt.len, &h->opt.info);
+	return dec_opaque(d, &h->opt.len, &h->opt.info);
 }
 
-static enum rw_reason rw_dec_props(struct rw_dec *d, struct rw_hdr *h)
+static enum rw_reason dec_props(struct rw_dec *d, struct rw_hdr *h)
 {
 	enum rw_reason why;
 
 	switch (h->proc) {
 	case RW2_CONNPROP:
-		why = rw_dec_propset(d, &h->props);
-		return why ? why : rw_dec_subset(d, &h->subset1);
+		why = dec_propset(d, &h->props);
+		return why ? why : dec_subset(d, &h->subset1);
 	case RW2_RESPROP:
-		why = rw_dec_subset(d, &h->subset1);
+		why = dec_subset(d, &h->subset1);
 		if (!why)
-			why = rw_dec_subset(d, &h->subset2);
-		return why ? why : rw_dec_propset(d, &h->props);
+			why = dec_subset(d, &h->subset2);
+		return why ? why : dec_propset(d, &h->props);
 	default: /* REQPROP, UPDPROP */
-		return rw_dec_propset(d, &h->props);
+		return dec_propset(d, &h->props);
 	}
 }
 
-static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h, size_t len)
+static enum rw_reason dec_v1(struct rw_dec *d, struct rw_hdr *h, size_t len)
 {
 	switch (h->proc) {
 	case RW_MSG:
@@ -525,7 +523,7 @@ static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h, size_t len)
 			return RW_R_RUNT;
 		h->direction = 0;
 		h->inv_handle = 0;
-		return rw_dec_lists(d, h);
+		return dec_lists(d, h);
 	case RW_MSGP:
 	case RW_DONE:
 		return RW_R_DEPRECATED_PROC;
@@ -534,7 +532,7 @@ static enum rw_reason rw_dec_v1(struct rw_dec *d, struct rw_hdr *h, size_t len)
 	}
 }
 
-static enum rw_reason rw_dec_v2(struct rw_dec *d, struct rw_hdr *h, size_t len)
+static enum rw_reason dec_v2(struct rw_dec *d, struct rw_hdr *h, size_t len)
 {
 	enum rw_reason why;
 
@@ -543,19 +541,19 @@ static enum rw_reason rw_dec_v2(struct rw_dec *d, struct rw_hdr *h, size_t len)
 	case RW_NOMSG:
 		if (len < RW_V2_MIN_LEN)
 			return RW_R_RUNT;
-		why = rw_dec_dir(d, &h->direction);
+		why = dec_dir(d, &h->direction);
 		if (why)
 			return why;
 		h->inv_handle = rw_get32(d->p);
 		d->p += 4;
-		return rw_dec_lists(d, h);
+		return dec_lists(d, h);
 	case RW2_OPTIONAL:
-		return rw_dec_optional(d, h);
+		return dec_optional(d, h);
 	case RW2_CONNPROP:
 	case RW2_REQPROP:
 	case RW2_RESPROP:
 	case RW2_UPDPROP:
-		return rw_dec_props(d, h);
+		return dec_props(d, h);
 	default: /* including the retired 2 and 3 (N-2b) */
 		return RW_R_BAD_PROC;
 	}
@@ -595,17 +593,17 @@ enum rw_reason rw_hdr_decode(const void *buf, size_t len, struct rw_hdr *h,
 			return RW_R_RUNT;
 		h->err.code = rw_get32(p + 16);
 		if (h->err.code == RW_ERR_VERS)
-			why = rw_dec_err_vers(&d, h);
+			why = dec_err_vers(&d, h);
 		else if (!vers_ok)
 			return RW_R_BAD_ERROR;
 		else
-			why = rw_dec_err(&d, h);
+			why = dec_err(&d, h);
 	} else if (!vers_ok) {
 		return RW_R_BAD_VERS;
 	} else if (h->vers == RW_VERS_1) {
-		why = rw_dec_v1(&d, h, len);
+		why = dec_v1(&d, h, len);
 	} else {
-		why = rw_dec_v2(&d, h, len);
+		why = dec_v2(&d, h, len);
 	}
 	if (why == RW_R_OK || why == RW_R_UNKNOWN_ERROR)
 		h->hdr_len = (uint32_t)(d.p - p);
@@ -616,12 +614,12 @@ enum rw_reason rw_hdr_decode(const void *buf, size_t len, struct rw_hdr *h,
 /* Encoding                                                            */
 /* ------------------------------------------------------------------ */
 
-static bool rw_enc_chunk_ok(const struct rw_chunk *c)
+static bool enc_chunk_ok(const struct rw_chunk *c)
 {
 	return c->nsegs <= RW_MAX_CHUNK_SEGS && (c->segs || !c->nsegs);
 }
 
-static uint64_t rw_enc_lists_len(const struct rw_hdr *h)
+static uint64_t enc_lists_len(const struct rw_hdr *h)
 {
 	uint64_t n = 12; /* three list terminators / absent flag */
 
@@ -631,26 +629,26 @@ static uint64_t rw_enc_lists_len(const struct rw_hdr *h)
 		return 0;
 	n += (uint64_t)h->nreads * (4 + RW_READ_SEG_LEN);
 	for (uint32_t i = 0; i < h->nwrites; i++) {
-		if (!rw_enc_chunk_ok(&h->writes[i]))
+		if (!enc_chunk_ok(&h->writes[i]))
 			return 0;
 		n += 8 + (uint64_t)h->writes[i].nsegs * RW_SEG_LEN;
 	}
 	if (h->has_reply) {
-		if (!rw_enc_chunk_ok(&h->reply))
+		if (!enc_chunk_ok(&h->reply))
 			return 0;
 		n += 4 + (uint64_t)h->reply.nsegs * RW_SEG_LEN;
 	}
 	return n;
 }
 
-static uint64_t rw_enc_opaque_len(uint32_t len, const void *data)
+static uint64_t enc_opaque_len(uint32_t len, const void *data)
 {
 	if (len && !data)
 		return 0;
 	return 4 + (uint64_t)len + rw_pad4(len);
 }
 
-static uint64_t rw_enc_propset_len(const struct rw_propset *ps)
+static uint64_t enc_propset_len(const struct rw_propset *ps)
 {
 	uint64_t n = 4;
 
@@ -658,7 +656,7 @@ static uint64_t rw_enc_propset_len(const struct rw_propset *ps)
 		return 0;
 	for (uint32_t i = 0; i < ps->n; i++) {
 		uint64_t o =
-			rw_enc_opaque_len(ps->props[i].len, ps->props[i].data);
+			enc_opaque_len(ps->props[i].len, ps->props[i].data);
 
 		if (!o)
 			return 0;
@@ -667,7 +665,7 @@ static uint64_t rw_enc_propset_len(const struct rw_propset *ps)
 	return n;
 }
 
-static uint64_t rw_enc_subset_len(const struct rw_subset *s)
+static uint64_t enc_subset_len(const struct rw_subset *s)
 {
 	if (s->nwords > RW_MAX_SUBSET_WORDS)
 		return 0;
@@ -675,29 +673,29 @@ static uint64_t rw_enc_subset_len(const struct rw_subset *s)
 }
 
 /* Sum of parts that each return 0 for "refused". */
-static uint64_t rw_add_parts(uint64_t a, uint64_t b)
+static uint64_t add_parts(uint64_t a, uint64_t b)
 {
 	return a && b ? a + b : 0;
 }
 
-static uint64_t rw_enc_props_len(const struct rw_hdr *h)
+static uint64_t enc_props_len(const struct rw_hdr *h)
 {
 	uint64_t n;
 
 	switch (h->proc) {
 	case RW2_CONNPROP:
-		return rw_add_parts(rw_enc_propset_len(&h->props),
-				    rw_enc_subset_len(&h->subset1));
+		return add_parts(enc_propset_len(&h->props),
+				 enc_subset_len(&h->subset1));
 	case RW2_RESPROP:
-		n = rw_add_parts(rw_enc_subset_len(&h->subset1),
-				 rw_enc_subset_len(&h->subset2));
-		return rw_add_parts(n, rw_enc_propset_len(&h->props));
+		n = add_parts(enc_subset_len(&h->subset1),
+			      enc_subset_len(&h->subset2));
+		return add_parts(n, enc_propset_len(&h->props));
 	default:
-		return rw_enc_propset_len(&h->props);
+		return enc_propset_len(&h->props);
 	}
 }
 
-static uint64_t rw_enc_err_len(const struct rw_hdr *h)
+static uint64_t enc_err_len(const struct rw_hdr *h)
 {
 	int words;
 
@@ -706,20 +704,20 @@ static uint64_t rw_enc_err_len(const struct rw_hdr *h)
 	if (h->vers == RW_VERS_1)
 		words = h->err.code == RW_ERR_CHUNK ? 0 : -1;
 	else if (h->vers == RW_VERS_2)
-		words = rw_err2_words(h->err.code);
+		words = err2_words(h->err.code);
 	else
 		words = -1;
 	return words < 0 ? 0 : 4 + 4 * (uint64_t)words;
 }
 
 /* Body octets after the 16-octet fixed part; 0 means "refused". */
-static uint64_t rw_enc_body_len(const struct rw_hdr *h)
+static uint64_t enc_body_len(const struct rw_hdr *h)
 {
 	if (h->proc == RW_ERROR)
-		return rw_enc_err_len(h);
+		return enc_err_len(h);
 	if (h->vers == RW_VERS_1) {
 		if (h->proc == RW_MSG || h->proc == RW_NOMSG)
-			return rw_enc_lists_len(h);
+			return enc_lists_len(h);
 		return 0; /* MSGP and DONE are never sent */
 	}
 	if (h->vers != RW_VERS_2)
@@ -729,17 +727,16 @@ static uint64_t rw_enc_body_len(const struct rw_hdr *h)
 	case RW_NOMSG:
 		if (h->direction > RW_DIR_REPLY)
 			return 0;
-		return rw_add_parts(8, rw_enc_lists_len(h));
+		return add_parts(8, enc_lists_len(h));
 	case RW2_OPTIONAL:
 		if (h->opt.dir > RW_DIR_REPLY)
 			return 0;
-		return rw_add_parts(8,
-				    rw_enc_opaque_len(h->opt.len, h->opt.info));
+		return add_parts(8, enc_opaque_len(h->opt.len, h->opt.info));
 	case RW2_CONNPROP:
 	case RW2_REQPROP:
 	case RW2_RESPROP:
 	case RW2_UPDPROP:
-		return rw_enc_props_len(h);
+		return enc_props_len(h);
 	default:
 		return 0;
 	}
@@ -747,14 +744,14 @@ static uint64_t rw_enc_body_len(const struct rw_hdr *h)
 
 size_t rw_hdr_encoded_len(const struct rw_hdr *h)
 {
-	uint64_t n = rw_enc_body_len(h);
+	uint64_t n = enc_body_len(h);
 
 	if (!n || n > SIZE_MAX - RW_FIXED_LEN)
 		return 0;
 	return (size_t)(RW_FIXED_LEN + n);
 }
 
-static inline uint8_t *rw_put_seg(uint8_t *p, const struct rw_segment *s)
+static inline uint8_t *put_seg(uint8_t *p, const struct rw_segment *s)
 {
 	rw_put32(p, s->handle);
 	rw_put32(p + 4, s->length);
@@ -762,38 +759,38 @@ static inline uint8_t *rw_put_seg(uint8_t *p, const struct rw_segment *s)
 	return p + RW_SEG_LEN;
 }
 
-static uint8_t *rw_put_chunk(uint8_t *p, const struct rw_chunk *c)
+static uint8_t *put_chunk(uint8_t *p, const struct rw_chunk *c)
 {
 	rw_put32(p, c->nsegs);
 	p += 4;
 	for (uint32_t i = 0; i < c->nsegs; i++)
-		p = rw_put_seg(p, &c->segs[i]);
+		p = put_seg(p, &c->segs[i]);
 	return p;
 }
 
-static uint8_t *rw_enc_lists(uint8_t *p, const struct rw_hdr *h)
+static uint8_t *enc_lists(uint8_t *p, const struct rw_hdr *h)
 {
 	for (uint32_t i = 0; i < h->nreads; i++) {
 		rw_put32(p, 1);
 		rw_put32(p + 4, h->reads[i].position);
-		p = rw_put_seg(p + 8, &h->reads[i].seg);
+		p = put_seg(p + 8, &h->reads[i].seg);
 	}
 	rw_put32(p, 0);
 	p += 4;
 	for (uint32_t i = 0; i < h->nwrites; i++) {
 		rw_put32(p, 1);
-		p = rw_put_chunk(p + 4, &h->writes[i]);
+		p = put_chunk(p + 4, &h->writes[i]);
 	}
 	rw_put32(p, 0);
 	p += 4;
 	rw_put32(p, h->has_reply);
 	p += 4;
 	if (h->has_reply)
-		p = rw_put_chunk(p, &h->reply);
+		p = put_chunk(p, &h->reply);
 	return p;
 }
 
-static uint8_t *rw_enc_err(uint8_t *p, const struct rw_hdr *h)
+static uint8_t *enc_err(uint8_t *p, const struct rw_hdr *h)
 {
 	rw_put32(p, h->err.code);
 	p += 4;
@@ -819,7 +816,7 @@ static uint8_t *rw_enc_err(uint8_t *p, const struct rw_hdr *h)
 	}
 }
 
-static uint8_t *rw_enc_opaque(uint8_t *p, uint32_t len, const uint8_t *data)
+static uint8_t *enc_opaque(uint8_t *p, uint32_t len, const uint8_t *data)
 {
 	uint32_t pad = (uint32_t)rw_pad4(len);
 
@@ -832,18 +829,18 @@ static uint8_t *rw_enc_opaque(uint8_t *p, uint32_t len, const uint8_t *data)
 	return p + pad;
 }
 
-static uint8_t *rw_enc_propset(uint8_t *p, const struct rw_propset *ps)
+static uint8_t *enc_propset(uint8_t *p, const struct rw_propset *ps)
 {
 	rw_put32(p, ps->n);
 	p += 4;
 	for (uint32_t i = 0; i < ps->n; i++) {
 		rw_put32(p, ps->props[i].id);
-		p = rw_enc_opaque(p + 4, ps->props[i].len, ps->props[i].data);
+		p = enc_opaque(p + 4, ps->props[i].len, ps->props[i].data);
 	}
 	return p;
 }
 
-static uint8_t *rw_enc_subset(uint8_t *p, const struct rw_subset *s)
+static uint8_t *enc_subset(uint8_t *p, const struct rw_subset *s)
 {
 	rw_put32(p, s->nwords);
 	p += 4;
@@ -852,32 +849,32 @@ static uint8_t *rw_enc_subset(uint8_t *p, const struct rw_subset *s)
 	return p;
 }
 
-static uint8_t *rw_enc_body(uint8_t *p, const struct rw_hdr *h)
+static uint8_t *enc_body(uint8_t *p, const struct rw_hdr *h)
 {
 	switch (h->proc) {
 	case RW_ERROR:
-		return rw_enc_err(p, h);
+		return enc_err(p, h);
 	case RW2_OPTIONAL:
 		rw_put32(p, h->opt.dir);
 		rw_put32(p + 4, h->opt.type);
-		return rw_enc_opaque(p + 8, h->opt.len, h->opt.info);
+		return enc_opaque(p + 8, h->opt.len, h->opt.info);
 	case RW2_CONNPROP:
-		p = rw_enc_propset(p, &h->props);
-		return rw_enc_subset(p, &h->subset1);
+		p = enc_propset(p, &h->props);
+		return enc_subset(p, &h->subset1);
 	case RW2_RESPROP:
-		p = rw_enc_subset(p, &h->subset1);
-		p = rw_enc_subset(p, &h->subset2);
-		return rw_enc_propset(p, &h->props);
+		p = enc_subset(p, &h->subset1);
+		p = enc_subset(p, &h->subset2);
+		return enc_propset(p, &h->props);
 	case RW2_REQPROP:
 	case RW2_UPDPROP:
-		return rw_enc_propset(p, &h->props);
+		return enc_propset(p, &h->props);
 	default: /* MSG, NOMSG */
 		if (h->vers == RW_VERS_2) {
 			rw_put32(p, h->direction);
 			rw_put32(p + 4, h->inv_handle);
 			p += 8;
 		}
-		return rw_enc_lists(p, h);
+		return enc_lists(p, h);
 	}
 }
 
@@ -892,7 +889,7 @@ size_t rw_hdr_encode(const struct rw_hdr *h, void *buf, size_t cap)
 	rw_put32(p + 4, h->vers);
 	rw_put32(p + 8, h->credit);
 	rw_put32(p + 12, h->proc);
-	rw_enc_body(p + RW_FIXED_LEN, h);
+	enc_body(p + RW_FIXED_LEN, h);
 	return n;
 }
 
@@ -900,38 +897,38 @@ size_t rw_hdr_encode(const struct rw_hdr *h, void *buf, size_t cap)
 /* Comparison and property helpers                                     */
 /* ------------------------------------------------------------------ */
 
-static bool rw_seg_eq(const struct rw_segment *a, const struct rw_segment *b)
+static bool seg_eq(const struct rw_segment *a, const struct rw_segment *b)
 {
 	return a->handle == b->handle && a->length == b->length &&
 	       a->offset == b->offset;
 }
 
-static bool rw_chunk_eq(const struct rw_chunk *a, const struct rw_chunk *b)
+static bool chunk_eq(const struct rw_chunk *a, const struct rw_chunk *b)
 {
 	if (a->nsegs != b->nsegs)
 		return false;
 	for (uint32_t i = 0; i < a->nsegs; i++)
-		if (!rw_seg_eq(&a->segs[i], &b->segs[i]))
+		if (!seg_eq(&a->segs[i], &b->segs[i]))
 			return false;
 	return true;
 }
 
-static bool rw_lists_eq(const struct rw_hdr *a, const struct rw_hdr *b)
+static bool lists_eq(const struct rw_hdr *a, const struct rw_hdr *b)
 {
 	if (a->nreads != b->nreads || a->nwrites != b->nwrites ||
 	    a->has_reply != b->has_reply)
 		return false;
 	for (uint32_t i = 0; i < a->nreads; i++)
 		if (a->reads[i].position != b->reads[i].position ||
-		    !rw_seg_eq(&a->reads[i].seg, &b->reads[i].seg))
+		    !seg_eq(&a->reads[i].seg, &b->reads[i].seg))
 			return false;
 	for (uint32_t i = 0; i < a->nwrites; i++)
-		if (!rw_chunk_eq(&a->writes[i], &b->writes[i]))
+		if (!chunk_eq(&a->writes[i], &b->writes[i]))
 			return false;
-	return !a->has_reply || rw_chunk_eq(&a->reply, &b->reply);
+	return !a->has_reply || chunk_eq(&a->reply, &b->reply);
 }
 
-static bool rw_err_eq(const struct rw_hdr *a, const struct rw_hdr *b)
+static bool err_eq(const struct rw_hdr *a, const struct rw_hdr *b)
 {
 	if (a->err.code != b->err.code)
 		return false;
@@ -954,26 +951,25 @@ static bool rw_err_eq(const struct rw_hdr *a, const struct rw_hdr *b)
 	}
 }
 
-static bool rw_bytes_eq(uint32_t alen, const uint8_t *a, uint32_t blen,
-			const uint8_t *b)
+static bool bytes_eq(uint32_t alen, const uint8_t *a, uint32_t blen,
+		     const uint8_t *b)
 {
 	return alen == blen && (!alen || !memcmp(a, b, alen));
 }
 
-static bool rw_propset_eq(const struct rw_propset *a,
-			  const struct rw_propset *b)
+static bool propset_eq(const struct rw_propset *a, const struct rw_propset *b)
 {
 	if (a->n != b->n)
 		return false;
 	for (uint32_t i = 0; i < a->n; i++)
 		if (a->props[i].id != b->props[i].id ||
-		    !rw_bytes_eq(a->props[i].len, a->props[i].data,
-				 b->props[i].len, b->props[i].data))
+		    !bytes_eq(a->props[i].len, a->props[i].data,
+			      b->props[i].len, b->props[i].data))
 			return false;
 	return true;
 }
 
-static bool rw_subset_eq(const struct rw_subset *a, const struct rw_subset *b)
+static bool subset_eq(const struct rw_subset *a, const struct rw_subset *b)
 {
 	return a->nwords == b->nwords && a->nwords <= RW_MAX_SUBSET_WORDS &&
 	       !memcmp(a->words, b->words, a->nwords * sizeof(a->words[0]));
@@ -990,23 +986,23 @@ bool rw_hdr_equal(const struct rw_hdr *a, const struct rw_hdr *b)
 		if (a->vers == RW_VERS_2 && (a->direction != b->direction ||
 					     a->inv_handle != b->inv_handle))
 			return false;
-		return rw_lists_eq(a, b);
+		return lists_eq(a, b);
 	case RW_ERROR:
-		return rw_err_eq(a, b);
+		return err_eq(a, b);
 	case RW2_OPTIONAL:
 		return a->opt.dir == b->opt.dir && a->opt.type == b->opt.type &&
-		       rw_bytes_eq(a->opt.len, a->opt.info, b->opt.len,
-				   b->opt.info);
+		       bytes_eq(a->opt.len, a->opt.info, b->opt.len,
+				b->opt.info);
 	case RW2_CONNPROP:
-		return rw_propset_eq(&a->props, &b->props) &&
-		       rw_subset_eq(&a->subset1, &b->subset1);
+		return propset_eq(&a->props, &b->props) &&
+		       subset_eq(&a->subset1, &b->subset1);
 	case RW2_RESPROP:
-		return rw_subset_eq(&a->subset1, &b->subset1) &&
-		       rw_subset_eq(&a->subset2, &b->subset2) &&
-		       rw_propset_eq(&a->props, &b->props);
+		return subset_eq(&a->subset1, &b->subset1) &&
+		       subset_eq(&a->subset2, &b->subset2) &&
+		       propset_eq(&a->props, &b->props);
 	case RW2_REQPROP:
 	case RW2_UPDPROP:
-		return rw_propset_eq(&a->props, &b->props);
+		return propset_eq(&a->props, &b->props);
 	default:
 		return true;
 	}
@@ -1062,7 +1058,7 @@ enum rw_reason rw_body_get_propset(const void *buf, size_t len, size_t *off,
 
 	if (*off > len)
 		return RW_R_TRUNCATED;
-	why = rw_dec_propset_raw(&d, ps, props, max);
+	why = dec_propset_raw(&d, ps, props, max);
 	if (!why)
 		*off = (size_t)(d.p - (const uint8_t *)buf);
 	return why;
@@ -1077,7 +1073,7 @@ enum rw_reason rw_body_get_subset(const void *buf, size_t len, size_t *off,
 
 	if (*off > len)
 		return RW_R_TRUNCATED;
-	why = rw_dec_subset(&d, s);
+	why = dec_subset(&d, s);
 	if (!why)
 		*off = (size_t)(d.p - (const uint8_t *)buf);
 	return why;
@@ -1095,11 +1091,11 @@ enum rw_reason rw_body_get_u32(const void *buf, size_t len, size_t *off,
 
 size_t rw_body_put_subset(const struct rw_subset *s, void *buf, size_t cap)
 {
-	size_t n = (size_t)rw_enc_subset_len(s);
+	size_t n = (size_t)enc_subset_len(s);
 
 	if (!n || n > cap)
 		return 0;
-	rw_enc_subset(buf, s);
+	enc_subset(buf, s);
 	return n;
 }
 
@@ -1112,7 +1108,7 @@ enum rw_reason rw_body_get_opaque(const void *buf, size_t len, size_t *off,
 
 	if (*off > len)
 		return RW_R_TRUNCATED;
-	why = rw_dec_opaque(&d, dlen, data);
+	why = dec_opaque(&d, dlen, data);
 	if (!why)
 		*off = (size_t)(d.p - (const uint8_t *)buf);
 	return why;

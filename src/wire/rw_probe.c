@@ -10,21 +10,21 @@
 
 static const struct xdr_ops rw_pxdr_ops;
 
-static struct rw_pxdr *rw_pxdr_of(XDR *xdrs)
+static struct rw_pxdr *pxdr_of(XDR *xdrs)
 {
 	return (struct rw_pxdr *)xdrs->x_private;
 }
 
-static bool_t rw_pxdr_putlong(XDR *xdrs, const long *lp)
+static bool_t pxdr_putlong(XDR *xdrs, const long *lp)
 {
 	(void)lp;
-	rw_pxdr_of(xdrs)->upos += 4;
+	pxdr_of(xdrs)->upos += 4;
 	return TRUE;
 }
 
-static bool_t rw_pxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
+static bool_t pxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
-	struct rw_pxdr *p = rw_pxdr_of(xdrs);
+	struct rw_pxdr *p = pxdr_of(xdrs);
 	struct rw_probe_item *it;
 	uint32_t k;
 
@@ -50,14 +50,14 @@ static bool_t rw_pxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 	return ++p->designated < p->max;
 }
 
-static bool_t rw_pxdr_getlong(XDR *xdrs, long *lp)
+static bool_t pxdr_getlong(XDR *xdrs, long *lp)
 {
 	(void)xdrs;
 	(void)lp;
 	return FALSE;
 }
 
-static bool_t rw_pxdr_getbytes(XDR *xdrs, char *addr, u_int len)
+static bool_t pxdr_getbytes(XDR *xdrs, char *addr, u_int len)
 {
 	(void)xdrs;
 	(void)addr;
@@ -65,30 +65,30 @@ static bool_t rw_pxdr_getbytes(XDR *xdrs, char *addr, u_int len)
 	return FALSE;
 }
 
-static u_int rw_pxdr_getpostn(XDR *xdrs)
+static u_int pxdr_getpostn(XDR *xdrs)
 {
-	return (u_int)rw_pxdr_of(xdrs)->upos;
+	return (u_int)pxdr_of(xdrs)->upos;
 }
 
-static bool_t rw_pxdr_setpostn(XDR *xdrs, u_int pos)
+static bool_t pxdr_setpostn(XDR *xdrs, u_int pos)
 {
-	return pos == rw_pxdr_getpostn(xdrs);
+	return pos == pxdr_getpostn(xdrs);
 }
 
 /* No buffer: rpcgen's inline fast path falls back to x_putlong. */
-static int32_t *rw_pxdr_inline(XDR *xdrs, u_int len)
+static int32_t *pxdr_inline(XDR *xdrs, u_int len)
 {
 	(void)xdrs;
 	(void)len;
 	return NULL;
 }
 
-static void rw_pxdr_destroy(XDR *xdrs)
+static void pxdr_destroy(XDR *xdrs)
 {
 	(void)xdrs;
 }
 
-static bool_t rw_pxdr_control(XDR *xdrs, int req, void *info)
+static bool_t pxdr_control(XDR *xdrs, int req, void *info)
 {
 	(void)xdrs;
 	(void)req;
@@ -97,15 +97,15 @@ static bool_t rw_pxdr_control(XDR *xdrs, int req, void *info)
 }
 
 static const struct xdr_ops rw_pxdr_ops = {
-	.x_getlong = rw_pxdr_getlong,
-	.x_putlong = rw_pxdr_putlong,
-	.x_getbytes = rw_pxdr_getbytes,
-	.x_putbytes = rw_pxdr_putbytes,
-	.x_getpostn = rw_pxdr_getpostn,
-	.x_setpostn = rw_pxdr_setpostn,
-	.x_inline = rw_pxdr_inline,
-	.x_destroy = rw_pxdr_destroy,
-	.x_control = rw_pxdr_control,
+	.x_getlong = pxdr_getlong,
+	.x_putlong = pxdr_putlong,
+	.x_getbytes = pxdr_getbytes,
+	.x_putbytes = pxdr_putbytes,
+	.x_getpostn = pxdr_getpostn,
+	.x_setpostn = pxdr_setpostn,
+	.x_inline = pxdr_inline,
+	.x_destroy = pxdr_destroy,
+	.x_control = pxdr_control,
 };
 
 void rw_pxdr_create(struct rw_pxdr *p, const struct rw_ddp_policy *pol,

@@ -64,8 +64,7 @@ enum rw_reason rw_prop_get(enum rw_sprop sp, const struct rw_prop *p,
 
 /* Check every known entry before anything changes: a set is applied whole
  * or not at all. */
-static enum rw_reason rw_props_check(enum rw_pcodec c,
-				     const struct rw_propset *ps)
+static enum rw_reason props_check(enum rw_pcodec c, const struct rw_propset *ps)
 {
 	uint32_t i, v;
 	int sp;
@@ -80,14 +79,14 @@ static enum rw_reason rw_props_check(enum rw_pcodec c,
 }
 
 /* A peer's Receive Buffer Size below the floor is not believed. */
-static bool rw_prop_sane(enum rw_sprop sp, uint32_t v)
+static bool prop_sane(enum rw_sprop sp, uint32_t v)
 {
 	return sp != RW_SP_RBSIZ || v >= RW_PROP_RBSIZ_FLOOR;
 }
 
 /* Apply entries in order, so the last occurrence of an id wins. */
-static void rw_props_apply(struct rw_props *p, enum rw_pcodec c,
-			   const struct rw_propset *ps, bool initial)
+static void props_apply(struct rw_props *p, enum rw_pcodec c,
+			const struct rw_propset *ps, bool initial)
 {
 	uint32_t i, v;
 	int sp;
@@ -96,11 +95,11 @@ static void rw_props_apply(struct rw_props *p, enum rw_pcodec c,
 		sp = rw_prop_sem(c, ps->props[i].id);
 		if (sp < 0)
 			continue; /* unknown: skipped (V2-PROP-3) */
-		/* rw_props_check() passed the set; a failure here is still
+		/* props_check() passed the set; a failure here is still
 		 * an entry not taken, never a value made up */
 		if (rw_prop_get((enum rw_sprop)sp, &ps->props[i], &v) ||
 		    (!initial && (p->nochg & RW_SP_BIT(sp))) ||
-		    !rw_prop_sane((enum rw_sprop)sp, v)) {
+		    !prop_sane((enum rw_sprop)sp, v)) {
 			p->ignored++;
 			continue;
 		}
@@ -116,10 +115,10 @@ enum rw_reason rw_props_initial(struct rw_props *p, enum rw_pcodec c,
 	uint32_t i, given = 0;
 	int sp;
 
-	if (rw_props_check(c, start))
+	if (props_check(c, start))
 		return RW_R_BAD_PROP;
 	rw_props_init(p);
-	rw_props_apply(p, c, start, true);
+	props_apply(p, c, start, true);
 	for (i = 0; i < start->n; i++) {
 		sp = rw_prop_sem(c, start->props[i].id);
 		if (sp < 0)
@@ -136,14 +135,13 @@ enum rw_reason rw_props_initial(struct rw_props *p, enum rw_pcodec c,
 enum rw_reason rw_props_update(struct rw_props *p, enum rw_pcodec c,
 			       const struct rw_propset *now)
 {
-	if (rw_props_check(c, now))
+	if (props_check(c, now))
 		return RW_R_BAD_PROP;
-	rw_props_apply(p, c, now, false);
+	props_apply(p, c, now, false);
 	return RW_R_OK;
 }
 
-static bool rw_props_dup(enum rw_pcodec c, const struct rw_propset *ps,
-			 uint32_t i)
+static bool props_dup(enum rw_pcodec c, const struct rw_propset *ps, uint32_t i)
 {
 	uint32_t j;
 
@@ -164,7 +162,7 @@ void rw_props_answer(const struct rw_props *local, enum rw_pcodec c,
 	memset(rejected, 0, sizeof(*rejected));
 	for (i = 0; i < want->n; i++) {
 		sp = rw_prop_sem(c, want->props[i].id);
-		if (sp >= 0 && !rw_props_dup(c, want, i) &&
+		if (sp >= 0 && !props_dup(c, want, i) &&
 		    !rw_prop_get((enum rw_sprop)sp, &want->props[i], &v) &&
 		    v == local->val[sp])
 			rw_subset_set(done, i);

@@ -18,25 +18,25 @@
 
 static const struct xdr_ops rw_axdr_ops;
 
-static struct rw_axdr *rw_axdr_of(XDR *xdrs)
+static struct rw_axdr *axdr_of(XDR *xdrs)
 {
 	return (struct rw_axdr *)xdrs->x_private;
 }
 
-static bool_t rw_axdr_fail(struct rw_axdr *a, enum rw_xdr_err e)
+static bool_t axdr_fail(struct rw_axdr *a, enum rw_xdr_err e)
 {
 	if (a->err == RW_XERR_OK)
 		a->err = e;
 	return FALSE;
 }
 
-static bool rw_axdr_inserting(const struct rw_axdr *a)
+static bool axdr_inserting(const struct rw_axdr *a)
 {
 	return a->ins_left || a->pad_left;
 }
 
 /* Octets in a chunk: the sum of its segments (checked at create). */
-static uint32_t rw_chunk_len(const struct rw_ddp_chunk *c)
+static uint32_t chunk_len(const struct rw_ddp_chunk *c)
 {
 	uint32_t i, n = 0;
 
@@ -46,7 +46,7 @@ static uint32_t rw_chunk_len(const struct rw_ddp_chunk *c)
 }
 
 /* Is the next Read chunk due at the current offset? */
-static bool rw_axdr_at_chunk(const struct rw_axdr *a)
+static bool axdr_at_chunk(const struct rw_axdr *a)
 {
 	return a->mode == RW_AXDR_READ && a->next < a->nchunks &&
 	       a->upos == a->chunks[a->next].position;
@@ -57,23 +57,23 @@ static bool rw_axdr_at_chunk(const struct rw_axdr *a)
  * READ mode, up to the next chunk position (upos never passes it: reads
  * are clipped here and chunk ends were checked at create).
  */
-static uint32_t rw_axdr_gap(const struct rw_axdr *a)
+static uint32_t axdr_gap(const struct rw_axdr *a)
 {
 	if (a->mode == RW_AXDR_READ && a->next < a->nchunks)
 		return a->chunks[a->next].position - a->upos;
 	return UINT32_MAX;
 }
 
-static bool_t rw_axdr_from_payload(struct rw_axdr *a, char *addr, u_int len)
+static bool_t axdr_from_payload(struct rw_axdr *a, char *addr, u_int len)
 {
 	const uint8_t *src = a->pay + a->poff;
 
-	if (len > rw_axdr_gap(a))
-		return rw_axdr_fail(a, RW_XERR_CHUNK_SPLIT);
+	if (len > axdr_gap(a))
+		return axdr_fail(a, RW_XERR_CHUNK_SPLIT);
 	if (len > a->plen - a->poff)
-		return rw_axdr_fail(a, RW_XERR_SHORT);
+		return axdr_fail(a, RW_XERR_SHORT);
 	if (len > UINT32_MAX - a->upos)
-		return rw_axdr_fail(a, RW_XERR_RANGE);
+		return axdr_fail(a, RW_XERR_RANGE);
 	/* memmove: a caller may decode into the buffer it decodes from */
 	if ((const uint8_t *)addr != src)
 		memmove(addr, src, len);
@@ -88,14 +88,14 @@ static bool_t rw_axdr_from_payload(struct rw_axdr *a, char *addr, u_int len)
  * is left alone (zero copy).  item says whether this read is the item
  * itself (counted) or its pad.
  */
-static bool_t rw_axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
-				 bool item)
+static bool_t axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
+			      bool item)
 {
 	uint8_t *out = (uint8_t *)addr;
 	uint32_t n, copied = 0;
 
 	if ((uint64_t)len > (uint64_t)a->ins_left + a->pad_left)
-		return rw_axdr_fail(a, RW_XERR_CHUNK_SPLIT);
+		return axdr_fail(a, RW_XERR_CHUNK_SPLIT);
 	n = len < a->ins_left ? len : a->ins_left;
 	while (n) {
 		const uint8_t *src;
@@ -135,8 +135,8 @@ static bool_t rw_axdr_from_chunk(struct rw_axdr *a, char *addr, u_int len,
 	return TRUE;
 }
 
-static void rw_axdr_insert(struct rw_axdr *a, const struct rw_ddp_chunk *c,
-			   uint32_t use, uint32_t pad)
+static void axdr_insert(struct rw_axdr *a, const struct rw_ddp_chunk *c,
+			uint32_t use, uint32_t pad)
 {
 	if (a->nins < RW_AXDR_MAX_INS) {
 		a->ins[a->nins].upos = a->upos;
@@ -155,8 +155,8 @@ static void rw_axdr_insert(struct rw_axdr *a, const struct rw_ddp_chunk *c,
  * offset to payload offset, skipping the chunk data inserted before it
  * (never read: aligned words cannot straddle an aligned insertion).
  */
-static bool rw_axdr_view_word(const struct rw_ddp_view *v, uint32_t off,
-			      uint32_t *w)
+static bool axdr_view_word(const struct rw_ddp_view *v, uint32_t off,
+			   uint32_t *w)
 {
 	const struct rw_axdr *a = v->s;
 	uint64_t u = (uint64_t)a->body_upos + off, shift = 0;
@@ -176,9 +176,9 @@ static bool rw_axdr_view_word(const struct rw_ddp_view *v, uint32_t off,
 }
 
 /* RW_DDP_PICK: the designator's slot for the item at upos, < 0 if none. */
-static int rw_axdr_pick(const struct rw_axdr *a, u_int len)
+static int axdr_pick(const struct rw_axdr *a, u_int len)
 {
-	struct rw_ddp_view v = { .word = rw_axdr_view_word, .s = a };
+	struct rw_ddp_view v = { .word = axdr_view_word, .s = a };
 
 	if (!a->pol.pick)
 		return -1;
@@ -186,12 +186,12 @@ static int rw_axdr_pick(const struct rw_axdr *a, u_int len)
 }
 
 /* Is the item starting here designated, and in which slot? */
-static bool rw_axdr_designated(struct rw_axdr *a, u_int len, int *slot)
+static bool axdr_designated(struct rw_axdr *a, u_int len, int *slot)
 {
 	uint32_t k = a->ordinal++;
 
 	if (a->pol.mode == RW_DDP_PICK) {
-		*slot = rw_axdr_pick(a, len);
+		*slot = axdr_pick(a, len);
 		return *slot >= 0;
 	}
 	*slot = (int)a->next;
@@ -203,21 +203,21 @@ static bool rw_axdr_designated(struct rw_axdr *a, u_int len, int *slot)
  * octets, i.e. an opaque item whose length word said len.  The chunk must
  * be an eligible body item of len or roundup4(len) octets (AMB-V1-12).
  */
-static bool_t rw_axdr_read_chunk(struct rw_axdr *a, char *addr, u_int len)
+static bool_t axdr_read_chunk(struct rw_axdr *a, char *addr, u_int len)
 {
 	const struct rw_ddp_chunk *c = &a->chunks[a->next];
-	uint32_t clen = rw_chunk_len(c);
+	uint32_t clen = chunk_len(c);
 	int slot;
 
 	if (!a->body)
-		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
-	if (!rw_axdr_designated(a, len, &slot))
-		return rw_axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
+		return axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
+	if (!axdr_designated(a, len, &slot))
+		return axdr_fail(a, RW_XERR_NOT_ELIGIBLE);
 	if (clen != len && clen != rw_xdr_round(len))
-		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
+		return axdr_fail(a, RW_XERR_CHUNK_LEN);
 	/* positions were checked against the padded chunk at create */
-	rw_axdr_insert(a, c, clen, rw_xdr_pad(clen));
-	return rw_axdr_from_chunk(a, addr, len, true);
+	axdr_insert(a, c, clen, rw_xdr_pad(clen));
+	return axdr_from_chunk(a, addr, len, true);
 }
 
 /*
@@ -226,17 +226,17 @@ static bool_t rw_axdr_read_chunk(struct rw_axdr *a, char *addr, u_int len)
  * with RFC 5666 tolerance, N-16); exactly len octets are used and the pad
  * is supplied here, never taken from the payload.
  */
-static bool_t rw_axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
+static bool_t axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
 {
 	const struct rw_ddp_chunk *c = &a->chunks[a->next];
-	uint32_t lret = rw_chunk_len(c);
+	uint32_t lret = chunk_len(c);
 
 	if (lret < len || lret > rw_xdr_round(len))
-		return rw_axdr_fail(a, RW_XERR_CHUNK_LEN);
+		return axdr_fail(a, RW_XERR_CHUNK_LEN);
 	if (rw_xdr_round(len) > UINT32_MAX - a->upos)
-		return rw_axdr_fail(a, RW_XERR_RANGE);
-	rw_axdr_insert(a, c, len, rw_xdr_pad(len));
-	return rw_axdr_from_chunk(a, addr, len, true);
+		return axdr_fail(a, RW_XERR_RANGE);
+	axdr_insert(a, c, len, rw_xdr_pad(len));
+	return axdr_from_chunk(a, addr, len, true);
 }
 
 /*
@@ -244,35 +244,35 @@ static bool_t rw_axdr_write_chunk(struct rw_axdr *a, char *addr, u_int len)
  * results that did not come (a failed NFSv4 READ, RFC 8267 6.4) and must
  * come back empty (V1-WC-6); going backwards would reuse a chunk.
  */
-static bool rw_axdr_skip_to(struct rw_axdr *a, uint32_t slot)
+static bool axdr_skip_to(struct rw_axdr *a, uint32_t slot)
 {
 	if (slot < a->next)
-		return rw_axdr_fail(a, RW_XERR_SLOT_ORDER);
+		return axdr_fail(a, RW_XERR_SLOT_ORDER);
 	for (; a->next < slot; a->next++)
-		if (rw_chunk_len(&a->chunks[a->next]))
-			return rw_axdr_fail(a, RW_XERR_UNUSED_CHUNK);
+		if (chunk_len(&a->chunks[a->next]))
+			return axdr_fail(a, RW_XERR_UNUSED_CHUNK);
 	return true;
 }
 
 /* Only reads that start aligned in the body are items (rw_xdr.h). */
-static bool rw_axdr_item_start(const struct rw_axdr *a)
+static bool axdr_item_start(const struct rw_axdr *a)
 {
 	return a->body && !(a->upos & 3u);
 }
 
-static bool_t rw_axdr_getbytes(XDR *xdrs, char *addr, u_int len)
+static bool_t axdr_getbytes(XDR *xdrs, char *addr, u_int len)
 {
-	struct rw_axdr *a = rw_axdr_of(xdrs);
+	struct rw_axdr *a = axdr_of(xdrs);
 
 	if (a->err != RW_XERR_OK)
 		return FALSE;
 	if (len == 0)
 		return TRUE;
-	if (rw_axdr_inserting(a))
-		return rw_axdr_from_chunk(a, addr, len, false);
-	if (rw_axdr_at_chunk(a))
-		return rw_axdr_read_chunk(a, addr, len);
-	if (rw_axdr_item_start(a)) {
+	if (axdr_inserting(a))
+		return axdr_from_chunk(a, addr, len, false);
+	if (axdr_at_chunk(a))
+		return axdr_read_chunk(a, addr, len);
+	if (axdr_item_start(a)) {
 		int slot;
 
 		/* READ mode: only a chunk position can hold an item.  A
@@ -281,53 +281,53 @@ static bool_t rw_axdr_getbytes(XDR *xdrs, char *addr, u_int len)
 		if (a->mode != RW_AXDR_WRITE || !a->nchunks ||
 		    (a->pol.mode != RW_DDP_PICK && a->next >= a->nchunks))
 			a->ordinal++;
-		else if (rw_axdr_designated(a, len, &slot) &&
+		else if (axdr_designated(a, len, &slot) &&
 			 (uint32_t)slot < a->nchunks) {
-			if (!rw_axdr_skip_to(a, (uint32_t)slot))
+			if (!axdr_skip_to(a, (uint32_t)slot))
 				return FALSE;
-			return rw_axdr_write_chunk(a, addr, len);
+			return axdr_write_chunk(a, addr, len);
 		}
 	}
-	return rw_axdr_from_payload(a, addr, len);
+	return axdr_from_payload(a, addr, len);
 }
 
-static bool_t rw_axdr_getlong(XDR *xdrs, long *lp)
+static bool_t axdr_getlong(XDR *xdrs, long *lp)
 {
-	struct rw_axdr *a = rw_axdr_of(xdrs);
+	struct rw_axdr *a = axdr_of(xdrs);
 	char w[4];
 
 	if (a->err != RW_XERR_OK)
 		return FALSE;
 	/* chunk data is one opaque item, read only by x_getbytes */
-	if (rw_axdr_inserting(a) || rw_axdr_at_chunk(a))
-		return rw_axdr_fail(a, a->body ? RW_XERR_CHUNK_TYPE :
-						 RW_XERR_NOT_ELIGIBLE);
-	if (!rw_axdr_from_payload(a, w, 4))
+	if (axdr_inserting(a) || axdr_at_chunk(a))
+		return axdr_fail(a, a->body ? RW_XERR_CHUNK_TYPE :
+					      RW_XERR_NOT_ELIGIBLE);
+	if (!axdr_from_payload(a, w, 4))
 		return FALSE;
 	/* zero-extended, exactly as libtirpc's xdrmem does */
 	*lp = (long)rw_xdr_get32((const uint8_t *)w);
 	return TRUE;
 }
 
-static bool_t rw_axdr_putlong(XDR *xdrs, const long *lp)
+static bool_t axdr_putlong(XDR *xdrs, const long *lp)
 {
-	return rw_axdr_fail(rw_axdr_of(xdrs), RW_XERR_BAD_ARG);
+	return axdr_fail(axdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static bool_t rw_axdr_putbytes(XDR *xdrs, const char *addr, u_int len)
+static bool_t axdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
-	return rw_axdr_fail(rw_axdr_of(xdrs), RW_XERR_BAD_ARG);
+	return axdr_fail(axdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static u_int rw_axdr_getpostn(XDR *xdrs)
+static u_int axdr_getpostn(XDR *xdrs)
 {
-	return rw_axdr_of(xdrs)->upos;
+	return axdr_of(xdrs)->upos;
 }
 
 /* Moving would skip chunk bookkeeping; only "stay here" is honoured. */
-static bool_t rw_axdr_setpostn(XDR *xdrs, u_int pos)
+static bool_t axdr_setpostn(XDR *xdrs, u_int pos)
 {
-	struct rw_axdr *a = rw_axdr_of(xdrs);
+	struct rw_axdr *a = axdr_of(xdrs);
 
 	return a->err == RW_XERR_OK && pos == a->upos;
 }
@@ -337,14 +337,14 @@ static bool_t rw_axdr_setpostn(XDR *xdrs, u_int pos)
  * to 4-aligned memory (IXDR_* dereference int32_t *).  The pointer is into
  * the caller's const payload: decode paths only read through it.
  */
-static int32_t *rw_axdr_inline(XDR *xdrs, u_int len)
+static int32_t *axdr_inline(XDR *xdrs, u_int len)
 {
-	struct rw_axdr *a = rw_axdr_of(xdrs);
+	struct rw_axdr *a = axdr_of(xdrs);
 	const uint8_t *p = a->pay + a->poff;
 
-	if (a->err != RW_XERR_OK || rw_axdr_inserting(a))
+	if (a->err != RW_XERR_OK || axdr_inserting(a))
 		return NULL;
-	if (len > rw_axdr_gap(a) || len > a->plen - a->poff ||
+	if (len > axdr_gap(a) || len > a->plen - a->poff ||
 	    len > UINT32_MAX - a->upos || !rw_xdr_aligned(p))
 		return NULL;
 	a->poff += len;
@@ -352,30 +352,30 @@ static int32_t *rw_axdr_inline(XDR *xdrs, u_int len)
 	return (int32_t *)(uintptr_t)p;
 }
 
-static void rw_axdr_destroy(XDR *xdrs)
+static void axdr_destroy(XDR *xdrs)
 {
 }
 
-static bool_t rw_axdr_control(XDR *xdrs, int req, void *arg)
+static bool_t axdr_control(XDR *xdrs, int req, void *arg)
 {
 	return FALSE;
 }
 
 static const struct xdr_ops rw_axdr_ops = {
-	.x_getlong = rw_axdr_getlong,
-	.x_putlong = rw_axdr_putlong,
-	.x_getbytes = rw_axdr_getbytes,
-	.x_putbytes = rw_axdr_putbytes,
-	.x_getpostn = rw_axdr_getpostn,
-	.x_setpostn = rw_axdr_setpostn,
-	.x_inline = rw_axdr_inline,
-	.x_destroy = rw_axdr_destroy,
-	.x_control = rw_axdr_control,
+	.x_getlong = axdr_getlong,
+	.x_putlong = axdr_putlong,
+	.x_getbytes = axdr_getbytes,
+	.x_putbytes = axdr_putbytes,
+	.x_getpostn = axdr_getpostn,
+	.x_setpostn = axdr_setpostn,
+	.x_inline = axdr_inline,
+	.x_destroy = axdr_destroy,
+	.x_control = axdr_control,
 };
 
 /* Segments present where they are counted, and no sum beyond 32 bits. */
-static enum rw_xdr_err rw_chunks_check(const struct rw_ddp_chunk *chunks,
-				       unsigned nchunks)
+static enum rw_xdr_err chunks_check(const struct rw_ddp_chunk *chunks,
+				    unsigned nchunks)
 {
 	unsigned i, j;
 
@@ -399,19 +399,19 @@ static enum rw_xdr_err rw_chunks_check(const struct rw_ddp_chunk *chunks,
 }
 
 /* The digest 1.7 walk over every Read chunk, without moving data. */
-static enum rw_xdr_err rw_read_chunks_check(uint32_t plen,
-					    const struct rw_ddp_chunk *chunks,
-					    unsigned nchunks, uint32_t *ulen)
+static enum rw_xdr_err read_chunks_check(uint32_t plen,
+					 const struct rw_ddp_chunk *chunks,
+					 unsigned nchunks, uint32_t *ulen)
 {
 	struct rw_reasm_walk w = { .plen = plen };
 	enum rw_xdr_err e;
 	uint32_t need;
 	unsigned i;
 
-	e = rw_chunks_check(chunks, nchunks);
+	e = chunks_check(chunks, nchunks);
 	for (i = 0; i < nchunks && e == RW_XERR_OK; i++)
-		e = rw_reasm_step(&w, chunks[i].position,
-				  rw_chunk_len(&chunks[i]), &need);
+		e = rw_reasm_step(&w, chunks[i].position, chunk_len(&chunks[i]),
+				  &need);
 	if (e == RW_XERR_OK)
 		e = rw_reasm_total(&w, ulen);
 	return e;
@@ -442,9 +442,9 @@ bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
 	    (mode != RW_AXDR_READ && mode != RW_AXDR_WRITE))
 		e = RW_XERR_BAD_ARG;
 	else if (mode == RW_AXDR_READ)
-		e = rw_read_chunks_check(a->plen, chunks, nchunks, &a->ulen);
+		e = read_chunks_check(a->plen, chunks, nchunks, &a->ulen);
 	else
-		e = rw_chunks_check(chunks, nchunks);
+		e = chunks_check(chunks, nchunks);
 	if (e != RW_XERR_OK) {
 		a->nchunks = 0;
 		a->err = e;
@@ -459,7 +459,7 @@ bool rw_axdr_begin_body(XDR *xdrs)
 
 	if (xdrs->x_ops != &rw_axdr_ops)
 		return false;
-	a = rw_axdr_of(xdrs);
+	a = axdr_of(xdrs);
 	a->body = true;
 	a->body_upos = a->upos;
 	return true;
@@ -474,16 +474,16 @@ bool rw_axdr_set_policy(struct rw_axdr *a, const struct rw_ddp_policy *pol)
 }
 
 /* What a finished decode left unread, if anything. */
-static enum rw_xdr_err rw_axdr_leftover(const struct rw_axdr *a)
+static enum rw_xdr_err axdr_leftover(const struct rw_axdr *a)
 {
 	uint32_t j;
 
-	if (rw_axdr_inserting(a))
+	if (axdr_inserting(a))
 		return RW_XERR_UNUSED_CHUNK;
 	for (j = a->next; j < a->nchunks; j++) {
 		/* an unused Write chunk comes back with zero lengths
 		 * (V1-WC-6); one with data was filled for nothing */
-		if (a->mode == RW_AXDR_READ || rw_chunk_len(&a->chunks[j]))
+		if (a->mode == RW_AXDR_READ || chunk_len(&a->chunks[j]))
 			return RW_XERR_UNUSED_CHUNK;
 	}
 	if (a->poff != a->plen)
@@ -494,7 +494,7 @@ static enum rw_xdr_err rw_axdr_leftover(const struct rw_axdr *a)
 enum rw_xdr_err rw_axdr_finish(struct rw_axdr *a)
 {
 	if (a->err == RW_XERR_OK)
-		a->err = rw_axdr_leftover(a);
+		a->err = axdr_leftover(a);
 	return a->err;
 }
 
@@ -511,7 +511,7 @@ uint32_t rw_ddp_flatten(const void *payload, size_t len,
 	if ((!payload && len) || len > UINT32_MAX)
 		e = RW_XERR_BAD_ARG;
 	else
-		e = rw_read_chunks_check((uint32_t)len, chunks, nchunks, &ulen);
+		e = read_chunks_check((uint32_t)len, chunks, nchunks, &ulen);
 	if (e == RW_XERR_OK && out && ulen > cap)
 		e = RW_XERR_NOSPACE;
 	*err = e;

@@ -13,12 +13,12 @@
 
 static const struct xdr_ops rw_rxdr_ops;
 
-static struct rw_rxdr *rw_rxdr_of(XDR *xdrs)
+static struct rw_rxdr *rxdr_of(XDR *xdrs)
 {
 	return (struct rw_rxdr *)xdrs->x_private;
 }
 
-static bool_t rw_rxdr_fail(struct rw_rxdr *r, enum rw_xdr_err e)
+static bool_t rxdr_fail(struct rw_rxdr *r, enum rw_xdr_err e)
 {
 	if (r->err == RW_XERR_OK)
 		r->err = e;
@@ -30,57 +30,57 @@ static bool_t rw_rxdr_fail(struct rw_rxdr *r, enum rw_xdr_err e)
  * 32-bit position field; checking each time the reduced end may grow keeps
  * that true without reserving anything up front.
  */
-static bool rw_rxdr_fits(const struct rw_rxdr *r, uint32_t pos, uint64_t n)
+static bool rxdr_fits(const struct rw_rxdr *r, uint32_t pos, uint64_t n)
 {
 	return pos + n + r->moved <= UINT32_MAX;
 }
 
 /* Room for n more octets at pos; also refuses a stream that already failed. */
-static bool rw_rxdr_room(struct rw_rxdr *r, uint32_t n)
+static bool rxdr_room(struct rw_rxdr *r, uint32_t n)
 {
 	if (r->err != RW_XERR_OK)
 		return false;
 	if (r->pad) {
-		rw_rxdr_fail(r, RW_XERR_PAD);
+		rxdr_fail(r, RW_XERR_PAD);
 		return false;
 	}
 	if (n > r->cap - r->pos) {
-		rw_rxdr_fail(r, RW_XERR_NOSPACE);
+		rxdr_fail(r, RW_XERR_NOSPACE);
 		return false;
 	}
-	if (!rw_rxdr_fits(r, r->pos, n)) {
-		rw_rxdr_fail(r, RW_XERR_RANGE);
+	if (!rxdr_fits(r, r->pos, n)) {
+		rxdr_fail(r, RW_XERR_RANGE);
 		return false;
 	}
 	return true;
 }
 
-static void rw_rxdr_advance(struct rw_rxdr *r, uint32_t n)
+static void rxdr_advance(struct rw_rxdr *r, uint32_t n)
 {
 	r->pos += n;
 	if (r->pos > r->end)
 		r->end = r->pos;
 }
 
-static bool_t rw_rxdr_getlong(XDR *xdrs, long *lp)
+static bool_t rxdr_getlong(XDR *xdrs, long *lp)
 {
-	return rw_rxdr_fail(rw_rxdr_of(xdrs), RW_XERR_BAD_ARG);
+	return rxdr_fail(rxdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static bool_t rw_rxdr_getbytes(XDR *xdrs, char *addr, u_int len)
+static bool_t rxdr_getbytes(XDR *xdrs, char *addr, u_int len)
 {
-	return rw_rxdr_fail(rw_rxdr_of(xdrs), RW_XERR_BAD_ARG);
+	return rxdr_fail(rxdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static bool_t rw_rxdr_putlong(XDR *xdrs, const long *lp)
+static bool_t rxdr_putlong(XDR *xdrs, const long *lp)
 {
-	struct rw_rxdr *r = rw_rxdr_of(xdrs);
+	struct rw_rxdr *r = rxdr_of(xdrs);
 
-	if (!rw_rxdr_room(r, 4))
+	if (!rxdr_room(r, 4))
 		return FALSE;
 	/* XDR puts the low 32 bits of a long, as xdrmem does */
 	rw_xdr_put32(r->buf + r->pos, (uint32_t)*lp);
-	rw_rxdr_advance(r, 4);
+	rxdr_advance(r, 4);
 	return TRUE;
 }
 
@@ -89,8 +89,8 @@ static bool_t rw_rxdr_putlong(XDR *xdrs, const long *lp)
  * data of a moved item is refused, as the decoders refuse chunk data, so a
  * designator sees the same words on both sides.
  */
-static bool rw_rxdr_view_word(const struct rw_ddp_view *v, uint32_t off,
-			      uint32_t *w)
+static bool rxdr_view_word(const struct rw_ddp_view *v, uint32_t off,
+			   uint32_t *w)
 {
 	const struct rw_rxdr *r = v->s;
 	uint64_t upos = (uint64_t)r->body_upos + off, ipos;
@@ -113,9 +113,9 @@ static bool rw_rxdr_view_word(const struct rw_ddp_view *v, uint32_t off,
  * does not ascend would put two results in a chunk, or reorder them, and
  * fails the stream (-2).
  */
-static int rw_rxdr_pick(struct rw_rxdr *r, u_int len)
+static int rxdr_pick(struct rw_rxdr *r, u_int len)
 {
-	struct rw_ddp_view v = { .word = rw_rxdr_view_word, .s = r };
+	struct rw_ddp_view v = { .word = rxdr_view_word, .s = r };
 	uint32_t off = r->pos + r->moved - r->body_upos;
 	int slot;
 
@@ -126,7 +126,7 @@ static int rw_rxdr_pick(struct rw_rxdr *r, u_int len)
 	    (r->pol.max_chunks && (uint32_t)slot >= r->pol.max_chunks))
 		return -1;
 	if (r->nitems && (uint32_t)slot <= r->items[r->nitems - 1].slot) {
-		rw_rxdr_fail(r, RW_XERR_SLOT_ORDER);
+		rxdr_fail(r, RW_XERR_SLOT_ORDER);
 		return -2;
 	}
 	return slot;
@@ -137,7 +137,7 @@ static int rw_rxdr_pick(struct rw_rxdr *r, u_int len)
  * that start aligned in the unreduced stream are items at all; the rest
  * are pads or oddly split puts, which stay inline and are not counted.
  */
-static bool rw_rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
+static bool rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
 {
 	uint32_t k;
 	int s;
@@ -148,7 +148,7 @@ static bool rw_rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
 	if (r->pol.mode == RW_DDP_NONE || len < r->pol.min_len)
 		return false;
 	if (r->pol.mode == RW_DDP_PICK) {
-		s = rw_rxdr_pick(r, len);
+		s = rxdr_pick(r, len);
 		*slot = (uint32_t)s;
 		return s >= 0;
 	}
@@ -158,18 +158,18 @@ static bool rw_rxdr_take(struct rw_rxdr *r, u_int len, uint32_t *slot)
 	return rw_ddp_designated(&r->pol, k);
 }
 
-static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len,
-			   uint32_t slot)
+static bool_t rxdr_move(struct rw_rxdr *r, const char *addr, u_int len,
+			uint32_t slot)
 {
 	struct rw_ddp_item *it;
 	uint64_t upos = (uint64_t)r->pos + r->moved;
 
 	if (r->nitems >= r->max_items)
-		return rw_rxdr_fail(r, RW_XERR_TOO_MANY);
+		return rxdr_fail(r, RW_XERR_TOO_MANY);
 	/* the item and its pad must stay addressable (and end + moved with
 	 * them, since pos <= end) */
-	if (!rw_rxdr_fits(r, r->end, rw_xdr_round(len)))
-		return rw_rxdr_fail(r, RW_XERR_RANGE);
+	if (!rxdr_fits(r, r->end, rw_xdr_round(len)))
+		return rxdr_fail(r, RW_XERR_RANGE);
 	it = &r->items[r->nitems++];
 	it->position = (uint32_t)upos;
 	it->len = len;
@@ -183,9 +183,9 @@ static bool_t rw_rxdr_move(struct rw_rxdr *r, const char *addr, u_int len,
 	return TRUE;
 }
 
-static bool_t rw_rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
+static bool_t rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
-	struct rw_rxdr *r = rw_rxdr_of(xdrs);
+	struct rw_rxdr *r = rxdr_of(xdrs);
 	uint32_t slot;
 
 	if (r->err != RW_XERR_OK)
@@ -196,35 +196,35 @@ static bool_t rw_rxdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 		/* the moved item's pad goes neither inline nor in the chunk
 		 * (V1-CH-7, V1-RC-5, V1-WC-9) */
 		if (len != r->pad)
-			return rw_rxdr_fail(r, RW_XERR_PAD);
+			return rxdr_fail(r, RW_XERR_PAD);
 		r->moved += len;
 		r->pad = 0;
 		return TRUE;
 	}
-	if (rw_rxdr_take(r, len, &slot))
-		return rw_rxdr_move(r, addr, len, slot);
-	if (!rw_rxdr_room(r, len)) /* also fails a stream take failed */
+	if (rxdr_take(r, len, &slot))
+		return rxdr_move(r, addr, len, slot);
+	if (!rxdr_room(r, len)) /* also fails a stream take failed */
 		return FALSE;
 	memmove(r->buf + r->pos, addr, len);
-	rw_rxdr_advance(r, len);
+	rxdr_advance(r, len);
 	return TRUE;
 }
 
-static u_int rw_rxdr_getpostn(XDR *xdrs)
+static u_int rxdr_getpostn(XDR *xdrs)
 {
-	return rw_rxdr_of(xdrs)->pos;
+	return rxdr_of(xdrs)->pos;
 }
 
 /*
  * Repositioning before the last cut would put a moved item after the write
  * position, and its recorded unreduced position would no longer hold.
  */
-static bool_t rw_rxdr_setpostn(XDR *xdrs, u_int pos)
+static bool_t rxdr_setpostn(XDR *xdrs, u_int pos)
 {
-	struct rw_rxdr *r = rw_rxdr_of(xdrs);
+	struct rw_rxdr *r = rxdr_of(xdrs);
 
 	if (r->err != RW_XERR_OK || r->pad || pos > r->cap || pos < r->cut ||
-	    !rw_rxdr_fits(r, pos, 0))
+	    !rxdr_fits(r, pos, 0))
 		return FALSE;
 	r->pos = pos;
 	if (pos > r->end)
@@ -232,41 +232,41 @@ static bool_t rw_rxdr_setpostn(XDR *xdrs, u_int pos)
 	return TRUE;
 }
 
-static int32_t *rw_rxdr_inline(XDR *xdrs, u_int len)
+static int32_t *rxdr_inline(XDR *xdrs, u_int len)
 {
-	struct rw_rxdr *r = rw_rxdr_of(xdrs);
+	struct rw_rxdr *r = rxdr_of(xdrs);
 	uint8_t *p;
 
 	if (r->err != RW_XERR_OK || r->pad || len > r->cap - r->pos ||
-	    !rw_rxdr_fits(r, r->pos, len))
+	    !rxdr_fits(r, r->pos, len))
 		return NULL;
 	p = r->buf + r->pos;
 	/* IXDR_* dereference int32_t *: hand out aligned memory only */
 	if (!rw_xdr_aligned(p))
 		return NULL;
-	rw_rxdr_advance(r, len);
+	rxdr_advance(r, len);
 	return (int32_t *)(void *)p;
 }
 
-static void rw_rxdr_destroy(XDR *xdrs)
+static void rxdr_destroy(XDR *xdrs)
 {
 }
 
-static bool_t rw_rxdr_control(XDR *xdrs, int req, void *arg)
+static bool_t rxdr_control(XDR *xdrs, int req, void *arg)
 {
 	return FALSE;
 }
 
 static const struct xdr_ops rw_rxdr_ops = {
-	.x_getlong = rw_rxdr_getlong,
-	.x_putlong = rw_rxdr_putlong,
-	.x_getbytes = rw_rxdr_getbytes,
-	.x_putbytes = rw_rxdr_putbytes,
-	.x_getpostn = rw_rxdr_getpostn,
-	.x_setpostn = rw_rxdr_setpostn,
-	.x_inline = rw_rxdr_inline,
-	.x_destroy = rw_rxdr_destroy,
-	.x_control = rw_rxdr_control,
+	.x_getlong = rxdr_getlong,
+	.x_putlong = rxdr_putlong,
+	.x_getbytes = rxdr_getbytes,
+	.x_putbytes = rxdr_putbytes,
+	.x_getpostn = rxdr_getpostn,
+	.x_setpostn = rxdr_setpostn,
+	.x_inline = rxdr_inline,
+	.x_destroy = rxdr_destroy,
+	.x_control = rxdr_control,
 };
 
 bool rw_rxdr_create(struct rw_rxdr *r, void *buf, size_t cap,
@@ -298,7 +298,7 @@ bool rw_rxdr_begin_body(XDR *xdrs)
 
 	if (xdrs->x_ops != &rw_rxdr_ops)
 		return false;
-	r = rw_rxdr_of(xdrs);
+	r = rxdr_of(xdrs);
 	r->body = true;
 	r->body_upos = r->pos + r->moved;
 	return true;

@@ -30,15 +30,15 @@ const char *rw_counter_str(enum rw_counter c)
 	return rw_counter_names[c];
 }
 
-static struct rw_action rw_act(enum rw_act what, enum rw_counter counter)
+static struct rw_action act(enum rw_act what, enum rw_counter counter)
 {
 	struct rw_action a = { .what = what, .counter = counter };
 
 	return a;
 }
 
-static struct rw_action rw_act_err(uint32_t err, uint32_t arg1, uint32_t arg2,
-				   enum rw_counter counter)
+static struct rw_action act_err(uint32_t err, uint32_t arg1, uint32_t arg2,
+				enum rw_counter counter)
 {
 	struct rw_action a = {
 		.what = RW_ACT_REPLY_ERR,
@@ -53,66 +53,66 @@ static struct rw_action rw_act_err(uint32_t err, uint32_t arg1, uint32_t arg2,
 
 /* Over a limit: v2 says which limit and its value (V2-ERR-7/9/11); v1 can
  * only say ERR_CHUNK. */
-static struct rw_action rw_over_limit(uint32_t vers, enum rw_reason why,
-				      const struct rw_limits *lim)
+static struct rw_action over_limit(uint32_t vers, enum rw_reason why,
+				   const struct rw_limits *lim)
 {
 	if (vers != RW_VERS_2)
-		return rw_act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_OVER_LIMIT);
+		return act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_OVER_LIMIT);
 	switch (why) {
 	case RW_R_TOO_MANY_READS:
-		return rw_act_err(RW2_ERR_READ_CHUNKS, lim->max_read_chunks, 0,
-				  RW_CNT_OVER_LIMIT);
+		return act_err(RW2_ERR_READ_CHUNKS, lim->max_read_chunks, 0,
+			       RW_CNT_OVER_LIMIT);
 	case RW_R_TOO_MANY_WRITES:
 		/* V2-ERR-9: no Write chunks at all means REPLY_RESOURCE; the
 		 * length needed is unknown before the Reply exists. */
 		if (!lim->max_write_chunks)
-			return rw_act_err(RW2_ERR_REPLY_RESOURCE, 0, 0,
-					  RW_CNT_OVER_LIMIT);
-		return rw_act_err(RW2_ERR_WRITE_CHUNKS, lim->max_write_chunks,
-				  0, RW_CNT_OVER_LIMIT);
+			return act_err(RW2_ERR_REPLY_RESOURCE, 0, 0,
+				       RW_CNT_OVER_LIMIT);
+		return act_err(RW2_ERR_WRITE_CHUNKS, lim->max_write_chunks, 0,
+			       RW_CNT_OVER_LIMIT);
 	case RW_R_TOO_MANY_SEGS:
-		return rw_act_err(RW2_ERR_SEGMENTS, lim->max_chunk_segs, 0,
-				  RW_CNT_OVER_LIMIT);
+		return act_err(RW2_ERR_SEGMENTS, lim->max_chunk_segs, 0,
+			       RW_CNT_OVER_LIMIT);
 	default: /* TOO_MANY_PROPS: no dedicated code */
-		return rw_act_err(RW2_ERR_SYSTEM, 0, 0, RW_CNT_OVER_LIMIT);
+		return act_err(RW2_ERR_SYSTEM, 0, 0, RW_CNT_OVER_LIMIT);
 	}
 }
 
-static struct rw_action rw_responder_action(uint32_t vers, enum rw_reason why,
-					    const struct rw_limits *lim)
+static struct rw_action responder_action(uint32_t vers, enum rw_reason why,
+					 const struct rw_limits *lim)
 {
 	bool v2 = vers == RW_VERS_2;
 
 	switch (why) {
 	case RW_R_OK:
-		return rw_act(RW_ACT_ACCEPT, RW_CNT_NONE);
+		return act(RW_ACT_ACCEPT, RW_CNT_NONE);
 	case RW_R_RUNT:
-		return rw_act(RW_ACT_DISCARD, RW_CNT_RUNT);
+		return act(RW_ACT_DISCARD, RW_CNT_RUNT);
 	case RW_R_BAD_VERS:
-		return rw_act_err(RW_ERR_VERS, lim->vers_low, lim->vers_high,
-				  RW_CNT_BAD_VERS);
+		return act_err(RW_ERR_VERS, lim->vers_low, lim->vers_high,
+			       RW_CNT_BAD_VERS);
 	case RW_R_BAD_PROC:
-		return rw_act_err(v2 ? RW2_ERR_INVAL_PROC : RW_ERR_CHUNK, 0, 0,
-				  RW_CNT_UNSUPPORTED);
+		return act_err(v2 ? RW2_ERR_INVAL_PROC : RW_ERR_CHUNK, 0, 0,
+			       RW_CNT_UNSUPPORTED);
 	case RW_R_DEPRECATED_PROC:
-		return rw_act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_UNSUPPORTED);
+		return act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_UNSUPPORTED);
 	case RW_R_TOO_MANY_READS:
 	case RW_R_TOO_MANY_WRITES:
 	case RW_R_TOO_MANY_SEGS:
 	case RW_R_TOO_MANY_PROPS:
-		return rw_over_limit(vers, why, lim);
+		return over_limit(vers, why, lim);
 	case RW_R_BAD_OPTION:
 	case RW_R_PROPS_UNSUPPORTED:
-		return rw_act_err(v2 ? RW2_ERR_INVAL_OPTION : RW_ERR_CHUNK, 0,
-				  0, RW_CNT_UNSUPPORTED);
+		return act_err(v2 ? RW2_ERR_INVAL_OPTION : RW_ERR_CHUNK, 0, 0,
+			       RW_CNT_UNSUPPORTED);
 	case RW_R_ERROR_RECEIVED:
 	case RW_R_BAD_ERROR:
 	case RW_R_UNKNOWN_ERROR:
-		return rw_act(RW_ACT_DISCARD, RW_CNT_ERR_RECEIVED);
+		return act(RW_ACT_DISCARD, RW_CNT_ERR_RECEIVED);
 	case RW_R_UNEXPECTED_PROC:
-		return rw_act(RW_ACT_DISCARD, RW_CNT_UNSUPPORTED);
+		return act(RW_ACT_DISCARD, RW_CNT_UNSUPPORTED);
 	case RW_R_DDP_LENGTH:
-		return rw_act(RW_ACT_GARBAGE_ARGS, RW_CNT_DDP);
+		return act(RW_ACT_GARBAGE_ARGS, RW_CNT_DDP);
 	case RW_R_READS_IN_REPLY:
 	case RW_R_NOMSG_NO_REPLY_CHUNK:
 	case RW_R_WRITE_MISMATCH:
@@ -121,33 +121,32 @@ static struct rw_action rw_responder_action(uint32_t vers, enum rw_reason why,
 	case RW_R_VERS_MISMATCH:
 		/* Reply-only reasons: a responder never validates a Reply
 		 * of its own direction, and answering one could loop. */
-		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
+		return act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
 	default: /* every other malformed-header reason (V1-ERR-7) */
-		return rw_act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_BAD_HDR);
+		return act_err(RW_ERR_CHUNK, 0, 0, RW_CNT_BAD_HDR);
 	}
 }
 
-static struct rw_action rw_requester_action(uint32_t vers, enum rw_reason why)
+static struct rw_action requester_action(uint32_t vers, enum rw_reason why)
 {
 	switch (why) {
 	case RW_R_OK:
-		return rw_act(RW_ACT_ACCEPT, RW_CNT_NONE);
+		return act(RW_ACT_ACCEPT, RW_CNT_NONE);
 	case RW_R_RUNT:
-		return rw_act(RW_ACT_DISCARD, RW_CNT_RUNT);
+		return act(RW_ACT_DISCARD, RW_CNT_RUNT);
 	case RW_R_BAD_VERS:
 	case RW_R_VERS_MISMATCH:
-		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
+		return act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
 	case RW_R_BAD_ERROR:
 	case RW_R_UNKNOWN_ERROR:
 		/* v1: discard (V1-ERR-10).  v2: words 3-4 were there, so the
 		 * XID's RPC fails now instead of timing out (AMB-V2-10). */
-		return rw_act(vers == RW_VERS_2 ? RW_ACT_FAIL_XID :
-						  RW_ACT_DISCARD,
-			      RW_CNT_BAD_ERROR);
+		return act(vers == RW_VERS_2 ? RW_ACT_FAIL_XID : RW_ACT_DISCARD,
+			   RW_CNT_BAD_ERROR);
 	case RW_R_DDP_LENGTH:
-		return rw_act(RW_ACT_FAIL_XID, RW_CNT_DDP);
+		return act(RW_ACT_FAIL_XID, RW_CNT_DDP);
 	default: /* V1-ERR-4: malformed Replies are dropped */
-		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
+		return act(RW_ACT_DISCARD, RW_CNT_BAD_REPLY);
 	}
 }
 
@@ -158,8 +157,8 @@ struct rw_action rw_reason_action(enum rw_role role, uint32_t vers,
 	if (!lim)
 		lim = &rw_default_limits;
 	if (role == RW_ROLE_RESPONDER)
-		return rw_responder_action(vers, why, lim);
-	return rw_requester_action(vers, why);
+		return responder_action(vers, why, lim);
+	return requester_action(vers, why);
 }
 
 struct rw_action rw_reply_action(const struct rw_hdr *call,
@@ -170,15 +169,15 @@ struct rw_action rw_reply_action(const struct rw_hdr *call,
 	struct rw_action a;
 
 	if (!call) { /* nothing to fail */
-		a = rw_requester_action(reply->vers, why);
+		a = requester_action(reply->vers, why);
 		if (a.what == RW_ACT_FAIL_XID)
 			a.what = RW_ACT_DISCARD;
 		return a;
 	}
 	if (error && reply->vers != call->vers &&
 	    reply->err.code != RW_ERR_VERS)
-		return rw_act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
-	return rw_requester_action(call->vers, why);
+		return act(RW_ACT_DISCARD, RW_CNT_BAD_VERS);
+	return requester_action(call->vers, why);
 }
 
 int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len)
@@ -218,8 +217,7 @@ int rw_hdr_direction(const struct rw_hdr *h, const void *payload, size_t len)
  * what then overlaps is left to rw_validate_call().  The decoder bounded
  * segments per run of equal positions: runs merged here are checked again.
  */
-static enum rw_reason rw_sort_reads(struct rw_hdr *h,
-				    const struct rw_limits *lim)
+static enum rw_reason sort_reads(struct rw_hdr *h, const struct rw_limits *lim)
 {
 	struct rw_read_seg *r = h->reads, x;
 	uint32_t i, j, run = 0;
@@ -246,7 +244,7 @@ enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
 
 	why = rw_hdr_decode(buf, len, h, sp);
 	if (!why && h->nreads)
-		why = rw_sort_reads(h, &sp->lim);
+		why = sort_reads(h, &sp->lim);
 	if (!why)
 		why = rw_validate_call(h);
 	if (!why && h->proc == RW_MSG)
@@ -260,14 +258,14 @@ enum rw_reason rw_recv_call(const void *buf, size_t len, struct rw_rx_call *rx,
  * Never answer a header whose XID cannot be trusted, nor an RDMA_ERROR
  * (V1-PROC-9); never advertise a grant of 0 (AMB-V1-8).
  */
-static bool rw_rx_answerable(const struct rw_rx_call *rx, uint32_t credit)
+static bool rx_answerable(const struct rw_rx_call *rx, uint32_t credit)
 {
 	return credit && rx->why != RW_R_RUNT && rx->hdr.proc != RW_ERROR;
 }
 
 /* Codes rx's version defines.  An unsupported version gets only ERR_VERS,
  * the one layout every version shares (V1-EXT-2). */
-static bool rw_err_code_ok(const struct rw_rx_call *rx, uint32_t code)
+static bool err_code_ok(const struct rw_rx_call *rx, uint32_t code)
 {
 	if (code == RW_ERR_VERS)
 		return true;
@@ -279,13 +277,13 @@ static bool rw_err_code_ok(const struct rw_rx_call *rx, uint32_t code)
 	       code <= RW2_ERR_SYSTEM;
 }
 
-static size_t rw_err_build(const struct rw_rx_call *rx, uint32_t credit,
-			   uint32_t code, uint32_t arg1, uint32_t arg2,
-			   void *buf, size_t cap)
+static size_t err_build(const struct rw_rx_call *rx, uint32_t credit,
+			uint32_t code, uint32_t arg1, uint32_t arg2, void *buf,
+			size_t cap)
 {
 	struct rw_hdr e;
 
-	if (!rw_rx_answerable(rx, credit) || !rw_err_code_ok(rx, code))
+	if (!rx_answerable(rx, credit) || !err_code_ok(rx, code))
 		return 0;
 	rw_hdr_init(&e, rx->hdr.vers, RW_ERROR, rx->hdr.xid, credit);
 	e.err.code = code;
@@ -311,13 +309,13 @@ static size_t rw_err_build(const struct rw_rx_call *rx, uint32_t credit,
 size_t rw_err_vers(const struct rw_rx_call *rx, uint32_t credit, uint32_t low,
 		   uint32_t high, void *buf, size_t cap)
 {
-	return rw_err_build(rx, credit, RW_ERR_VERS, low, high, buf, cap);
+	return err_build(rx, credit, RW_ERR_VERS, low, high, buf, cap);
 }
 
 size_t rw_err_chunk(const struct rw_rx_call *rx, uint32_t credit, void *buf,
 		    size_t cap)
 {
-	return rw_err_build(rx, credit, RW_ERR_CHUNK, 0, 0, buf, cap);
+	return err_build(rx, credit, RW_ERR_CHUNK, 0, 0, buf, cap);
 }
 
 size_t rw_err2(const struct rw_rx_call *rx, uint32_t credit, uint32_t code,
@@ -325,7 +323,7 @@ size_t rw_err2(const struct rw_rx_call *rx, uint32_t credit, uint32_t code,
 {
 	if (rx->hdr.vers != RW_VERS_2 && code != RW_ERR_VERS)
 		return 0;
-	return rw_err_build(rx, credit, code, arg1, arg2, buf, cap);
+	return err_build(rx, credit, code, arg1, arg2, buf, cap);
 }
 
 size_t rw_err_from_action(const struct rw_rx_call *rx,
@@ -334,7 +332,7 @@ size_t rw_err_from_action(const struct rw_rx_call *rx,
 {
 	if (a->what != RW_ACT_REPLY_ERR)
 		return 0;
-	return rw_err_build(rx, credit, a->err, a->arg1, a->arg2, buf, cap);
+	return err_build(rx, credit, a->err, a->arg1, a->arg2, buf, cap);
 }
 
 /*
@@ -343,8 +341,8 @@ size_t rw_err_from_action(const struct rw_rx_call *rx,
  * when it carries the Reply (RDMA_NOMSG), and name no handle to invalidate
  * in a Reply header (AMB-V2-13).
  */
-static bool rw_reply_echo_complete(const struct rw_hdr *call,
-				   const struct rw_hdr *reply)
+static bool reply_echo_complete(const struct rw_hdr *call,
+				const struct rw_hdr *reply)
 {
 	if (reply->nwrites != call->nwrites)
 		return false;
@@ -361,7 +359,7 @@ size_t rw_encode_reply(const struct rw_rx_call *rx, const struct rw_hdr *reply,
 	if (rw_validate_reply(&rx->hdr, reply))
 		return 0;
 	if ((reply->proc == RW_MSG || reply->proc == RW_NOMSG) &&
-	    !rw_reply_echo_complete(&rx->hdr, reply))
+	    !reply_echo_complete(&rx->hdr, reply))
 		return 0;
 	return rw_hdr_encode(reply, buf, cap);
 }
@@ -379,7 +377,7 @@ size_t rw_encode_call(const struct rw_hdr *call, void *buf, size_t cap)
 
 /* ---- Resending after an RDMA_ERROR ------------------------------------- */
 
-static bool rw_call_has_item_reads(const struct rw_hdr *call)
+static bool call_has_item_reads(const struct rw_hdr *call)
 {
 	for (uint32_t i = 0; i < call->nreads; i++)
 		if (call->reads[i].position)
@@ -387,7 +385,7 @@ static bool rw_call_has_item_reads(const struct rw_hdr *call)
 	return false;
 }
 
-static uint32_t rw_call_write_len(const struct rw_hdr *call, uint32_t i)
+static uint32_t call_write_len(const struct rw_hdr *call, uint32_t i)
 {
 	uint32_t len = 0;
 
@@ -396,8 +394,8 @@ static uint32_t rw_call_write_len(const struct rw_hdr *call, uint32_t i)
 	return len;
 }
 
-static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
-				     const struct rw_hdr *err)
+static struct rw_resend resend_v2(const struct rw_hdr *call,
+				  const struct rw_hdr *err)
 {
 	struct rw_resend r = { .what = RW_RESEND_NONE };
 	uint32_t have = 0;
@@ -406,7 +404,7 @@ static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
 	case RW2_ERR_READ_CHUNKS:
 		/* a Call that moved nothing but its PZRC cannot do with
 		 * fewer Read chunks (V2-ERR-8, AMB-V2-8) */
-		if (rw_call_has_item_reads(call))
+		if (call_has_item_reads(call))
 			r.what = RW_RESEND_NO_READS;
 		break;
 	case RW2_ERR_WRITE_CHUNKS:
@@ -420,7 +418,7 @@ static struct rw_resend rw_resend_v2(const struct rw_hdr *call,
 		if (err->err.chunk_index &&
 		    err->err.chunk_index <= call->nwrites &&
 		    err->err.length_needed >
-			    rw_call_write_len(call, err->err.chunk_index - 1)) {
+			    call_write_len(call, err->err.chunk_index - 1)) {
 			r.what = RW_RESEND_WRITE_ROOM;
 			r.index = err->err.chunk_index - 1;
 			r.length = err->err.length_needed;
@@ -460,7 +458,7 @@ struct rw_resend rw_resend_plan(const struct rw_hdr *call,
 	if (err->vers != call->vers)
 		return r;
 	if (call->vers == RW_VERS_2)
-		return rw_resend_v2(call, err);
+		return resend_v2(call, err);
 	if (err->err.code == RW_ERR_CHUNK && reply_unsized)
 		r.what = RW_RESEND_REPLY_ROOM;
 	return r;

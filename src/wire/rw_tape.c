@@ -10,12 +10,12 @@
 
 static const struct xdr_ops rw_txdr_ops;
 
-static struct rw_txdr *rw_txdr_of(XDR *xdrs)
+static struct rw_txdr *txdr_of(XDR *xdrs)
 {
 	return (struct rw_txdr *)xdrs->x_private;
 }
 
-static bool_t rw_txdr_fail(struct rw_txdr *x, enum rw_xdr_err e)
+static bool_t txdr_fail(struct rw_txdr *x, enum rw_xdr_err e)
 {
 	if (x->err == RW_XERR_OK)
 		x->err = e;
@@ -41,7 +41,7 @@ size_t rw_tape_bytes(const struct rw_tape *t)
 }
 
 /* Room for the image to reach end octets: doubling, within the limit. */
-static bool rw_tape_grow(struct rw_tape *t, uint64_t end)
+static bool tape_grow(struct rw_tape *t, uint64_t end)
 {
 	uint64_t cap = t->cap ? t->cap : 4096;
 	uint8_t *img;
@@ -62,7 +62,7 @@ static bool rw_tape_grow(struct rw_tape *t, uint64_t end)
 	return true;
 }
 
-static bool rw_tape_add_run(struct rw_tape *t, uint32_t off, uint32_t len)
+static bool tape_add_run(struct rw_tape *t, uint32_t off, uint32_t len)
 {
 	struct rw_tape_run *runs;
 	uint32_t cap;
@@ -82,14 +82,14 @@ static bool rw_tape_add_run(struct rw_tape *t, uint32_t off, uint32_t len)
 }
 
 /* Write n octets at the stream position, growing the image. */
-static bool rw_txdr_write(struct rw_txdr *x, const void *src, uint32_t n)
+static bool txdr_write(struct rw_txdr *x, const void *src, uint32_t n)
 {
 	struct rw_tape *t = x->t;
 
 	if (x->err != RW_XERR_OK)
 		return false;
-	if (!rw_tape_grow(t, (uint64_t)x->pos + n))
-		return rw_txdr_fail(x, RW_XERR_NOSPACE);
+	if (!tape_grow(t, (uint64_t)x->pos + n))
+		return txdr_fail(x, RW_XERR_NOSPACE);
 	memcpy(t->img + x->pos, src, n);
 	x->pos += n;
 	if (x->pos > t->len)
@@ -97,51 +97,51 @@ static bool rw_txdr_write(struct rw_txdr *x, const void *src, uint32_t n)
 	return true;
 }
 
-static bool_t rw_txdr_getlong(XDR *xdrs, long *lp)
+static bool_t txdr_getlong(XDR *xdrs, long *lp)
 {
-	return rw_txdr_fail(rw_txdr_of(xdrs), RW_XERR_BAD_ARG);
+	return txdr_fail(txdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static bool_t rw_txdr_getbytes(XDR *xdrs, char *addr, u_int len)
+static bool_t txdr_getbytes(XDR *xdrs, char *addr, u_int len)
 {
-	return rw_txdr_fail(rw_txdr_of(xdrs), RW_XERR_BAD_ARG);
+	return txdr_fail(txdr_of(xdrs), RW_XERR_BAD_ARG);
 }
 
-static bool_t rw_txdr_putlong(XDR *xdrs, const long *lp)
+static bool_t txdr_putlong(XDR *xdrs, const long *lp)
 {
 	uint8_t w[4];
 
 	rw_xdr_put32(w, (uint32_t)*lp);
-	return rw_txdr_write(rw_txdr_of(xdrs), w, 4);
+	return txdr_write(txdr_of(xdrs), w, 4);
 }
 
 /* Only a run appended at the end of the message can be an item: record
  * those; a write over earlier octets (after a setpos) just changes them. */
-static bool_t rw_txdr_putbytes(XDR *xdrs, const char *addr, u_int len)
+static bool_t txdr_putbytes(XDR *xdrs, const char *addr, u_int len)
 {
-	struct rw_txdr *x = rw_txdr_of(xdrs);
+	struct rw_txdr *x = txdr_of(xdrs);
 	bool append = x->pos == x->t->len;
 	uint32_t off = x->pos;
 
 	if (len == 0)
 		return x->err == RW_XERR_OK;
-	if (!rw_txdr_write(x, addr, len))
+	if (!txdr_write(x, addr, len))
 		return FALSE;
-	if (append && !rw_tape_add_run(x->t, off, len))
-		return rw_txdr_fail(x, RW_XERR_NOSPACE);
+	if (append && !tape_add_run(x->t, off, len))
+		return txdr_fail(x, RW_XERR_NOSPACE);
 	return TRUE;
 }
 
-static u_int rw_txdr_getpostn(XDR *xdrs)
+static u_int txdr_getpostn(XDR *xdrs)
 {
-	return rw_txdr_of(xdrs)->pos;
+	return txdr_of(xdrs)->pos;
 }
 
-static bool_t rw_txdr_setpostn(XDR *xdrs, u_int pos)
+static bool_t txdr_setpostn(XDR *xdrs, u_int pos)
 {
-	struct rw_txdr *x = rw_txdr_of(xdrs);
+	struct rw_txdr *x = txdr_of(xdrs);
 
-	if (x->err != RW_XERR_OK || !rw_tape_grow(x->t, pos))
+	if (x->err != RW_XERR_OK || !tape_grow(x->t, pos))
 		return FALSE;
 	if (pos > x->t->len) {
 		memset(x->t->img + x->t->len, 0, pos - x->t->len);
@@ -151,12 +151,12 @@ static bool_t rw_txdr_setpostn(XDR *xdrs, u_int pos)
 	return TRUE;
 }
 
-static int32_t *rw_txdr_inline(XDR *xdrs, u_int len)
+static int32_t *txdr_inline(XDR *xdrs, u_int len)
 {
-	struct rw_txdr *x = rw_txdr_of(xdrs);
+	struct rw_txdr *x = txdr_of(xdrs);
 	uint8_t *p;
 
-	if (x->err != RW_XERR_OK || !rw_tape_grow(x->t, (uint64_t)x->pos + len))
+	if (x->err != RW_XERR_OK || !tape_grow(x->t, (uint64_t)x->pos + len))
 		return NULL;
 	p = x->t->img + x->pos;
 	if (!rw_xdr_aligned(p))
@@ -167,25 +167,25 @@ static int32_t *rw_txdr_inline(XDR *xdrs, u_int len)
 	return (int32_t *)(void *)p;
 }
 
-static void rw_txdr_destroy(XDR *xdrs)
+static void txdr_destroy(XDR *xdrs)
 {
 }
 
-static bool_t rw_txdr_control(XDR *xdrs, int req, void *arg)
+static bool_t txdr_control(XDR *xdrs, int req, void *arg)
 {
 	return FALSE;
 }
 
 static const struct xdr_ops rw_txdr_ops = {
-	.x_getlong = rw_txdr_getlong,
-	.x_putlong = rw_txdr_putlong,
-	.x_getbytes = rw_txdr_getbytes,
-	.x_putbytes = rw_txdr_putbytes,
-	.x_getpostn = rw_txdr_getpostn,
-	.x_setpostn = rw_txdr_setpostn,
-	.x_inline = rw_txdr_inline,
-	.x_destroy = rw_txdr_destroy,
-	.x_control = rw_txdr_control,
+	.x_getlong = txdr_getlong,
+	.x_putlong = txdr_putlong,
+	.x_getbytes = txdr_getbytes,
+	.x_putbytes = txdr_putbytes,
+	.x_getpostn = txdr_getpostn,
+	.x_setpostn = txdr_setpostn,
+	.x_inline = txdr_inline,
+	.x_destroy = txdr_destroy,
+	.x_control = txdr_control,
 };
 
 void rw_txdr_create(struct rw_txdr *x, struct rw_tape *t)
@@ -209,7 +209,7 @@ bool rw_txdr_begin_body(XDR *xdrs)
 
 	if (xdrs->x_ops != &rw_txdr_ops)
 		return false;
-	x = rw_txdr_of(xdrs);
+	x = txdr_of(xdrs);
 	x->t->body = x->pos;
 	x->t->has_body = true;
 	return true;
@@ -222,8 +222,8 @@ bool rw_txdr_begin_body(XDR *xdrs)
  * encoder never takes them for items; a tail shorter than a word (only
  * after an unpadded odd run) as bytes, which never start an item either.
  */
-static bool rw_tape_play_words(const struct rw_tape *t, uint32_t from,
-			       uint32_t to, XDR *xdrs)
+static bool tape_play_words(const struct rw_tape *t, uint32_t from, uint32_t to,
+			    XDR *xdrs)
 {
 	int32_t w;
 
@@ -238,17 +238,17 @@ static bool rw_tape_play_words(const struct rw_tape *t, uint32_t from,
 
 /* Words up to 'to', with the body mark where it falls (given to the
  * streams that know it: rw_xdr_begin_body() is false for xdrmem). */
-static bool rw_tape_play_gap(const struct rw_tape *t, uint32_t from,
-			     uint32_t to, bool *marked, XDR *xdrs)
+static bool tape_play_gap(const struct rw_tape *t, uint32_t from, uint32_t to,
+			  bool *marked, XDR *xdrs)
 {
 	if (t->has_body && !*marked && t->body >= from && t->body <= to) {
-		if (!rw_tape_play_words(t, from, t->body, xdrs))
+		if (!tape_play_words(t, from, t->body, xdrs))
 			return false;
 		rw_xdr_begin_body(xdrs);
 		*marked = true;
 		from = t->body;
 	}
-	return rw_tape_play_words(t, from, to, xdrs);
+	return tape_play_words(t, from, to, xdrs);
 }
 
 bool rw_tape_play(const struct rw_tape *t, XDR *xdrs)
@@ -259,11 +259,11 @@ bool rw_tape_play(const struct rw_tape *t, XDR *xdrs)
 	for (i = 0; i < t->nruns; i++) {
 		const struct rw_tape_run *run = &t->runs[i];
 
-		if (!rw_tape_play_gap(t, off, run->off, &marked, xdrs) ||
+		if (!tape_play_gap(t, off, run->off, &marked, xdrs) ||
 		    !XDR_PUTBYTES(xdrs, (const char *)t->img + run->off,
 				  run->len))
 			return false;
 		off = run->off + run->len;
 	}
-	return rw_tape_play_gap(t, off, t->len, &marked, xdrs);
+	return tape_play_gap(t, off, t->len, &marked, xdrs);
 }

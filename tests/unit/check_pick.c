@@ -1054,7 +1054,7 @@ END_TEST
  * cannot decide differently at the two peers.  Checked per stream: 0 =
  * rxdr, 1 = axdr READ, 2 = axdr WRITE.
  *
- * On the encoder that means rw_rxdr_view_word() must refuse a moved
+ * On the encoder that means rw_reduce.c's rxdr_view_word() must refuse a moved
  * item's memory and pad, which rw_rxdr_peek_word() would read.
  */
 START_TEST(test_view_refuses_moved_data)

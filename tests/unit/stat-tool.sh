@@ -17,28 +17,17 @@ SERVE=./tests/unit/statsock_serve
 for f in "$STAT" "$SERVE"; do
 	[ -x "$f" ] || { echo "FAIL: $f not built"; exit 1; }
 done
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/stat-tool.XXXXXX")
+# shellcheck source=tests/vm/lib.sh
+. "${srcdir:-.}/tests/vm/lib.sh"
+lib_init stat-tool
 D=$TMP/sock
 mkdir "$D"
-failures=0
-pids=
 
-check() {	# check STATUS TEXT
-	if [ "$1" -eq 0 ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2"
-		failures=$((failures + 1))
-	fi
-}
-
-cleanup() {
+cleanup() {	# a stopped stand-in must see its SIGTERM
 	for p in $pids; do
 		kill -CONT "$p" 2>/dev/null
-		kill "$p" 2>/dev/null
 	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 
@@ -49,7 +38,7 @@ run() {
 	echo "    \$ rpcrdma-stat $*"
 	"$STAT" "$@" >"$TMP/$name" 2>&1
 	rc=$?
-	sed 's/^/    /' "$TMP/$name" | head -n 12
+	show "$TMP/$name" 12
 	echo "    [exit $rc]"
 }
 
@@ -59,12 +48,7 @@ start() {
 	RPCRDMA_STATS_SOCKET=$D "$SERVE" "$2" >"$TMP/$1.out" 2>&1 &
 	eval "$1=\$!"
 	pids="$pids $!"
-	i=0
-	until grep -q '^ready$' "$TMP/$1.out" 2>/dev/null || [ $i -gt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^ready$' "$TMP/$1.out"
+	wait_until 50 has_line "$TMP/$1.out" '^ready$'
 }
 
 stop() {	# stop PID: SIGTERM, on which a stand-in exits normally
@@ -234,5 +218,4 @@ stop "$A"
 [ ! -e "$D/rpcrdma.$A.sock" ]
 check $? "the first stand-in exited normally and removed its socket"
 
-[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
-[ $failures -eq 0 ]
+lib_done

@@ -17,66 +17,21 @@ EX=$B/examples/notify
 H4=${RDMA_ADDR4:-192.0.2.1}
 H6=${RDMA_ADDR6:-2001:db8::1}
 PROG=$((0x20005260))
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/notify.XXXXXX")
-failures=0
-pids=
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+lib_init notify
 
-check() {	# check STATUS TEXT
-	if [ "$1" -eq 0 ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2"
-		failures=$((failures + 1))
-	fi
-}
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# wait_for FILE PATTERN: until FILE has a line matching PATTERN (20 s)
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
-}
-
-show() {	# show FILE: indented
-	sed 's/^/    /' "$1"
-}
-
-if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	pids="$pids $!"
-	i=0
-	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1 || [ $i -gt 100 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-fi
-rpcinfo -p 127.0.0.1 >/dev/null 2>&1
-check $? "rpcbind answers"
+rpcbind_up
+rc=$?
+pids="$pids $RPCBIND"
+check $rc "rpcbind answers"
 
 "$EX/notify_server" >"$TMP/server" 2>&1 &
 SERVER=$!
 pids="$pids $SERVER"
-i=0
-until [ "$(rpcinfo 2>/dev/null | grep -c "^ *$PROG *1 *rdma6\? ")" -eq 2 ] ||
-	[ $i -gt 100 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-[ "$(rpcinfo | grep -c "^ *$PROG *1 *rdma6\? ")" -eq 2 ]
+wait_until 100 on_both_netids "$PROG" 1
 check $? "notify_server registered on rdma and rdma6"
 
 "$EX/notify_client" "$H4" listen >"$TMP/l4" 2>&1 &
@@ -114,5 +69,4 @@ echo "--- server"
 show "$TMP/server"
 echo "--- listener (rdma6)"
 show "$TMP/l6"
-[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
-[ $failures -eq 0 ]
+lib_done

@@ -24,33 +24,12 @@ H6=${RDMA_ADDR6:-2001:db8::1}
 NOHOST=192.0.2.99	# on the VM's subnet, nobody there
 PROG=$((0x20005250))
 UNREG=$((0x20005251))
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ping.XXXXXX")
-failures=0
-pids=
-RPCBIND=
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+lib_init ping
 rpcbind_before=$(pidof rpcbind)
-
-check() {	# check STATUS TEXT
-	if [ "$1" -eq 0 ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2"
-		failures=$((failures + 1))
-	fi
-}
-
-show() {	# show FILE: indented
-	sed 's/^/    /' "$1"
-}
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 # run NAME ARGS...: rpcrdma-ping ARGS, output in $TMP/NAME, status in rc,
 # whole seconds taken in secs
@@ -97,17 +76,7 @@ good_run() {
 
 # ---- rpcbind and the server ---------------------------------------------
 
-if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	RPCBIND=$!
-	i=0
-	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1 || [ $i -gt 100 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-fi
-rpcinfo -p 127.0.0.1 >/dev/null 2>&1
+rpcbind_up
 check $? "rpcbind answers${RPCBIND:+ (started here)}"
 
 # The server speaks both versions whatever RPCRDMA_VERSION the suite runs
@@ -115,12 +84,7 @@ check $? "rpcbind answers${RPCBIND:+ (started here)}"
 env -u RPCRDMA_VERSION "$SERVER_BIN" >"$TMP/server" 2>&1 &
 SERVER=$!
 pids="$pids $SERVER"
-i=0
-until [ "$(rpcinfo 2>/dev/null | grep -c "^ *$PROG *1 *rdma6\? ")" -eq 2 ] ||
-	[ $i -gt 150 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_until 150 on_both_netids "$PROG" 1
 rpcinfo >"$TMP/rpcinfo" 2>&1
 [ "$(grep -c "^ *$PROG *1 *rdma6\? " "$TMP/rpcinfo")" -eq 2 ]
 check $? "rdemo_server registered on rdma and rdma6"
@@ -186,11 +150,7 @@ check $? "-q: no reply lines, the summary"
 # SIGINT: a run without -c stops after the probe in flight, with a summary
 "$PING" -i 0.2 "$H4" "$PROG" 1 >"$TMP/int" 2>&1 &
 P=$!
-i=0
-until [ "$(grep -c '^NULL from' "$TMP/int")" -ge 3 ] || [ $i -gt 100 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
+wait_until 100 at_least 3 "$TMP/int" '^NULL from'
 kill -INT $P
 wait $P
 rc=$?
@@ -234,8 +194,8 @@ run refused -c 1 -W 2 -p 9 "$H4" "$PROG" 1
 check $? "a port nobody listens on: exit 2 with the RPC error"
 
 run nodev -c 1 -W 2 -p "$PORT" 127.0.0.1 "$PROG" 1
-[ $rc -eq 2 ] && grep -q "hint: no RDMA device serves the address of 127.0.0.1" "$TMP/nodev"
-check $? "an address without an RDMA device: exit 2 with the hint"
+[ $rc -eq 2 ] && grep -q "^rpcrdma-ping: 127.0.0.1: .*no RDMA device.*rdma link add" "$TMP/nodev"
+check $? "an address without an RDMA device: exit 2 with the library's hint"
 
 run usage -V 3 "$H4" "$PROG" 1
 [ $rc -eq 2 ] && grep -q '^usage: rpcrdma-ping' "$TMP/usage"
@@ -258,5 +218,4 @@ if [ $failures -ne 0 ]; then
 	echo "--- server"
 	show "$TMP/server"
 fi
-[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
-[ $failures -eq 0 ]
+lib_done

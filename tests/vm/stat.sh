@@ -23,39 +23,15 @@ SERVER_BIN=$B/examples/rdemo_server
 H4=${RDMA_ADDR4:-192.0.2.1}
 PROG=$((0x20005250))
 N=5
-if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
-	echo "SKIP: no RDMA device"
-	exit 77
-fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/stat.XXXXXX")
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+need_rdma
+lib_init stat
 D=$TMP/sock
 mkdir "$D"
-failures=0
-pids=
-RPCBIND=
 rpcbind_before=$(pidof rpcbind)
-
-check() {	# check STATUS TEXT
-	if [ "$1" -eq 0 ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2"
-		failures=$((failures + 1))
-	fi
-}
-
-show() {	# show FILE: indented, the first lines
-	sed 's/^/    /' "$1" | head -n "${2:-14}"
-}
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 # run NAME ARGS...: rpcrdma-stat ARGS, output in $TMP/NAME, status in rc
 run() {
@@ -64,7 +40,7 @@ run() {
 	echo "    \$ rpcrdma-stat $*"
 	"$STAT" "$@" >"$TMP/$name" 2>&1
 	rc=$?
-	show "$TMP/$name"
+	show "$TMP/$name" 14
 	echo "    [exit $rc]"
 }
 
@@ -87,30 +63,14 @@ max_of() {	# max_of: the largest number on stdin, -1 if none
 
 # ---- rpcbind and the server ---------------------------------------------
 
-if ! rpcinfo -p 127.0.0.1 >/dev/null 2>&1; then
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	RPCBIND=$!
-	i=0
-	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1 || [ $i -gt 100 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-fi
-rpcinfo -p 127.0.0.1 >/dev/null 2>&1
+rpcbind_up
 check $? "rpcbind answers${RPCBIND:+ (started here)}"
 
 env -u RPCRDMA_VERSION RPCRDMA_STATS_SOCKET="$D" "$SERVER_BIN" \
 	>"$TMP/server" 2>&1 &
 SERVER=$!
 pids="$pids $SERVER"
-i=0
-until [ "$(rpcinfo 2>/dev/null | grep -c "^ *$PROG *1 *rdma6\? ")" -eq 2 ] ||
-	[ $i -gt 150 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-[ "$(rpcinfo 2>/dev/null | grep -c "^ *$PROG *1 *rdma6\? ")" -eq 2 ]
+wait_until 150 on_both_netids "$PROG" 1
 check $? "rdemo_server (pid $SERVER) registered on rdma and rdma6"
 [ -S "$D/rpcrdma.$SERVER.sock" ] &&
 	[ "$(stat -c %a "$D/rpcrdma.$SERVER.sock")" = 600 ]
@@ -120,7 +80,7 @@ check $? "its statistics socket $D/rpcrdma.$SERVER.sock, mode 600"
 
 RPCRDMA_STATS_SOCKET=$D "$PING" -q -c $N -i 0.1 "$H4" "$PROG" 1 >"$TMP/ping" 2>&1
 rc=$?
-show "$TMP/ping"
+show "$TMP/ping" 14
 [ $rc -eq 0 ] && grep -q "^$N probes sent, $N answered" "$TMP/ping"
 check $? "rpcrdma-ping made $N calls over rdma"
 
@@ -139,12 +99,7 @@ check $? "the client's normal exit removed its own socket (only the server's is 
 RPCRDMA_STATS_SOCKET=$D "$PING" -i 0.2 "$H4" "$PROG" 1 >"$TMP/live" 2>&1 &
 LIVE=$!
 pids="$pids $LIVE"
-i=0
-until [ "$(grep -c '^NULL from' "$TMP/live")" -ge 3 ] || [ $i -gt 150 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-[ "$(grep -c '^NULL from' "$TMP/live")" -ge 3 ]
+wait_until 150 at_least 3 "$TMP/live" '^NULL from'
 check $? "a second rpcrdma-ping (pid $LIVE) keeps calling"
 
 run conn -d "$D" "$SERVER"
@@ -211,7 +166,7 @@ echo "    \$ setpriv --reuid=nobody ... rpcrdma-stat -d $D $SERVER"
 setpriv --reuid=nobody --regid=nogroup --clear-groups \
 	"$STAT" -d "$D" "$SERVER" >"$TMP/perm" 2>&1
 rc=$?
-show "$TMP/perm"
+show "$TMP/perm" 14
 [ $rc -eq 1 ] && grep -q "permission denied (the socket belongs to uid 0" "$TMP/perm"
 check $? "another user: 'permission denied', naming the owner, exit 1"
 
@@ -237,5 +192,4 @@ if [ $failures -ne 0 ]; then
 	echo "--- server"
 	show "$TMP/server" 40
 fi
-[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
-[ $failures -eq 0 ]
+lib_done

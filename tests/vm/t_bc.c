@@ -128,11 +128,11 @@ static bool serve_callbacks(struct drv *d, CLIENT *cl, const char *what)
 {
 	memset(d, 0, sizeof(*d));
 	d->x = svc_rdma_bc_create(cl);
-	t_check(d->x != NULL, "%s: svc_rdma_bc_create", what);
+	CHECK(d->x != NULL, "%s: svc_rdma_bc_create", what);
 	if (!d->x)
 		return false;
-	t_check(svc_reg(d->x, BCTCB_PROG, BCTCB_VERS, bctcb_prog_1, NULL),
-		"%s: svc_reg of the callback program on it", what);
+	CHECK(svc_reg(d->x, BCTCB_PROG, BCTCB_VERS, bctcb_prog_1, NULL),
+	      "%s: svc_reg of the callback program on it", what);
 	d->running = !pthread_create(&d->thread, NULL, poll_loop, d);
 	return d->running;
 }
@@ -173,7 +173,7 @@ static bool start(struct ts_server *s, const char *host,
 	strcpy(slash ? slash + 1 : path, "bct_server");
 	setenv("RTEST_SERVER", path, 1);
 	ret = ts_server_start(s, host, args);
-	t_check(ret == 0, "bct_server on %s port %u", host, s->port);
+	CHECK(ret == 0, "bct_server on %s port %u", host, s->port);
 	return ret == 0;
 }
 
@@ -191,7 +191,7 @@ static CLIENT *client(const struct ts_server *s, enum rpcrdma_version v,
 	t_sockaddr(&ss, s->host, s->port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, BCT_PROG, BCT_VERS, &a);
 	if (!cl)
-		t_note("clnt_rdma_create: %s", clnt_spcreateerror("create"));
+		NOTE("clnt_rdma_create: %s", clnt_spcreateerror("create"));
 	else
 		clnt_control(cl, CLSET_TIMEOUT, &tv);
 	return cl;
@@ -212,8 +212,8 @@ static bct_ping_res ping(CLIENT *cl, bct_ping_args a)
 
 	memset(&r, 0, sizeof(r));
 	if (bct_ping_1(&a, &r, cl) != RPC_SUCCESS) {
-		t_note("BCT_PING: %s [%s]", clnt_sperror(cl, "ping"),
-		       td_errmsg(cl));
+		NOTE("BCT_PING: %s [%s]", clnt_sperror(cl, "ping"),
+		     td_errmsg(cl));
 		r.failed = UINT_MAX;
 	}
 	return r;
@@ -232,7 +232,7 @@ static bct_ping_res result(CLIENT *cl, u_int job, int64_t deadline_ms)
 	for (;;) {
 		memset(&r, 0, sizeof(r));
 		if (bct_result_1(&job, &r, cl) != RPC_SUCCESS) {
-			t_note("BCT_RESULT: %s", clnt_sperror(cl, "result"));
+			NOTE("BCT_RESULT: %s", clnt_sperror(cl, "result"));
 			r.failed = UINT_MAX;
 			return r;
 		}
@@ -248,8 +248,8 @@ static bct_stats server_stats(CLIENT *cl)
 	bct_stats s;
 
 	memset(&s, 0, sizeof(s));
-	t_check(bct_stats_1(NULL, &s, cl) == RPC_SUCCESS,
-		"BCT_STATS: the server's counters");
+	CHECK(bct_stats_1(NULL, &s, cl) == RPC_SUCCESS,
+	      "BCT_STATS: the server's counters");
 	return s;
 }
 
@@ -282,11 +282,11 @@ static void basic_readiness(CLIENT *cl, const char *v)
 	td_stats(cl, &b);
 	r = ping(cl, echo_args(1, 100, 500));
 	td_stats(cl, &a);
-	t_check(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
-			TD_D(&a, &b, bc_dropped) == 1 &&
-			TD_D(&a, &b, bc_calls) == 0,
-		"%s: a call back before svc_rdma_bc_create is dropped, the server times out (%s; dropped %llu) (V1-BD-7)",
-		v, clnt_sperrno(r.first_status), TD_D(&a, &b, bc_dropped));
+	CHECK(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
+		      TD_D(&a, &b, bc_dropped) == 1 &&
+		      TD_D(&a, &b, bc_calls) == 0,
+	      "%s: a call back before svc_rdma_bc_create is dropped, the server times out (%s; dropped %llu) (V1-BD-7)",
+	      v, clnt_sperrno(r.first_status), TD_D(&a, &b, bc_dropped));
 	ping_free(&r);
 }
 
@@ -301,23 +301,22 @@ static void basic_data(CLIENT *cl, const char *v, unsigned int vers)
 	r = ping(cl, echo_args(20, 1000, 5000));
 	td_stats(cl, &a);
 	sa = server_stats(cl);
-	t_check(r.ok == 20 && r.failed == 0 && r.bad_data == 0 &&
-			cb_echo_ok - ok0 == 20 && cb_echo_bad == 0,
-		"%s: 20 calls back of 1000 octets, each checked by the client and by the server (ok %u, failed %u: %s)",
-		v, r.ok, r.failed, r.msg ? r.msg : "");
-	t_check(r.rdma_version == vers,
-		"%s: the backward CLIENT speaks the connection's version (%u)",
-		v, r.rdma_version);
-	t_check(TD_D(&a, &b, bc_calls) == 20 &&
-			TD_D(&a, &b, bc_replies) == 20 &&
-			TD_D(&a, &b, bc_dropped) == 0 &&
-			sa.bc_calls - sb.bc_calls == 20 &&
-			sa.bc_replies - sb.bc_replies == 20,
-		"%s: counters: client took %llu answered %llu dropped %llu, server sent %llu got %llu",
-		v, TD_D(&a, &b, bc_calls), TD_D(&a, &b, bc_replies),
-		TD_D(&a, &b, bc_dropped),
-		(unsigned long long)(sa.bc_calls - sb.bc_calls),
-		(unsigned long long)(sa.bc_replies - sb.bc_replies));
+	CHECK(r.ok == 20 && r.failed == 0 && r.bad_data == 0 &&
+		      cb_echo_ok - ok0 == 20 && cb_echo_bad == 0,
+	      "%s: 20 calls back of 1000 octets, each checked by the client and by the server (ok %u, failed %u: %s)",
+	      v, r.ok, r.failed, r.msg ? r.msg : "");
+	CHECK(r.rdma_version == vers,
+	      "%s: the backward CLIENT speaks the connection's version (%u)", v,
+	      r.rdma_version);
+	CHECK(TD_D(&a, &b, bc_calls) == 20 && TD_D(&a, &b, bc_replies) == 20 &&
+		      TD_D(&a, &b, bc_dropped) == 0 &&
+		      sa.bc_calls - sb.bc_calls == 20 &&
+		      sa.bc_replies - sb.bc_replies == 20,
+	      "%s: counters: client took %llu answered %llu dropped %llu, server sent %llu got %llu",
+	      v, TD_D(&a, &b, bc_calls), TD_D(&a, &b, bc_replies),
+	      TD_D(&a, &b, bc_dropped),
+	      (unsigned long long)(sa.bc_calls - sb.bc_calls),
+	      (unsigned long long)(sa.bc_replies - sb.bc_replies));
 	ping_free(&r);
 }
 
@@ -333,9 +332,9 @@ static void basic_xids(CLIENT *cl, const char *v)
 	args.xid = xid;
 	r = ping(cl, args);
 	clnt_control(cl, CLGET_XID, (char *)&got);
-	t_check(got == xid && r.first_xid == xid && r.ok == 5 && r.failed == 0,
-		"%s: backward calls with XID 0x%08x, the XID of the forward call waiting for them: each side gets its own answer (forward 0x%08x, backward 0x%08x, ok %u) (V1-BD-1)",
-		v, xid, got, r.first_xid, r.ok);
+	CHECK(got == xid && r.first_xid == xid && r.ok == 5 && r.failed == 0,
+	      "%s: backward calls with XID 0x%08x, the XID of the forward call waiting for them: each side gets its own answer (forward 0x%08x, backward 0x%08x, ok %u) (V1-BD-1)",
+	      v, xid, got, r.first_xid, r.ok);
 	ping_free(&r);
 }
 
@@ -349,21 +348,21 @@ static void basic_too_large(CLIENT *cl, const char *v)
 	td_stats(cl, &b);
 	r = ping(cl, args);
 	td_stats(cl, &a);
-	t_check(r.failed == 1 && r.first_status == RPC_CANTENCODEARGS &&
-			r.msg && strstr(r.msg, "Receive buffers") &&
-			TD_D(&a, &b, bc_calls) == 0,
-		"%s: a call back of 8192 octets is refused before it is sent: %s [%s]",
-		v, clnt_sperrno(r.first_status), r.msg ? r.msg : "");
+	CHECK(r.failed == 1 && r.first_status == RPC_CANTENCODEARGS && r.msg &&
+		      strstr(r.msg, "Receive buffers") &&
+		      TD_D(&a, &b, bc_calls) == 0,
+	      "%s: a call back of 8192 octets is refused before it is sent: %s [%s]",
+	      v, clnt_sperrno(r.first_status), r.msg ? r.msg : "");
 	ping_free(&r);
 
 	args.proc = BCTCB_FILL;
 	td_stats(cl, &b);
 	r = ping(cl, args);
 	td_stats(cl, &a);
-	t_check(r.failed == 1 && r.first_status == RPC_SYSTEMERROR &&
-			r.elapsed_ms < 2500 && TD_D(&a, &b, bc_calls) == 1,
-		"%s: results of 8192 octets do not fit the server's Receives: the client answers SYSTEM_ERR (%s after %u ms)",
-		v, clnt_sperrno(r.first_status), r.elapsed_ms);
+	CHECK(r.failed == 1 && r.first_status == RPC_SYSTEMERROR &&
+		      r.elapsed_ms < 2500 && TD_D(&a, &b, bc_calls) == 1,
+	      "%s: results of 8192 octets do not fit the server's Receives: the client answers SYSTEM_ERR (%s after %u ms)",
+	      v, clnt_sperrno(r.first_status), r.elapsed_ms);
 	ping_free(&r);
 }
 
@@ -378,17 +377,17 @@ static void basic_timeout(CLIENT *cl, const char *v)
 	args.proc = BCTCB_HANG;
 	args.hang_ms = 1500;
 	r = ping(cl, args);
-	t_check(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
-			r.elapsed_ms >= 300 && r.elapsed_ms < 1300,
-		"%s: a call back the client answers after 1.5 s, timeout 300 ms: %s after %u ms",
-		v, clnt_sperrno(r.first_status), r.elapsed_ms);
+	CHECK(r.failed == 1 && r.first_status == RPC_TIMEDOUT &&
+		      r.elapsed_ms >= 300 && r.elapsed_ms < 1300,
+	      "%s: a call back the client answers after 1.5 s, timeout 300 ms: %s after %u ms",
+	      v, clnt_sperrno(r.first_status), r.elapsed_ms);
 	ping_free(&r);
 	usleep(1600000);
 	r = ping(cl, echo_args(8, 100, 3000));
 	sa = server_stats(cl);
-	t_check(r.ok == 8 && sa.bc_timeouts - sb.bc_timeouts == 1,
-		"%s: after the late reply, 8 calls back work (ok %u), 1 timeout counted",
-		v, r.ok);
+	CHECK(r.ok == 8 && sa.bc_timeouts - sb.bc_timeouts == 1,
+	      "%s: after the late reply, 8 calls back work (ok %u), 1 timeout counted",
+	      v, r.ok);
 	ping_free(&r);
 }
 
@@ -404,10 +403,10 @@ static void basic_credits(CLIENT *cl, const char *v)
 	td_stats(cl, &b);
 	r = ping(cl, args);
 	td_stats(cl, &a);
-	t_check(r.ok == 120 && r.failed == 0 && TD_D(&a, &b, bc_dropped) == 0 &&
-			TD_D(&a, &b, bc_replies) == 120,
-		"%s: 12 server threads over a grant of 4: 120 calls back answered, none dropped (ok %u, dropped %llu) (V1-BD-3)",
-		v, r.ok, TD_D(&a, &b, bc_dropped));
+	CHECK(r.ok == 120 && r.failed == 0 && TD_D(&a, &b, bc_dropped) == 0 &&
+		      TD_D(&a, &b, bc_replies) == 120,
+	      "%s: 12 server threads over a grant of 4: 120 calls back answered, none dropped (ok %u, dropped %llu) (V1-BD-3)",
+	      v, r.ok, TD_D(&a, &b, bc_dropped));
 	ping_free(&r);
 }
 
@@ -420,8 +419,8 @@ static void basic_no_credits(const struct ts_server *s,
 	bct_ping_res r;
 	SVCXPRT *x;
 
-	if (!t_ok(cl != NULL, "%s: a CLIENT with bc_credits RPCRDMA_BC_NONE",
-		  v))
+	if (!CHECK_OK(cl != NULL,
+		      "%s: a CLIENT with bc_credits RPCRDMA_BC_NONE", v))
 		return;
 	/* v2: the first call settles the version, the second carries the
 	 * client's properties (AMB-V2-9) */
@@ -429,20 +428,20 @@ static void basic_no_credits(const struct ts_server *s,
 	bct_null_1(NULL, NULL, cl);
 	r = ping(cl, echo_args(1, 100, 500));
 	if (vers == RPCRDMA_VERSION_2)
-		t_check(r.failed == 1 && r.first_status == RPC_CANTSEND &&
-				r.elapsed_ms < 300 && r.msg &&
-				strstr(r.msg, "Backward Request Support"),
-			"v2: its Backward Request Support is none: the server does not call (%s: %s)",
-			clnt_sperrno(r.first_status), r.msg ? r.msg : "");
+		CHECK(r.failed == 1 && r.first_status == RPC_CANTSEND &&
+			      r.elapsed_ms < 300 && r.msg &&
+			      strstr(r.msg, "Backward Request Support"),
+		      "v2: its Backward Request Support is none: the server does not call (%s: %s)",
+		      clnt_sperrno(r.first_status), r.msg ? r.msg : "");
 	else
-		t_check(r.failed == 1 && r.first_status == RPC_TIMEDOUT,
-			"v1: nothing tells the server; the call back is dropped, it times out (%s)",
-			clnt_sperrno(r.first_status));
+		CHECK(r.failed == 1 && r.first_status == RPC_TIMEDOUT,
+		      "v1: nothing tells the server; the call back is dropped, it times out (%s)",
+		      clnt_sperrno(r.first_status));
 	ping_free(&r);
 	x = svc_rdma_bc_create(cl);
-	t_check(x == NULL,
-		"%s: svc_rdma_bc_create refuses a CLIENT without backward credits",
-		v);
+	CHECK(x == NULL,
+	      "%s: svc_rdma_bc_create refuses a CLIENT without backward credits",
+	      v);
 	if (x)
 		svc_destroy(x);
 	clnt_destroy(cl);
@@ -455,10 +454,10 @@ static void basic_one(const struct ts_server *s, enum rpcrdma_version vers)
 	CLIENT *cl = client(s, vers, 4);
 	struct drv d;
 
-	if (!t_ok(cl && bct_null_1(NULL, NULL, cl) == RPC_SUCCESS &&
-			  version(cl) == n,
-		  "%s: CLIENT to %s, version %u", v, s->host,
-		  cl ? version(cl) : 0))
+	if (!CHECK_OK(cl && bct_null_1(NULL, NULL, cl) == RPC_SUCCESS &&
+			      version(cl) == n,
+		      "%s: CLIENT to %s, version %u", v, s->host,
+		      cl ? version(cl) : 0))
 		goto out;
 	basic_readiness(cl, v);
 	if (!serve_callbacks(&d, cl, v))
@@ -535,25 +534,24 @@ static void threads_one(const struct ts_server *s, enum rpcrdma_version vers,
 	int fd;
 
 	memset(&d, 0, sizeof(d));
-	if (!t_ok(cl != NULL, "%s: CLIENT", v))
+	if (!CHECK_OK(cl != NULL, "%s: CLIENT", v))
 		return;
 	if (use_svc_run) {
 		d.x = svc_rdma_bc_create(cl);
-		t_check(d.x &&
-				svc_reg(d.x, BCTCB_PROG, BCTCB_VERS,
-					bctcb_prog_1, NULL) &&
-				!pthread_create(&run, NULL, svc_run_thread,
-						NULL),
-			"%s: svc_rdma_bc_create, svc_reg, svc_run() in a thread",
-			v);
+		CHECK(d.x &&
+			      svc_reg(d.x, BCTCB_PROG, BCTCB_VERS, bctcb_prog_1,
+				      NULL) &&
+			      !pthread_create(&run, NULL, svc_run_thread, NULL),
+		      "%s: svc_rdma_bc_create, svc_reg, svc_run() in a thread",
+		      v);
 	} else if (!serve_callbacks(&d, cl, v)) {
 		clnt_destroy(cl);
 		return;
 	}
 	td_stats(cl, &b);
 	args.threads = 4;
-	t_check(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
-		"%s: BCT_START: 4 server threads, 50 calls back each", v);
+	CHECK(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
+	      "%s: BCT_START: 4 server threads, 50 calls back each", v);
 	for (i = 0; i < 4; i++) {
 		f[i] = (struct fwd){ .cl = cl, .id = i, .calls = 60 };
 		pthread_create(&f[i].thread, NULL, fwd_thread, &f[i]);
@@ -564,15 +562,15 @@ static void threads_one(const struct ts_server *s, enum rpcrdma_version vers,
 	}
 	r = result(cl, job, t_ms() + 60000);
 	td_stats(cl, &a);
-	t_check(fwd_ok == 240,
-		"%s: 240 forward ECHOs from 4 threads meanwhile (2000 and 100000 octets), each intact (%u)",
-		v, fwd_ok);
-	t_check(r.done && r.ok == 200 && r.bad_data == 0 && r.failed == 0 &&
-			cb_echo_ok - ok0 == 200 && cb_echo_bad == 0 &&
-			TD_D(&a, &b, bc_dropped) == 0,
-		"%s: 200 calls back from 4 server threads, each intact on both sides (ok %u, failed %u, client saw %u)%s",
-		v, r.ok, r.failed, cb_echo_ok - ok0,
-		use_svc_run ? ", served by svc_run()" : "");
+	CHECK(fwd_ok == 240,
+	      "%s: 240 forward ECHOs from 4 threads meanwhile (2000 and 100000 octets), each intact (%u)",
+	      v, fwd_ok);
+	CHECK(r.done && r.ok == 200 && r.bad_data == 0 && r.failed == 0 &&
+		      cb_echo_ok - ok0 == 200 && cb_echo_bad == 0 &&
+		      TD_D(&a, &b, bc_dropped) == 0,
+	      "%s: 200 calls back from 4 server threads, each intact on both sides (ok %u, failed %u, client saw %u)%s",
+	      v, r.ok, r.failed, cb_echo_ok - ok0,
+	      use_svc_run ? ", served by svc_run()" : "");
 	ping_free(&r);
 	if (!use_svc_run) {
 		stop_callbacks(&d);
@@ -586,9 +584,9 @@ static void threads_one(const struct ts_server *s, enum rpcrdma_version vers,
 	clnt_destroy(cl);
 	for (t0 = t_ms(); fcntl(fd, F_GETFD) != -1 && t_ms() - t0 < 3000;)
 		usleep(10000);
-	t_check(fcntl(fd, F_GETFD) == -1 && errno == EBADF,
-		"%s: clnt_destroy: svc_run destroys the SVCXPRT (fd %d closed)",
-		v, fd);
+	CHECK(fcntl(fd, F_GETFD) == -1 && errno == EBADF,
+	      "%s: clnt_destroy: svc_run destroys the SVCXPRT (fd %d closed)",
+	      v, fd);
 }
 
 static void run_threads(void)
@@ -613,11 +611,12 @@ static void loss_client(const struct ts_server *s, enum rpcrdma_version vers)
 	int64_t t0;
 	u_int job = 0;
 
-	if (!t_ok(cl != NULL, "%s: CLIENT", v) || !serve_callbacks(&d, cl, v))
+	if (!CHECK_OK(cl != NULL, "%s: CLIENT", v) ||
+	    !serve_callbacks(&d, cl, v))
 		return;
 	args.threads = 2;
-	t_check(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
-		"%s: BCT_START: 2 server threads calling back without end", v);
+	CHECK(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
+	      "%s: BCT_START: 2 server threads calling back without end", v);
 	for (t0 = t_ms(); t_ms() - t0 < 10000; usleep(20000)) {
 		memset(&r, 0, sizeof(r));
 		if (bct_result_1(&job, &r, cl) != RPC_SUCCESS)
@@ -626,28 +625,28 @@ static void loss_client(const struct ts_server *s, enum rpcrdma_version vers)
 			break;
 		ping_free(&r);
 	}
-	t_check(r.ok >= 20, "%s: calls back flowing (%u)", v, r.ok);
+	CHECK(r.ok >= 20, "%s: calls back flowing (%u)", v, r.ok);
 	ping_free(&r);
 	stop_callbacks(&d);
 	clnt_destroy(cl); /* the connection goes */
 	t0 = t_ms();
 	cl2 = client(s, vers, 4);
-	if (!t_ok(cl2 != NULL, "%s: a new CLIENT", v))
+	if (!CHECK_OK(cl2 != NULL, "%s: a new CLIENT", v))
 		return;
 	r = result(cl2, job, t0 + 10000);
-	t_check(r.done && r.failed >= 1 &&
-			(r.first_status == RPC_CANTSEND ||
-			 r.first_status == RPC_CANTRECV) &&
-			t_ms() - t0 < 10000,
-		"%s: the client went away: the server's calls back ended with %s [%s] within %lld ms, not at their 20 s timeout",
-		v, clnt_sperrno(r.first_status), r.msg ? r.msg : "",
-		(long long)(t_ms() - t0));
+	CHECK(r.done && r.failed >= 1 &&
+		      (r.first_status == RPC_CANTSEND ||
+		       r.first_status == RPC_CANTRECV) &&
+		      t_ms() - t0 < 10000,
+	      "%s: the client went away: the server's calls back ended with %s [%s] within %lld ms, not at their 20 s timeout",
+	      v, clnt_sperrno(r.first_status), r.msg ? r.msg : "",
+	      (long long)(t_ms() - t0));
 	ping_free(&r);
-	t_check(bct_null_1(NULL, NULL, cl2) == RPC_SUCCESS &&
-			serve_callbacks(&d, cl2, v),
-		"%s: the server serves the new CLIENT", v);
+	CHECK(bct_null_1(NULL, NULL, cl2) == RPC_SUCCESS &&
+		      serve_callbacks(&d, cl2, v),
+	      "%s: the server serves the new CLIENT", v);
 	r = ping(cl2, echo_args(5, 100, 5000));
-	t_check(r.ok == 5, "%s: ... and calls it back (ok %u)", v, r.ok);
+	CHECK(r.ok == 5, "%s: ... and calls it back (ok %u)", v, r.ok);
 	ping_free(&r);
 	stop_callbacks(&d);
 	clnt_destroy(cl2);
@@ -671,13 +670,14 @@ static void loss_server(struct ts_server *s, enum rpcrdma_version vers)
 	int64_t t0;
 	u_int job = 0;
 
-	if (!t_ok(cl != NULL, "%s: CLIENT", v) || !serve_callbacks(&d, cl, v))
+	if (!CHECK_OK(cl != NULL, "%s: CLIENT", v) ||
+	    !serve_callbacks(&d, cl, v))
 		return;
 	args.proc = BCTCB_HANG;
 	args.hang_ms = 1500;
 	td_stats(cl, &b);
-	t_check(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
-		"%s: BCT_START: a call back the client answers after 1.5 s", v);
+	CHECK(bct_start_1(&args, &job, cl) == RPC_SUCCESS,
+	      "%s: BCT_START: a call back the client answers after 1.5 s", v);
 	for (t0 = t_ms(); cb_hangs == hangs0 && t_ms() - t0 < 5000;)
 		usleep(10000);
 	kill(s->pid, SIGKILL);
@@ -687,11 +687,11 @@ static void loss_server(struct ts_server *s, enum rpcrdma_version vers)
 	st = bct_null_1(NULL, NULL, cl);
 	usleep(1700000); /* the reply finds the connection gone */
 	td_stats(cl, &a);
-	t_check(cb_hangs == hangs0 + 1 && st != RPC_SUCCESS &&
-			TD_D(&a, &b, bc_calls) == 1 &&
-			TD_D(&a, &b, bc_replies) == 0,
-		"%s: server killed while the client served its call back: forward call %s, the reply not sent",
-		v, clnt_sperrno(st));
+	CHECK(cb_hangs == hangs0 + 1 && st != RPC_SUCCESS &&
+		      TD_D(&a, &b, bc_calls) == 1 &&
+		      TD_D(&a, &b, bc_replies) == 0,
+	      "%s: server killed while the client served its call back: forward call %s, the reply not sent",
+	      v, clnt_sperrno(st));
 	snprintf(port, sizeof(port), "%u", s->port);
 	snprintf(host, sizeof(host), "%s", s->host);
 	if (!start(s, host, again))
@@ -699,12 +699,12 @@ static void loss_server(struct ts_server *s, enum rpcrdma_version vers)
 	for (t0 = t_ms(); t_ms() - t0 < 5000; usleep(100000))
 		if ((st = bct_null_1(NULL, NULL, cl)) == RPC_SUCCESS)
 			break;
-	t_check(st == RPC_SUCCESS, "%s: the same CLIENT reconnects (%s)", v,
-		clnt_sperrno(st));
+	CHECK(st == RPC_SUCCESS, "%s: the same CLIENT reconnects (%s)", v,
+	      clnt_sperrno(st));
 	r = ping(cl, echo_args(10, 300, 5000));
-	t_check(r.ok == 10,
-		"%s: the same SVCXPRT serves the new connection's calls back (ok %u, failed %u: %s) (V1-BD-6)",
-		v, r.ok, r.failed, r.msg ? r.msg : "");
+	CHECK(r.ok == 10,
+	      "%s: the same SVCXPRT serves the new connection's calls back (ok %u, failed %u: %s) (V1-BD-6)",
+	      v, r.ok, r.failed, r.msg ? r.msg : "");
 	ping_free(&r);
 out:
 	stop_callbacks(&d);
@@ -756,9 +756,7 @@ int main(int argc, char **argv)
 	groups[i].run();
 	for (i = 0; i < 2; i++)
 		if (servers[i]->pid)
-			t_check(ts_server_stop(servers[i]) == 0,
-				"bct_server on %s: clean exit",
-				servers[i]->host);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+			CHECK(ts_server_stop(servers[i]) == 0,
+			      "bct_server on %s: clean exit", servers[i]->host);
+	return tu_done();
 }

@@ -69,8 +69,8 @@ static CLIENT *mk(const char *host, enum rpcrdma_reg_mode reg,
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
 			      &a);
 	if (!cl)
-		t_note("clnt_rdma_create(%s): %s", host,
-		       clnt_spcreateerror("create"));
+		NOTE("clnt_rdma_create(%s): %s", host,
+		     clnt_spcreateerror("create"));
 	return cl;
 }
 
@@ -89,7 +89,7 @@ static void rr_stats(CLIENT *cl, struct rr_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!clnt_control(cl, CLGET_RDMA_RR_STATS, st))
-		t_check(false, "CLGET_RDMA_RR_STATS refused");
+		CHECK(false, "CLGET_RDMA_RR_STATS refused");
 }
 
 /* ---- Data ------------------------------------------------------------------ */
@@ -108,8 +108,8 @@ static bool echo(CLIENT *cl, uint32_t len, uint32_t seed)
 	ok = st == RPC_SUCCESS && out.rtest_data_len == len &&
 	     t_fill_check(out.rtest_data_val, len, seed) < 0;
 	if (st != RPC_SUCCESS)
-		t_note("echo %u: %s (%s)", len, clnt_sperror(cl, "echo"),
-		       errmsg(cl));
+		NOTE("echo %u: %s (%s)", len, clnt_sperror(cl, "echo"),
+		     errmsg(cl));
 	free(in.rtest_data_val);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_rtest_data, (char *)&out);
@@ -128,8 +128,8 @@ static bool fill(CLIENT *cl, uint32_t len, uint32_t seed)
 	ok = st == RPC_SUCCESS && out.rtest_data_len == len &&
 	     t_fill_check(out.rtest_data_val, len, seed) < 0;
 	if (st != RPC_SUCCESS)
-		t_note("fill %u: %s (%s)", len, clnt_sperror(cl, "fill"),
-		       errmsg(cl));
+		NOTE("fill %u: %s (%s)", len, clnt_sperror(cl, "fill"),
+		     errmsg(cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_rtest_data, (char *)&out);
 	return ok;
@@ -174,38 +174,37 @@ static void test_sizes(const char *host, enum rpcrdma_reg_mode reg,
 	unsigned int g0 = 0, g1 = 0;
 	double us;
 
-	t_check(cl != NULL, "%s %s %s: create", host, mode_name(reg), cm);
+	CHECK(cl != NULL, "%s %s %s: create", host, mode_name(reg), cm);
 	if (!cl)
 		return;
 	clnt_control(cl, CLGET_RDMA_CREDITS, &g0);
-	t_check(null_call(cl), "%s %s %s: NULL call", host, mode_name(reg), cm);
+	CHECK(null_call(cl), "%s %s %s: NULL call", host, mode_name(reg), cm);
 	clnt_control(cl, CLGET_RDMA_CREDITS, &g1);
-	t_check(g0 == 1 && g1 > 1,
-		"%s: one credit on a new connection, then the grant: %u (V1-CR-6)",
-		host, g1);
+	CHECK(g0 == 1 && g1 > 1,
+	      "%s: one credit on a new connection, then the grant: %u (V1-CR-6)",
+	      host, g1);
 	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
-	t_check(got == reg, "%s: registration mode is %s (asked %s)", host,
-		mode_name(got), mode_name(reg));
+	CHECK(got == reg, "%s: registration mode is %s (asked %s)", host,
+	      mode_name(got), mode_name(reg));
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		if (sizes[i] > max)
 			continue;
-		t_check(echo(cl, sizes[i], i + 7), "%s %s %s: echo %u octets",
-			host, mode_name(reg), cm, sizes[i]);
-		t_check(fill(cl, sizes[i], i + 11), "%s %s %s: fill %u octets",
-			host, mode_name(reg), cm, sizes[i]);
+		CHECK(echo(cl, sizes[i], i + 7), "%s %s %s: echo %u octets",
+		      host, mode_name(reg), cm, sizes[i]);
+		CHECK(fill(cl, sizes[i], i + 11), "%s %s %s: fill %u octets",
+		      host, mode_name(reg), cm, sizes[i]);
 	}
 	rr_stats(cl, &st);
-	t_check(st.long_calls > 0 && st.long_replies > 0 && st.short_calls > 0,
-		"%s %s %s: Short calls %llu, Long calls %llu, Long replies %llu",
-		host, mode_name(reg), cm, (unsigned long long)st.short_calls,
-		(unsigned long long)st.long_calls,
-		(unsigned long long)st.long_replies);
+	CHECK(st.long_calls > 0 && st.long_replies > 0 && st.short_calls > 0,
+	      "%s %s %s: Short calls %llu, Long calls %llu, Long replies %llu",
+	      host, mode_name(reg), cm, (unsigned long long)st.short_calls,
+	      (unsigned long long)st.long_calls,
+	      (unsigned long long)st.long_replies);
 	us = rtt_null(cl, 200);
-	t_note("%s %s %s: NULL round trip %.1f us", host, mode_name(reg), cm,
-	       us);
+	NOTE("%s %s %s: NULL round trip %.1f us", host, mode_name(reg), cm, us);
 	us = rtt_echo(cl, MiB, quick ? 2 : 10);
-	t_note("%s %s %s: 1 MiB echo %.2f ms (%.1f MiB/s both ways)", host,
-	       mode_name(reg), cm, us / 1000, us > 0 ? 2e6 / us : 0);
+	NOTE("%s %s %s: 1 MiB echo %.2f ms (%.1f MiB/s both ways)", host,
+	     mode_name(reg), cm, us / 1000, us > 0 ? 2e6 / us : 0);
 	clnt_destroy(cl);
 }
 
@@ -226,9 +225,9 @@ static void expect_create_fail(const char *host, uint16_t port,
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
 			      &a);
 	ms = (int)(t_ms() - t0);
-	t_check(!cl && rpc_createerr.cf_stat != RPC_SUCCESS && ms <= max_ms,
-		"%s (%s port %u) fails in %d ms: %s", what, host, port, ms,
-		cl ? "(created!)" : clnt_spcreateerror("clnt_rdma_create"));
+	CHECK(!cl && rpc_createerr.cf_stat != RPC_SUCCESS && ms <= max_ms,
+	      "%s (%s port %u) fails in %d ms: %s", what, host, port, ms,
+	      cl ? "(created!)" : clnt_spcreateerror("clnt_rdma_create"));
 	if (cl)
 		clnt_destroy(cl);
 }
@@ -239,28 +238,28 @@ static void test_create_errors(void)
 	CLIENT *cl;
 
 	expect_create_fail("127.0.0.1", T_PORT, "no RDMA device", 3500);
-	t_check(rpc_createerr.cf_stat == RPC_SYSTEMERROR,
-		"no device: RPC_SYSTEMERROR (errno %d)",
-		rpc_createerr.cf_error.re_errno);
+	CHECK(rpc_createerr.cf_stat == RPC_SYSTEMERROR,
+	      "no device: RPC_SYSTEMERROR (errno %d)",
+	      rpc_createerr.cf_error.re_errno);
 	expect_create_fail(t_addr4(), T_PORT + 1, "no listener", 3500);
-	t_check(rpc_createerr.cf_stat == RPC_SYSTEMERROR &&
-			rpc_createerr.cf_error.re_errno == ECONNREFUSED,
-		"no listener: RPC_SYSTEMERROR with ECONNREFUSED (errno %d)",
-		rpc_createerr.cf_error.re_errno);
+	CHECK(rpc_createerr.cf_stat == RPC_SYSTEMERROR &&
+		      rpc_createerr.cf_error.re_errno == ECONNREFUSED,
+	      "no listener: RPC_SYSTEMERROR with ECONNREFUSED (errno %d)",
+	      rpc_createerr.cf_error.re_errno);
 	expect_create_fail("203.0.113.5", T_PORT, "unreachable address", 3500);
 	expect_create_fail(t_addr6(), T_PORT + 1, "no listener (IPv6)", 3500);
 	memset(&ss, 0, sizeof(ss));
 	ss.ss_family = AF_UNIX;
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
 			      NULL);
-	t_check(!cl && rpc_createerr.cf_stat == RPC_UNKNOWNADDR,
-		"AF_UNIX address refused: %s",
-		clnt_spcreateerror("clnt_rdma_create"));
+	CHECK(!cl && rpc_createerr.cf_stat == RPC_UNKNOWNADDR,
+	      "AF_UNIX address refused: %s",
+	      clnt_spcreateerror("clnt_rdma_create"));
 	t_sockaddr(&ss, t_addr4(), 0);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
 			      NULL);
-	t_check(!cl && rpc_createerr.cf_stat == RPC_UNKNOWNADDR,
-		"port 0 refused: %s", clnt_spcreateerror("clnt_rdma_create"));
+	CHECK(!cl && rpc_createerr.cf_stat == RPC_UNKNOWNADDR,
+	      "port 0 refused: %s", clnt_spcreateerror("clnt_rdma_create"));
 }
 
 /* ---- Controls, auth, hooks, timeouts ----------------------------------------- */
@@ -276,49 +275,48 @@ static void test_controls(CLIENT *cl)
 	int fd = -1;
 	bool ok;
 
-	t_check(!strcmp(cl->cl_netid, "rdma") || !strcmp(cl->cl_netid, "rdma6"),
-		"cl_netid is %s", cl->cl_netid);
-	t_check(clnt_control(cl, CLSET_TIMEOUT, &tv) &&
-			clnt_control(cl, CLGET_TIMEOUT, &got) &&
-			got.tv_sec == 7,
-		"CLSET/CLGET_TIMEOUT");
-	t_check(clnt_control(cl, CLSET_RETRY_TIMEOUT, &tv) &&
-			clnt_control(cl, CLGET_RETRY_TIMEOUT, &got),
-		"CLSET/CLGET_RETRY_TIMEOUT accepted");
+	CHECK(!strcmp(cl->cl_netid, "rdma") || !strcmp(cl->cl_netid, "rdma6"),
+	      "cl_netid is %s", cl->cl_netid);
+	CHECK(clnt_control(cl, CLSET_TIMEOUT, &tv) &&
+		      clnt_control(cl, CLGET_TIMEOUT, &got) && got.tv_sec == 7,
+	      "CLSET/CLGET_TIMEOUT");
+	CHECK(clnt_control(cl, CLSET_RETRY_TIMEOUT, &tv) &&
+		      clnt_control(cl, CLGET_RETRY_TIMEOUT, &got),
+	      "CLSET/CLGET_RETRY_TIMEOUT accepted");
 	ok = clnt_control(cl, CLGET_FD, &fd) && fd >= 0;
-	t_check(ok, "CLGET_FD gives fd %d", fd);
-	t_check(clnt_control(cl, CLSET_FD_CLOSE, NULL) &&
-			clnt_control(cl, CLSET_FD_NCLOSE, NULL),
-		"CLSET_FD_CLOSE / NCLOSE accepted");
+	CHECK(ok, "CLGET_FD gives fd %d", fd);
+	CHECK(clnt_control(cl, CLSET_FD_CLOSE, NULL) &&
+		      clnt_control(cl, CLSET_FD_NCLOSE, NULL),
+	      "CLSET_FD_CLOSE / NCLOSE accepted");
 	ok = clnt_control(cl, CLGET_SVC_ADDR, &nb) && nb.len > 0 &&
 	     clnt_control(cl, CLGET_SERVER_ADDR, &sa) &&
 	     !memcmp(&sa, nb.buf, nb.len);
-	t_check(ok, "CLGET_SVC_ADDR / CLGET_SERVER_ADDR (%u octets)", nb.len);
+	CHECK(ok, "CLGET_SVC_ADDR / CLGET_SERVER_ADDR (%u octets)", nb.len);
 	x = 0x12345678;
 	ok = clnt_control(cl, CLSET_XID, &x) && null_call(cl) &&
 	     clnt_control(cl, CLGET_XID, &x) && x == 0x12345678;
-	t_check(ok, "CLSET_XID then a call uses it (CLGET_XID 0x%x)", x);
-	t_check(clnt_control(cl, CLGET_VERS, &v) && v == RTEST_VERS &&
-			clnt_control(cl, CLGET_PROG, &v) && v == RTEST_PROG,
-		"CLGET_VERS / CLGET_PROG");
+	CHECK(ok, "CLSET_XID then a call uses it (CLGET_XID 0x%x)", x);
+	CHECK(clnt_control(cl, CLGET_VERS, &v) && v == RTEST_VERS &&
+		      clnt_control(cl, CLGET_PROG, &v) && v == RTEST_PROG,
+	      "CLGET_VERS / CLGET_PROG");
 	v = RTEST_VERS;
-	t_check(clnt_control(cl, CLSET_VERS, &v) &&
-			clnt_control(cl, CLSET_PROG, &(uint32_t){ RTEST_PROG }),
-		"CLSET_VERS / CLSET_PROG");
+	CHECK(clnt_control(cl, CLSET_VERS, &v) &&
+		      clnt_control(cl, CLSET_PROG, &(uint32_t){ RTEST_PROG }),
+	      "CLSET_VERS / CLSET_PROG");
 	ok = clnt_control(cl, CLGET_RDMA_CREDITS, &credits) && credits >= 1;
-	t_check(ok, "CLGET_RDMA_CREDITS: grant %u", credits);
-	t_check(!clnt_control(cl, 0x7fff, &x), "unknown request refused");
+	CHECK(ok, "CLGET_RDMA_CREDITS: grant %u", credits);
+	CHECK(!clnt_control(cl, 0x7fff, &x), "unknown request refused");
 	cm = RPCRDMA_COMP_POLL;
-	t_check(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
-			clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
-			cm == RPCRDMA_COMP_POLL && null_call(cl) &&
-			echo(cl, 70000, 5),
-		"CLSET_RDMA_COMP_MODE poll: used from the next call on");
+	CHECK(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
+		      clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
+		      cm == RPCRDMA_COMP_POLL && null_call(cl) &&
+		      echo(cl, 70000, 5),
+	      "CLSET_RDMA_COMP_MODE poll: used from the next call on");
 	cm = RPCRDMA_COMP_EVENT;
-	t_check(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
-			clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
-			cm == RPCRDMA_COMP_EVENT && echo(cl, 5000, 6),
-		"CLSET_RDMA_COMP_MODE event: back");
+	CHECK(clnt_control(cl, CLSET_RDMA_COMP_MODE, &cm) && null_call(cl) &&
+		      clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm) &&
+		      cm == RPCRDMA_COMP_EVENT && echo(cl, 5000, 6),
+	      "CLSET_RDMA_COMP_MODE event: back");
 	tv.tv_sec = 25;
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
 }
@@ -333,8 +331,8 @@ static void test_reg_mode_control(CLIENT *cl)
 	ok = clnt_control(cl, CLSET_RDMA_REG_MODE, &m) && echo(cl, 100000, 3) &&
 	     clnt_control(cl, CLGET_RDMA_REG_MODE, &got) &&
 	     got == RPCRDMA_REG_MR && echo(cl, 5000, 3);
-	t_check(ok, "CLSET_RDMA_REG_MODE mr: the next call uses it (%s) [%s]",
-		mode_name(got), errmsg(cl));
+	CHECK(ok, "CLSET_RDMA_REG_MODE mr: the next call uses it (%s) [%s]",
+	      mode_name(got), errmsg(cl));
 }
 
 static void test_auth_sys(CLIENT *cl)
@@ -342,8 +340,8 @@ static void test_auth_sys(CLIENT *cl)
 	AUTH *old = cl->cl_auth;
 
 	cl->cl_auth = authunix_create_default();
-	t_check(cl->cl_auth && null_call(cl) && echo(cl, 20000, 9),
-		"AUTH_SYS: calls work");
+	CHECK(cl->cl_auth && null_call(cl) && echo(cl, 20000, 9),
+	      "AUTH_SYS: calls work");
 	auth_destroy(cl->cl_auth);
 	cl->cl_auth = old;
 }
@@ -381,13 +379,13 @@ static void test_seeds(CLIENT *cl)
 		else if (st == RPC_SYSTEMERROR)
 			err++;
 		else
-			t_note("seed %s: %s [%s]", name, clnt_sperrno(st),
-			       errmsg(cl));
+			NOTE("seed %s: %s [%s]", name, clnt_sperrno(st),
+			     errmsg(cl));
 		after += null_call(cl);
 	}
-	t_check(n > 0 && ok + err == n && after == n,
-		"%u seeds as Replies: %u calls then completed by their Reply, %u ended by the seed's RDMA_ERROR, a call worked after %u",
-		n, ok, err, after);
+	CHECK(n > 0 && ok + err == n && after == n,
+	      "%u seeds as Replies: %u calls then completed by their Reply, %u ended by the seed's RDMA_ERROR, a call worked after %u",
+	      n, ok, err, after);
 }
 
 /* The RPC-over-RDMA version in force on cl's connection (0: none yet). */
@@ -407,40 +405,40 @@ static void test_hooks(CLIENT *cl)
 
 	st = hook(cl, T_PROC_ERR_CHUNK, 5000);
 	clnt_geterr(cl, &e);
-	t_check(st == RPC_SYSTEMERROR && e.re_errno == EREMOTEIO,
-		"RDMA_ERROR/ERR_CHUNK: %s [%s] (V1-ERR-9)",
-		clnt_sperror(cl, "call"), errmsg(cl));
+	CHECK(st == RPC_SYSTEMERROR && e.re_errno == EREMOTEIO,
+	      "RDMA_ERROR/ERR_CHUNK: %s [%s] (V1-ERR-9)",
+	      clnt_sperror(cl, "call"), errmsg(cl));
 	st = hook(cl, T_PROC_ERR_VERS, 5000);
 	clnt_geterr(cl, &e);
-	t_check(st == RPC_SYSTEMERROR && e.re_errno == EPROTONOSUPPORT,
-		"RDMA_ERROR/ERR_VERS: %s [%s]", clnt_sperror(cl, "call"),
-		errmsg(cl));
-	t_check(null_call(cl), "calls work after RDMA_ERRORs (no retry)");
+	CHECK(st == RPC_SYSTEMERROR && e.re_errno == EPROTONOSUPPORT,
+	      "RDMA_ERROR/ERR_VERS: %s [%s]", clnt_sperror(cl, "call"),
+	      errmsg(cl));
+	CHECK(null_call(cl), "calls work after RDMA_ERRORs (no retry)");
 	rr_stats(cl, &a);
-	t_check(hook(cl, T_PROC_BAD_FIRST, 5000) == RPC_SUCCESS,
-		"a Reply with a Read list is dropped, the right one taken");
-	t_check(hook(cl, T_PROC_XID_FIRST, 5000) == RPC_SUCCESS,
-		"a Reply for an unknown XID is dropped");
-	t_check(hook(cl, T_PROC_RUNT_FIRST, 5000) == RPC_SUCCESS,
-		"a 12-octet runt is dropped");
+	CHECK(hook(cl, T_PROC_BAD_FIRST, 5000) == RPC_SUCCESS,
+	      "a Reply with a Read list is dropped, the right one taken");
+	CHECK(hook(cl, T_PROC_XID_FIRST, 5000) == RPC_SUCCESS,
+	      "a Reply for an unknown XID is dropped");
+	CHECK(hook(cl, T_PROC_RUNT_FIRST, 5000) == RPC_SUCCESS,
+	      "a 12-octet runt is dropped");
 	st = hook(cl, T_PROC_ERR_V2_FIRST, 5000);
-	t_check(st == RPC_SUCCESS,
-		"an RDMA_ERROR labelled version %u does not end a version %u call, the right Reply is taken (V1-ERR-10): %s",
-		rdma_version(cl) == 2 ? 1 : 2, rdma_version(cl),
-		clnt_sperrno(st));
+	CHECK(st == RPC_SUCCESS,
+	      "an RDMA_ERROR labelled version %u does not end a version %u call, the right Reply is taken (V1-ERR-10): %s",
+	      rdma_version(cl) == 2 ? 1 : 2, rdma_version(cl),
+	      clnt_sperrno(st));
 	rr_stats(cl, &b);
-	t_check(b.discarded - a.discarded == 3 &&
-			b.unknown_xid - a.unknown_xid == 1,
-		"counters: %llu discarded, %llu unknown XID (V1-ERR-4, V1-ERR-2)",
-		(unsigned long long)(b.discarded - a.discarded),
-		(unsigned long long)(b.unknown_xid - a.unknown_xid));
-	t_check(hook(cl, T_PROC_LONG_REPLY, 5000) == RPC_SUCCESS,
-		"a void Reply sent through the Reply chunk");
+	CHECK(b.discarded - a.discarded == 3 &&
+		      b.unknown_xid - a.unknown_xid == 1,
+	      "counters: %llu discarded, %llu unknown XID (V1-ERR-4, V1-ERR-2)",
+	      (unsigned long long)(b.discarded - a.discarded),
+	      (unsigned long long)(b.unknown_xid - a.unknown_xid));
+	CHECK(hook(cl, T_PROC_LONG_REPLY, 5000) == RPC_SUCCESS,
+	      "a void Reply sent through the Reply chunk");
 	test_seeds(cl);
 	st = hook(cl, T_PROC_NOREPLY, 300);
-	t_check(st == RPC_TIMEDOUT, "no reply: %s", clnt_sperror(cl, "call"));
-	t_check(null_call(cl) && echo(cl, 300000, 4),
-		"calls work after an abandoned call");
+	CHECK(st == RPC_TIMEDOUT, "no reply: %s", clnt_sperror(cl, "call"));
+	CHECK(null_call(cl) && echo(cl, 300000, 4),
+	      "calls work after an abandoned call");
 }
 
 /*
@@ -457,18 +455,18 @@ static void test_timeout_wins(CLIENT *cl)
 	int64_t t0;
 	bool got = clnt_control(cl, CLGET_TIMEOUT, &tv);
 
-	t_check(got && tv.tv_sec == 25 && tv.tv_usec == 0,
-		"precondition: CLSET_TIMEOUT of 25 s in force (CLGET_TIMEOUT "
-		"%ld s)",
-		(long)tv.tv_sec);
+	CHECK(got && tv.tv_sec == 25 && tv.tv_usec == 0,
+	      "precondition: CLSET_TIMEOUT of 25 s in force (CLGET_TIMEOUT "
+	      "%ld s)",
+	      (long)tv.tv_sec);
 	t0 = t_ms();
 	st = clnt_call(cl, RTEST_SLEEP, (xdrproc_t)xdr_int, (char *)&ms,
 		       (xdrproc_t)xdr_int, (char *)&res, per_call);
 	took = (int)(t_ms() - t0);
-	t_check(st == RPC_SUCCESS && res == ms && took >= ms && took < 25000,
-		"CLSET_TIMEOUT 25 s wins over the per-call timeout of 50 ms: "
-		"RTEST_SLEEP %d ms answered %d (%s, after %d ms)",
-		ms, res, clnt_sperrno(st), took);
+	CHECK(st == RPC_SUCCESS && res == ms && took >= ms && took < 25000,
+	      "CLSET_TIMEOUT 25 s wins over the per-call timeout of 50 ms: "
+	      "RTEST_SLEEP %d ms answered %d (%s, after %d ms)",
+	      ms, res, clnt_sperrno(st), took);
 }
 
 static void test_timeouts(CLIENT *cl)
@@ -484,19 +482,19 @@ static void test_timeouts(CLIENT *cl)
 	t0 = t_ms();
 	st = rtest_sleep_1(&ms, &res, cl);
 	took = (int)(t_ms() - t0);
-	t_check(st == RPC_TIMEDOUT && took >= 1000 && took < 2000,
-		"CLSET_TIMEOUT 1 s, RTEST_SLEEP 2.5 s: %s after %d ms",
-		clnt_sperror(cl, "sleep"), took);
+	CHECK(st == RPC_TIMEDOUT && took >= 1000 && took < 2000,
+	      "CLSET_TIMEOUT 1 s, RTEST_SLEEP 2.5 s: %s after %d ms",
+	      clnt_sperror(cl, "sleep"), took);
 	tv.tv_sec = 30;
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
 	t0 = t_ms();
 	st = rtest_null_1(NULL, NULL, cl);
-	t_check(st == RPC_SUCCESS, "next call: %s after %d ms",
-		clnt_sperror(cl, "null"), (int)(t_ms() - t0));
+	CHECK(st == RPC_SUCCESS, "next call: %s after %d ms",
+	      clnt_sperror(cl, "null"), (int)(t_ms() - t0));
 	ms = 100;
-	t_check(rtest_sleep_1(&ms, &res, cl) == RPC_SUCCESS && res == 100,
-		"RTEST_SLEEP 100 ms within the timeout");
-	t_check(rtest_stats_1(NULL, &s1, cl) == RPC_SUCCESS, "RTEST_STATS");
+	CHECK(rtest_sleep_1(&ms, &res, cl) == RPC_SUCCESS && res == 100,
+	      "RTEST_SLEEP 100 ms within the timeout");
+	CHECK(rtest_stats_1(NULL, &s1, cl) == RPC_SUCCESS, "RTEST_STATS");
 	clnt_control(cl, CLSET_TIMEOUT, &zero);
 	t0 = t_ms();
 	st = rtest_null_1(NULL, NULL, cl);
@@ -504,11 +502,11 @@ static void test_timeouts(CLIENT *cl)
 	tv.tv_sec = 25;
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
 	usleep(300000);
-	t_check(st == RPC_TIMEDOUT && took < 500 &&
-			rtest_stats_1(NULL, &s2, cl) == RPC_SUCCESS &&
-			s2.calls >= s1.calls + 2,
-		"zero timeout: sent without waiting (%s, %d ms), the server got it",
-		clnt_sperrno(st), took);
+	CHECK(st == RPC_TIMEDOUT && took < 500 &&
+		      rtest_stats_1(NULL, &s2, cl) == RPC_SUCCESS &&
+		      s2.calls >= s1.calls + 2,
+	      "zero timeout: sent without waiting (%s, %d ms), the server got it",
+	      clnt_sperrno(st), took);
 	test_timeout_wins(cl);
 }
 
@@ -551,7 +549,7 @@ static void test_threads(void)
 	bool ok;
 	int i;
 
-	t_check(cl != NULL, "threads: create");
+	CHECK(cl != NULL, "threads: create");
 	if (!cl)
 		return;
 	t0 = t_ms();
@@ -562,10 +560,10 @@ static void test_threads(void)
 	for (i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
 	rr_stats(cl, &st);
-	t_check(atomic_load(&fails) == 0,
-		"%d threads x %d calls on one CLIENT: %d failed, %lld ms",
-		NTHREADS, quick ? NCALLS / 10 : NCALLS, atomic_load(&fails),
-		(long long)(t_ms() - t0));
+	CHECK(atomic_load(&fails) == 0,
+	      "%d threads x %d calls on one CLIENT: %d failed, %lld ms",
+	      NTHREADS, quick ? NCALLS / 10 : NCALLS, atomic_load(&fails),
+	      (long long)(t_ms() - t0));
 	/* In v2 each connection starts with a CONNPROP, a one-way message
 	 * the server must neither answer nor take for a Call: it has no
 	 * chunks to pull (AMB-V2-6). */
@@ -573,20 +571,20 @@ static void test_threads(void)
 	ok = clnt_control(cl, CLGET_RDMA_VERSION, &vers) &&
 	     (vers == 1 || st.connprops > 0) && st.unknown_xid == 0 &&
 	     st.discarded == 0;
-	t_check(ok,
-		"client: v%u, %llu CONNPROP sent, %llu messages for no call of ours, %llu discarded",
-		vers, (unsigned long long)st.connprops,
-		(unsigned long long)st.unknown_xid,
-		(unsigned long long)st.discarded);
-	t_check(st.over_grant == 0 && st.max_inflight <= st.max_granted &&
-			st.max_inflight > 1,
-		"client: at most %u calls in flight, grant %u, %u beyond it (V1-CR-4)",
-		st.max_inflight, st.max_granted, st.over_grant);
+	CHECK(ok,
+	      "client: v%u, %llu CONNPROP sent, %llu messages for no call of ours, %llu discarded",
+	      vers, (unsigned long long)st.connprops,
+	      (unsigned long long)st.unknown_xid,
+	      (unsigned long long)st.discarded);
+	CHECK(st.over_grant == 0 && st.max_inflight <= st.max_granted &&
+		      st.max_inflight > 1,
+	      "client: at most %u calls in flight, grant %u, %u beyond it (V1-CR-4)",
+	      st.max_inflight, st.max_granted, st.over_grant);
 	memset(&ss, 0, sizeof(ss));
 	ok = rtest_stats_1(NULL, &ss, cl) == RPC_SUCCESS &&
 	     ss.max_inflight <= ss.max_granted && ss.max_granted > 0;
-	t_check(ok, "server: at most %u requests in flight, largest grant %u",
-		ss.max_inflight, ss.max_granted);
+	CHECK(ok, "server: at most %u requests in flight, largest grant %u",
+	      ss.max_inflight, ss.max_granted);
 	clnt_destroy(cl);
 }
 
@@ -621,11 +619,11 @@ static void test_server_death(void)
 	CLIENT *cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
 	int i, ok = 0;
 
-	t_check(cl != NULL, "server death: create");
+	CHECK(cl != NULL, "server death: create");
 	if (!cl)
 		return;
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
-	t_check(echo(cl, 100000, 1), "server death: a call before");
+	CHECK(echo(cl, 100000, 1), "server death: a call before");
 	sl.cl = cl;
 	pthread_create(&th, NULL, sleeper_run, &sl);
 	usleep(500000);
@@ -633,27 +631,27 @@ static void test_server_death(void)
 	pthread_join(th, NULL);
 	/* The connection loss ends the call: a timeout (10 s) would mean
 	 * the CLIENT never noticed the server die. */
-	t_check((sl.st == RPC_CANTRECV || sl.st == RPC_CANTSEND) &&
-			sl.took < tv.tv_sec * 1000,
-		"call in flight when the server is killed: %s after %d ms, "
-		"before its timeout [%s]",
-		clnt_sperrno(sl.st), sl.took, sl.msg);
+	CHECK((sl.st == RPC_CANTRECV || sl.st == RPC_CANTSEND) &&
+		      sl.took < tv.tv_sec * 1000,
+	      "call in flight when the server is killed: %s after %d ms, "
+	      "before its timeout [%s]",
+	      clnt_sperrno(sl.st), sl.took, sl.msg);
 	stn = rtest_null_1(NULL, NULL, cl);
-	t_check(stn != RPC_SUCCESS, "call while the server is down: %s [%s]",
-		clnt_sperror(cl, "null"), errmsg(cl));
-	t_check(t_server_start(&srv, CREDITS, 30000) == 0, "server restarted");
+	CHECK(stn != RPC_SUCCESS, "call while the server is down: %s [%s]",
+	      clnt_sperror(cl, "null"), errmsg(cl));
+	CHECK(t_server_start(&srv, CREDITS, 30000) == 0, "server restarted");
 	for (i = 0; i < 20 && !ok; i++) {
 		ok = null_call(cl);
 		if (!ok)
 			usleep(200000);
 	}
-	t_check(ok && echo(cl, 2 * MiB, 3) && fill(cl, 70000, 2),
-		"calls work again after the restart (reconnected)");
+	CHECK(ok && echo(cl, 2 * MiB, 3) && fill(cl, 70000, 2),
+	      "calls work again after the restart (reconnected)");
 	rr_stats(cl, &st);
-	t_check(st.connects >= 2 && st.conn_losses >= 1,
-		"%llu connections made, %llu lost",
-		(unsigned long long)st.connects,
-		(unsigned long long)st.conn_losses);
+	CHECK(st.connects >= 2 && st.conn_losses >= 1,
+	      "%llu connections made, %llu lost",
+	      (unsigned long long)st.connects,
+	      (unsigned long long)st.conn_losses);
 	clnt_destroy(cl);
 }
 
@@ -664,8 +662,8 @@ static struct rpcrdma_clnt_stats vc_stats(CLIENT *cl)
 	struct rpcrdma_clnt_stats st;
 
 	memset(&st, 0, sizeof(st));
-	t_check(clnt_control(cl, CLGET_RDMA_STATS, (char *)&st),
-		"CLGET_RDMA_STATS");
+	CHECK(clnt_control(cl, CLGET_RDMA_STATS, (char *)&st),
+	      "CLGET_RDMA_STATS");
 	return st;
 }
 
@@ -687,8 +685,8 @@ static void test_vcache(void)
 	/* this part negotiates, whatever the suite forces */
 	unsetenv("RPCRDMA_VERSION");
 	setenv("T_CLNT_FAKE_DROP_V2", "1", 1);
-	t_check(t_server_start(&srv, CREDITS, 30000) == 0,
-		"a fake of version 1 only that drops a v2 connection");
+	CHECK(t_server_start(&srv, CREDITS, 30000) == 0,
+	      "a fake of version 1 only that drops a v2 connection");
 	unsetenv("T_CLNT_FAKE_DROP_V2");
 	setenv("RPCRDMA_V2_RETRY", "3", 1);
 	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
@@ -697,24 +695,22 @@ static void test_vcache(void)
 	s1 = rtest_null_1(NULL, NULL, cl);
 	s2 = rtest_null_1(NULL, NULL, cl);
 	st = vc_stats(cl);
-	t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
-			rdma_version(cl) == 1 && st.connects == 2 &&
-			st.v2_calls == 1,
-		"first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
-		clnt_sperrno(s1), rdma_version(cl),
-		(unsigned long long)st.connects,
-		(unsigned long long)st.v2_calls);
-	t_check(echo(cl, 100000, 5), "... and it goes on in v1 (ECHO 100000)");
+	CHECK(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS && rdma_version(cl) == 1 &&
+		      st.connects == 2 && st.v2_calls == 1,
+	      "first call lost with its v2 connection (%s), the second on a new connection in v1: version %u, %llu connections, %llu v2 call(s) (V2-NEG-6)",
+	      clnt_sperrno(s1), rdma_version(cl),
+	      (unsigned long long)st.connects, (unsigned long long)st.v2_calls);
+	CHECK(echo(cl, 100000, 5), "... and it goes on in v1 (ECHO 100000)");
 	clnt_destroy(cl);
 	cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
 	if (cl) {
 		s1 = rtest_null_1(NULL, NULL, cl);
 		st = vc_stats(cl);
-		t_check(s1 == RPC_SUCCESS && rdma_version(cl) == 1 &&
-				st.v2_calls == 0 && st.connects == 1,
-			"a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
-			clnt_sperrno(s1), (unsigned long long)st.v2_calls,
-			(unsigned long long)st.connects);
+		CHECK(s1 == RPC_SUCCESS && rdma_version(cl) == 1 &&
+			      st.v2_calls == 0 && st.connects == 1,
+		      "a new CLIENT to the same server speaks v1 at once: %s, %llu v2 call(s), %llu connection(s)",
+		      clnt_sperrno(s1), (unsigned long long)st.v2_calls,
+		      (unsigned long long)st.connects);
 		clnt_destroy(cl);
 	}
 	usleep(3300000);
@@ -723,11 +719,11 @@ static void test_vcache(void)
 		s1 = rtest_null_1(NULL, NULL, cl);
 		s2 = rtest_null_1(NULL, NULL, cl);
 		st = vc_stats(cl);
-		t_check(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
-				st.v2_calls == 1,
-			"after RPCRDMA_V2_RETRY=3 s, v2 is tried again (%s, then %s; %llu v2 call)",
-			clnt_sperrno(s1), clnt_sperrno(s2),
-			(unsigned long long)st.v2_calls);
+		CHECK(s1 != RPC_SUCCESS && s2 == RPC_SUCCESS &&
+			      st.v2_calls == 1,
+		      "after RPCRDMA_V2_RETRY=3 s, v2 is tried again (%s, then %s; %llu v2 call)",
+		      clnt_sperrno(s1), clnt_sperrno(s2),
+		      (unsigned long long)st.v2_calls);
 		clnt_destroy(cl);
 	}
 	unsetenv("RPCRDMA_V2_RETRY");
@@ -739,7 +735,7 @@ static void test_one_client(void)
 {
 	CLIENT *cl = mk(t_addr4(), RPCRDMA_REG_AUTO, RPCRDMA_COMP_EVENT);
 
-	t_check(cl != NULL, "create for controls");
+	CHECK(cl != NULL, "create for controls");
 	if (!cl)
 		return;
 	test_controls(cl);
@@ -748,8 +744,8 @@ static void test_one_client(void)
 	if (fake)
 		test_hooks(cl);
 	else
-		t_note("misbehaving-server checks: only against the fake "
-		       "responder (clnt-misc)");
+		NOTE("misbehaving-server checks: only against the fake "
+		     "responder (clnt-misc)");
 	test_timeouts(cl);
 	test_reg_mode_control(cl);
 	clnt_destroy(cl);
@@ -810,7 +806,7 @@ int main(int argc, char **argv)
 	if (part(only, "misc"))
 		test_create_errors();
 	i = t_server_start(&srv, CREDITS, 30000);
-	t_check(i == 0, "%s started on port %u", srv.what, srv.port);
+	CHECK(i == 0, "%s started on port %u", srv.what, srv.port);
 	if (i)
 		return 1;
 	if (part(only, "sizes4")) {
@@ -833,6 +829,5 @@ int main(int argc, char **argv)
 	if (part(only, "vcache") && fake)
 		test_vcache();
 	t_server_kill(&srv, false);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

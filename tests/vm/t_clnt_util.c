@@ -22,11 +22,9 @@
 #include "rtest.h"
 #include "tests/vm/t_clnt_util.h"
 
-int t_failures;
-
 static void watchdog_fired(int sig)
 {
-	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
+	static const char msg[] = "FAIL - watchdog: the test ran too long\n";
 
 	if (write(1, msg, sizeof(msg) - 1) < 0)
 		_exit(3);

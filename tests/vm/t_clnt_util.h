@@ -40,20 +40,9 @@ enum t_hook_proc {
  * into buf: its length, or -1 if there is no seed i. */
 int t_seed(unsigned int i, void *buf, size_t cap, char *name, size_t ncap);
 
-extern int t_failures;
-
-/* One line per check: "ok: ..." or "FAIL: ..." (t_util.h). */
-#define t_check(ok, ...) tu_check(&t_failures, ": ", (ok), __VA_ARGS__)
-/* t_check, and its verdict: if (!t_ok(cl != NULL, "...")) return; */
-#define t_ok(ok, ...)                      \
-	({                                 \
-		bool ok_ = (ok);           \
-		t_check(ok_, __VA_ARGS__); \
-		ok_;                       \
-	})
-#define t_note(...) tu_note(__VA_ARGS__)
-#define t_ms()	    tu_now_ms()
-#define t_us()	    tu_now_us()
+/* Checks and notes: CHECK, CHECK_OK, NOTE (t_util.h). */
+#define t_ms() tu_now_ms()
+#define t_us() tu_now_us()
 /* Exit with a FAIL line if the program runs longer than seconds. */
 void t_watchdog(unsigned int seconds);
 

@@ -87,7 +87,7 @@ static void server_stats(CLIENT *cl, ddpt_stats *s)
 	memset(s, 0, sizeof(*s));
 	/* zeros would pass every "the server moved nothing" check */
 	if (ddpt_stats_1(NULL, s, cl) != RPC_SUCCESS)
-		t_check(false, "DDPT_STATS: %s", clnt_sperror(cl, "stats"));
+		CHECK(false, "DDPT_STATS: %s", clnt_sperror(cl, "stats"));
 }
 
 static void snap_before(CLIENT *cl, struct snap *sn)
@@ -122,8 +122,8 @@ static bool lost(CLIENT *cl, const char *what, uint32_t len)
 	if (!losses_ok)
 		return false;
 	losses++;
-	t_note("LOSS: %s %u octets: %s [%s] (MW on two devices: counted, not failed)",
-	       what, len, clnt_sperror(cl, "call"), td_errmsg(cl));
+	NOTE("LOSS: %s %u octets: %s [%s] (MW on two devices: counted, not failed)",
+	     what, len, clnt_sperror(cl, "call"), td_errmsg(cl));
 	return true;
 }
 
@@ -178,42 +178,41 @@ static void echo_case(CLIENT *cl, const char *tag, uint32_t len, bool caller,
 		     td_guard_ok(buf, len);
 	if (st != RPC_SUCCESS && lost(cl, "ECHO", len))
 		goto out;
-	t_check(ok, "%sECHO %u octets, %s: intact%s [%s]", tag, len, how,
-		caller ? ", nothing written past it (V1-WC-9)" : "",
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(ok, "%sECHO %u octets, %s: intact%s [%s]", tag, len, how,
+	      caller ? ", nothing written past it (V1-WC-9)" : "",
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	if (len)
-		t_check(read_ok(a, b, len) && CD(write_chunks) == 1 &&
-				CD(write_bytes) == len && CD(long_calls) == 0 &&
-				CD(reply_chunks) == 0 &&
-				CD(ddp_zero_copies) + CD(ddp_copies) == 1 &&
-				SD(write_chunks) == 1 && SD(write_bytes) == len,
-			"%sECHO %u, %s: Read chunk %llu/%llu octets%s, Write "
-			"chunk %llu/%llu, Long calls %llu, Reply chunks %llu, "
-			"placed %llu+%llu; server read %llu/%llu, wrote "
-			"%llu/%llu (V1-RC-7, V1-WC-2/10)",
-			tag, len, how, CD(read_chunks), CD(read_bytes),
-			len < MUST_REDUCE ?
-				" (optional: the Call fits inline)" :
-				"",
-			CD(write_chunks), CD(write_bytes), CD(long_calls),
-			CD(reply_chunks), CD(ddp_zero_copies), CD(ddp_copies),
-			SD(read_chunks), SD(read_bytes), SD(write_chunks),
-			SD(write_bytes));
+		CHECK(read_ok(a, b, len) && CD(write_chunks) == 1 &&
+			      CD(write_bytes) == len && CD(long_calls) == 0 &&
+			      CD(reply_chunks) == 0 &&
+			      CD(ddp_zero_copies) + CD(ddp_copies) == 1 &&
+			      SD(write_chunks) == 1 && SD(write_bytes) == len,
+		      "%sECHO %u, %s: Read chunk %llu/%llu octets%s, Write "
+		      "chunk %llu/%llu, Long calls %llu, Reply chunks %llu, "
+		      "placed %llu+%llu; server read %llu/%llu, wrote "
+		      "%llu/%llu (V1-RC-7, V1-WC-2/10)",
+		      tag, len, how, CD(read_chunks), CD(read_bytes),
+		      len < MUST_REDUCE ? " (optional: the Call fits inline)" :
+					  "",
+		      CD(write_chunks), CD(write_bytes), CD(long_calls),
+		      CD(reply_chunks), CD(ddp_zero_copies), CD(ddp_copies),
+		      SD(read_chunks), SD(read_bytes), SD(write_chunks),
+		      SD(write_bytes));
 	else
-		t_check(CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
-				CD(write_bytes) == 0 && SD(read_chunks) == 0,
-			"%sECHO 0, %s: an empty item is no item: no Read chunk "
-			"(%llu), no Write chunk for room 0 < min=1 (%llu)",
-			tag, how, CD(read_chunks), CD(write_chunks));
+		CHECK(CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
+			      CD(write_bytes) == 0 && SD(read_chunks) == 0,
+		      "%sECHO 0, %s: an empty item is no item: no Read chunk "
+		      "(%llu), no Write chunk for room 0 < min=1 (%llu)",
+		      tag, how, CD(read_chunks), CD(write_chunks));
 	if (caller && len >= MiB)
-		t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
-				CD(ddp_copies) == !TD_ZERO_COPY,
-			"%sECHO %u into the caller's buffer: zero copy (%llu) "
-			"and no copy (%llu)%s",
-			tag, len, CD(ddp_zero_copies), CD(ddp_copies),
-			TD_ZERO_COPY ?
-				"" :
-				" [ASan build: probe off, one copy expected]");
+		CHECK(CD(ddp_zero_copies) == TD_ZERO_COPY &&
+			      CD(ddp_copies) == !TD_ZERO_COPY,
+		      "%sECHO %u into the caller's buffer: zero copy (%llu) "
+		      "and no copy (%llu)%s",
+		      tag, len, CD(ddp_zero_copies), CD(ddp_copies),
+		      TD_ZERO_COPY ?
+			      "" :
+			      " [ASan build: probe off, one copy expected]");
 out:
 	free(arg.data.data_val);
 	if (caller)
@@ -233,15 +232,14 @@ static void check_table(bool want)
 	reply = rpcrdma_ulb_lookup(DDPT_PROG, DDPT_VERS, DDPT_ECHO,
 				   RPCRDMA_ULB_REPLY, &e);
 	if (want)
-		t_check(!call && !reply &&
-				e.room.kind == RPCRDMA_ULB_SIZE_ARG &&
-				e.room.offset == 0,
-			"RPCRDMA_ULB_CONF=%s: ECHO entries loaded, room = arg[0]",
-			getenv("RPCRDMA_ULB_CONF"));
+		CHECK(!call && !reply && e.room.kind == RPCRDMA_ULB_SIZE_ARG &&
+			      e.room.offset == 0,
+		      "RPCRDMA_ULB_CONF=%s: ECHO entries loaded, room = arg[0]",
+		      getenv("RPCRDMA_ULB_CONF"));
 	else
-		t_check(call == ENOENT && reply == ENOENT,
-			"RPCRDMA_ULB_CONF=%s: no entry for ECHO",
-			getenv("RPCRDMA_ULB_CONF"));
+		CHECK(call == ENOENT && reply == ENOENT,
+		      "RPCRDMA_ULB_CONF=%s: no entry for ECHO",
+		      getenv("RPCRDMA_ULB_CONF"));
 }
 
 static const char *reg_name(enum rpcrdma_reg_mode m)
@@ -256,17 +254,17 @@ static CLIENT *client(const struct ts_server *s, enum rpcrdma_reg_mode reg)
 
 	enum rpcrdma_reg_mode got = RPCRDMA_REG_AUTO;
 
-	t_check(cl != NULL, "CLIENT to ddpt_server at %s port %u", s->host,
-		s->port);
+	CHECK(cl != NULL, "CLIENT to ddpt_server at %s port %u", s->host,
+	      s->port);
 	if (!cl)
 		return NULL;
-	t_check(td_stats(cl, &st), "CLGET_RDMA_STATS answers");
+	CHECK(td_stats(cl, &st), "CLGET_RDMA_STATS answers");
 	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
 	losses_ok = tu_net_two() && got == RPCRDMA_REG_MW;
 	if (tu_net_two())
-		t_note("two devices, registration mode %s: %s", reg_name(got),
-		       losses_ok ? "RPC errors counted as losses" :
-				   "every call must succeed");
+		NOTE("two devices, registration mode %s: %s", reg_name(got),
+		     losses_ok ? "RPC errors counted as losses" :
+				 "every call must succeed");
 	return cl;
 }
 
@@ -337,23 +335,23 @@ static void multi_case(CLIENT *cl, uint32_t la, uint32_t lb, bool caller)
 	     !memcmp(res.note.note_val, note, sizeof(note) - 1);
 	if (caller)
 		ok = ok && td_guard_ok(ba, room) && td_guard_ok(bb, room);
-	t_check(ok,
-		"MULTI a=%u b=%u, %s buffers: both results and the inline "
-		"note intact, in their places (V1-WC-3) [%s]",
-		la, lb, caller ? "caller's" : "library",
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
-	t_check(CD(read_chunks) == 2 && CD(read_bytes) == la + lb &&
-			CD(write_chunks) == 2 && CD(write_bytes) == la + lb &&
-			CD(ddp_zero_copies) + CD(ddp_copies) == 2 &&
-			CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
-			SD(read_chunks) == 2 && SD(write_chunks) == 2 &&
-			SD(write_bytes) == la + lb,
-		"MULTI a=%u b=%u: Read chunks %llu/%llu octets, Write chunks "
-		"%llu/%llu, the note inline; server read %llu, wrote %llu/%llu "
-		"(V1-CH-2, V1-RC-1/7/8)",
-		la, lb, CD(read_chunks), CD(read_bytes), CD(write_chunks),
-		CD(write_bytes), SD(read_chunks), SD(write_chunks),
-		SD(write_bytes));
+	CHECK(ok,
+	      "MULTI a=%u b=%u, %s buffers: both results and the inline "
+	      "note intact, in their places (V1-WC-3) [%s]",
+	      la, lb, caller ? "caller's" : "library",
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(CD(read_chunks) == 2 && CD(read_bytes) == la + lb &&
+		      CD(write_chunks) == 2 && CD(write_bytes) == la + lb &&
+		      CD(ddp_zero_copies) + CD(ddp_copies) == 2 &&
+		      CD(long_calls) == 0 && CD(reply_chunks) == 0 &&
+		      SD(read_chunks) == 2 && SD(write_chunks) == 2 &&
+		      SD(write_bytes) == la + lb,
+	      "MULTI a=%u b=%u: Read chunks %llu/%llu octets, Write chunks "
+	      "%llu/%llu, the note inline; server read %llu, wrote %llu/%llu "
+	      "(V1-CH-2, V1-RC-1/7/8)",
+	      la, lb, CD(read_chunks), CD(read_bytes), CD(write_chunks),
+	      CD(write_bytes), SD(read_chunks), SD(write_chunks),
+	      SD(write_bytes));
 	free(arg.a.a_val);
 	free(arg.b.b_val);
 	if (caller) {
@@ -386,30 +384,28 @@ static void long_case(CLIENT *cl, uint32_t len, uint32_t blob, bool chunk)
 	     res.blob.blob_len == blob &&
 	     t_fill_check(res.data.data_val, len, 31) < 0 &&
 	     t_fill_check(res.blob.blob_val, blob, 32) < 0;
-	t_check(ok, "LONG data %u + blob %u: both intact [%s]", len, blob,
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(ok, "LONG data %u + blob %u: both intact [%s]", len, blob,
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	if (chunk)
-		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
-				CD(reply_chunks) == 1 &&
-				CD(long_replies) == 1 &&
-				CD(reply_bytes) > blob &&
-				CD(read_chunks) == 0 &&
-				SD(write_bytes) == len && SD(replies_long) == 1,
-			"LONG %u + %u: data in the Write chunk (%llu/%llu), the "
-			"rest in the Reply chunk (offered %llu, used %llu, %llu "
-			"octets); server wrote %llu, Long replies %llu "
-			"(V1-RP-1/3)",
-			len, blob, CD(write_chunks), CD(write_bytes),
-			CD(reply_chunks), CD(long_replies), CD(reply_bytes),
-			SD(write_bytes), SD(replies_long));
+		CHECK(CD(write_chunks) == 1 && CD(write_bytes) == len &&
+			      CD(reply_chunks) == 1 && CD(long_replies) == 1 &&
+			      CD(reply_bytes) > blob && CD(read_chunks) == 0 &&
+			      SD(write_bytes) == len && SD(replies_long) == 1,
+		      "LONG %u + %u: data in the Write chunk (%llu/%llu), the "
+		      "rest in the Reply chunk (offered %llu, used %llu, %llu "
+		      "octets); server wrote %llu, Long replies %llu "
+		      "(V1-RP-1/3)",
+		      len, blob, CD(write_chunks), CD(write_bytes),
+		      CD(reply_chunks), CD(long_replies), CD(reply_bytes),
+		      SD(write_bytes), SD(replies_long));
 	else
-		t_check(CD(write_chunks) == 1 && CD(write_bytes) == len &&
-				CD(reply_chunks) == 0 && CD(long_replies) == 0,
-			"LONG %u + %u: max=arg.blob+12 fits inline, so no Reply "
-			"chunk offered (%llu), data in the Write chunk (%llu/%llu) "
-			"(V1-RP-1, V1-ULB-4)",
-			len, blob, CD(reply_chunks), CD(write_chunks),
-			CD(write_bytes));
+		CHECK(CD(write_chunks) == 1 && CD(write_bytes) == len &&
+			      CD(reply_chunks) == 0 && CD(long_replies) == 0,
+		      "LONG %u + %u: max=arg.blob+12 fits inline, so no Reply "
+		      "chunk offered (%llu), data in the Write chunk (%llu/%llu) "
+		      "(V1-RP-1, V1-ULB-4)",
+		      len, blob, CD(reply_chunks), CD(write_chunks),
+		      CD(write_bytes));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_ddpt_long_res, (char *)&res);
 }
@@ -442,15 +438,15 @@ static void read_fits(CLIENT *cl, uint32_t count, int extra)
 
 	memset(&res, 0, sizeof(res));
 	st = read_call(cl, count, extra, &res, a, b, &err);
-	t_check(st == RPC_SUCCESS && res.count == want &&
-			res.data.data_len == want &&
-			t_fill_check(res.data.data_val, want, 41) < 0 &&
-			CD(write_chunks) == 1 && CD(write_bytes) == want &&
-			SD(write_bytes) == want,
-		"READ count %u returning %u: intact, Write chunk of room %u "
-		"filled with exactly %llu octets (server %llu) (V1-WC-4) [%s]",
-		count, want, count, CD(write_bytes), SD(write_bytes),
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(st == RPC_SUCCESS && res.count == want &&
+		      res.data.data_len == want &&
+		      t_fill_check(res.data.data_val, want, 41) < 0 &&
+		      CD(write_chunks) == 1 && CD(write_bytes) == want &&
+		      SD(write_bytes) == want,
+	      "READ count %u returning %u: intact, Write chunk of room %u "
+	      "filled with exactly %llu octets (server %llu) (V1-WC-4) [%s]",
+	      count, want, count, CD(write_bytes), SD(write_bytes),
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_ddpt_read_res, (char *)&res);
 }
@@ -499,29 +495,29 @@ static void read_overflow(CLIENT *cl, uint32_t count, int extra, size_t cap)
 		intact = intact && buf[i] == 0x5a;
 	if (resend)
 		/* requests: the READ, once, and the STATS of snap_after */
-		t_check(st == RPC_SUCCESS && res.data.data_len == want &&
-				t_fill_check(res.data.data_val, want, 41) < 0 &&
-				CD(resends) == 1 && CD(err_chunk) == 0 &&
-				SD(err_resource) == 1 &&
-				SD(replays_done) == 1 && SD(requests) == 2,
-			"READ count %u returning %u, %s: WRITE_RESOURCE (%llu), resent with the room named (%llu), answered from the kept reply (%llu), executed once (%llu requests with STATS): %s (V2-ERR-12/13)",
-			count, want, cap ? "caller's buffer" : "library buffer",
-			SD(err_resource), CD(resends), SD(replays_done),
-			SD(requests), clnt_sperrno(st));
+		CHECK(st == RPC_SUCCESS && res.data.data_len == want &&
+			      t_fill_check(res.data.data_val, want, 41) < 0 &&
+			      CD(resends) == 1 && CD(err_chunk) == 0 &&
+			      SD(err_resource) == 1 && SD(replays_done) == 1 &&
+			      SD(requests) == 2,
+		      "READ count %u returning %u, %s: WRITE_RESOURCE (%llu), resent with the room named (%llu), answered from the kept reply (%llu), executed once (%llu requests with STATS): %s (V2-ERR-12/13)",
+		      count, want, cap ? "caller's buffer" : "library buffer",
+		      SD(err_resource), CD(resends), SD(replays_done),
+		      SD(requests), clnt_sperrno(st));
 	else
-		t_check(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
-				CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
-				SD(err_chunk) == 1,
-			"READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
-			"client ERR_CHUNK %llu, server err_write_room %llu [%s]",
-			count, want, cap ? "caller's buffer" : "library buffer",
-			clnt_sperrno(st), err, CD(err_chunk),
-			SD(err_write_room), td_errmsg(cl));
+		CHECK(st == RPC_SYSTEMERROR && err == EREMOTEIO &&
+			      CD(err_chunk) == 1 && SD(err_write_room) == 1 &&
+			      SD(err_chunk) == 1,
+		      "READ count %u returning %u, %s: %s, errno %d (want EREMOTEIO); "
+		      "client ERR_CHUNK %llu, server err_write_room %llu [%s]",
+		      count, want, cap ? "caller's buffer" : "library buffer",
+		      clnt_sperrno(st), err, CD(err_chunk), SD(err_write_room),
+		      td_errmsg(cl));
 	if (cap)
-		t_check(intact && td_guard_ok(buf, cap),
-			"... the caller's buffer beyond what arrived "
-			"(octets %u..%zu) is unchanged: no overrun",
-			resend ? want : count, cap - 1);
+		CHECK(intact && td_guard_ok(buf, cap),
+		      "... the caller's buffer beyond what arrived "
+		      "(octets %u..%zu) is unchanged: no overrun",
+		      resend ? want : count, cap - 1);
 	if (buf)
 		free(buf);
 	else if (st == RPC_SUCCESS)
@@ -565,8 +561,8 @@ static bool echo_8m(CLIENT *cl, bool caller, struct snap *a, struct snap *b)
 	     (!caller || res.data.data_val == buf) &&
 	     t_fill_check(res.data.data_val, len, 51) < 0;
 	if (st != RPC_SUCCESS)
-		t_note("ECHO 8 MiB: %s [%s]", clnt_sperror(cl, "echo"),
-		       td_errmsg(cl));
+		NOTE("ECHO 8 MiB: %s [%s]", clnt_sperror(cl, "echo"),
+		     td_errmsg(cl));
 	free(arg.data.data_val);
 	if (caller)
 		free(buf);
@@ -585,13 +581,13 @@ static bool echo_8m(CLIENT *cl, bool caller, struct snap *a, struct snap *b)
 static void fenced_once(const struct snap *a, const struct snap *b,
 			const char *m, const char *whose)
 {
-	t_check(CD(registrations) >= 2 &&
-			CD(registrations) ==
-				CD(invalidations) + CD(remote_invalidations),
-		"%s: ECHO 8 MiB into %s: registrations %llu = invalidations "
-		"%llu + remote invalidations %llu",
-		m, whose, CD(registrations), CD(invalidations),
-		CD(remote_invalidations));
+	CHECK(CD(registrations) >= 2 &&
+		      CD(registrations) ==
+			      CD(invalidations) + CD(remote_invalidations),
+	      "%s: ECHO 8 MiB into %s: registrations %llu = invalidations "
+	      "%llu + remote invalidations %llu",
+	      m, whose, CD(registrations), CD(invalidations),
+	      CD(remote_invalidations));
 }
 
 static void stats_8m(enum rpcrdma_reg_mode reg)
@@ -607,42 +603,42 @@ static void stats_8m(enum rpcrdma_reg_mode reg)
 		return;
 	ok = echo_8m(cl, true, a, b);
 	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
-	t_check(ok && got == reg,
-		"%s: ECHO 8 MiB into the caller's buffer: "
-		"intact (mode %s)",
-		m, reg_name(got));
-	t_check(CD(read_chunks) == 1 && CD(read_bytes) == len,
-		"%s: 8 MiB by RDMA Read: %llu Read chunk, %llu octets", m,
-		CD(read_chunks), CD(read_bytes));
-	t_check(CD(write_chunks) == 1 && CD(write_bytes) == len,
-		"%s: 8 MiB by RDMA Write: %llu Write chunk, %llu octets", m,
-		CD(write_chunks), CD(write_bytes));
-	t_check(CD(inline_bytes) < 1024 && CD(long_calls) == 0 &&
-			CD(reply_chunks) == 0,
-		"%s: inline %llu octets (< 1024), Long calls %llu, Reply "
-		"chunks %llu",
-		m, CD(inline_bytes), CD(long_calls), CD(reply_chunks));
-	t_check(CD(ddp_zero_copies) == TD_ZERO_COPY &&
-			CD(ddp_copies) == !TD_ZERO_COPY,
-		"%s: zero copy %llu, copies %llu%s", m, CD(ddp_zero_copies),
-		CD(ddp_copies),
-		TD_ZERO_COPY ? "" :
-			       " [ASan build: probe off, one copy expected]");
-	t_check(SD(read_chunks) == 1 && SD(read_bytes) == len &&
-			SD(write_chunks) == 1 && SD(write_bytes) == len,
-		"%s: the server agrees: read %llu/%llu, wrote %llu/%llu", m,
-		SD(read_chunks), SD(read_bytes), SD(write_chunks),
-		SD(write_bytes));
+	CHECK(ok && got == reg,
+	      "%s: ECHO 8 MiB into the caller's buffer: "
+	      "intact (mode %s)",
+	      m, reg_name(got));
+	CHECK(CD(read_chunks) == 1 && CD(read_bytes) == len,
+	      "%s: 8 MiB by RDMA Read: %llu Read chunk, %llu octets", m,
+	      CD(read_chunks), CD(read_bytes));
+	CHECK(CD(write_chunks) == 1 && CD(write_bytes) == len,
+	      "%s: 8 MiB by RDMA Write: %llu Write chunk, %llu octets", m,
+	      CD(write_chunks), CD(write_bytes));
+	CHECK(CD(inline_bytes) < 1024 && CD(long_calls) == 0 &&
+		      CD(reply_chunks) == 0,
+	      "%s: inline %llu octets (< 1024), Long calls %llu, Reply "
+	      "chunks %llu",
+	      m, CD(inline_bytes), CD(long_calls), CD(reply_chunks));
+	CHECK(CD(ddp_zero_copies) == TD_ZERO_COPY &&
+		      CD(ddp_copies) == !TD_ZERO_COPY,
+	      "%s: zero copy %llu, copies %llu%s", m, CD(ddp_zero_copies),
+	      CD(ddp_copies),
+	      TD_ZERO_COPY ? "" :
+			     " [ASan build: probe off, one copy expected]");
+	CHECK(SD(read_chunks) == 1 && SD(read_bytes) == len &&
+		      SD(write_chunks) == 1 && SD(write_bytes) == len,
+	      "%s: the server agrees: read %llu/%llu, wrote %llu/%llu", m,
+	      SD(read_chunks), SD(read_bytes), SD(write_chunks),
+	      SD(write_bytes));
 	fenced_once(a, b, m, "the caller's memory");
 	ok = echo_8m(cl, false, a, b);
-	t_check(ok, "%s: ECHO 8 MiB into a library buffer: intact", m);
-	t_check(CD(ddp_copies) == 1 && CD(ddp_copy_bytes) == len &&
-			CD(ddp_zero_copies) == 0 && CD(write_bytes) == len &&
-			CD(read_bytes) == len,
-		"%s: NULL result buffer: copies %llu (%llu octets), zero copy "
-		"%llu, Write %llu octets",
-		m, CD(ddp_copies), CD(ddp_copy_bytes), CD(ddp_zero_copies),
-		CD(write_bytes));
+	CHECK(ok, "%s: ECHO 8 MiB into a library buffer: intact", m);
+	CHECK(CD(ddp_copies) == 1 && CD(ddp_copy_bytes) == len &&
+		      CD(ddp_zero_copies) == 0 && CD(write_bytes) == len &&
+		      CD(read_bytes) == len,
+	      "%s: NULL result buffer: copies %llu (%llu octets), zero copy "
+	      "%llu, Write %llu octets",
+	      m, CD(ddp_copies), CD(ddp_copy_bytes), CD(ddp_zero_copies),
+	      CD(write_bytes));
 	fenced_once(a, b, m, "a library buffer");
 	clnt_destroy(cl);
 }
@@ -688,29 +684,29 @@ static void unchunked_case(CLIENT *cl, uint32_t len, bool long_msgs, bool plain)
 		got_len = er.data.data_len;
 	}
 	snap_after(cl, b);
-	t_check(st == RPC_SUCCESS && got_len == len &&
-			t_fill_check(got, len, seed) < 0,
-		"%s%s %u%s intact [%s]", name, plain ? " (no entry)" : "", len,
-		plain ? " octets:" : "",
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(st == RPC_SUCCESS && got_len == len &&
+		      t_fill_check(got, len, seed) < 0,
+	      "%s%s %u%s intact [%s]", name, plain ? " (no entry)" : "", len,
+	      plain ? " octets:" : "",
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	/* The Reply's size is unknown (no entry), so it is asked inline
 	 * first: a Long Reply comes after one resend (the room named, v2)
 	 * or two (1 MiB, then max_reply_size, v1); each resend is a Long
 	 * Call again. */
-	t_check(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
-			CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
-			CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
-			SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
-			CD(long_calls) == (long_msgs ? 1 + CD(resends) : 0) &&
-			CD(resends) ==
-				(long_msgs ? (version(cl) == 2 ? 1 : 2) : 0) &&
-			CD(long_replies) == (long_msgs ? 1 : 0),
-		"%s %u%s nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
-		"server wrote %llu), Long call %llu, Long reply %llu after %llu resend(s)%s",
-		name, len, plain ? ":" : " moves", CD(read_chunks),
-		CD(read_bytes), CD(write_chunks), CD(write_bytes),
-		SD(write_bytes), CD(long_calls), CD(long_replies), CD(resends),
-		plain ? " (V1-CH-2, V1-RP-4/6)" : "");
+	CHECK(CD(read_chunks) == 0 && CD(read_bytes) == 0 &&
+		      CD(write_chunks) == 0 && CD(write_bytes) == 0 &&
+		      CD(ddp_zero_copies) == 0 && CD(ddp_copies) == 0 &&
+		      SD(write_chunks) == 0 && SD(write_bytes) == 0 &&
+		      CD(long_calls) == (long_msgs ? 1 + CD(resends) : 0) &&
+		      CD(resends) ==
+			      (long_msgs ? (version(cl) == 2 ? 1 : 2) : 0) &&
+		      CD(long_replies) == (long_msgs ? 1 : 0),
+	      "%s %u%s nothing by Read/Write chunks (%llu/%llu, %llu/%llu; "
+	      "server wrote %llu), Long call %llu, Long reply %llu after %llu resend(s)%s",
+	      name, len, plain ? ":" : " moves", CD(read_chunks),
+	      CD(read_bytes), CD(write_chunks), CD(write_bytes),
+	      SD(write_bytes), CD(long_calls), CD(long_replies), CD(resends),
+	      plain ? " (V1-CH-2, V1-RP-4/6)" : "");
 	free(data);
 	free(buf);
 	if (plain && st == RPC_SUCCESS)
@@ -740,7 +736,7 @@ static void raw_refuse(void)
 
 	t_fill(data, sizeof(data), 71);
 	if (tc_connect(&t, &srv, 10000)) {
-		t_check(false, "raw client: connect");
+		CHECK(false, "raw client: connect");
 		return;
 	}
 	memset(&k, 0, sizeof(k));
@@ -754,13 +750,13 @@ static void raw_refuse(void)
 	k.args = &pa;
 	k.read_item = true;
 	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_plain_res, &pr, &rep, 20000);
-	t_check(r == 0 && refused(&rep),
-		"a Read chunk at an item without an entry (PLAIN item 0) is "
-		"refused: %s (V1-DDP-1)",
-		r		       ? strerror(-r) :
-		rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
-		rep.rpc		       ? "an RPC reply" :
-					 "?");
+	CHECK(r == 0 && refused(&rep),
+	      "a Read chunk at an item without an entry (PLAIN item 0) is "
+	      "refused: %s (V1-DDP-1)",
+	      r			     ? strerror(-r) :
+	      rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
+	      rep.rpc		     ? "an RPC reply" :
+				       "?");
 	if (rep.res_ok)
 		xdr_free((xdrproc_t)xdr_ddpt_plain_res, (char *)&pr);
 
@@ -771,12 +767,12 @@ static void raw_refuse(void)
 	k.xargs = (xdrproc_t)xdr_ddpt_echo_args;
 	k.args = &ea;
 	r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_echo_res, &er, &rep, 20000);
-	t_check(r == 0 && rep.h.proc == RW_MSG && rep.res_ok &&
-			rep.ar_stat == SUCCESS &&
-			er.data.data_len == sizeof(data) &&
-			t_fill_check(er.data.data_val, sizeof(data), 71) < 0,
-		"a Read chunk at ECHO's designated item 0 is taken, echoed "
-		"intact");
+	CHECK(r == 0 && rep.h.proc == RW_MSG && rep.res_ok &&
+		      rep.ar_stat == SUCCESS &&
+		      er.data.data_len == sizeof(data) &&
+		      t_fill_check(er.data.data_val, sizeof(data), 71) < 0,
+	      "a Read chunk at ECHO's designated item 0 is taken, echoed "
+	      "intact");
 	if (rep.res_ok)
 		xdr_free((xdrproc_t)xdr_ddpt_echo_res, (char *)&er);
 	tc_close(&t);
@@ -980,35 +976,35 @@ static void gss_case(CLIENT *cl)
 	bool intact;
 
 	st = gss_echo(cl, NULL, len, a, b, &intact);
-	t_check(st == RPC_SUCCESS && intact && CD(read_chunks) == 1 &&
-			CD(write_chunks) == 1 && SD(read_chunks) == 1,
-		"RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
-		"Read chunk (%llu) and offers a Write chunk (%llu)",
-		len, CD(read_chunks), CD(write_chunks));
+	CHECK(st == RPC_SUCCESS && intact && CD(read_chunks) == 1 &&
+		      CD(write_chunks) == 1 && SD(read_chunks) == 1,
+	      "RPCSEC_GSS control, AUTH_NONE: ECHO %u moves its item in a "
+	      "Read chunk (%llu) and offers a Write chunk (%llu)",
+	      len, CD(read_chunks), CD(write_chunks));
 	if (!gss) {
-		t_check(false, "fake RPCSEC_GSS AUTH");
+		CHECK(false, "fake RPCSEC_GSS AUTH");
 		return;
 	}
 	st = gss_echo(cl, gss, len, a, b, &intact);
 	auth_destroy(gss);
 	/* the wrapped reply's size is unknown: in v2 it is asked inline and
 	 * REPLY_RESOURCE brings one resend with a Reply chunk (issue 13) */
-	t_check(CD(resends) <= 1 && CD(calls) == 1 + CD(resends) &&
-			CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
-			CD(long_calls) == CD(calls) && CD(long_bytes) > len,
-		"RPCSEC_GSS integrity: ECHO %u reduces nothing: Read chunks "
-		"%llu, Write chunks %llu, sent whole as a Long call (%llu, "
-		"%llu octets, %llu resend) [%s] (V1-GSS-3)",
-		len, CD(read_chunks), CD(write_chunks), CD(long_calls),
-		CD(long_bytes), CD(resends), clnt_sperrno(st));
-	t_check(SD(write_chunks) == 0 && SD(read_bytes) == CD(long_bytes),
-		"RPCSEC_GSS integrity: the server pulled only the Long call "
-		"(%llu octets) and filled no Write chunk (%llu)",
-		SD(read_bytes), SD(write_chunks));
-	t_check(st == RPC_SUCCESS && intact,
-		"RPCSEC_GSS integrity: the stand-in service answers, the "
-		"echo is intact [%s]",
-		clnt_sperrno(st));
+	CHECK(CD(resends) <= 1 && CD(calls) == 1 + CD(resends) &&
+		      CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
+		      CD(long_calls) == CD(calls) && CD(long_bytes) > len,
+	      "RPCSEC_GSS integrity: ECHO %u reduces nothing: Read chunks "
+	      "%llu, Write chunks %llu, sent whole as a Long call (%llu, "
+	      "%llu octets, %llu resend) [%s] (V1-GSS-3)",
+	      len, CD(read_chunks), CD(write_chunks), CD(long_calls),
+	      CD(long_bytes), CD(resends), clnt_sperrno(st));
+	CHECK(SD(write_chunks) == 0 && SD(read_bytes) == CD(long_bytes),
+	      "RPCSEC_GSS integrity: the server pulled only the Long call "
+	      "(%llu octets) and filled no Write chunk (%llu)",
+	      SD(read_bytes), SD(write_chunks));
+	CHECK(st == RPC_SUCCESS && intact,
+	      "RPCSEC_GSS integrity: the stand-in service answers, the "
+	      "echo is intact [%s]",
+	      clnt_sperrno(st));
 }
 
 /*
@@ -1040,32 +1036,31 @@ static void gss_server_case(CLIENT *cl)
 	for (i = 0; i < sizeof(svcs) / sizeof(svcs[0]); i++) {
 		gss = fake_gss_create(svcs[i].svc, true);
 		if (!gss) {
-			t_check(false, "fake RPCSEC_GSS AUTH");
+			CHECK(false, "fake RPCSEC_GSS AUTH");
 			return;
 		}
 		st = gss_echo(cl, gss, len, a, b, &intact);
 		auth_destroy(gss);
 		if (svcs[i].svc == FG_SVC_NONE)
-			t_check(st == RPC_SUCCESS && intact &&
-					CD(read_chunks) == 1 &&
-					SD(read_chunks) == 1 &&
-					SD(write_chunks) == 1 &&
-					SD(write_bytes) == len,
-				"RPCSEC_GSS %s: the server takes ECHO %u's Read "
-				"chunk (%llu) and fills its Write chunk (%llu, "
-				"%llu octets), the echo intact [%s] (V1-WC-2)",
-				svcs[i].name, len, SD(read_chunks),
-				SD(write_chunks), SD(write_bytes),
-				clnt_sperrno(st));
+			CHECK(st == RPC_SUCCESS && intact &&
+				      CD(read_chunks) == 1 &&
+				      SD(read_chunks) == 1 &&
+				      SD(write_chunks) == 1 &&
+				      SD(write_bytes) == len,
+			      "RPCSEC_GSS %s: the server takes ECHO %u's Read "
+			      "chunk (%llu) and fills its Write chunk (%llu, "
+			      "%llu octets), the echo intact [%s] (V1-WC-2)",
+			      svcs[i].name, len, SD(read_chunks),
+			      SD(write_chunks), SD(write_bytes),
+			      clnt_sperrno(st));
 		else
-			t_check(st == RPC_CANTDECODEARGS &&
-					CD(read_chunks) == 1 &&
-					SD(write_chunks) == 0,
-				"RPCSEC_GSS %s: a Read chunk of the wrapped "
-				"body is refused, GARBAGE_ARGS (%s), no Write "
-				"chunk filled (%llu) (V1-GSS-3, V1-DDP-1)",
-				svcs[i].name, clnt_sperrno(st),
-				SD(write_chunks));
+			CHECK(st == RPC_CANTDECODEARGS &&
+				      CD(read_chunks) == 1 &&
+				      SD(write_chunks) == 0,
+			      "RPCSEC_GSS %s: a Read chunk of the wrapped "
+			      "body is refused, GARBAGE_ARGS (%s), no Write "
+			      "chunk filled (%llu) (V1-GSS-3, V1-DDP-1)",
+			      svcs[i].name, clnt_sperrno(st), SD(write_chunks));
 	}
 }
 
@@ -1086,25 +1081,25 @@ static void void_case(CLIENT *cl)
 	st = clnt_call(cl, DDPT_NULL, (xdrproc_t)xdr_void, NULL,
 		       (xdrproc_t)xdr_void, NULL, tv);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && b.calls == a.calls + 1 &&
-			b.reply_chunks == a.reply_chunks &&
-			b.registrations == a.registrations,
-		"NULL, entry max=0: no Reply chunk (%llu), no registration "
-		"(%llu) [%s]",
-		(unsigned long long)(b.reply_chunks - a.reply_chunks),
-		(unsigned long long)(b.registrations - a.registrations),
-		clnt_sperrno(st));
+	CHECK(st == RPC_SUCCESS && b.calls == a.calls + 1 &&
+		      b.reply_chunks == a.reply_chunks &&
+		      b.registrations == a.registrations,
+	      "NULL, entry max=0: no Reply chunk (%llu), no registration "
+	      "(%llu) [%s]",
+	      (unsigned long long)(b.reply_chunks - a.reply_chunks),
+	      (unsigned long long)(b.registrations - a.registrations),
+	      clnt_sperrno(st));
 	memset(&s, 0, sizeof(s));
 	td_stats(cl, &a);
 	st = ddpt_stats_1(NULL, &s, cl);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks &&
-			b.registrations == a.registrations &&
-			b.resends == a.resends,
-		"STATS, no entry: asked inline, no Reply chunk (%llu), no registration (%llu), no resend [%s]",
-		(unsigned long long)(b.reply_chunks - a.reply_chunks),
-		(unsigned long long)(b.registrations - a.registrations),
-		clnt_sperrno(st));
+	CHECK(st == RPC_SUCCESS && b.reply_chunks == a.reply_chunks &&
+		      b.registrations == a.registrations &&
+		      b.resends == a.resends,
+	      "STATS, no entry: asked inline, no Reply chunk (%llu), no registration (%llu), no resend [%s]",
+	      (unsigned long long)(b.reply_chunks - a.reply_chunks),
+	      (unsigned long long)(b.registrations - a.registrations),
+	      clnt_sperrno(st));
 	xdr_free((xdrproc_t)xdr_ddpt_stats, (char *)&s);
 }
 
@@ -1146,7 +1141,7 @@ static void raw_read_order(void)
 	arg.note.note_len = sizeof(note) - 1;
 	arg.note.note_val = note;
 	if (tc_connect(&t, &srv, 10000)) {
-		t_check(false, "raw client: connect");
+		CHECK(false, "raw client: connect");
 		return;
 	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1164,10 +1159,10 @@ static void raw_read_order(void)
 		r = tc_rpc(&t, &k, (xdrproc_t)xdr_ddpt_multi_res, &res, &rep,
 			   20000);
 		if (cases[i].order == TC_READS_OVERLAP) {
-			t_check(r == 0 && rep.h.proc == RW_ERROR &&
-					rep.h.err.code == RW_ERR_CHUNK,
-				"MULTI, Read chunks %s: ERR_CHUNK (AMB-V1-5)",
-				cases[i].what);
+			CHECK(r == 0 && rep.h.proc == RW_ERROR &&
+				      rep.h.err.code == RW_ERR_CHUNK,
+			      "MULTI, Read chunks %s: ERR_CHUNK (AMB-V1-5)",
+			      cases[i].what);
 		} else {
 			ok = r == 0 && rep.res_ok && rep.ar_stat == SUCCESS &&
 			     res.a.a_len == sizeof(da) &&
@@ -1175,14 +1170,14 @@ static void raw_read_order(void)
 			     !memcmp(res.a.a_val, da, sizeof(da)) &&
 			     !memcmp(res.b.b_val, db, sizeof(db)) &&
 			     res.note.note_len == sizeof(note) - 1;
-			t_check(ok,
-				"MULTI, Read chunks %s: taken, both items "
-				"intact (AMB-V1-6) [%s]",
-				cases[i].what,
-				r		       ? strerror(-r) :
-				rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
-				rep.rpc		       ? "an RPC reply" :
-							 "?");
+			CHECK(ok,
+			      "MULTI, Read chunks %s: taken, both items "
+			      "intact (AMB-V1-6) [%s]",
+			      cases[i].what,
+			      r			     ? strerror(-r) :
+			      rep.h.proc == RW_ERROR ? "RDMA_ERROR" :
+			      rep.rpc		     ? "an RPC reply" :
+						       "?");
 		}
 		if (rep.res_ok)
 			xdr_free((xdrproc_t)xdr_ddpt_multi_res, (char *)&res);
@@ -1235,17 +1230,17 @@ static void regmin_case(CLIENT *cl, uint32_t len, bool zero)
 	snap_before(cl, a);
 	st = ddpt_echo_1(&arg, &res, cl);
 	snap_after(cl, b);
-	t_check(st == RPC_SUCCESS && res.data.data_len == len &&
-			res.data.data_val == (char *)buf &&
-			t_fill_check(buf, len, 81) < 0 &&
-			td_guard_ok(buf, len) && CD(write_bytes) == len &&
-			CD(ddp_zero_copies) == (zero && TD_ZERO_COPY ? 1 : 0) &&
-			CD(ddp_copies) == (zero && TD_ZERO_COPY ? 0 : 1),
-		"RPCRDMA_DDP_REG_MIN=%u, caller's buffer of %u: %s (zero copy "
-		"%llu, copies %llu), intact [%s]",
-		REGMIN, len, zero ? "registered" : "a pool buffer, copied once",
-		CD(ddp_zero_copies), CD(ddp_copies),
-		st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
+	CHECK(st == RPC_SUCCESS && res.data.data_len == len &&
+		      res.data.data_val == (char *)buf &&
+		      t_fill_check(buf, len, 81) < 0 && td_guard_ok(buf, len) &&
+		      CD(write_bytes) == len &&
+		      CD(ddp_zero_copies) == (zero && TD_ZERO_COPY ? 1 : 0) &&
+		      CD(ddp_copies) == (zero && TD_ZERO_COPY ? 0 : 1),
+	      "RPCRDMA_DDP_REG_MIN=%u, caller's buffer of %u: %s (zero copy "
+	      "%llu, copies %llu), intact [%s]",
+	      REGMIN, len, zero ? "registered" : "a pool buffer, copied once",
+	      CD(ddp_zero_copies), CD(ddp_copies),
+	      st == RPC_SUCCESS ? "ok" : td_errmsg(cl));
 	free(arg.data.data_val);
 	free(buf);
 }
@@ -1276,15 +1271,15 @@ static void check_printed(void)
 		fclose(f);
 	}
 	text[n] = '\0';
-	t_check(strstr(text, "rpcrdma: clnt ") && printed(text, "calls") >= 2 &&
-			printed(text, "ddp_zero_copies") == TD_ZERO_COPY &&
-			printed(text, "ddp_copies") == 2 - TD_ZERO_COPY &&
-			printed(text, "write_bytes") == 2 * REGMIN - 1,
-		"RPCRDMA_STATS=1: clnt_destroy printed the counters to "
-		"RPCRDMA_STATS_FILE (calls %lld, zero copies %lld, copies "
-		"%lld, write_bytes %lld)",
-		printed(text, "calls"), printed(text, "ddp_zero_copies"),
-		printed(text, "ddp_copies"), printed(text, "write_bytes"));
+	CHECK(strstr(text, "rpcrdma: clnt ") && printed(text, "calls") >= 2 &&
+		      printed(text, "ddp_zero_copies") == TD_ZERO_COPY &&
+		      printed(text, "ddp_copies") == 2 - TD_ZERO_COPY &&
+		      printed(text, "write_bytes") == 2 * REGMIN - 1,
+	      "RPCRDMA_STATS=1: clnt_destroy printed the counters to "
+	      "RPCRDMA_STATS_FILE (calls %lld, zero copies %lld, copies "
+	      "%lld, write_bytes %lld)",
+	      printed(text, "calls"), printed(text, "ddp_zero_copies"),
+	      printed(text, "ddp_copies"), printed(text, "write_bytes"));
 }
 
 static void group_regmin(void)
@@ -1379,14 +1374,14 @@ static void run_group(const char *g)
 
 	tu_retry_read(retry0);
 
-	t_check(r == 0, "ddpt_server listening on %s port %u", t_addr4(),
-		srv.port);
+	CHECK(r == 0, "ddpt_server listening on %s port %u", t_addr4(),
+	      srv.port);
 	if (r)
 		return;
 	if (!strcmp(g, "sizes")) {
 		r = td_server_start(&srv6, "ddpt_server", t_addr6(), DDPT_CONF);
-		t_check(r == 0, "ddpt_server listening on %s port %u",
-			t_addr6(), srv6.port);
+		CHECK(r == 0, "ddpt_server listening on %s port %u", t_addr6(),
+		      srv6.port);
 		if (!r)
 			group_sizes();
 	} else if (!strcmp(g, "misc")) {
@@ -1397,19 +1392,19 @@ static void run_group(const char *g)
 		group_noconf();
 	}
 	if (srv6.pid > 0)
-		t_check(ts_server_stop(&srv6) == 0,
-			"ddpt_server (IPv6) exits 0 on SIGTERM");
-	t_check(ts_server_stop(&srv) == 0, "ddpt_server exits 0 on SIGTERM");
+		CHECK(ts_server_stop(&srv6) == 0,
+		      "ddpt_server (IPv6) exits 0 on SIGTERM");
+	CHECK(ts_server_stop(&srv) == 0, "ddpt_server exits 0 on SIGTERM");
 	tu_retry_read(retry1);
 	sum = tu_retry_delta(retry0, retry1, line, sizeof(line));
-	t_note("device retry counters: %s", line);
+	NOTE("device retry counters: %s", line);
 	if (tu_net_two())
-		t_check(sum > 0,
-			"two devices: frames crossed the veth and were retransmitted (%llu retry events)",
-			(unsigned long long)sum);
+		CHECK(sum > 0,
+		      "two devices: frames crossed the veth and were retransmitted (%llu retry events)",
+		      (unsigned long long)sum);
 	if (losses)
-		t_note("LOSSES: %u calls ended with an RPC error (MW on two devices), no wrong result",
-		       losses);
+		NOTE("LOSSES: %u calls ended with an RPC error (MW on two devices), no wrong result",
+		     losses);
 }
 
 static bool known(const char *g)
@@ -1446,6 +1441,5 @@ int main(int argc, char **argv)
 	printf("# t_ddp %s: RPCRDMA_ULB_CONF=%s\n", only,
 	       getenv("RPCRDMA_ULB_CONF"));
 	run_group(only);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -110,7 +110,7 @@ static unsigned int wd_n;
 
 static void watchdog_fired(int sig)
 {
-	static const char msg[] = "FAIL: watchdog: the test ran too long\n";
+	static const char msg[] = "FAIL - watchdog: the test ran too long\n";
 	unsigned int i;
 
 	(void)sig;
@@ -166,8 +166,8 @@ CLIENT *td_client_sized(const struct ts_server *s, rpcprog_t prog,
 	t_sockaddr(&ss, s->host, s->port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, prog, vers, &a);
 	if (!cl) {
-		t_note("clnt_rdma_create(%s port %u): %s", s->host, s->port,
-		       clnt_spcreateerror("create"));
+		NOTE("clnt_rdma_create(%s port %u): %s", s->host, s->port,
+		     clnt_spcreateerror("create"));
 		return NULL;
 	}
 	clnt_control(cl, CLSET_TIMEOUT, &tv);
@@ -180,8 +180,8 @@ bool td_stats(CLIENT *cl, struct rpcrdma_clnt_stats *st)
 	if (clnt_control(cl, CLGET_RDMA_STATS, (char *)st))
 		return true;
 	memset(st, 0, sizeof(*st));
-	t_check(false, "CLGET_RDMA_STATS refused: the counters of the "
-		       "checks that follow are not real");
+	CHECK(false, "CLGET_RDMA_STATS refused: the counters of the "
+		     "checks that follow are not real");
 	return false;
 }
 
@@ -252,11 +252,11 @@ static void nfs_run(const struct td_nfs *t)
 	CLIENT *cl;
 
 	cl = td_client(&nfs_srv, t->prog, t->vers, RPCRDMA_REG_AUTO);
-	t_check(cl != NULL, "CLIENT for NFS v%u", (unsigned int)t->vers);
+	CHECK(cl != NULL, "CLIENT for NFS v%u", (unsigned int)t->vers);
 	if (!cl)
 		return;
-	t_check(t->null(NULL, NULL, cl) == RPC_SUCCESS, "NFSPROC%u_NULL",
-		(unsigned int)t->vers);
+	CHECK(t->null(NULL, NULL, cl) == RPC_SUCCESS, "NFSPROC%u_NULL",
+	      (unsigned int)t->vers);
 	for (i = 0; i < f->n; i++) {
 		f->image[i] = td_filled(f->sizes[i], i + 1);
 		f->write(cl, i, 0, f->image[i], f->sizes[i]);
@@ -286,19 +286,18 @@ int td_nfs_main(int argc, char **argv, const struct td_nfs *t)
 	if (!ts_have_rdma())
 		return 77;
 	td_watchdog(TD_WATCHDOG_S, srv, 1);
-	t_check(!rpcrdma_ulb_lookup(t->prog, t->vers, t->call_proc,
-				    RPCRDMA_ULB_CALL, &e) &&
-			!rpcrdma_ulb_lookup(t->prog, t->vers, t->reply_proc,
-					    RPCRDMA_ULB_REPLY, &e),
-		"%s", t->entries);
+	CHECK(!rpcrdma_ulb_lookup(t->prog, t->vers, t->call_proc,
+				  RPCRDMA_ULB_CALL, &e) &&
+		      !rpcrdma_ulb_lookup(t->prog, t->vers, t->reply_proc,
+					  RPCRDMA_ULB_REPLY, &e),
+	      "%s", t->entries);
 	r = td_server_start(&nfs_srv, t->server, t_addr4(), "/dev/null");
-	t_check(r == 0, "%s listening on %s port %u", t->server, t_addr4(),
-		nfs_srv.port);
+	CHECK(r == 0, "%s listening on %s port %u", t->server, t_addr4(),
+	      nfs_srv.port);
 	if (!r) {
 		nfs_run(t);
-		t_check(ts_server_stop(&nfs_srv) == 0, "%s exits 0 on SIGTERM",
-			t->server);
+		CHECK(ts_server_stop(&nfs_srv) == 0, "%s exits 0 on SIGTERM",
+		      t->server);
 	}
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -47,7 +47,7 @@ int td_server_start(struct ts_server *s, const char *name, const char *host,
 
 /*
  * After seconds: SIGKILL each server of srv[0..n) that runs (at most
- * TD_WATCHDOG_MAX; a server started later counts too), print "FAIL:
+ * TD_WATCHDOG_MAX; a server started later counts too), print "FAIL -
  * watchdog: the test ran too long" and _exit(2).  SIGKILL, not the clean
  * SIGTERM exit the servers take when the test dies (PR_SET_PDEATHSIG): a
  * test that hangs may hang because its server is stuck.

@@ -47,10 +47,7 @@
 #define MAX_MS	   5000
 #define WATCHDOG_S 120
 
-static int failures;
 static int lib_errors; /* creation failures logged by the library */
-
-#define check(ok, ...) tu_check(&failures, " - ", (ok), __VA_ARGS__)
 
 /*
  * LeakSanitizer (ASan builds) cannot inspect a set-user-ID process, and
@@ -125,18 +122,18 @@ static void expect(const char *what, bool failed, int64_t t0, int err,
 	const char *text = clnt_spcreateerror("t_diag");
 
 	lib_errors++;
-	check(failed && rpc_createerr.cf_stat == RPC_SYSTEMERROR && got == err,
+	CHECK(failed && rpc_createerr.cf_stat == RPC_SYSTEMERROR && got == err,
 	      "%s: fails with RPC_SYSTEMERROR / %s (stat %d, errno %d %s)",
 	      what, strerror(err), rpc_createerr.cf_stat, got, strerror(got));
-	check(strstr(text, want) != NULL,
+	CHECK(strstr(text, want) != NULL,
 	      "%s: clnt_spcreateerror says '%s': %s", what, want, text);
 	if (err == ENODEV)
-		check(strstr(text, "ibv_devices") &&
+		CHECK(strstr(text, "ibv_devices") &&
 			      strstr(text, "rdma link add rxe0 type rxe"),
 		      "%s: with the hint (ibv_devices, rdma link add)", what);
-	check(!strstr(text, "not registered") && !strstr(text, "Port mapper"),
+	CHECK(!strstr(text, "not registered") && !strstr(text, "Port mapper"),
 	      "%s: rpcbind is not blamed", what);
-	check(ms <= MAX_MS, "%s: within %d ms (%d ms)", what, MAX_MS, ms);
+	CHECK(ms <= MAX_MS, "%s: within %d ms (%d ms)", what, MAX_MS, ms);
 }
 
 static void expect_nodev(const char *what, bool failed, int64_t t0)
@@ -176,7 +173,7 @@ static void nodev_clients(void)
 	setenv("NETPATH", "rdma:tcp", 1);
 	begin();
 	cl = clnt_create("127.0.0.1", P, 1, "netpath");
-	check(!cl && rpc_createerr.cf_error.re_errno != ENODEV &&
+	CHECK(!cl && rpc_createerr.cf_error.re_errno != ENODEV &&
 		      !strstr(clnt_spcreateerror("t_diag"), "RDMA"),
 	      "clnt_create(\"netpath\"), NETPATH=rdma:tcp: tcp's failure is "
 	      "reported: %s",
@@ -205,7 +202,7 @@ static void nodev_servers(void)
 	t0 = begin();
 	errno = 0;
 	x = svc_rdma_create((struct sockaddr *)&ss, NULL);
-	check(!x && errno == ENODEV, "svc_rdma_create: errno ENODEV (%d)",
+	CHECK(!x && errno == ENODEV, "svc_rdma_create: errno ENODEV (%d)",
 	      errno);
 	expect_nodev("svc_rdma_create(0.0.0.0:0)", !x, t0);
 	t0 = begin();
@@ -231,7 +228,7 @@ static void nodev_others_untouched(void)
 
 	cl = clnt_create("127.0.0.1", P, 1, "rdmax");
 	text = clnt_spcreateerror("t_diag");
-	check(!cl && !strcmp(text, "t_diag: RPC: Unknown protocol"),
+	CHECK(!cl && !strcmp(text, "t_diag: RPC: Unknown protocol"),
 	      "after them, libtirpc's own failure reads as libtirpc says: %s",
 	      text);
 }
@@ -246,19 +243,19 @@ static int nodev(void)
 		       "one without)\n");
 		return 77;
 	}
-	check(true, "no RDMA device here (ibv_get_device_list)");
+	CHECK(true, "no RDMA device here (ibv_get_device_list)");
 	nodev_clients();
 	nodev_servers();
 	nodev_others_untouched();
 	/* what the program prints itself, whatever RPCRDMA_LOG says */
 	cl = clnt_create("127.0.0.1", P, 1, "rdma");
 	lib_errors++;
-	check(!cl, "clnt_create(\"rdma\") again, for clnt_pcreateerror");
+	CHECK(!cl, "clnt_create(\"rdma\") again, for clnt_pcreateerror");
 	clnt_pcreateerror("pcreate");
 	/* loads the ULB table (and RPCRDMA_ULB_CONF) */
 	rpcrdma_ulb_lookup(P, 1, 1, RPCRDMA_ULB_CALL, &e);
 	printf("library errors: %d\n", lib_errors);
-	return failures ? 1 : 0;
+	return tu_done();
 }
 
 /* ---- noroute ADDR ------------------------------------------------------------ */
@@ -278,7 +275,7 @@ static int noroute(const char *addr)
 	/* rpcbind answers there, and knows nothing of P: without the probe
 	 * this is what an rdma client would have been told */
 	cl = clnt_create(addr, P, 1, strchr(addr, ':') ? "tcp6" : "tcp");
-	check(!cl && rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED,
+	CHECK(!cl && rpc_createerr.cf_stat == RPC_PROGNOTREGISTERED,
 	      "precondition: rpcbind at %s says over tcp: %s", addr,
 	      clnt_spcreateerror("t_diag"));
 	snprintf(want, sizeof(want), "no RDMA device for address %s", addr);
@@ -290,7 +287,7 @@ static int noroute(const char *addr)
 		clnt_destroy(cl);
 	/* loads the ULB table (and RPCRDMA_ULB_CONF), for t_diag.sh */
 	rpcrdma_ulb_lookup(P, 1, 1, RPCRDMA_ULB_CALL, &e);
-	return failures ? 1 : 0;
+	return tu_done();
 }
 
 /* ---- nobind ADDR ------------------------------------------------------------- */
@@ -314,7 +311,7 @@ static int nobind(const char *addr)
 	       ENODEV, want);
 	if (x)
 		SVC_DESTROY(x);
-	return failures ? 1 : 0;
+	return tu_done();
 }
 
 /* ---- inuse ADDR --------------------------------------------------------------- */
@@ -333,7 +330,7 @@ static void inuse_all(const char *addr, unsigned int port)
 	t0 = begin();
 	errno = 0;
 	x = svc_rdma_create((struct sockaddr *)&ss, NULL);
-	check(!x && errno == EADDRINUSE,
+	CHECK(!x && errno == EADDRINUSE,
 	      "svc_rdma_create: errno EADDRINUSE (%d)", errno);
 	expect("svc_rdma_create on a port in use", !x, t0, EADDRINUSE,
 	       "Address already in use");
@@ -376,14 +373,14 @@ static int inuse(const char *addr)
 	}
 	sockaddr_of(&ss, addr, 0);
 	first = svc_rdma_create((struct sockaddr *)&ss, NULL);
-	check(first && first->xp_port,
+	CHECK(first && first->xp_port,
 	      "precondition: a listener on %s, port %u", addr,
 	      first ? first->xp_port : 0);
 	if (!first)
 		return 1;
 	inuse_all(addr, first->xp_port);
 	SVC_DESTROY(first);
-	return failures ? 1 : 0;
+	return tu_done();
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,8 @@
 #                    127.0.0.1 and to the address of a dummy interface (no
 #                    RDMA device for either), t_diag nobind on the latter,
 #                    and t_diag inuse on the VM's IPv4 and IPv6 addresses.
-# One line per check ("ok - ..." / "FAIL - ..."); exit 1 if any failed.
+# One line per check ("ok - ..." / "FAIL - ...", tests/vm/lib.sh); exit 1
+# if any failed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 part=${T_DIAG_PART:-$(basename "$0")}
@@ -22,29 +23,18 @@ part=${part#diag-}
 H4=${RDMA_ADDR4:-192.0.2.1}
 H6=${RDMA_ADDR6:-2001:db8::1}
 PROG=$here/t_diag
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/t_diag.XXXXXX")
-failures=0
-pids=
-
-check() {	# check CONDITION-STATUS MESSAGE
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "FAIL - $2"
-		failures=$((failures + 1))
-	fi
-}
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+lib_init t_diag
 
 DUMMY=d0diag
 DUMMY_ADDR=198.51.100.1
 
 cleanup() {
 	[ -n "${dummy_made:-}" ] && /usr/bin/env ip link del "$DUMMY" 2>/dev/null
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
+	lib_cleanup
 }
 trap cleanup EXIT
 
@@ -131,28 +121,6 @@ part_host() {
 
 # ---- the VM -------------------------------------------------------------------------
 
-start_rpcbind() {
-	if ! command -v rpcbind >/dev/null || ! command -v rpcinfo >/dev/null; then
-		check 1 "rpcbind and rpcinfo installed"
-		return 1
-	fi
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	RPCBIND=$!
-	pids="$pids $RPCBIND"
-	i=0
-	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt 100 ]; then
-			check 1 "rpcbind started"
-			return 1
-		fi
-		sleep 0.2
-	done
-	kill -0 "$RPCBIND" 2>/dev/null
-	check $? "rpcbind started (pid $RPCBIND, still running)"
-}
-
 # A local address on an interface without an RDMA device (the VM's only
 # device, rxe0, is on v0); removed again at exit.
 make_dummy() {
@@ -196,7 +164,7 @@ part_vm() {
 	echo 'leak:libtirpc.so.3' >"$TMP/lsan.supp"
 	LSAN_OPTIONS=${LSAN_OPTIONS:-}${LSAN_OPTIONS:+:}suppressions=$TMP/lsan.supp
 	export LSAN_OPTIONS
-	start_rpcbind || return
+	rpcbind_start || return
 	run "no device for 127.0.0.1, rpcbind running" "$PROG" noroute 127.0.0.1
 	grep -q '^rpcrdma: rdma: no RDMA device for address 127.0.0.1' "$TMP/err"
 	check $? "the library says it once on stderr: $(head -n 1 "$TMP/err")"
@@ -221,5 +189,5 @@ host | vm) "part_$part" ;;
 	exit 2
 	;;
 esac
-echo "diag-$part: $([ $failures -eq 0 ] && echo PASS || echo FAIL), $failures failure(s)"
-[ $failures -eq 0 ]
+note "diag-$part"
+lib_done

@@ -111,8 +111,7 @@ static void stop(struct ts_server *s, const char *name)
 	if (s->pid <= 0)
 		return;
 	st = ts_server_stop(s);
-	t_check(st == 0, "%s: SIGTERM, exit status %d (ASan: no leak)", name,
-		st);
+	CHECK(st == 0, "%s: SIGTERM, exit status %d (ASan: no leak)", name, st);
 }
 
 /* The fds a process holds (a dropped connection gives its own back). */
@@ -295,7 +294,7 @@ static bool witness_start(struct witness *w)
 {
 	memset(w, 0, sizeof(*w));
 	w->cl = client(&srv, RTEST_PROG, RTEST_VERS, false);
-	t_check(w->cl != NULL, "witness CLIENT to rtest_server");
+	CHECK(w->cl != NULL, "witness CLIENT to rtest_server");
 	return w->cl && !pthread_create(&w->th, NULL, witness_run, w);
 }
 
@@ -381,10 +380,10 @@ static uint64_t probe(CLIENT *cl, enum kind k)
 
 	bg_run(&b);
 	n = sent_pkts() - p0;
-	t_check(b.o == O_OK && n > 0,
-		"%s, 8 MiB, undisturbed: %s in %lld ms, %llu packets sent [%s]",
-		kind_name[k], outcome_name[b.o], (long long)b.ms,
-		(unsigned long long)n, b.o == O_OK ? "ok" : b.why);
+	CHECK(b.o == O_OK && n > 0,
+	      "%s, 8 MiB, undisturbed: %s in %lld ms, %llu packets sent [%s]",
+	      kind_name[k], outcome_name[b.o], (long long)b.ms,
+	      (unsigned long long)n, b.o == O_OK ? "ok" : b.why);
 	return b.o == O_OK ? n * (BIG / PROBE) : 0;
 }
 
@@ -399,7 +398,7 @@ static void drop_server_kind(enum kind k)
 
 	b.cl = client(s, prog, 1, true);
 	if (!b.cl) {
-		t_check(false, "%s: CLIENT", kind_name[k]);
+		CHECK(false, "%s: CLIENT", kind_name[k]);
 		return;
 	}
 	point_init(&pt, probe(b.cl, k));
@@ -412,17 +411,17 @@ static void drop_server_kind(enum kind k)
 		usleep(2000);
 	}
 	pthread_join(th, NULL);
-	t_check(b.o != O_WRONG,
-		"%s, 64 MiB, the server drops every connection %s %llu of about %llu packets: %s after %lld ms [%s]",
-		kind_name[k],
-		dropped ? "after" : "(not reached:", (unsigned long long)pt.at,
-		(unsigned long long)pt.of, outcome_name[b.o], (long long)b.ms,
-		!dropped    ? "finished first)" :
-		b.o == O_OK ? "the reply was on its way" :
-			      b.why);
-	t_check(gets_through(b.cl, k),
-		"%s: the same CLIENT gets through again (it reconnects)",
-		kind_name[k]);
+	CHECK(b.o != O_WRONG,
+	      "%s, 64 MiB, the server drops every connection %s %llu of about %llu packets: %s after %lld ms [%s]",
+	      kind_name[k],
+	      dropped ? "after" : "(not reached:", (unsigned long long)pt.at,
+	      (unsigned long long)pt.of, outcome_name[b.o], (long long)b.ms,
+	      !dropped	  ? "finished first)" :
+	      b.o == O_OK ? "the reply was on its way" :
+			    b.why);
+	CHECK(gets_through(b.cl, k),
+	      "%s: the same CLIENT gets through again (it reconnects)",
+	      kind_name[k]);
 	clnt_destroy(b.cl);
 }
 
@@ -438,9 +437,9 @@ static void part_drop_server(void)
 		drop_server_kind((enum kind)k);
 	witness_stop(&w, n);
 	/* rtest_server dropped it twice: errors allowed, wrong data never */
-	t_check(n[O_WRONG] == 0 && n[O_OK] > 0,
-		"witness on rtest_server through the drops: %u correct, %u RPC errors, %u wrong",
-		n[O_OK], n[O_ERR], n[O_WRONG]);
+	CHECK(n[O_WRONG] == 0 && n[O_OK] > 0,
+	      "witness on rtest_server through the drops: %u correct, %u RPC errors, %u wrong",
+	      n[O_OK], n[O_ERR], n[O_WRONG]);
 }
 
 /* ---- drop-client -------------------------------------------------------- */
@@ -500,22 +499,21 @@ static void drop_client_kind(enum kind k, uint64_t expect, int fds0)
 	if (k == K_WRITE)
 		null.prog = DDPT_PROG, null.vers = DDPT_VERS;
 	if (tc_connect(&c, s, 20000)) {
-		t_check(false, "%s: raw client connects", kind_name[k]);
+		CHECK(false, "%s: raw client connects", kind_name[k]);
 		return;
 	}
 	point_init(&pt, expect);
 	r = raw_drop(&c, k, &pt);
 	tc_close(&c);
 	fds1 = fds_back(s->pid, fds0);
-	t_check((r == -ECONNABORTED || r == 0) && fds1 == fds0,
-		"%s, 64 MiB, the client ends its connection %s %llu of about %llu packets: the server lets go (fds %d -> %d)",
-		kind_name[k], r ? "after" : "(not reached, answered first:",
-		(unsigned long long)pt.at, (unsigned long long)pt.of, fds0,
-		fds1);
-	t_check(!tc_connect(&c, s, 20000) &&
-			!tc_rpc(&c, &null, NULL, NULL, &rep, 20000) &&
-			rep.rpc && rep.ar_stat == SUCCESS,
-		"%s: the server serves a new connection", kind_name[k]);
+	CHECK((r == -ECONNABORTED || r == 0) && fds1 == fds0,
+	      "%s, 64 MiB, the client ends its connection %s %llu of about %llu packets: the server lets go (fds %d -> %d)",
+	      kind_name[k], r ? "after" : "(not reached, answered first:",
+	      (unsigned long long)pt.at, (unsigned long long)pt.of, fds0, fds1);
+	CHECK(!tc_connect(&c, s, 20000) &&
+		      !tc_rpc(&c, &null, NULL, NULL, &rep, 20000) && rep.rpc &&
+		      rep.ar_stat == SUCCESS,
+	      "%s: the server serves a new connection", kind_name[k]);
 	tc_close(&c);
 }
 
@@ -542,9 +540,9 @@ static void part_drop_client(void)
 	for (k = 0; k < K_NR; k++)
 		drop_client_kind((enum kind)k, expect[k], fds[k == K_WRITE]);
 	witness_stop(&w, n);
-	t_check(n[O_OK] > 0 && n[O_ERR] == 0 && n[O_WRONG] == 0,
-		"witness on rtest_server while clients dropped theirs: %u correct, %u RPC errors, %u wrong (other clients unaffected)",
-		n[O_OK], n[O_ERR], n[O_WRONG]);
+	CHECK(n[O_OK] > 0 && n[O_ERR] == 0 && n[O_WRONG] == 0,
+	      "witness on rtest_server while clients dropped theirs: %u correct, %u RPC errors, %u wrong (other clients unaffected)",
+	      n[O_OK], n[O_ERR], n[O_WRONG]);
 }
 
 /* ---- kill-server -------------------------------------------------------- */
@@ -644,7 +642,7 @@ static void part_kill_server(void)
 	int st, r, i;
 
 	if (b == MAP_FAILED) {
-		t_check(false, "shared memory");
+		CHECK(false, "shared memory");
 		return;
 	}
 	memset(b, 0, sizeof(*b));
@@ -654,28 +652,28 @@ static void part_kill_server(void)
 		if (pid[p] == 0)
 			kill_client_proc(b, p);
 	}
-	t_check(all_reach(b, false, 3, 60000),
-		"%u client processes x %u threads, each with 3 correct calls or more",
-		NPROC, NTHREAD);
+	CHECK(all_reach(b, false, 3, 60000),
+	      "%u client processes x %u threads, each with 3 correct calls or more",
+	      NPROC, NTHREAD);
 	usleep((rnd() % 1000) * 1000);
 	kill(srv.pid, SIGKILL);
 	waitpid(srv.pid, &st, 0);
 	close(srv.out);
 	srv.pid = 0;
 	atomic_store(&b->phase, 1);
-	t_note("server killed (SIGKILL) with %u threads calling",
-	       NPROC * NTHREAD);
+	NOTE("server killed (SIGKILL) with %u threads calling",
+	     NPROC * NTHREAD);
 	usleep(1000000);
 	for (i = 0, r = -1; i < 10 && r; i++) {
 		r = start_rtest(port);
 		if (r)
 			usleep(500000);
 	}
-	t_check(r == 0 && srv.port == port, "server started again on port %u",
-		port);
+	CHECK(r == 0 && srv.port == port, "server started again on port %u",
+	      port);
 	atomic_store(&b->phase, 2);
-	t_check(all_reach(b, true, 2, 60000),
-		"after the restart every client process gets correct results again (reconnected)");
+	CHECK(all_reach(b, true, 2, 60000),
+	      "after the restart every client process gets correct results again (reconnected)");
 	atomic_store(&b->phase, 3);
 	for (p = 0; p < NPROC; p++) {
 		r = waitpid(pid[p], &st, 0) == pid[p] && WIFEXITED(st) ?
@@ -685,16 +683,16 @@ static void part_kill_server(void)
 		for (i = 0; i < 3; i++)
 			tot[i] += atomic_load(&b->c[p].n[i]);
 		if (r)
-			t_note("client process %u: exit %d, %u correct, %u errors, %u wrong",
-			       p, r, atomic_load(&b->c[p].n[O_OK]),
-			       atomic_load(&b->c[p].n[O_ERR]),
-			       atomic_load(&b->c[p].n[O_WRONG]));
+			NOTE("client process %u: exit %d, %u correct, %u errors, %u wrong",
+			     p, r, atomic_load(&b->c[p].n[O_OK]),
+			     atomic_load(&b->c[p].n[O_ERR]),
+			     atomic_load(&b->c[p].n[O_WRONG]));
 	}
-	t_check(tot[O_WRONG] == 0,
-		"server killed: %u correct results, %u RPC errors, %u wrong",
-		tot[O_OK], tot[O_ERR], tot[O_WRONG]);
-	t_check(bad == 0,
-		"every client process exits 0 after clnt_destroy (ASan: no leak)");
+	CHECK(tot[O_WRONG] == 0,
+	      "server killed: %u correct results, %u RPC errors, %u wrong",
+	      tot[O_OK], tot[O_ERR], tot[O_WRONG]);
+	CHECK(bad == 0,
+	      "every client process exits 0 after clnt_destroy (ASan: no leak)");
 	munmap(b, sizeof(*b));
 }
 
@@ -736,22 +734,22 @@ static void part_kill_client(void)
 	usleep((useconds_t)at * 1000);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
-	t_check(rss - rss0 >= 48 * 1024,
-		"client SIGKILLed %lld ms after the server began to pull its 64 MiB Long Call (server RSS %ld -> %ld kB)",
-		(long long)at, rss0, rss);
+	CHECK(rss - rss0 >= 48 * 1024,
+	      "client SIGKILLed %lld ms after the server began to pull its 64 MiB Long Call (server RSS %ld -> %ld kB)",
+	      (long long)at, rss0, rss);
 	usleep(1000000);
 	witness_stop(&w, n);
-	t_check(n[O_OK] > 0 && n[O_ERR] == 0 && n[O_WRONG] == 0,
-		"witness while the client died: %u correct, %u RPC errors, %u wrong (other clients unaffected)",
-		n[O_OK], n[O_ERR], n[O_WRONG]);
+	CHECK(n[O_OK] > 0 && n[O_ERR] == 0 && n[O_WRONG] == 0,
+	      "witness while the client died: %u correct, %u RPC errors, %u wrong (other clients unaffected)",
+	      n[O_OK], n[O_ERR], n[O_WRONG]);
 	/* both gone now: the server holds what it held before */
 	fds1 = fds_back(srv.pid, fds0);
-	t_check(fds1 == fds0,
-		"the server let go of the dead client's connection (fds %d -> %d once the witness is gone too)",
-		fds0, fds1);
+	CHECK(fds1 == fds0,
+	      "the server let go of the dead client's connection (fds %d -> %d once the witness is gone too)",
+	      fds0, fds1);
 	cl = client(&srv, RTEST_PROG, RTEST_VERS, true);
-	t_check(cl && echo(cl, BIG, 8) == O_OK,
-		"a new client's 64 MiB ECHO afterwards: correct");
+	CHECK(cl && echo(cl, BIG, 8) == O_OK,
+	      "a new client's 64 MiB ECHO afterwards: correct");
 	if (cl)
 		clnt_destroy(cl);
 }
@@ -796,15 +794,15 @@ int main(int argc, char **argv)
 	seed = s ? (uint32_t)strtoul(s, NULL, 0) :
 		   (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
 	seed = seed ? seed : 1;
-	t_note("%s, seed %u (VM_FAULT_SEED)", part, seed);
+	NOTE("%s, seed %u (VM_FAULT_SEED)", part, seed);
 	td_watchdog(WATCHDOG_S, wd, 2);
-	t_check(start_rtest(0) == 0, "rtest_server listening on %s port %u",
-		t_addr4(), srv.port);
+	CHECK(start_rtest(0) == 0, "rtest_server listening on %s port %u",
+	      t_addr4(), srv.port);
 	if (!strncmp(part, "drop", 4))
-		t_check(td_server_start(&dsrv, "ddpt_server", t_addr4(),
-					DDPT_CONF) == 0,
-			"ddpt_server listening on %s port %u", t_addr4(),
-			dsrv.port);
+		CHECK(td_server_start(&dsrv, "ddpt_server", t_addr4(),
+				      DDPT_CONF) == 0,
+		      "ddpt_server listening on %s port %u", t_addr4(),
+		      dsrv.port);
 	if (!t_failures) {
 		if (!strcmp(part, "drop-server"))
 			part_drop_server();
@@ -817,6 +815,5 @@ int main(int argc, char **argv)
 	}
 	stop(&srv, "rtest_server");
 	stop(&dsrv, "ddpt_server");
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -439,7 +439,7 @@ static CLIENT *connect_client(enum rpcrdma_reg_mode mode)
 			      &a);
 	pthread_join(th, NULL);
 	if (!cl)
-		t_note("%s", clnt_spcreateerror("clnt_rdma_create"));
+		NOTE("%s", clnt_spcreateerror("clnt_rdma_create"));
 	if (cl && accepted) {
 		clnt_destroy(cl);
 		cl = NULL;
@@ -479,14 +479,14 @@ static void attack(const char *what, const struct rw_segment *seg, bool write)
 	memcpy(before, target, len);
 	memset(peer.work, 0xee, len);
 	st = rdma_op(write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, seg, len);
-	t_check(st == IBV_WC_REM_ACCESS_ERR,
-		"%s: RDMA %s with handle 0x%08x after the call returned: %s "
-		"(want: remote access error)",
-		what, write ? "Write" : "Read", seg->handle,
-		st < 0 ? "no completion" : ibv_wc_status_str(st));
-	t_check(!memcmp(before, target, len),
-		"%s: the %u octets at 0x%llx are unchanged", what, len,
-		(unsigned long long)seg->offset);
+	CHECK(st == IBV_WC_REM_ACCESS_ERR,
+	      "%s: RDMA %s with handle 0x%08x after the call returned: %s "
+	      "(want: remote access error)",
+	      what, write ? "Write" : "Read", seg->handle,
+	      st < 0 ? "no completion" : ibv_wc_status_str(st));
+	CHECK(!memcmp(before, target, len),
+	      "%s: the %u octets at 0x%llx are unchanged", what, len,
+	      (unsigned long long)seg->offset);
 	free(before);
 }
 
@@ -496,9 +496,9 @@ static void scenario_short(enum rpcrdma_reg_mode m, const char *mn)
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s, inline reply", mn);
-	t_check(cl && call_served(cl, 0, 5000, F_SHORT, RPC_SUCCESS) &&
-			peer.has_reply,
-		"%s: call answered, Reply chunk offered", what);
+	CHECK(cl && call_served(cl, 0, 5000, F_SHORT, RPC_SUCCESS) &&
+		      peer.has_reply,
+	      "%s: call answered, Reply chunk offered", what);
 	if (cl && peer.has_reply)
 		attack(what, &peer.reply_seg, true);
 	if (cl)
@@ -514,11 +514,10 @@ static void scenario_long_reply(enum rpcrdma_reg_mode m, const char *mn)
 
 	snprintf(what, sizeof(what), "%s, reply in the Reply chunk", mn);
 	served = cl && call_served(cl, 3000, 5000, F_LONG, RPC_SUCCESS);
-	t_check(peer.has_reply,
-		"%s: the Call offered a Reply chunk (%u octets)", what,
-		peer.has_reply ? peer.reply_seg.length : 0);
-	t_check(served,
-		"%s: call answered through the Reply chunk, data intact", what);
+	CHECK(peer.has_reply, "%s: the Call offered a Reply chunk (%u octets)",
+	      what, peer.has_reply ? peer.reply_seg.length : 0);
+	CHECK(served, "%s: call answered through the Reply chunk, data intact",
+	      what);
 	/* Without an offer there is nothing to attack: the check above
 	 * failed already. */
 	if (peer.has_reply)
@@ -534,9 +533,9 @@ static void scenario_long_call(enum rpcrdma_reg_mode m, const char *mn)
 	char what[64];
 
 	snprintf(what, sizeof(what), "%s, Long Call", mn);
-	t_check(cl && call_served(cl, 20000, 5000, F_LONG, RPC_SUCCESS) &&
-			peer.has_pzrc,
-		"%s: PZRC pulled, call answered", what);
+	CHECK(cl && call_served(cl, 20000, 5000, F_LONG, RPC_SUCCESS) &&
+		      peer.has_pzrc,
+	      "%s: PZRC pulled, call answered", what);
 	if (cl && peer.has_pzrc)
 		attack(what, &peer.pzrc_seg, false);
 	if (cl)
@@ -556,14 +555,14 @@ static void scenario_late(enum rpcrdma_reg_mode m, const char *mn)
 	snprintf(what, sizeof(what), "%s, reply after the timeout", mn);
 	ok = cl && call_served(cl, 0, 500, F_NONE, RPC_TIMEDOUT) &&
 	     peer.has_reply;
-	t_check(ok, "%s: the call timed out", what);
+	CHECK(ok, "%s: the call timed out", what);
 	if (!ok)
 		goto out;
 	seg = peer.reply_seg;
 	memcpy(peer.sbuf, peer.late, peer.late_len);
-	t_check(send_msg(peer.late_len) == 0, "%s: late reply sent", what);
-	t_check(call_served(cl, 0, 5000, F_SHORT, RPC_SUCCESS),
-		"%s: the next call works", what);
+	CHECK(send_msg(peer.late_len) == 0, "%s: late reply sent", what);
+	CHECK(call_served(cl, 0, 5000, F_SHORT, RPC_SUCCESS),
+	      "%s: the next call works", what);
 	attack(what, &seg, true);
 out:
 	if (cl)
@@ -608,11 +607,11 @@ int main(void)
 		return 77;
 	/* under the suite's 120 s: a hang ends with a FAIL line */
 	t_watchdog(110);
-	t_check(echo_bounded() == 0,
-		"NULL's and ECHO's results bounded to %u octets: every call offers a Reply chunk that large",
-		F_REPLY_MAX);
-	t_check(peer_listen() == 0, "raw verbs peer listening on %s port %u",
-		t_addr4(), F_PORT);
+	CHECK(echo_bounded() == 0,
+	      "NULL's and ECHO's results bounded to %u octets: every call offers a Reply chunk that large",
+	      F_REPLY_MAX);
+	CHECK(peer_listen() == 0, "raw verbs peer listening on %s port %u",
+	      t_addr4(), F_PORT);
 	for (i = 0; i < 2; i++) {
 		scenario_short(modes[i].m, modes[i].name);
 		scenario_long_reply(modes[i].m, modes[i].name);
@@ -621,6 +620,5 @@ int main(void)
 	}
 	rdma_destroy_id(peer.lid);
 	rdma_destroy_event_channel(peer.ch);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -161,9 +161,9 @@ static void fail_line(struct worker *w, enum op op, uint32_t len, uint32_t seed,
 		return;
 	if (st != RPC_SUCCESS && !clnt_control(w->cl, CLGET_RDMA_ERRMSG, m))
 		snprintf(m, sizeof(m), "(no message)");
-	t_note("thread %u: %s %u octets (seed %u): %s%s%s%s", w->id,
-	       op == OP_FILL ? "FILL" : "ECHO", len, seed, what,
-	       st != RPC_SUCCESS ? clnt_sperrno(st) : "", *m ? " - " : "", m);
+	NOTE("thread %u: %s %u octets (seed %u): %s%s%s%s", w->id,
+	     op == OP_FILL ? "FILL" : "ECHO", len, seed, what,
+	     st != RPC_SUCCESS ? clnt_sperrno(st) : "", *m ? " - " : "", m);
 }
 
 static void do_fill(struct worker *w, uint32_t len, uint32_t seed)
@@ -322,11 +322,11 @@ static void check_retry(const char *tag, const uint64_t a[TU_NRETRY])
 
 	tu_retry_read(b);
 	sum = tu_retry_delta(a, b, line, sizeof(line));
-	t_note("%s: device retry counters during the round: %s", tag, line);
+	NOTE("%s: device retry counters during the round: %s", tag, line);
 	if (tu_net_two())
-		t_check(sum > 0,
-			"%s: two devices: frames crossed the veth and were retransmitted (%llu retry events)",
-			tag, (unsigned long long)sum);
+		CHECK(sum > 0,
+		      "%s: two devices: frames crossed the veth and were retransmitted (%llu retry events)",
+		      tag, (unsigned long long)sum);
 }
 
 /* ---- One CLIENT, N threads ----------------------------------------------- */
@@ -348,8 +348,8 @@ static CLIENT *make_client(const char *mode)
 	unsetenv("RPCRDMA_REG_MODE");
 	unsetenv("RPCRDMA_COMP_MODE");
 	if (!cl) {
-		t_note("clnt_create(%s, \"rdma\"): %s", t_addr4(),
-		       clnt_spcreateerror("clnt_create"));
+		NOTE("clnt_create(%s, \"rdma\"): %s", t_addr4(),
+		     clnt_spcreateerror("clnt_create"));
 		return NULL;
 	}
 	/* rpcgen's stubs pass 25 s; a slow call under TCG is not a failure,
@@ -373,30 +373,29 @@ static void check_losses(CLIENT *cl, const char *tag,
 	enum clnt_stat cs = RPC_FAILED;
 	int i;
 
-	t_note("LOSSES: %s: %llu connections lost, %u of %u calls ended with an RPC error, %llu timeouts, %llu failed fences, %llu flushed work requests; no wrong result",
-	       tag, (unsigned long long)st->conn_losses, rpc_errs, total,
-	       (unsigned long long)st->timeouts,
-	       (unsigned long long)rs->revoke_failures,
-	       (unsigned long long)rs->conn.flushed);
-	t_check(st->registrations >=
-			st->invalidations + st->remote_invalidations,
-		"%s: no exposure fenced twice: registrations %llu >= invalidations %llu + remote %llu (the rest went with their connection)",
-		tag, (unsigned long long)st->registrations,
-		(unsigned long long)st->invalidations,
-		(unsigned long long)st->remote_invalidations);
-	t_check(st->err_vers == 0 && st->err_chunk == 0 && st->discarded == 0 &&
-			rs->over_grant == 0,
-		"%s: nothing but connection losses (ERR_VERS %llu, ERR_CHUNK %llu, discarded %llu)",
-		tag, (unsigned long long)st->err_vers,
-		(unsigned long long)st->err_chunk,
-		(unsigned long long)st->discarded);
-	t_check(st->connects >= st->conn_losses &&
-			st->connects <= st->conn_losses + 1,
-		"%s: reconnected after each loss (%u connections made, %llu lost)",
-		tag, st->connects, (unsigned long long)st->conn_losses);
-	t_check(st->replies + rpc_errs >= total,
-		"%s: every call got a reply or an RPC error (%llu + %u of %u)",
-		tag, (unsigned long long)st->replies, rpc_errs, total);
+	NOTE("LOSSES: %s: %llu connections lost, %u of %u calls ended with an RPC error, %llu timeouts, %llu failed fences, %llu flushed work requests; no wrong result",
+	     tag, (unsigned long long)st->conn_losses, rpc_errs, total,
+	     (unsigned long long)st->timeouts,
+	     (unsigned long long)rs->revoke_failures,
+	     (unsigned long long)rs->conn.flushed);
+	CHECK(st->registrations >= st->invalidations + st->remote_invalidations,
+	      "%s: no exposure fenced twice: registrations %llu >= invalidations %llu + remote %llu (the rest went with their connection)",
+	      tag, (unsigned long long)st->registrations,
+	      (unsigned long long)st->invalidations,
+	      (unsigned long long)st->remote_invalidations);
+	CHECK(st->err_vers == 0 && st->err_chunk == 0 && st->discarded == 0 &&
+		      rs->over_grant == 0,
+	      "%s: nothing but connection losses (ERR_VERS %llu, ERR_CHUNK %llu, discarded %llu)",
+	      tag, (unsigned long long)st->err_vers,
+	      (unsigned long long)st->err_chunk,
+	      (unsigned long long)st->discarded);
+	CHECK(st->connects >= st->conn_losses &&
+		      st->connects <= st->conn_losses + 1,
+	      "%s: reconnected after each loss (%u connections made, %llu lost)",
+	      tag, st->connects, (unsigned long long)st->conn_losses);
+	CHECK(st->replies + rpc_errs >= total,
+	      "%s: every call got a reply or an RPC error (%llu + %u of %u)",
+	      tag, (unsigned long long)st->replies, rpc_errs, total);
 	/* the window bug may strike this call too: a few tries */
 	for (i = 0; i < 3 && cs != RPC_SUCCESS; i++) {
 		memset(&out, 0, sizeof(out));
@@ -409,9 +408,9 @@ static void check_losses(CLIENT *cl, const char *tag,
 			xdr_free((xdrproc_t)xdr_rtest_data, (char *)&out);
 		}
 	}
-	t_check(cs == RPC_SUCCESS,
-		"%s: the CLIENT works after the losses (%d tries): %s", tag, i,
-		clnt_sperrno(cs));
+	CHECK(cs == RPC_SUCCESS,
+	      "%s: the CLIENT works after the losses (%d tries): %s", tag, i,
+	      clnt_sperrno(cs));
 }
 
 /* Check the counters of a CLIENT after its threads are done; a round
@@ -428,28 +427,27 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady, bool mw,
 	memset(&st, 0, sizeof(st));
 	memset(&rs, 0, sizeof(rs));
 	ok = clnt_control(cl, CLGET_RDMA_STATS, &st);
-	t_check(ok, "%s: CLGET_RDMA_STATS", tag);
+	CHECK(ok, "%s: CLGET_RDMA_STATS", tag);
 	/* zeros would pass the "no errors" check below */
 	ok = clnt_control(cl, CLGET_RDMA_RR_STATS, &rs);
-	t_check(ok, "%s: CLGET_RDMA_RR_STATS", tag);
-	t_note("%s: calls %llu replies %llu long calls %llu long replies %llu reply chunks %llu (%llu octets)",
-	       tag, (unsigned long long)st.calls,
-	       (unsigned long long)st.replies,
-	       (unsigned long long)st.long_calls,
-	       (unsigned long long)st.long_replies,
-	       (unsigned long long)st.reply_chunks,
-	       (unsigned long long)st.reply_bytes);
-	t_note("%s: registrations %llu invalidations %llu remote invalidations %llu; binds %llu, per-RPC MRs %llu/%llu dereg, signalled %llu, queued %llu, flushed %llu, errors %llu",
-	       tag, (unsigned long long)st.registrations,
-	       (unsigned long long)st.invalidations,
-	       (unsigned long long)st.remote_invalidations,
-	       (unsigned long long)rs.conn.binds,
-	       (unsigned long long)rs.conn.registrations,
-	       (unsigned long long)rs.conn.deregistrations,
-	       (unsigned long long)rs.conn.signalled,
-	       (unsigned long long)rs.conn.queued,
-	       (unsigned long long)rs.conn.flushed,
-	       (unsigned long long)rs.conn.errors);
+	CHECK(ok, "%s: CLGET_RDMA_RR_STATS", tag);
+	NOTE("%s: calls %llu replies %llu long calls %llu long replies %llu reply chunks %llu (%llu octets)",
+	     tag, (unsigned long long)st.calls, (unsigned long long)st.replies,
+	     (unsigned long long)st.long_calls,
+	     (unsigned long long)st.long_replies,
+	     (unsigned long long)st.reply_chunks,
+	     (unsigned long long)st.reply_bytes);
+	NOTE("%s: registrations %llu invalidations %llu remote invalidations %llu; binds %llu, per-RPC MRs %llu/%llu dereg, signalled %llu, queued %llu, flushed %llu, errors %llu",
+	     tag, (unsigned long long)st.registrations,
+	     (unsigned long long)st.invalidations,
+	     (unsigned long long)st.remote_invalidations,
+	     (unsigned long long)rs.conn.binds,
+	     (unsigned long long)rs.conn.registrations,
+	     (unsigned long long)rs.conn.deregistrations,
+	     (unsigned long long)rs.conn.signalled,
+	     (unsigned long long)rs.conn.queued,
+	     (unsigned long long)rs.conn.flushed,
+	     (unsigned long long)rs.conn.errors);
 	if (losses_ok && (rpc_errs || st.conn_losses)) {
 		check_losses(cl, tag, &st, &rs, rpc_errs, total);
 		return;
@@ -458,56 +456,55 @@ static void check_counters(CLIENT *cl, const char *tag, bool steady, bool mw,
 	 * exactly one window nominates it and the server's Send With
 	 * Invalidate fences it; the public "invalidations" counts only
 	 * ours (local invalidations and deregistrations). */
-	t_check(st.registrations > 0 &&
-			st.registrations ==
-				st.invalidations + st.remote_invalidations,
-		"%s: every exposure fenced: registrations %llu == invalidations %llu + remote %llu",
-		tag, (unsigned long long)st.registrations,
-		(unsigned long long)st.invalidations,
-		(unsigned long long)st.remote_invalidations);
+	CHECK(st.registrations > 0 &&
+		      st.registrations ==
+			      st.invalidations + st.remote_invalidations,
+	      "%s: every exposure fenced: registrations %llu == invalidations %llu + remote %llu",
+	      tag, (unsigned long long)st.registrations,
+	      (unsigned long long)st.invalidations,
+	      (unsigned long long)st.remote_invalidations);
 	if (mw)
-		t_check(rs.conn.binds == st.registrations &&
-				rs.conn.registrations == 0,
-			"%s: every exposure a window over the pool (%llu binds, %llu per-RPC MRs)",
-			tag, (unsigned long long)rs.conn.binds,
-			(unsigned long long)rs.conn.registrations);
+		CHECK(rs.conn.binds == st.registrations &&
+			      rs.conn.registrations == 0,
+		      "%s: every exposure a window over the pool (%llu binds, %llu per-RPC MRs)",
+		      tag, (unsigned long long)rs.conn.binds,
+		      (unsigned long long)rs.conn.registrations);
 	else
-		t_check(rs.conn.binds == 0 && st.remote_invalidations == 0 &&
-				rs.conn.registrations == st.registrations,
-			"%s: MR mode: no window, no remote invalidation (%llu binds, %llu MRs)",
-			tag, (unsigned long long)rs.conn.binds,
-			(unsigned long long)rs.conn.registrations);
-	t_check(st.err_vers == 0 && st.err_chunk == 0 && st.timeouts == 0 &&
-			st.discarded == 0 && st.conn_losses == 0 &&
-			rs.conn.errors == 0 && rs.conn.flushed == 0 &&
-			rs.revoke_failures == 0 && rs.orphans == 0 &&
-			rs.over_grant == 0,
-		"%s: no errors (ERR_VERS %llu, ERR_CHUNK %llu, timeouts %llu, discarded %llu, connections lost %llu, transport errors %llu, flushed %llu, failed fences %llu)",
-		tag, (unsigned long long)st.err_vers,
-		(unsigned long long)st.err_chunk,
-		(unsigned long long)st.timeouts,
-		(unsigned long long)st.discarded,
-		(unsigned long long)st.conn_losses,
-		(unsigned long long)rs.conn.errors,
-		(unsigned long long)rs.conn.flushed,
-		(unsigned long long)rs.revoke_failures);
-	t_check(st.connects == 1, "%s: one connection (%u made)", tag,
-		st.connects);
+		CHECK(rs.conn.binds == 0 && st.remote_invalidations == 0 &&
+			      rs.conn.registrations == st.registrations,
+		      "%s: MR mode: no window, no remote invalidation (%llu binds, %llu MRs)",
+		      tag, (unsigned long long)rs.conn.binds,
+		      (unsigned long long)rs.conn.registrations);
+	CHECK(st.err_vers == 0 && st.err_chunk == 0 && st.timeouts == 0 &&
+		      st.discarded == 0 && st.conn_losses == 0 &&
+		      rs.conn.errors == 0 && rs.conn.flushed == 0 &&
+		      rs.revoke_failures == 0 && rs.orphans == 0 &&
+		      rs.over_grant == 0,
+	      "%s: no errors (ERR_VERS %llu, ERR_CHUNK %llu, timeouts %llu, discarded %llu, connections lost %llu, transport errors %llu, flushed %llu, failed fences %llu)",
+	      tag, (unsigned long long)st.err_vers,
+	      (unsigned long long)st.err_chunk, (unsigned long long)st.timeouts,
+	      (unsigned long long)st.discarded,
+	      (unsigned long long)st.conn_losses,
+	      (unsigned long long)rs.conn.errors,
+	      (unsigned long long)rs.conn.flushed,
+	      (unsigned long long)rs.revoke_failures);
+	CHECK(st.connects == 1, "%s: one connection (%u made)", tag,
+	      st.connects);
 	/* calls counts every Call sent, resends of an RPC included */
-	t_check(st.calls == st.replies + st.resends,
-		"%s: a reply for every call (%llu/%llu, %llu resent)", tag,
-		(unsigned long long)st.replies, (unsigned long long)st.calls,
-		(unsigned long long)st.resends);
+	CHECK(st.calls == st.replies + st.resends,
+	      "%s: a reply for every call (%llu/%llu, %llu resent)", tag,
+	      (unsigned long long)st.replies, (unsigned long long)st.calls,
+	      (unsigned long long)st.resends);
 	if (steady)
-		t_check(st.reply_chunks == st.calls && st.long_replies > 0 &&
-				st.resends == 0,
-			"%s: every call offered the Reply chunk (%llu of %llu), %llu replies came in it",
-			tag, (unsigned long long)st.reply_chunks,
-			(unsigned long long)st.calls,
-			(unsigned long long)st.long_replies);
-	t_check(st.max_inflight > 1,
-		"%s: calls overlapped: at most %u in flight, grant %u", tag,
-		st.max_inflight, st.max_granted);
+		CHECK(st.reply_chunks == st.calls && st.long_replies > 0 &&
+			      st.resends == 0,
+		      "%s: every call offered the Reply chunk (%llu of %llu), %llu replies came in it",
+		      tag, (unsigned long long)st.reply_chunks,
+		      (unsigned long long)st.calls,
+		      (unsigned long long)st.long_replies);
+	CHECK(st.max_inflight > 1,
+	      "%s: calls overlapped: at most %u in flight, grant %u", tag,
+	      st.max_inflight, st.max_granted);
 }
 
 /* One CLIENT, o.threads threads of o.calls calls; true if all went well. */
@@ -533,24 +530,24 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 	else
 		snprintf(tag, sizeof(tag), "steady %s", mode);
 	cl = make_client(mode);
-	t_check(cl != NULL,
-		"%s: clnt_create(\"%s\", \"rdma\") with RPCRDMA_REG_MODE=%s",
-		tag, t_addr4(), mode);
+	CHECK(cl != NULL,
+	      "%s: clnt_create(\"%s\", \"rdma\") with RPCRDMA_REG_MODE=%s", tag,
+	      t_addr4(), mode);
 	if (!cl)
 		return false;
 	clnt_control(cl, CLGET_RDMA_REG_MODE, &got);
-	t_check(!strcmp(mode_str(got), mode), "%s: registration mode is %s",
-		tag, mode_str(got));
-	t_check(!strcmp(cl->cl_netid, "rdma"), "%s: cl_netid %s", tag,
-		cl->cl_netid);
+	CHECK(!strcmp(mode_str(got), mode), "%s: registration mode is %s", tag,
+	      mode_str(got));
+	CHECK(!strcmp(cl->cl_netid, "rdma"), "%s: cl_netid %s", tag,
+	      cl->cl_netid);
 	if (o.comp) {
 		enum rpcrdma_comp_mode cm = RPCRDMA_COMP_EVENT;
 
 		clnt_control(cl, CLGET_RDMA_COMP_MODE, &cm);
-		t_check(!strcmp(cm == RPCRDMA_COMP_POLL ? "poll" : "event",
-				o.comp),
-			"%s: completion mode %s", tag,
-			cm == RPCRDMA_COMP_POLL ? "poll" : "event");
+		CHECK(!strcmp(cm == RPCRDMA_COMP_POLL ? "poll" : "event",
+			      o.comp),
+		      "%s: completion mode %s", tag,
+		      cm == RPCRDMA_COMP_POLL ? "poll" : "event");
 	}
 	pthread_barrier_init(&start, NULL, o.threads);
 	tu_retry_read(retry0);
@@ -577,8 +574,7 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 	}
 	if (n < o.threads) {
 		/* The barrier would never open: nothing to do but stop. */
-		t_check(false, "%s: %u threads started of %u", tag, n,
-			o.threads);
+		CHECK(false, "%s: %u threads started of %u", tag, n, o.threads);
 		exit(1);
 	}
 	for (i = 0; i < n; i++) {
@@ -588,11 +584,11 @@ static bool run_round(const char *mode, bool grow, unsigned int round)
 			largest = w[i].largest;
 	}
 	pthread_barrier_destroy(&start);
-	t_check(atomic_load(&fails) == 0,
-		"%s: %u threads x %u calls on one CLIENT, results checked octet by octet: %u failed%s (%.1f MiB moved, largest result %u octets, %lld ms)",
-		tag, n, o.calls, atomic_load(&fails),
-		losses_ok ? ", RPC errors counted as losses" : "",
-		(double)bytes / MiB, largest, (long long)(t_ms() - t0));
+	CHECK(atomic_load(&fails) == 0,
+	      "%s: %u threads x %u calls on one CLIENT, results checked octet by octet: %u failed%s (%.1f MiB moved, largest result %u octets, %lld ms)",
+	      tag, n, o.calls, atomic_load(&fails),
+	      losses_ok ? ", RPC errors counted as losses" : "",
+	      (double)bytes / MiB, largest, (long long)(t_ms() - t0));
 	check_retry(tag, retry0);
 	check_counters(cl, tag, !grow, !strcmp(mode, "mw"), losses_ok,
 		       atomic_load(&rpc_errs), n * o.calls);
@@ -629,9 +625,9 @@ static bool bound_replies(bool on)
 
 static void part_steady(const char *mode)
 {
-	t_check(bound_replies(true),
-		"steady %s: REPLY bindings for NULL, FILL and ECHO: a Reply chunk of 1 MiB on every call",
-		mode);
+	CHECK(bound_replies(true),
+	      "steady %s: REPLY bindings for NULL, FILL and ECHO: a Reply chunk of 1 MiB on every call",
+	      mode);
 	run_round(mode, false, 0);
 	bound_replies(false);
 }
@@ -653,9 +649,9 @@ static void part_grow(const char *mode)
 	int ret = rpcrdma_ulb_register(&e);
 
 	e.proc = RTEST_ECHO;
-	t_check(!ret && rpcrdma_ulb_register(&e) == 0,
-		"grow %s: REPLY bindings for FILL and ECHO: Reply chunks sized by the length asked for",
-		mode);
+	CHECK(!ret && rpcrdma_ulb_register(&e) == 0,
+	      "grow %s: REPLY bindings for FILL and ECHO: Reply chunks sized by the length asked for",
+	      mode);
 	for (r = 0; r < o.rounds; r++)
 		if (!run_round(mode, true, r))
 			break; /* one failed round says it all */
@@ -798,13 +794,13 @@ int main(int argc, char **argv)
 	setenv("RPCRDMA_PORT", port, 1);
 	t0 = t_ms();
 	if (t_server_start(&srv, CREDITS, 30000)) {
-		t_check(false, "%s started on port %u", getenv("T_CLNT_SERVER"),
-			T_PORT);
+		CHECK(false, "%s started on port %u", getenv("T_CLNT_SERVER"),
+		      T_PORT);
 		return 1;
 	}
-	t_note("seed %u, %u threads, completions %s, server up in %lld ms",
-	       o.seed, o.threads, o.comp ? o.comp : "(default)",
-	       (long long)(t_ms() - t0));
+	NOTE("seed %u, %u threads, completions %s, server up in %lld ms",
+	     o.seed, o.threads, o.comp ? o.comp : "(default)",
+	     (long long)(t_ms() - t0));
 	if (o.steady) {
 		unsigned int c = o.calls;
 
@@ -823,7 +819,6 @@ int main(int argc, char **argv)
 			part_grow("mr");
 	}
 	t_server_kill(&srv, false);
-	printf("%s: %d failure(s), %lld ms\n", t_failures ? "FAIL" : "PASS",
-	       t_failures, (long long)(t_ms() - t0));
-	return t_failures ? 1 : 0;
+	NOTE("%lld ms", (long long)(t_ms() - t0));
+	return tu_done();
 }

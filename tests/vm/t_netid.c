@@ -42,7 +42,7 @@ static struct netconfig *nconf(const char *netid)
 	struct netconfig *nc = getnetconfigent(netid);
 
 	if (!nc) {
-		tn_check(false, "getnetconfigent(\"%s\")", netid);
+		CHECK(false, "getnetconfigent(\"%s\")", netid);
 		exit(tn_done("t_netid"));
 	}
 	return nc;
@@ -86,13 +86,13 @@ static void check_entry(const char *netid, const char *fmly)
 {
 	struct netconfig *nc = getnetconfigent(netid);
 
-	tn_check(nc && !strcmp(nc->nc_netid, netid) &&
-			 nc->nc_semantics == NC_TPI_COTS_ORD &&
-			 !(nc->nc_flag & NC_VISIBLE) &&
-			 !strcmp(nc->nc_protofmly, fmly) &&
-			 !strcmp(nc->nc_proto, "rdma"),
-		 "getnetconfigent(\"%s\"): tpi_cots_ord, not visible, %s, proto rdma",
-		 netid, fmly);
+	CHECK(nc && !strcmp(nc->nc_netid, netid) &&
+		      nc->nc_semantics == NC_TPI_COTS_ORD &&
+		      !(nc->nc_flag & NC_VISIBLE) &&
+		      !strcmp(nc->nc_protofmly, fmly) &&
+		      !strcmp(nc->nc_proto, "rdma"),
+	      "getnetconfigent(\"%s\"): tpi_cots_ord, not visible, %s, proto rdma",
+	      netid, fmly);
 	if (nc)
 		freenetconfigent(nc);
 }
@@ -107,12 +107,12 @@ static void check_uaddr(const char *netid, const char *host, unsigned int port,
 
 	sockaddr_of(host, port, &ss, &nb);
 	ua = taddr2uaddr(nc, &nb);
-	tn_check(ua && !strcmp(ua, want),
-		 "taddr2uaddr(%s, %s port %u) = \"%s\" (%s)", netid, host, port,
-		 want, ua ? ua : "NULL");
+	CHECK(ua && !strcmp(ua, want),
+	      "taddr2uaddr(%s, %s port %u) = \"%s\" (%s)", netid, host, port,
+	      want, ua ? ua : "NULL");
 	back = ua ? uaddr2taddr(nc, ua) : NULL;
-	tn_check(back && back->len == nb.len && !memcmp(back->buf, &ss, nb.len),
-		 "uaddr2taddr(%s, \"%s\") gives the address back", netid, want);
+	CHECK(back && back->len == nb.len && !memcmp(back->buf, &ss, nb.len),
+	      "uaddr2taddr(%s, \"%s\") gives the address back", netid, want);
 	if (back) {
 		free(back->buf);
 		free(back);
@@ -126,7 +126,7 @@ static void check_bad_uaddr(const char *netid, const char *ua)
 	struct netconfig *nc = nconf(netid);
 	struct netbuf *nb = uaddr2taddr(nc, ua);
 
-	tn_check(!nb, "uaddr2taddr(%s, \"%s\") = NULL", netid, ua);
+	CHECK(!nb, "uaddr2taddr(%s, \"%s\") = NULL", netid, ua);
 	if (nb) {
 		free(nb->buf);
 		free(nb);
@@ -144,13 +144,13 @@ static void offline_netconfig(void)
 	check_entry("rdma", "inet");
 	check_entry("rdma6", "inet6");
 	nc = getnetconfigent("tcp");
-	tn_check(nc && !strcmp(nc->nc_netid, "tcp") &&
-			 !strcmp(nc->nc_proto, "tcp"),
-		 "getnetconfigent(\"tcp\") still comes from /etc/netconfig");
+	CHECK(nc && !strcmp(nc->nc_netid, "tcp") &&
+		      !strcmp(nc->nc_proto, "tcp"),
+	      "getnetconfigent(\"tcp\") still comes from /etc/netconfig");
 	if (nc)
 		freenetconfigent(nc);
 	nc = getnetconfigent("rdmax");
-	tn_check(!nc, "getnetconfigent(\"rdmax\") = NULL");
+	CHECK(!nc, "getnetconfigent(\"rdmax\") = NULL");
 	check_uaddr("rdma", "192.0.2.1", 20049, "192.0.2.1.78.81");
 	check_uaddr("rdma", "0.0.0.0", 111, "0.0.0.0.0.111");
 	check_uaddr("rdma6", "2001:db8::1", 20049, "2001:db8::1.78.81");
@@ -162,15 +162,14 @@ static void offline_netconfig(void)
 	nc = nconf("rdma");
 	sockaddr_of("2001:db8::1", 1, &ss, &nb);
 	ua = taddr2uaddr(nc, &nb);
-	tn_check(!ua, "taddr2uaddr(rdma, an IPv6 address) = NULL");
+	CHECK(!ua, "taddr2uaddr(rdma, an IPv6 address) = NULL");
 	free(ua);
 	freenetconfigent(nc);
 	nc = nconf("tcp");
 	sockaddr_of("192.0.2.1", 2049, &ss, &nb);
 	ua = taddr2uaddr(nc, &nb);
-	tn_check(ua && !strcmp(ua, "192.0.2.1.8.1"),
-		 "taddr2uaddr(tcp, ...) still libtirpc's: %s",
-		 ua ? ua : "NULL");
+	CHECK(ua && !strcmp(ua, "192.0.2.1.8.1"),
+	      "taddr2uaddr(tcp, ...) still libtirpc's: %s", ua ? ua : "NULL");
 	free(ua);
 	freenetconfigent(nc);
 }
@@ -187,8 +186,7 @@ static void offline_tli(void)
 	cl = clnt_tli_create(fd, r4, &nb, P, 1, 0, 0);
 	tn_check_createerr(cl, "clnt_tli_create(fd, rdma)",
 			   "Operation not supported");
-	tn_check(tn_fd_open(fd),
-		 "clnt_tli_create(fd, rdma) leaves that fd open");
+	CHECK(tn_fd_open(fd), "clnt_tli_create(fd, rdma) leaves that fd open");
 	tn_check_fd0("clnt_tli_create(fd, rdma)");
 	cl = clnt_tli_create(RPC_ANYFD, r4, NULL, P, 1, 0, 0);
 	tn_check_createerr(cl, "clnt_tli_create(RPC_ANYFD, rdma, no address)",
@@ -198,8 +196,8 @@ static void offline_tli(void)
 			   "clnt_tli_create(RPC_ANYFD, rdma6, IPv4 address)",
 			   "Address family not supported");
 	tn_check_fd0("clnt_tli_create(RPC_ANYFD, rdma6)");
-	tn_check(!svc_tli_create(fd, r4, NULL, 0, 0) && tn_fd_open(fd),
-		 "svc_tli_create(fd, rdma) = NULL, that fd left open");
+	CHECK(!svc_tli_create(fd, r4, NULL, 0, 0) && tn_fd_open(fd),
+	      "svc_tli_create(fd, rdma) = NULL, that fd left open");
 	tn_check_fd0("svc_tli_create(fd, rdma)");
 	close(fd);
 	freenetconfigent(r4);
@@ -221,10 +219,10 @@ static void offline_clnt(void)
 			   "clnt_create(IPv4 literal, \"rdma6\")",
 			   "RPC: Unknown host");
 	tn_check_fd0("clnt_create(rdma6)");
-	tn_check(rpc_call("127.0.0.1", P, 1, TNETID_INC, (xdrproc_t)xdr_int,
-			  (char *)&out, (xdrproc_t)xdr_int, (char *)&out,
-			  "rdmax") == RPC_UNKNOWNPROTO,
-		 "rpc_call(\"rdmax\") = RPC_UNKNOWNPROTO");
+	CHECK(rpc_call("127.0.0.1", P, 1, TNETID_INC, (xdrproc_t)xdr_int,
+		       (char *)&out, (xdrproc_t)xdr_int, (char *)&out,
+		       "rdmax") == RPC_UNKNOWNPROTO,
+	      "rpc_call(\"rdmax\") = RPC_UNKNOWNPROTO");
 	/* Nothing listens (no device on a host; port 1 in the VM). */
 	setenv("RPCRDMA_PORT", "1", 1);
 	tn_check_createerr(clnt_create_timed("127.0.0.1", P, 1, "rdma", &tp),
@@ -232,15 +230,15 @@ static void offline_clnt(void)
 			   "RPC: ");
 	tn_check_fd0("clnt_create_timed(rdma)");
 	unsetenv("RPCRDMA_PORT");
-	tn_check(svc_create(tn_dispatch, P, 1, "rdmax") == 0,
-		 "svc_create(\"rdmax\") = 0");
+	CHECK(svc_create(tn_dispatch, P, 1, "rdmax") == 0,
+	      "svc_create(\"rdmax\") = 0");
 }
 
 static int offline(void)
 {
 	/* The scripts run this with fd 0 on /dev/null: still there? */
-	tn_check(tn_fd_open(0),
-		 "fd 0 open when main() starts (after the start-up check)");
+	CHECK(tn_fd_open(0),
+	      "fd 0 open when main() starts (after the start-up check)");
 	tn_fd0_init();
 	offline_netconfig();
 	offline_tli();
@@ -256,20 +254,20 @@ static void serve_v1_v2(struct netconfig *r4, struct netconfig *r6)
 {
 	int n;
 
-	tn_check(svc_create(tn_dispatch, P, 1, "rdma") == 1,
-		 "svc_create(P, 1, \"rdma\") = 1");
+	CHECK(svc_create(tn_dispatch, P, 1, "rdma") == 1,
+	      "svc_create(P, 1, \"rdma\") = 1");
 	tn_check_fd0("svc_create(rdma)");
-	tn_check(svc_create(tn_dispatch, P, 1, "rdma6") == 1,
-		 "svc_create(P, 1, \"rdma6\") = 1");
+	CHECK(svc_create(tn_dispatch, P, 1, "rdma6") == 1,
+	      "svc_create(P, 1, \"rdma6\") = 1");
 	tn_check_fd0("svc_create(rdma6)");
 	n = svc_create(tn_dispatch, P, 1, "tcp");
-	tn_check(n >= 1,
-		 "svc_create(P, 1, \"tcp\") = %d (tcp and rdma at once)", n);
-	tn_check(svc_tp_create(tn_dispatch, P, 2, r4) != NULL,
-		 "svc_tp_create(P, 2, rdma)");
+	CHECK(n >= 1, "svc_create(P, 1, \"tcp\") = %d (tcp and rdma at once)",
+	      n);
+	CHECK(svc_tp_create(tn_dispatch, P, 2, r4) != NULL,
+	      "svc_tp_create(P, 2, rdma)");
 	tn_check_fd0("svc_tp_create(rdma)");
-	tn_check(svc_tp_create(tn_dispatch, P, 2, r6) != NULL,
-		 "svc_tp_create(P, 2, rdma6)");
+	CHECK(svc_tp_create(tn_dispatch, P, 2, r6) != NULL,
+	      "svc_tp_create(P, 2, rdma6)");
 	tn_check_fd0("svc_tp_create(rdma6)");
 }
 
@@ -278,18 +276,18 @@ static void serve_tli(struct netconfig *nc, rpcvers_t vers)
 {
 	SVCXPRT *x = svc_tli_create(RPC_ANYFD, nc, NULL, 0, 0);
 
-	tn_check(x && x->xp_netid && !strcmp(x->xp_netid, nc->nc_netid) &&
-			 x->xp_port,
-		 "svc_tli_create(RPC_ANYFD, %s): xp_netid %s, port %u",
-		 nc->nc_netid, x && x->xp_netid ? x->xp_netid : "-",
-		 x ? x->xp_port : 0);
+	CHECK(x && x->xp_netid && !strcmp(x->xp_netid, nc->nc_netid) &&
+		      x->xp_port,
+	      "svc_tli_create(RPC_ANYFD, %s): xp_netid %s, port %u",
+	      nc->nc_netid, x && x->xp_netid ? x->xp_netid : "-",
+	      x ? x->xp_port : 0);
 	tn_check_fd0("svc_tli_create");
 	if (!x)
 		return;
 	rpcb_unset(P, vers, nc);
 	tn_check_fd0("rpcb_unset");
-	tn_check(svc_reg(x, P, vers, tn_dispatch, nc), "svc_reg(P, %u, %s)",
-		 (unsigned int)vers, nc->nc_netid);
+	CHECK(svc_reg(x, P, vers, tn_dispatch, nc), "svc_reg(P, %u, %s)",
+	      (unsigned int)vers, nc->nc_netid);
 	tn_check_fd0("svc_reg");
 }
 
@@ -303,20 +301,20 @@ static SVCXPRT *serve_explicit(struct netconfig *r4, const char *h4)
 
 	sockaddr_of(h4, 0, &ss, &tb.addr);
 	x = svc_tli_create(RPC_ANYFD, r4, &tb, 0, 0);
-	tn_check(x && x->xp_port, "svc_tli_create(rdma, bound to %s): port %u",
-		 h4, x ? x->xp_port : 0);
+	CHECK(x && x->xp_port, "svc_tli_create(rdma, bound to %s): port %u", h4,
+	      x ? x->xp_port : 0);
 	if (!x)
 		return NULL;
-	tn_check(svc_reg(x, P, 5, tn_dispatch, NULL),
-		 "svc_reg(P, 5, no netconfig)");
-	tn_check(rpcb_set(P, 5, r4, &x->xp_ltaddr), "rpcb_set(P, 5, rdma, %s)",
-		 h4);
+	CHECK(svc_reg(x, P, 5, tn_dispatch, NULL),
+	      "svc_reg(P, 5, no netconfig)");
+	CHECK(rpcb_set(P, 5, r4, &x->xp_ltaddr), "rpcb_set(P, 5, rdma, %s)",
+	      h4);
 	tn_check_fd0("rpcb_set(rdma)");
 	y = svc_tp_create(tn_dispatch, P, 6, r4);
-	tn_check(y != NULL, "svc_tp_create(P, 6, rdma)");
+	CHECK(y != NULL, "svc_tp_create(P, 6, rdma)");
 	svc_unreg(P, 6);
-	tn_check(rpcb_set(P, 7, r4, &x->xp_ltaddr), "rpcb_set(P, 7, rdma)");
-	tn_check(rpcb_unset(P, 7, r4), "rpcb_unset(P, 7, rdma)");
+	CHECK(rpcb_set(P, 7, r4, &x->xp_ltaddr), "rpcb_set(P, 7, rdma)");
+	CHECK(rpcb_unset(P, 7, r4), "rpcb_unset(P, 7, rdma)");
 	tn_check_fd0("rpcb_unset(rdma)");
 	return x;
 }
@@ -328,16 +326,16 @@ static void serve_wrong(struct netconfig *r4, struct netconfig *r6, SVCXPRT *x4,
 	struct t_bind tb = { .qlen = 0 };
 	int fd = tn_spare_fd();
 
-	tn_check(!svc_tli_create(fd, r4, NULL, 0, 0) && tn_fd_open(fd),
-		 "svc_tli_create(fd, rdma) = NULL, that fd left open");
+	CHECK(!svc_tli_create(fd, r4, NULL, 0, 0) && tn_fd_open(fd),
+	      "svc_tli_create(fd, rdma) = NULL, that fd left open");
 	close(fd);
 	sockaddr_of(h4, 0, &ss, &tb.addr);
-	tn_check(!svc_tli_create(RPC_ANYFD, r6, &tb, 0, 0),
-		 "svc_tli_create(rdma6, an IPv4 bind address) = NULL");
-	tn_check(x4 && !svc_reg(x4, P, 9, tn_dispatch, r6),
-		 "svc_reg(an rdma SVCXPRT, rdma6 netconfig) = FALSE");
-	tn_check(svc_create(tn_dispatch, P, 9, "rdmax") == 0,
-		 "svc_create(\"rdmax\") = 0");
+	CHECK(!svc_tli_create(RPC_ANYFD, r6, &tb, 0, 0),
+	      "svc_tli_create(rdma6, an IPv4 bind address) = NULL");
+	CHECK(x4 && !svc_reg(x4, P, 9, tn_dispatch, r6),
+	      "svc_reg(an rdma SVCXPRT, rdma6 netconfig) = FALSE");
+	CHECK(svc_create(tn_dispatch, P, 9, "rdmax") == 0,
+	      "svc_create(\"rdmax\") = 0");
 	tn_check_fd0("the failing server calls");
 }
 
@@ -354,9 +352,9 @@ static int server(const char *h4, const char *h6)
 	serve_tli(r6, 3);
 	setenv("NETPATH", "rdma:tcp", 1);
 	n = svc_create(tn_dispatch, P, 4, "netpath");
-	tn_check(n == 2,
-		 "svc_create(P, 4, \"netpath\"), NETPATH=rdma:tcp: %d transports",
-		 n);
+	CHECK(n == 2,
+	      "svc_create(P, 4, \"netpath\"), NETPATH=rdma:tcp: %d transports",
+	      n);
 	tn_check_fd0("svc_create(netpath)");
 	unsetenv("NETPATH");
 	x5 = serve_explicit(r4, h4);
@@ -380,7 +378,7 @@ static void *sigterm_thread(void *arg)
 
 	sigwait(set, &sig);
 	/* exit() runs librpcrdma's atexit handler: rpcbind entries go. */
-	exit(tn_failures ? 1 : 0);
+	exit(t_failures ? 1 : 0);
 	return NULL;
 }
 
@@ -404,7 +402,7 @@ static int serve_one(const char *netid, const char *prog, const char *vers)
 	tn_fd0_init();
 	x = svc_tp_create(tn_dispatch, strtoul(prog, NULL, 0),
 			  strtoul(vers, NULL, 0), nc);
-	tn_check(x != NULL, "svc_tp_create(%s, %s, %s)", prog, vers, netid);
+	CHECK(x != NULL, "svc_tp_create(%s, %s, %s)", prog, vers, netid);
 	tn_check_fd0("svc_tp_create");
 	freenetconfigent(nc);
 	if (!x)
@@ -468,14 +466,14 @@ static void client_vers(const char *h4, const char *h6)
 	CLIENT *cl;
 
 	cl = clnt_create_vers(h4, P, &v, 1, 9, "rdma");
-	tn_check(cl && v == 5,
-		 "clnt_create_vers(H4, P, 1..9, \"rdma\"): version %u (want 5)",
-		 (unsigned int)v);
+	CHECK(cl && v == 5,
+	      "clnt_create_vers(H4, P, 1..9, \"rdma\"): version %u (want 5)",
+	      (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma 5");
 	cl = clnt_create_vers_timed(h6, P, &v, 1, 3, "rdma6", &tp5);
-	tn_check(cl && v == 3,
-		 "clnt_create_vers_timed(H6, P, 1..3, \"rdma6\"): version %u",
-		 (unsigned int)v);
+	CHECK(cl && v == 3,
+	      "clnt_create_vers_timed(H6, P, 1..3, \"rdma6\"): version %u",
+	      (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma6 3");
 	cl = clnt_create_vers(h4, P, &v, 7, 9, "rdma");
 	tn_check_createerr(cl, "clnt_create_vers(H4, P, 7..9, \"rdma\")",
@@ -499,11 +497,11 @@ static void client_tli(const char *h4)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, got,
 			  sizeof(got));
 		ok = !strcmp(got, want) && port_of(&nb);
-		tn_check(ok, "rpcb_getaddr(P, 1, rdma, H4) = %s port %u", got,
-			 port_of(&nb));
+		CHECK(ok, "rpcb_getaddr(P, 1, rdma, H4) = %s port %u", got,
+		      port_of(&nb));
 	} else {
-		tn_check(false, "rpcb_getaddr(P, 1, rdma, H4): %s",
-			 clnt_spcreateerror("error"));
+		CHECK(false, "rpcb_getaddr(P, 1, rdma, H4): %s",
+		      clnt_spcreateerror("error"));
 	}
 	tn_check_fd0("rpcb_getaddr(rdma)");
 	if (ok)
@@ -524,15 +522,15 @@ static void client_rpc_call(const char *h4, const char *h6)
 		st = rpc_call(h4, P, 1, TNETID_INC, (xdrproc_t)xdr_int,
 			      (char *)&in, (xdrproc_t)xdr_int, (char *)&out,
 			      "rdma");
-		tn_check(st == RPC_SUCCESS && out == 42,
-			 "rpc_call(H4, P, 1, INC(41), \"rdma\") = %d (%s)%s",
-			 out, clnt_sperrno(st), i ? ", cached CLIENT" : "");
+		CHECK(st == RPC_SUCCESS && out == 42,
+		      "rpc_call(H4, P, 1, INC(41), \"rdma\") = %d (%s)%s", out,
+		      clnt_sperrno(st), i ? ", cached CLIENT" : "");
 	}
 	st = rpc_call(h6, P, 2, TNETID_INC, (xdrproc_t)xdr_int, (char *)&in,
 		      (xdrproc_t)xdr_int, (char *)&out, "rdma6");
-	tn_check(st == RPC_SUCCESS && out == 42,
-		 "rpc_call(H6, P, 2, INC(41), \"rdma6\") = %d (%s)", out,
-		 clnt_sperrno(st));
+	CHECK(st == RPC_SUCCESS && out == 42,
+	      "rpc_call(H6, P, 2, INC(41), \"rdma6\") = %d (%s)", out,
+	      clnt_sperrno(st));
 	tn_check_fd0("rpc_call(rdma)");
 }
 
@@ -551,14 +549,14 @@ static void client_netpath(const char *h4)
 			"NETPATH=rdma:tcp clnt_create_timed(H4, P, 4, NULL)",
 			"rdma 4");
 	cl = clnt_create_vers(h4, P, &v, 1, 9, "netpath");
-	tn_check(cl && v == 5,
-		 "NETPATH=rdma:tcp clnt_create_vers(H4, P, 1..9): version %u",
-		 (unsigned int)v);
+	CHECK(cl && v == 5,
+	      "NETPATH=rdma:tcp clnt_create_vers(H4, P, 1..9): version %u",
+	      (unsigned int)v);
 	tn_check_client(cl, "  that CLIENT", "rdma 5");
 	st = rpc_call(h4, P, 4, TNETID_INC, (xdrproc_t)xdr_int, (char *)&in,
 		      (xdrproc_t)xdr_int, (char *)&out, "netpath");
-	tn_check(st == RPC_SUCCESS && out == 2,
-		 "NETPATH=rdma:tcp rpc_call(\"netpath\") = %d", out);
+	CHECK(st == RPC_SUCCESS && out == 2,
+	      "NETPATH=rdma:tcp rpc_call(\"netpath\") = %d", out);
 	tn_check_fd0("clnt_create(netpath)");
 	/* The first transport that works wins. */
 	setenv("NETPATH", "tcp:rdma", 1);
@@ -599,23 +597,23 @@ static void client_rpcbind(const char *h4)
 {
 	char ua[64] = "", want[64];
 
-	tn_check(registered(h4, 1, "rdma", ua, sizeof(ua)) == 1 &&
-			 !strncmp(ua, "0.0.0.0.", 8),
-		 "rpcbind: P 1 rdma at %s (a wildcard listener)", ua);
-	tn_check(registered(h4, 3, "rdma6", ua, sizeof(ua)) == 1 &&
-			 !strncmp(ua, "::.", 3),
-		 "rpcbind: P 3 rdma6 at %s", ua);
+	CHECK(registered(h4, 1, "rdma", ua, sizeof(ua)) == 1 &&
+		      !strncmp(ua, "0.0.0.0.", 8),
+	      "rpcbind: P 1 rdma at %s (a wildcard listener)", ua);
+	CHECK(registered(h4, 3, "rdma6", ua, sizeof(ua)) == 1 &&
+		      !strncmp(ua, "::.", 3),
+	      "rpcbind: P 3 rdma6 at %s", ua);
 	snprintf(want, sizeof(want), "%s.", h4);
-	tn_check(registered(h4, 5, "rdma", ua, sizeof(ua)) == 1 &&
-			 !strncmp(ua, want, strlen(want)),
-		 "rpcbind: P 5 rdma at %s (rpcb_set of a bound listener)", ua);
-	tn_check(registered(h4, 4, "tcp", NULL, 0) == 1 &&
-			 registered(h4, 4, "rdma", NULL, 0) == 1,
-		 "rpcbind: P 4 on tcp and rdma (svc_create netpath)");
-	tn_check(registered(h4, 6, "rdma", NULL, 0) == 0,
-		 "rpcbind answers: P 6 gone (svc_unreg)");
-	tn_check(registered(h4, 7, "rdma", NULL, 0) == 0,
-		 "rpcbind answers: P 7 gone (rpcb_unset)");
+	CHECK(registered(h4, 5, "rdma", ua, sizeof(ua)) == 1 &&
+		      !strncmp(ua, want, strlen(want)),
+	      "rpcbind: P 5 rdma at %s (rpcb_set of a bound listener)", ua);
+	CHECK(registered(h4, 4, "tcp", NULL, 0) == 1 &&
+		      registered(h4, 4, "rdma", NULL, 0) == 1,
+	      "rpcbind: P 4 on tcp and rdma (svc_create netpath)");
+	CHECK(registered(h4, 6, "rdma", NULL, 0) == 0,
+	      "rpcbind answers: P 6 gone (svc_unreg)");
+	CHECK(registered(h4, 7, "rdma", NULL, 0) == 0,
+	      "rpcbind answers: P 7 gone (rpcb_unset)");
 }
 
 static void client_fixed_port(const char *h4)
@@ -629,8 +627,8 @@ static void client_fixed_port(const char *h4)
 	struct timeval tv = { 10, 0 };
 
 	if (!rpcb_getaddr(P, 1, r4, &nb, h4)) {
-		tn_check(false,
-			 "rpcb_getaddr(P, 1, rdma) for the fixed-port tests");
+		CHECK(false,
+		      "rpcb_getaddr(P, 1, rdma) for the fixed-port tests");
 		freenetconfigent(r4);
 		return;
 	}
@@ -641,9 +639,9 @@ static void client_fixed_port(const char *h4)
 	if (cl)
 		st = clnt_call(cl, NULLPROC, TN_XDR_VOID, NULL, TN_XDR_VOID,
 			       NULL, tv);
-	tn_check(cl && st == RPC_PROGUNAVAIL,
-		 "RPCRDMA_PORT=%s: unregistered program connects, server says \"%s\"",
-		 env, cl ? clnt_sperrno(st) : clnt_spcreateerror("no CLIENT"));
+	CHECK(cl && st == RPC_PROGUNAVAIL,
+	      "RPCRDMA_PORT=%s: unregistered program connects, server says \"%s\"",
+	      env, cl ? clnt_sperrno(st) : clnt_spcreateerror("no CLIENT"));
 	if (cl)
 		clnt_destroy(cl);
 	snprintf(env, sizeof(env), "%u", port_of(&nb));
@@ -698,10 +696,10 @@ static int norpcbind(const char *h4, const char *port)
 	tn_check_createerr(clnt_create_timed(h4, TNETID_PROG2, 1, "rdma", &tp5),
 			   "no rpcbind: clnt_create(H4, \"rdma\")",
 			   "RPC: Port mapper failure - Unable to send");
-	tn_check(!rpcb_getaddr(TNETID_PROG2, 1, r4, &nb, h4) &&
-			 strstr(clnt_spcreateerror("x"), "Port mapper failure"),
-		 "no rpcbind: rpcb_getaddr(rdma) fails: %s",
-		 clnt_spcreateerror("error"));
+	CHECK(!rpcb_getaddr(TNETID_PROG2, 1, r4, &nb, h4) &&
+		      strstr(clnt_spcreateerror("x"), "Port mapper failure"),
+	      "no rpcbind: rpcb_getaddr(rdma) fails: %s",
+	      clnt_spcreateerror("error"));
 	tn_check_fd0("clnt_create(rdma) without rpcbind");
 	snprintf(env, sizeof(env), "%u=%s", TNETID_PROG2, port);
 	setenv("RPCRDMA_PORT", env, 1);

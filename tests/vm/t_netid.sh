@@ -31,10 +31,11 @@ H6=${RDMA_ADDR6:-2001:db8::1}
 P=$((0x20005151))
 P2=$((0x20005152))
 LIB=$top/.libs/librpcrdma.so.1
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/t_netid.XXXXXX")
-failures=0
-skips=0
-pids=
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+lib_init t_netid
 
 # An ASan build of the library needs the ASan runtime first in a program
 # that was not built with it.
@@ -48,29 +49,6 @@ NOLEAKS=ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 # for that process only.
 echo 'leak:libtirpc.so.3' >"$TMP/lsan.supp"
 TIRPC_LEAKS=LSAN_OPTIONS=${LSAN_OPTIONS:-}${LSAN_OPTIONS:+:}suppressions=$TMP/lsan.supp
-
-check() {	# check CONDITION-STATUS MESSAGE
-	if [ "$1" -eq 0 ]; then
-		echo "ok - $2"
-	else
-		echo "FAIL - $2"
-		failures=$((failures + 1))
-	fi
-}
-
-skip() {	# skip MESSAGE: a check that cannot run here
-	echo "SKIP - $1"
-	skips=$((skips + 1))
-}
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
 
 # Run a C test program, pass its lines through, count its failures.
 run_prog() {	# run_prog LABEL CMD...
@@ -111,39 +89,17 @@ selfcheck_says_symbolic() {	# selfcheck_says_symbolic LABEL FILE
 	check $? "$1: the start-up check says libtirpc binds its own calls ($n time(s))"
 }
 
-wait_for() {	# wait_for FILE PATTERN SECONDS PID: 0 when FILE has PATTERN
-	i=0
-	while [ $i -lt $(($3 * 5)) ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
+# wait_alive FILE PATTERN SECONDS PID: 0 when FILE has PATTERN, 1 when
+# SECONDS pass or PID exits first.
+wait_alive() {
+	wa_i=0
+	while [ $wa_i -lt $(($3 * 5)) ]; do
+		has_line "$1" "$2" && return 0
 		kill -0 "$4" 2>/dev/null || return 1
 		sleep 0.2
-		i=$((i + 1))
+		wa_i=$((wa_i + 1))
 	done
 	return 1
-}
-
-start_rpcbind() {
-	if ! command -v rpcbind >/dev/null || ! command -v rpcinfo >/dev/null; then
-		check 1 "rpcbind and rpcinfo installed (package rpcbind: tests/vm/run's PACKAGES)"
-		return 1
-	fi
-	mkdir -p /run/rpcbind
-	rpcbind -f &
-	RPCBIND=$!
-	pids="$pids $RPCBIND"
-	i=0
-	until rpcinfo -p 127.0.0.1 >/dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt 100 ]; then
-			check 1 "rpcbind started"
-			return 1
-		fi
-		sleep 0.2
-	done
-	# an rpcbind another test left behind answers too, and this one
-	# aborts: its registrations would not be ours
-	kill -0 "$RPCBIND" 2>/dev/null
-	check $? "rpcbind started (pid $RPCBIND, still running)"
 }
 
 # listed PATTERN: 0 if rpcinfo's list has PATTERN, 1 if rpcinfo answered
@@ -168,7 +124,7 @@ start_server() {
 	"$@" >"$ss_log" 2>&1 &
 	SERVER=$!
 	pids="$pids $SERVER"
-	wait_for "$ss_log" "$ss_pat" 60 "$SERVER"
+	wait_alive "$ss_log" "$ss_pat" 60 "$SERVER"
 }
 
 stop_server() {	# stop_server LABEL LOG: SIGTERM, exit status 0, no FAIL line
@@ -226,7 +182,7 @@ rpcinfo_checks() {	# rpcinfo_checks LABEL
 part_full() {	# part_full LABEL PROGRAM [ENV...]
 	pf_label=$1 pf_prog=$2
 	shift 2
-	start_rpcbind || return
+	rpcbind_start || return
 	start_server "$TMP/server" '^ready' env "$@" "$here/$pf_prog" server "$H4" "$H6"
 	check $? "$pf_label: server ready"
 	run_prog "$pf_label: client" env "$TIRPC_LEAKS" "$@" "$here/$pf_prog" client "$H4" "$H6"
@@ -253,7 +209,7 @@ part_symbolic() {
 }
 
 part_rpcbind() {
-	start_rpcbind || return
+	rpcbind_start || return
 	# Registered while it runs, gone after a normal exit.
 	start_server "$TMP/one" '^ready' "$here/t_netid" serve-one rdma $P2 1
 	check $? "serve-one rdma: ready"
@@ -303,5 +259,5 @@ if [ $failures -eq 0 ] && [ $skips -gt 0 ]; then
 	echo "SKIP: netid-$part: $skips check(s) could not run here, none failed"
 	exit 77
 fi
-echo "netid-$part: $([ $failures -eq 0 ] && echo PASS || echo FAIL), $failures failure(s)"
-[ $failures -eq 0 ]
+note "netid-$part"
+lib_done

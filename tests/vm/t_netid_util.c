@@ -10,15 +10,12 @@
 
 #include "t_netid_util.h"
 
-int tn_failures;
 static struct stat fd0;
 
 int tn_done(const char *who)
 {
-	printf("%s: %s, %d failure(s)\n", who, tn_failures ? "FAIL" : "PASS",
-	       tn_failures);
-	fflush(stdout);
-	return tn_failures ? 1 : 0;
+	NOTE("%s", who);
+	return tu_done();
 }
 
 /* ---- fd 0 ------------------------------------------------------------------- */
@@ -42,7 +39,7 @@ void tn_check_fd0(const char *after)
 	bool same = !fstat(0, &st) && st.st_dev == fd0.st_dev &&
 		    st.st_ino == fd0.st_ino;
 
-	tn_check(same, "fd 0 still open after %s", after);
+	CHECK(same, "fd 0 still open after %s", after);
 }
 
 int tn_spare_fd(void)
@@ -135,14 +132,14 @@ void tn_check_client(CLIENT *cl, const char *what, const char *want)
 	bool ok;
 
 	if (!cl) {
-		tn_check(false, "%s: no CLIENT (%s)", what, createerr());
+		CHECK(false, "%s: no CLIENT (%s)", what, createerr());
 		return;
 	}
 	ok = tn_who(cl, got, sizeof(got)) && !strcmp(got, want) &&
 	     cl->cl_netid && strlen(cl->cl_netid) == idlen &&
 	     !strncmp(cl->cl_netid, want, idlen);
-	tn_check(ok, "%s: answered by \"%s\" (want \"%s\"), cl_netid %s", what,
-		 got, want, cl->cl_netid ? cl->cl_netid : "NULL");
+	CHECK(ok, "%s: answered by \"%s\" (want \"%s\"), cl_netid %s", what,
+	      got, want, cl->cl_netid ? cl->cl_netid : "NULL");
 	clnt_destroy(cl);
 }
 
@@ -150,8 +147,8 @@ void tn_check_createerr(CLIENT *cl, const char *what, const char *want)
 {
 	const char *got = createerr();
 
-	tn_check(!cl && strstr(got, want), "%s: fails with \"%s\" (%s)", what,
-		 want, cl ? "a CLIENT was made" : got);
+	CHECK(!cl && strstr(got, want), "%s: fails with \"%s\" (%s)", what,
+	      want, cl ? "a CLIENT was made" : got);
 	if (cl)
 		clnt_destroy(cl);
 }

@@ -25,11 +25,7 @@
 
 #define TN_XDR_VOID ((xdrproc_t)(void (*)(void))xdr_void)
 
-extern int tn_failures;
-
-/* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
-#define tn_check(ok, ...) tu_check(&tn_failures, " - ", (ok), __VA_ARGS__)
-#define tn_note(...)	  tu_note(__VA_ARGS__)
+/* Checks and notes: CHECK, CHECK_OK, NOTE (t_util.h). */
 /* Final line, and the exit status. */
 int tn_done(const char *who);
 

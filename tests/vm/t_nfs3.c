@@ -79,29 +79,29 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 	td_stats(cl, &a);
 	st = nfsproc3_write_3(&arg, &res, cl);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-			res.WRITE3res_u.resok.count == len &&
-			res.WRITE3res_u.resok.committed == FILE_SYNC,
-		"WRITE %u octets at %llu to %s: NFS3_OK, count %u, FILE_SYNC [%s]",
-		len, (unsigned long long)off, fhb,
-		st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
-		status(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		      res.WRITE3res_u.resok.count == len &&
+		      res.WRITE3res_u.resok.committed == FILE_SYNC,
+	      "WRITE %u octets at %llu to %s: NFS3_OK, count %u, FILE_SYNC [%s]",
+	      len, (unsigned long long)off, fhb,
+	      st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
+	      status(st, cl));
 	rc = TD_D(&b, &a, read_chunks);
-	t_check(td_read_chunk_ok(rc, len) &&
-			TD_D(&b, &a, read_bytes) == (rc ? len : 0) &&
-			TD_D(&b, &a, write_chunks) == 0 &&
-			TD_D(&b, &a, long_replies) == 0 &&
-			TD_D(&b, &a, long_calls) == 0,
-		"WRITE %u: %s (%llu, %llu octets), no Write chunk (%llu), "
-		"reply inline (%llu Long), no Long call (%llu)",
-		len,
-		len < RPCRDMA_DEFAULT_DDP_MIN ?
-			"below the minimum: no Read chunk" :
-		len < TD_MUST_REDUCE ?
-			"the data in a Read chunk or inline (the Call fits)" :
-			"the data, and only it, in a Read chunk",
-		rc, TD_D(&b, &a, read_bytes), TD_D(&b, &a, write_chunks),
-		TD_D(&b, &a, long_replies), TD_D(&b, &a, long_calls));
+	CHECK(td_read_chunk_ok(rc, len) &&
+		      TD_D(&b, &a, read_bytes) == (rc ? len : 0) &&
+		      TD_D(&b, &a, write_chunks) == 0 &&
+		      TD_D(&b, &a, long_replies) == 0 &&
+		      TD_D(&b, &a, long_calls) == 0,
+	      "WRITE %u: %s (%llu, %llu octets), no Write chunk (%llu), "
+	      "reply inline (%llu Long), no Long call (%llu)",
+	      len,
+	      len < RPCRDMA_DEFAULT_DDP_MIN ?
+		      "below the minimum: no Read chunk" :
+	      len < TD_MUST_REDUCE ?
+		      "the data in a Read chunk or inline (the Call fits)" :
+		      "the data, and only it, in a Read chunk",
+	      rc, TD_D(&b, &a, read_bytes), TD_D(&b, &a, write_chunks),
+	      TD_D(&b, &a, long_replies), TD_D(&b, &a, long_calls));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&res);
 }
@@ -143,31 +143,31 @@ static void read_file(CLIENT *cl, unsigned int i, uint64_t off, uint32_t count,
 	       !ok->eof == !eof && !memcmp(ok->data.data_val, want, wlen);
 	if (caller)
 		good = good && ok->data.data_val == (char *)caller;
-	t_check(good, "READ %u at %llu of %s%s: %u octets intact, eof %s [%s]",
-		count, (unsigned long long)off, fhb,
-		caller ? " into the caller's buffer" : "", wlen,
-		eof ? "TRUE" : "FALSE", status(st, cl));
+	CHECK(good, "READ %u at %llu of %s%s: %u octets intact, eof %s [%s]",
+	      count, (unsigned long long)off, fhb,
+	      caller ? " into the caller's buffer" : "", wlen,
+	      eof ? "TRUE" : "FALSE", status(st, cl));
 	wc = TD_D(&b, &a, write_chunks);
 	wb = TD_D(&b, &a, write_bytes);
-	t_check((sure ? wc == 1 : wc <= 1) && wb == (wc ? wlen : 0) &&
-			TD_D(&b, &a, read_chunks) == 0 &&
-			TD_D(&b, &a, long_calls) == 0 &&
-			TD_D(&b, &a, reply_chunks) == 0 &&
-			TD_D(&b, &a, ddp_zero_copies) +
-					TD_D(&b, &a, ddp_copies) ==
-				wc,
-		"READ %u: the data in a Write chunk of room %u (%llu, %llu "
-		"octets%s), nothing else reduced (Read %llu, Reply %llu) "
-		"(V1-WC-4/10)",
-		count, count, wc, wb, sure ? "" : "; optional below 4 KiB",
-		TD_D(&b, &a, read_chunks), TD_D(&b, &a, reply_chunks));
+	CHECK((sure ? wc == 1 : wc <= 1) && wb == (wc ? wlen : 0) &&
+		      TD_D(&b, &a, read_chunks) == 0 &&
+		      TD_D(&b, &a, long_calls) == 0 &&
+		      TD_D(&b, &a, reply_chunks) == 0 &&
+		      TD_D(&b, &a, ddp_zero_copies) +
+				      TD_D(&b, &a, ddp_copies) ==
+			      wc,
+	      "READ %u: the data in a Write chunk of room %u (%llu, %llu "
+	      "octets%s), nothing else reduced (Read %llu, Reply %llu) "
+	      "(V1-WC-4/10)",
+	      count, count, wc, wb, sure ? "" : "; optional below 4 KiB",
+	      TD_D(&b, &a, read_chunks), TD_D(&b, &a, reply_chunks));
 	if (caller && count >= MiB)
-		t_check(TD_D(&b, &a, ddp_zero_copies) == TD_ZERO_COPY &&
-				TD_D(&b, &a, ddp_copies) == !TD_ZERO_COPY,
-			"READ %u into the caller's buffer (READ3res preset to "
-			"NFS3_OK): zero copy %llu, copies %llu",
-			count, TD_D(&b, &a, ddp_zero_copies),
-			TD_D(&b, &a, ddp_copies));
+		CHECK(TD_D(&b, &a, ddp_zero_copies) == TD_ZERO_COPY &&
+			      TD_D(&b, &a, ddp_copies) == !TD_ZERO_COPY,
+		      "READ %u into the caller's buffer (READ3res preset to "
+		      "NFS3_OK): zero copy %llu, copies %llu",
+		      count, TD_D(&b, &a, ddp_zero_copies),
+		      TD_D(&b, &a, ddp_copies));
 	if (st == RPC_SUCCESS && !caller)
 		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
 }
@@ -187,11 +187,11 @@ static void read_missing(CLIENT *cl)
 	td_stats(cl, &a);
 	st = nfsproc3_read_3(&arg, &res, cl);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOENT &&
-			TD_D(&b, &a, write_bytes) == 0,
-		"READ of an unknown handle: NFS3ERR_NOENT, the Write chunk "
-		"unused (%llu octets) (V1-WC-6) [%s]",
-		TD_D(&b, &a, write_bytes), status(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3ERR_NOENT &&
+		      TD_D(&b, &a, write_bytes) == 0,
+	      "READ of an unknown handle: NFS3ERR_NOENT, the Write chunk "
+	      "unused (%llu octets) (V1-WC-6) [%s]",
+	      TD_D(&b, &a, write_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READ3res, (char *)&res);
 }
@@ -219,13 +219,13 @@ static void symlink_case(CLIENT *cl, uint32_t plen)
 	st = nfsproc3_symlink_3(&arg, &res, cl);
 	td_stats(cl, &b);
 	rc = TD_D(&b, &a, read_chunks);
-	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
-			td_read_chunk_ok(rc, plen) &&
-			TD_D(&b, &a, read_bytes) == (rc ? plen : 0),
-		"SYMLINK, path of %u: NFS3ERR_NOTSUPP; the path, item 2, %s "
-		"(%llu Read chunk, %llu octets) [%s]",
-		plen, plen >= TD_MUST_REDUCE ? "in a Read chunk" : "inline", rc,
-		TD_D(&b, &a, read_bytes), status(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
+		      td_read_chunk_ok(rc, plen) &&
+		      TD_D(&b, &a, read_bytes) == (rc ? plen : 0),
+	      "SYMLINK, path of %u: NFS3ERR_NOTSUPP; the path, item 2, %s "
+	      "(%llu Read chunk, %llu octets) [%s]",
+	      plen, plen >= TD_MUST_REDUCE ? "in a Read chunk" : "inline", rc,
+	      TD_D(&b, &a, read_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
 	free(path);
@@ -245,11 +245,11 @@ static void readlink_case(CLIENT *cl)
 	td_stats(cl, &a);
 	st = nfsproc3_readlink_3(&arg, &res, cl);
 	td_stats(cl, &b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
-			TD_D(&b, &a, write_bytes) == 0 &&
-			TD_D(&b, &a, read_chunks) == 0,
-		"READLINK: NFS3ERR_NOTSUPP, nothing placed (%llu octets) [%s]",
-		TD_D(&b, &a, write_bytes), status(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3ERR_NOTSUPP &&
+		      TD_D(&b, &a, write_bytes) == 0 &&
+		      TD_D(&b, &a, read_chunks) == 0,
+	      "READLINK: NFS3ERR_NOTSUPP, nothing placed (%llu octets) [%s]",
+	      TD_D(&b, &a, write_bytes), status(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READLINK3res, (char *)&res);
 }
@@ -288,7 +288,7 @@ static void short_reads(CLIENT *cl, unsigned int i)
 	read_file(cl, i, 1, 65536, image[i] + 1, 65536, false, NULL);
 	/* the 1 MiB file into the caller's buffer */
 	read_file(cl, 6, 0, MiB, image[6], MiB, true, buf);
-	t_check(td_guard_ok(buf, MiB), "... nothing written past the buffer");
+	CHECK(td_guard_ok(buf, MiB), "... nothing written past the buffer");
 	free(buf);
 }
 

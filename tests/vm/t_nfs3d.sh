@@ -39,18 +39,17 @@ NFSK_LOG=$W/nfs_kernel.log
 NFS_KERNEL_SH=@NFS_KERNEL_SH@	# set by tests/vm/nfs3d.am in the copies
 [[ -r $NFS_KERNEL_SH ]] || NFS_KERNEL_SH=$here/nfs_kernel.sh
 . "$NFS_KERNEL_SH" || { echo "t_nfs3d: cannot read $NFS_KERNEL_SH"; exit 1; }
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$here/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
 failures=0
 checks=0
 SRV=
 
-check() {	# check STATUS TEXT
-	checks=$((checks + 1))
-	if [[ $1 -eq 0 ]]; then
-		echo "ok: $2 [${SECONDS}s]"
-	else
-		echo "FAIL: $2 [${SECONDS}s]"
-		failures=$((failures + 1))
-	fi
+# check lines end with the seconds the script has run (tests/vm/lib.sh)
+check_tail() {
+	lib_tail=" [${SECONDS}s]"
 }
 
 finish() {

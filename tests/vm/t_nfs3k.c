@@ -81,17 +81,17 @@ static bool mount_export(nfs_fh3 *fh)
 
 	cl = clnt_create_timed(mount_addr, MOUNT_PROGRAM, MOUNT_V3, netid, &tv);
 	if (!cl) {
-		t_check(false, "MOUNT v3 client over %s: %s", netid,
-			clnt_spcreateerror("clnt_create"));
+		CHECK(false, "MOUNT v3 client over %s: %s", netid,
+		      clnt_spcreateerror("clnt_create"));
 		return false;
 	}
 	cl->cl_auth = authunix_create_default();
 	memset(&res, 0, sizeof(res));
 	ok = mountproc3_mnt_3(&path, &res, cl) == RPC_SUCCESS &&
 	     res.fhs_status == MNT3_OK;
-	t_check(ok, "MOUNT v3 MNT %s over %s: MNT3_OK, a handle of %u octets",
-		export_dir, netid,
-		ok ? res.mountres3_u.mountinfo.fhandle.fhandle3_len : 0);
+	CHECK(ok, "MOUNT v3 MNT %s over %s: MNT3_OK, a handle of %u octets",
+	      export_dir, netid,
+	      ok ? res.mountres3_u.mountinfo.fhandle.fhandle3_len : 0);
 	if (ok) {
 		fh->data.data_len =
 			res.mountres3_u.mountinfo.fhandle.fhandle3_len;
@@ -112,14 +112,14 @@ static CLIENT *nfs_client(void)
 	CLIENT *cl;
 
 	if (!t_sockaddr(&ss, addr, (uint16_t)port)) {
-		t_check(false, "address %s", addr);
+		CHECK(false, "address %s", addr);
 		return NULL;
 	}
 	cl = clnt_rdma_create((struct sockaddr *)&ss, NFS_PROGRAM, NFS_V3,
 			      NULL);
-	t_check(cl != NULL, "NFSv3 CLIENT over %s to port %u%s%s",
-		strchr(addr, ':') ? "rdma6" : "rdma", port, cl ? "" : ": ",
-		cl ? "" : clnt_spcreateerror("clnt_rdma_create"));
+	CHECK(cl != NULL, "NFSv3 CLIENT over %s to port %u%s%s",
+	      strchr(addr, ':') ? "rdma6" : "rdma", port, cl ? "" : ": ",
+	      cl ? "" : clnt_spcreateerror("clnt_rdma_create"));
 	if (cl)
 		cl->cl_auth = authunix_create_default();
 	return cl;
@@ -137,12 +137,11 @@ struct delta {
  * (V1-RP-1/2: the binding bounds the reply). */
 static void no_reply_chunk(const char *what, const struct delta *d)
 {
-	t_check(D(d, reply_chunks) == 0 &&
-			D(d, registrations) == D(d, read_chunks),
-		"%s: no Reply chunk offered (%llu), registrations %llu = its "
-		"Read chunks %llu (V1-RP-1, V1-ULB-4)",
-		what, D(d, reply_chunks), D(d, registrations),
-		D(d, read_chunks));
+	CHECK(D(d, reply_chunks) == 0 &&
+		      D(d, registrations) == D(d, read_chunks),
+	      "%s: no Reply chunk offered (%llu), registrations %llu = its "
+	      "Read chunks %llu (V1-RP-1, V1-ULB-4)",
+	      what, D(d, reply_chunks), D(d, registrations), D(d, read_chunks));
 }
 
 static const char *why(enum clnt_stat st, CLIENT *cl)
@@ -161,7 +160,7 @@ static void null_case(CLIENT *cl)
 	td_stats(cl, &d.a);
 	st = nfsproc3_null_3(NULL, &dummy, cl);
 	td_stats(cl, &d.b);
-	t_check(st == RPC_SUCCESS, "NULL [%s]", why(st, cl));
+	CHECK(st == RPC_SUCCESS, "NULL [%s]", why(st, cl));
 	no_reply_chunk("NULL", &d);
 }
 
@@ -176,11 +175,11 @@ static void version_case(CLIENT *cl, unsigned int want)
 
 	clnt_control(cl, CLGET_RDMA_VERSION, (char *)&v);
 	td_stats(cl, &st);
-	t_check(v == want,
-		"RPC-over-RDMA version %u in force (%u expected; "
-		"%llu fallback(s), %llu ERR_VERS)",
-		v, want, (unsigned long long)st.vers_fallbacks,
-		(unsigned long long)st.err_vers);
+	CHECK(v == want,
+	      "RPC-over-RDMA version %u in force (%u expected; "
+	      "%llu fallback(s), %llu ERR_VERS)",
+	      v, want, (unsigned long long)st.vers_fallbacks,
+	      (unsigned long long)st.err_vers);
 }
 
 static void fsinfo_case(CLIENT *cl, const nfs_fh3 *root)
@@ -191,12 +190,12 @@ static void fsinfo_case(CLIENT *cl, const nfs_fh3 *root)
 
 	memset(&res, 0, sizeof(res));
 	st = nfsproc3_fsinfo_3(&arg, &res, cl);
-	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-			res.FSINFO3res_u.resok.rtmax >= MiB &&
-			res.FSINFO3res_u.resok.wtmax >= MiB,
-		"FSINFO: rtmax %u, wtmax %u (>= 1 MiB) [%s]",
-		res.FSINFO3res_u.resok.rtmax, res.FSINFO3res_u.resok.wtmax,
-		why(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		      res.FSINFO3res_u.resok.rtmax >= MiB &&
+		      res.FSINFO3res_u.resok.wtmax >= MiB,
+	      "FSINFO: rtmax %u, wtmax %u (>= 1 MiB) [%s]",
+	      res.FSINFO3res_u.resok.rtmax, res.FSINFO3res_u.resok.wtmax,
+	      why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_FSINFO3res, (char *)&res);
 }
@@ -221,8 +220,8 @@ static bool create_case(CLIENT *cl, const nfs_fh3 *dir, const char *fname,
 	st = nfsproc3_create_3(&arg, &res, cl);
 	good = st == RPC_SUCCESS && res.status == NFS3_OK &&
 	       ok->obj.handle_follows;
-	t_check(good, "CREATE %s: NFS3_OK with a handle [%s, status %d]", fname,
-		why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
+	CHECK(good, "CREATE %s: NFS3_OK with a handle [%s, status %d]", fname,
+	      why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
 	if (good) {
 		*fh = ok->obj.post_op_fh3_u.handle;
 		ok->obj.post_op_fh3_u.handle.data.data_val = NULL;
@@ -261,24 +260,24 @@ static void write_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
 	td_stats(cl, &d.a);
 	st = do_write(cl, fh, off, data, len, how, &res);
 	td_stats(cl, &d.b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-			res.WRITE3res_u.resok.count == len &&
-			res.WRITE3res_u.resok.committed >= how,
-		"WRITE %u at %llu, %s: NFS3_OK, count %u, committed %d [%s]",
-		len, (unsigned long long)off,
-		how == FILE_SYNC ? "FILE_SYNC" : "UNSTABLE",
-		st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
-		st == RPC_SUCCESS ? (int)res.WRITE3res_u.resok.committed : -1,
-		why(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		      res.WRITE3res_u.resok.count == len &&
+		      res.WRITE3res_u.resok.committed >= how,
+	      "WRITE %u at %llu, %s: NFS3_OK, count %u, committed %d [%s]", len,
+	      (unsigned long long)off,
+	      how == FILE_SYNC ? "FILE_SYNC" : "UNSTABLE",
+	      st == RPC_SUCCESS ? res.WRITE3res_u.resok.count : 0,
+	      st == RPC_SUCCESS ? (int)res.WRITE3res_u.resok.committed : -1,
+	      why(st, cl));
 	if (len >= MiB)
-		t_check(D(&d, read_chunks) == 1 && D(&d, read_bytes) == len,
-			"WRITE %u: the data in one Read chunk (%llu, %llu "
-			"octets) (RFC 8267 section 4, V1-RC)",
-			len, D(&d, read_chunks), D(&d, read_bytes));
+		CHECK(D(&d, read_chunks) == 1 && D(&d, read_bytes) == len,
+		      "WRITE %u: the data in one Read chunk (%llu, %llu "
+		      "octets) (RFC 8267 section 4, V1-RC)",
+		      len, D(&d, read_chunks), D(&d, read_bytes));
 	else
-		t_check(D(&d, read_chunks) == 0,
-			"WRITE %u: inline, no Read chunk (%llu)", len,
-			D(&d, read_chunks));
+		CHECK(D(&d, read_chunks) == 0,
+		      "WRITE %u: inline, no Read chunk (%llu)", len,
+		      D(&d, read_chunks));
 	snprintf(what, sizeof(what), "WRITE %u", len);
 	no_reply_chunk(what, &d);
 	if (st == RPC_SUCCESS)
@@ -298,8 +297,8 @@ static void commit_case(CLIENT *cl, const nfs_fh3 *fh)
 	td_stats(cl, &d.a);
 	st = nfsproc3_commit_3(&arg, &res, cl);
 	td_stats(cl, &d.b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3_OK, "COMMIT [%s]",
-		why(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3_OK, "COMMIT [%s]",
+	      why(st, cl));
 	no_reply_chunk("COMMIT", &d);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_COMMIT3res, (char *)&res);
@@ -316,11 +315,11 @@ static void getattr_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
 	td_stats(cl, &d.a);
 	st = nfsproc3_getattr_3(&arg, &res, cl);
 	td_stats(cl, &d.b);
-	t_check(st == RPC_SUCCESS && res.status == NFS3_OK &&
-			res.GETATTR3res_u.resok.obj_attributes.type == NF3REG &&
-			res.GETATTR3res_u.resok.obj_attributes.size == size,
-		"GETATTR: a regular file of %llu octets [%s]",
-		(unsigned long long)size, why(st, cl));
+	CHECK(st == RPC_SUCCESS && res.status == NFS3_OK &&
+		      res.GETATTR3res_u.resok.obj_attributes.type == NF3REG &&
+		      res.GETATTR3res_u.resok.obj_attributes.size == size,
+	      "GETATTR: a regular file of %llu octets [%s]",
+	      (unsigned long long)size, why(st, cl));
 	no_reply_chunk("GETATTR", &d);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&res);
@@ -361,13 +360,13 @@ static void read_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t off,
 	struct delta d;
 	bool good = do_read(cl, fh, off, count, want, wlen, eof, &d);
 
-	t_check(good, "READ %u at %llu: %u octets intact, eof %s", count,
-		(unsigned long long)off, wlen, eof ? "TRUE" : "FALSE");
+	CHECK(good, "READ %u at %llu: %u octets intact, eof %s", count,
+	      (unsigned long long)off, wlen, eof ? "TRUE" : "FALSE");
 	if (wlen >= MiB)
-		t_check(D(&d, write_chunks) == 1 && D(&d, write_bytes) == wlen,
-			"READ %u: the data in one Write chunk (%llu, %llu "
-			"octets) (V1-WC)",
-			count, D(&d, write_chunks), D(&d, write_bytes));
+		CHECK(D(&d, write_chunks) == 1 && D(&d, write_bytes) == wlen,
+		      "READ %u: the data in one Write chunk (%llu, %llu "
+		      "octets) (V1-WC)",
+		      count, D(&d, write_chunks), D(&d, write_bytes));
 }
 
 /* The file as the server's file system has it equals data (len). */
@@ -384,8 +383,8 @@ static void export_case(const char *fname, const uint8_t *data, size_t len)
 		n = read(fd, buf, len + 1);
 		close(fd);
 	}
-	t_check(n == (ssize_t)len && !memcmp(buf, data, len),
-		"the exported file %s holds the %zu octets written", path, len);
+	CHECK(n == (ssize_t)len && !memcmp(buf, data, len),
+	      "the exported file %s holds the %zu octets written", path, len);
 	free(buf);
 }
 
@@ -409,11 +408,11 @@ static void symlink_case(CLIENT *cl, const nfs_fh3 *root)
 	st = nfsproc3_symlink_3(&arg, &res, cl);
 	ok = st == RPC_SUCCESS && res.status == NFS3_OK &&
 	     res.SYMLINK3res_u.resok.obj.handle_follows;
-	t_check(ok, "SYMLINK %s -> %s [%s]", lname, target, why(st, cl));
+	CHECK(ok, "SYMLINK %s -> %s [%s]", lname, target, why(st, cl));
 	snprintf(path, sizeof(path), "%s/%s", export_dir, lname);
 	n = readlink(path, buf, sizeof(buf) - 1);
-	t_check(n == (ssize_t)strlen(target) && !memcmp(buf, target, n),
-		"the server's file system has the link");
+	CHECK(n == (ssize_t)strlen(target) && !memcmp(buf, target, n),
+	      "the server's file system has the link");
 	if (!ok) {
 		if (st == RPC_SUCCESS)
 			xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
@@ -422,9 +421,9 @@ static void symlink_case(CLIENT *cl, const nfs_fh3 *root)
 	memset(&rres, 0, sizeof(rres));
 	rarg.symlink = res.SYMLINK3res_u.resok.obj.post_op_fh3_u.handle;
 	st = nfsproc3_readlink_3(&rarg, &rres, cl);
-	t_check(st == RPC_SUCCESS && rres.status == NFS3_OK &&
-			!strcmp(rres.READLINK3res_u.resok.data, target),
-		"READLINK: %s [%s]", target, why(st, cl));
+	CHECK(st == RPC_SUCCESS && rres.status == NFS3_OK &&
+		      !strcmp(rres.READLINK3res_u.resok.data, target),
+	      "READLINK: %s [%s]", target, why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READLINK3res, (char *)&rres);
 	xdr_free((xdrproc_t)xdr_SYMLINK3res, (char *)&res);
@@ -442,14 +441,14 @@ static void lookup_case(CLIENT *cl, const nfs_fh3 *root, const char *fname,
 	arg.what.dir = *root;
 	arg.what.name = (char *)fname;
 	st = nfsproc3_lookup_3(&arg, &res, cl);
-	t_check(st == RPC_SUCCESS && res.status == want_st &&
-			(want_st != NFS3_OK ||
-			 (got->data.data_len == want->data.data_len &&
-			  !memcmp(got->data.data_val, want->data.data_val,
-				  want->data.data_len))),
-		"LOOKUP %s: %s [%s, status %d]", fname,
-		want_st == NFS3_OK ? "the handle CREATE gave" : "NFS3ERR_NOENT",
-		why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
+	CHECK(st == RPC_SUCCESS && res.status == want_st &&
+		      (want_st != NFS3_OK ||
+		       (got->data.data_len == want->data.data_len &&
+			!memcmp(got->data.data_val, want->data.data_val,
+				want->data.data_len))),
+	      "LOOKUP %s: %s [%s, status %d]", fname,
+	      want_st == NFS3_OK ? "the handle CREATE gave" : "NFS3ERR_NOENT",
+	      why(st, cl), st == RPC_SUCCESS ? (int)res.status : -1);
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_LOOKUP3res, (char *)&res);
 }
@@ -478,10 +477,10 @@ static void readdir_case(CLIENT *cl, const nfs_fh3 *root)
 			    e->name_handle.handle_follows)
 				found++;
 	}
-	t_check(found == 2,
-		"READDIRPLUS: %d entries, %s and %s among them "
-		"with attributes and handles [%s]",
-		n, name, lname, why(st, cl));
+	CHECK(found == 2,
+	      "READDIRPLUS: %d entries, %s and %s among them "
+	      "with attributes and handles [%s]",
+	      n, name, lname, why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_READDIRPLUS3res, (char *)&res);
 }
@@ -502,8 +501,8 @@ static void rename_remove_case(CLIENT *cl, const nfs_fh3 *root)
 	rarg.to.dir = *root;
 	rarg.to.name = rname;
 	st = nfsproc3_rename_3(&rarg, &rres, cl);
-	t_check(st == RPC_SUCCESS && rres.status == NFS3_OK,
-		"RENAME %s %s [%s]", name, rname, why(st, cl));
+	CHECK(st == RPC_SUCCESS && rres.status == NFS3_OK, "RENAME %s %s [%s]",
+	      name, rname, why(st, cl));
 	if (st == RPC_SUCCESS)
 		xdr_free((xdrproc_t)xdr_RENAME3res, (char *)&rres);
 	lookup_case(cl, root, name, NULL, NFS3ERR_NOENT);
@@ -512,8 +511,8 @@ static void rename_remove_case(CLIENT *cl, const nfs_fh3 *root)
 		arg.object.dir = *root;
 		arg.object.name = (char *)names[i];
 		st = nfsproc3_remove_3(&arg, &res, cl);
-		t_check(st == RPC_SUCCESS && res.status == NFS3_OK,
-			"REMOVE %s [%s]", names[i], why(st, cl));
+		CHECK(st == RPC_SUCCESS && res.status == NFS3_OK,
+		      "REMOVE %s [%s]", names[i], why(st, cl));
 		if (st == RPC_SUCCESS)
 			xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&res);
 	}
@@ -584,53 +583,53 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 	char dummy;
 
 	memset(junk, 0x5a, sizeof(junk));
-	t_check(bad_getattr(cl, junk, sizeof(junk)) == NFS3ERR_BADHANDLE,
-		"bad: a 64-octet handle of junk: NFS3ERR_BADHANDLE");
-	t_check(bad_getattr(cl, junk, 0) == NFS3ERR_BADHANDLE,
-		"bad: an empty handle: NFS3ERR_BADHANDLE");
+	CHECK(bad_getattr(cl, junk, sizeof(junk)) == NFS3ERR_BADHANDLE,
+	      "bad: a 64-octet handle of junk: NFS3ERR_BADHANDLE");
+	CHECK(bad_getattr(cl, junk, 0) == NFS3ERR_BADHANDLE,
+	      "bad: an empty handle: NFS3ERR_BADHANDLE");
 	memcpy(junk, root->data.data_val, root->data.data_len);
 	junk[2] ^= 1; /* its length octet */
-	t_check(bad_getattr(cl, junk, root->data.data_len) == NFS3ERR_BADHANDLE,
-		"bad: the root handle with a wrong length "
-		"octet: NFS3ERR_BADHANDLE");
+	CHECK(bad_getattr(cl, junk, root->data.data_len) == NFS3ERR_BADHANDLE,
+	      "bad: the root handle with a wrong length "
+	      "octet: NFS3ERR_BADHANDLE");
 	memcpy(junk, root->data.data_val, root->data.data_len);
 	junk[root->data.data_len - 1] ^= 0x40;
 	st = bad_getattr(cl, junk, root->data.data_len);
-	t_check(st == NFS3ERR_STALE || st == NFS3ERR_BADHANDLE,
-		"bad: the root handle with its last octet changed: STALE or "
-		"BADHANDLE (%d)",
-		(int)st);
-	t_check(bad_lookup(cl, root, "a/b") == NFS3ERR_ACCES,
-		"bad: LOOKUP of a name with '/': NFS3ERR_ACCES");
-	t_check(bad_lookup(cl, root, "") == NFS3ERR_NOENT,
-		"bad: LOOKUP of an empty name: NFS3ERR_NOENT");
+	CHECK(st == NFS3ERR_STALE || st == NFS3ERR_BADHANDLE,
+	      "bad: the root handle with its last octet changed: STALE or "
+	      "BADHANDLE (%d)",
+	      (int)st);
+	CHECK(bad_lookup(cl, root, "a/b") == NFS3ERR_ACCES,
+	      "bad: LOOKUP of a name with '/': NFS3ERR_ACCES");
+	CHECK(bad_lookup(cl, root, "") == NFS3ERR_NOENT,
+	      "bad: LOOKUP of an empty name: NFS3ERR_NOENT");
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	t_check(bad_lookup(cl, root, longname) == NFS3ERR_NAMETOOLONG,
-		"bad: LOOKUP of a 299-octet name: NFS3ERR_NAMETOOLONG");
-	t_check(bad_create(cl, root, "..") == NFS3ERR_EXIST,
-		"bad: CREATE \"..\": NFS3ERR_EXIST");
-	t_check(bad_lookup(cl, root, "..") == NFS3_OK,
-		"bad: LOOKUP \"..\" of the export root stays in it: NFS3_OK");
+	CHECK(bad_lookup(cl, root, longname) == NFS3ERR_NAMETOOLONG,
+	      "bad: LOOKUP of a 299-octet name: NFS3ERR_NAMETOOLONG");
+	CHECK(bad_create(cl, root, "..") == NFS3ERR_EXIST,
+	      "bad: CREATE \"..\": NFS3ERR_EXIST");
+	CHECK(bad_lookup(cl, root, "..") == NFS3_OK,
+	      "bad: LOOKUP \"..\" of the export root stays in it: NFS3_OK");
 
 	memset(&rarg, 0, sizeof(rarg));
 	memset(&rres, 0, sizeof(rres));
 	rarg.file = *root;
 	rarg.count = 4096;
-	t_check(nfsproc3_read_3(&rarg, &rres, cl) == RPC_SUCCESS &&
-			rres.status == NFS3ERR_ISDIR,
-		"bad: READ of a directory: "
-		"NFS3ERR_ISDIR");
+	CHECK(nfsproc3_read_3(&rarg, &rres, cl) == RPC_SUCCESS &&
+		      rres.status == NFS3ERR_ISDIR,
+	      "bad: READ of a directory: "
+	      "NFS3ERR_ISDIR");
 	xdr_free((xdrproc_t)xdr_READ3res, (char *)&rres);
 
 	memset(&darg, 0, sizeof(darg));
 	memset(&dres, 0, sizeof(dres));
 	darg.dir = *root;
 	darg.count = 64;
-	t_check(nfsproc3_readdir_3(&darg, &dres, cl) == RPC_SUCCESS &&
-			dres.status == NFS3ERR_TOOSMALL,
-		"bad: READDIR count 64: "
-		"NFS3ERR_TOOSMALL");
+	CHECK(nfsproc3_readdir_3(&darg, &dres, cl) == RPC_SUCCESS &&
+		      dres.status == NFS3ERR_TOOSMALL,
+	      "bad: READDIR count 64: "
+	      "NFS3ERR_TOOSMALL");
 	xdr_free((xdrproc_t)xdr_READDIR3res, (char *)&dres);
 
 	if (create_case(cl, root, "t_nfs3k.bad", &fh)) {
@@ -642,10 +641,10 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 		warg.count = 200;
 		warg.data.data_len = 100;
 		warg.data.data_val = longname; /* 300 octets */
-		t_check(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
-				wres.status == NFS3ERR_INVAL,
-			"bad: WRITE count 200 "
-			"with 100 octets of data: NFS3ERR_INVAL");
+		CHECK(nfsproc3_write_3(&warg, &wres, cl) == RPC_SUCCESS &&
+			      wres.status == NFS3ERR_INVAL,
+		      "bad: WRITE count 200 "
+		      "with 100 octets of data: NFS3ERR_INVAL");
 		xdr_free((xdrproc_t)xdr_WRITE3res, (char *)&wres);
 		{
 			REMOVE3args a = { { *root, "t_nfs3k.bad" } };
@@ -655,14 +654,14 @@ static void bad_case(CLIENT *cl, const nfs_fh3 *root)
 			if (nfsproc3_remove_3(&a, &r, cl) == RPC_SUCCESS)
 				xdr_free((xdrproc_t)xdr_REMOVE3res, (char *)&r);
 		}
-		t_check(bad_getattr(cl, fh.data.data_val, fh.data.data_len) ==
-				NFS3ERR_STALE,
-			"bad: GETATTR of a removed file: "
-			"NFS3ERR_STALE");
+		CHECK(bad_getattr(cl, fh.data.data_val, fh.data.data_len) ==
+			      NFS3ERR_STALE,
+		      "bad: GETATTR of a removed file: "
+		      "NFS3ERR_STALE");
 		free(fh.data.data_val);
 	}
-	t_check(nfsproc3_null_3(NULL, &dummy, cl) == RPC_SUCCESS,
-		"bad: the server answers on (NULL)");
+	CHECK(nfsproc3_null_3(NULL, &dummy, cl) == RPC_SUCCESS,
+	      "bad: the server answers on (NULL)");
 }
 
 /* ---- 8 threads on one CLIENT ------------------------------------------------------ */
@@ -729,12 +728,12 @@ static void threads_case(CLIENT *cl, const nfs_fh3 *root)
 		if (w[i].ok)
 			good++;
 		else
-			t_note("thread %u: %s", i, w[i].why);
+			NOTE("thread %u: %s", i, w[i].why);
 	}
-	t_check(good == NTHREADS,
-		"%u threads on one CLIENT: CREATE, WRITE "
-		"1 MiB FILE_SYNC, READ it back intact: %u of them did",
-		NTHREADS, good);
+	CHECK(good == NTHREADS,
+	      "%u threads on one CLIENT: CREATE, WRITE "
+	      "1 MiB FILE_SYNC, READ it back intact: %u of them did",
+	      NTHREADS, good);
 }
 
 /* ---- The test ---------------------------------------------------------------------- */
@@ -809,6 +808,6 @@ int main(int argc, char **argv)
 	free(fh.data.data_val);
 	free(root.data.data_val);
 	free(data);
-	printf("t_nfs3k %s: %s\n", addr, t_failures ? "FAILED" : "passed");
-	return t_failures ? 1 : 0;
+	NOTE("t_nfs3k %s", addr);
+	return tu_done();
 }

@@ -283,13 +283,12 @@ static void check_read_chunk(struct outcome *o, const char *what, uint32_t len)
 {
 	unsigned long long rc = D(o, read_chunks);
 
-	t_check(td_read_chunk_ok(rc, len) &&
-			D(o, read_bytes) == (rc ? len : 0) &&
-			D(o, long_calls) == 0,
-		"%s %u: the data %s (%llu Read chunk, %llu octets), "
-		"no Long call (%llu)",
-		what, len, read_chunk_what(len), rc, D(o, read_bytes),
-		D(o, long_calls));
+	CHECK(td_read_chunk_ok(rc, len) && D(o, read_bytes) == (rc ? len : 0) &&
+		      D(o, long_calls) == 0,
+	      "%s %u: the data %s (%llu Read chunk, %llu octets), "
+	      "no Long call (%llu)",
+	      what, len, read_chunk_what(len), rc, D(o, read_bytes),
+	      D(o, long_calls));
 }
 
 static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
@@ -302,17 +301,17 @@ static void write_file(CLIENT *cl, unsigned int i, uint64_t off,
 	c_putfh(&c, fh_of(i));
 	c_write(&c, off, data, len);
 	compound(cl, &c, &o);
-	t_check(all_ok(&o, &c) && write_result_ok(&o, 2, len),
-		"SEQUENCE+PUTFH+WRITE %u octets at %llu to %s: NFS4_OK, "
-		"count %u, FILE_SYNC4, session echoed [%s]",
-		len, (unsigned long long)off, fh_of(i), len, status(&o));
+	CHECK(all_ok(&o, &c) && write_result_ok(&o, 2, len),
+	      "SEQUENCE+PUTFH+WRITE %u octets at %llu to %s: NFS4_OK, "
+	      "count %u, FILE_SYNC4, session echoed [%s]",
+	      len, (unsigned long long)off, fh_of(i), len, status(&o));
 	check_read_chunk(&o, "WRITE", len);
-	t_check(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
-			D(&o, long_replies) == 0,
-		"WRITE %u: no Write chunk (%llu), no Reply chunk (%llu: the "
-		"reply is bounded), reply inline (%llu Long)",
-		len, D(&o, write_chunks), D(&o, reply_chunks),
-		D(&o, long_replies));
+	CHECK(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
+		      D(&o, long_replies) == 0,
+	      "WRITE %u: no Write chunk (%llu), no Reply chunk (%llu: the "
+	      "reply is bounded), reply inline (%llu Long)",
+	      len, D(&o, write_chunks), D(&o, reply_chunks),
+	      D(&o, long_replies));
 	done(&o);
 }
 
@@ -364,10 +363,10 @@ static bool read_ok(struct outcome *o, u_int i, const struct rd *r)
 		       0;
 	if (ok->data.data_len == len && !ok->eof == !rd_eof(r) && diff < 0)
 		return true;
-	t_note("result %u: READ %u at %u of %s: %u octets (want %u), eof %d "
-	       "(want %d), first difference at %ld",
-	       i, r->count, r->off, fh_of(r->file), ok->data.data_len, len,
-	       ok->eof, rd_eof(r), diff);
+	NOTE("result %u: READ %u at %u of %s: %u octets (want %u), eof %d "
+	     "(want %d), first difference at %ld",
+	     i, r->count, r->off, fh_of(r->file), ok->data.data_len, len,
+	     ok->eof, rd_eof(r), diff);
 	return false;
 }
 
@@ -399,23 +398,23 @@ static void reads(CLIENT *cl, const char *what, const struct rd *rd,
 	compound(cl, &c, &o);
 	for (i = 0; i < n; i++)
 		good += read_ok(&o, 2 + 2 * i, &rd[i]);
-	t_check(all_ok(&o, &c) && good == n,
-		"%s: %u of %u READs intact (the first: %u at %u of %s) [%s]",
-		what, good, n, rd[0].count, rd[0].off, fh_of(rd[0].file),
-		status(&o));
-	t_check(D(&o, write_chunks) == wc && D(&o, write_bytes) == wb &&
-			D(&o, read_chunks) == 0 && D(&o, long_calls) == 0 &&
-			D(&o, reply_chunks) == reply &&
-			D(&o, long_replies) == reply,
-		"%s: %u Write chunk(s) (%llu), %llu octets placed (%llu)%s, "
-		"Reply chunk %llu (%llu; used %llu), no Read chunk (%llu)",
-		what, wc, D(&o, write_chunks), wb, D(&o, write_bytes),
-		n > MAX_WRITES ? ", the rest inline" : "", reply,
-		D(&o, reply_chunks), D(&o, long_replies), D(&o, read_chunks));
-	t_check(D(&o, ddp_zero_copies) == 0 && D(&o, ddp_copies) == wc,
-		"%s: every placed result copied out of pool memory (%llu; "
-		"zero copy %llu: never for NFSv4)",
-		what, D(&o, ddp_copies), D(&o, ddp_zero_copies));
+	CHECK(all_ok(&o, &c) && good == n,
+	      "%s: %u of %u READs intact (the first: %u at %u of %s) [%s]",
+	      what, good, n, rd[0].count, rd[0].off, fh_of(rd[0].file),
+	      status(&o));
+	CHECK(D(&o, write_chunks) == wc && D(&o, write_bytes) == wb &&
+		      D(&o, read_chunks) == 0 && D(&o, long_calls) == 0 &&
+		      D(&o, reply_chunks) == reply &&
+		      D(&o, long_replies) == reply,
+	      "%s: %u Write chunk(s) (%llu), %llu octets placed (%llu)%s, "
+	      "Reply chunk %llu (%llu; used %llu), no Read chunk (%llu)",
+	      what, wc, D(&o, write_chunks), wb, D(&o, write_bytes),
+	      n > MAX_WRITES ? ", the rest inline" : "", reply,
+	      D(&o, reply_chunks), D(&o, long_replies), D(&o, read_chunks));
+	CHECK(D(&o, ddp_zero_copies) == 0 && D(&o, ddp_copies) == wc,
+	      "%s: every placed result copied out of pool memory (%llu; "
+	      "zero copy %llu: never for NFSv4)",
+	      what, D(&o, ddp_copies), D(&o, ddp_zero_copies));
 	done(&o);
 }
 
@@ -565,17 +564,16 @@ static void failing_reads(CLIENT *cl)
 			c_read(&c, f->rd[k].fh, 0, f->rd[k].count,
 			       f->rd[k].sid);
 		compound(cl, &c, &o);
-		t_check(stopped_at(&o, &c, f->at, f->op, f->status) &&
-				(!f->first || read_ok(&o, 2, f->first)),
-			"%s: %s [%s]", f->what, f->said, status(&o));
+		CHECK(stopped_at(&o, &c, f->at, f->op, f->status) &&
+			      (!f->first || read_ok(&o, 2, f->first)),
+		      "%s: %s [%s]", f->what, f->said, status(&o));
 		wb = f->first ? f->first->count : 0;
-		t_check(D(&o, write_chunks) == f->wc &&
-				D(&o, write_bytes) == wb &&
-				D(&o, err_chunk) == 0,
-			"%s: %llu Write chunk(s) offered (%llu), %llu octets "
-			"placed (%llu), no RDMA_ERROR (%llu)",
-			f->what, f->wc, D(&o, write_chunks), wb,
-			D(&o, write_bytes), D(&o, err_chunk));
+		CHECK(D(&o, write_chunks) == f->wc &&
+			      D(&o, write_bytes) == wb && D(&o, err_chunk) == 0,
+		      "%s: %llu Write chunk(s) offered (%llu), %llu octets "
+		      "placed (%llu), no RDMA_ERROR (%llu)",
+		      f->what, f->wc, D(&o, write_chunks), wb,
+		      D(&o, write_bytes), D(&o, err_chunk));
 		done(&o);
 	}
 }
@@ -610,18 +608,18 @@ static bool create_link(CLIENT *cl, const char *name, const char *text,
 		memcpy(fh, h->nfs_fh4_val, h->nfs_fh4_len);
 		fh[h->nfs_fh4_len] = 0;
 	}
-	t_check(ok,
-		"SEQUENCE+PUTROOTFH+CREATE(NF4LNK \"%s\", %u octets)"
-		"+GETFH: NFS4_OK, handle \"%s\" [%s]",
-		name, len, ok ? fh : "", status(&o));
+	CHECK(ok,
+	      "SEQUENCE+PUTROOTFH+CREATE(NF4LNK \"%s\", %u octets)"
+	      "+GETFH: NFS4_OK, handle \"%s\" [%s]",
+	      name, len, ok ? fh : "", status(&o));
 	check_read_chunk(&o, "CREATE link text", len);
 	/* a Reply of unknown size is asked inline: no Reply chunk, no
 	 * registration for it (issue 13) */
-	t_check(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
-			D(&o, resends) == 0,
-		"CREATE %u: no Write chunk (%llu), no Reply chunk (%llu: "
-		"CREATE4resok has a bitmap4, no bound: asked inline), no resend (%llu)",
-		len, D(&o, write_chunks), D(&o, reply_chunks), D(&o, resends));
+	CHECK(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
+		      D(&o, resends) == 0,
+	      "CREATE %u: no Write chunk (%llu), no Reply chunk (%llu: "
+	      "CREATE4resok has a bitmap4, no bound: asked inline), no resend (%llu)",
+	      len, D(&o, write_chunks), D(&o, reply_chunks), D(&o, resends));
 	done(&o);
 	return ok;
 }
@@ -649,17 +647,17 @@ static void readlink_ok(CLIENT *cl, const char *fh, const char *text,
 	r = res_op(&o, 2, OP_READLINK);
 	if (r && all_ok(&o, &c))
 		ok = &r->nfs_resop4_u.opreadlink.READLINK4res_u.resok4;
-	t_check(ok && ok->link.utf8string_len == len &&
-			!memcmp(ok->link.utf8string_val, text, len),
-		"READLINK of %s: the %u octets of link text round-trip (%u) "
-		"[%s]",
-		fh, len, ok ? ok->link.utf8string_len : 0, status(&o));
-	t_check(D(&o, write_chunks) == 1 && D(&o, write_bytes) == len &&
-			D(&o, reply_chunks) == 0 && D(&o, read_chunks) == 0,
-		"READLINK %u: the text in a Write chunk of room %u (%llu, "
-		"%llu octets), no Reply chunk (%llu), no Read chunk (%llu)",
-		len, PATH_ROOM, D(&o, write_chunks), D(&o, write_bytes),
-		D(&o, reply_chunks), D(&o, read_chunks));
+	CHECK(ok && ok->link.utf8string_len == len &&
+		      !memcmp(ok->link.utf8string_val, text, len),
+	      "READLINK of %s: the %u octets of link text round-trip (%u) "
+	      "[%s]",
+	      fh, len, ok ? ok->link.utf8string_len : 0, status(&o));
+	CHECK(D(&o, write_chunks) == 1 && D(&o, write_bytes) == len &&
+		      D(&o, reply_chunks) == 0 && D(&o, read_chunks) == 0,
+	      "READLINK %u: the text in a Write chunk of room %u (%llu, "
+	      "%llu octets), no Reply chunk (%llu), no Read chunk (%llu)",
+	      len, PATH_ROOM, D(&o, write_chunks), D(&o, write_bytes),
+	      D(&o, reply_chunks), D(&o, read_chunks));
 	done(&o);
 }
 
@@ -693,26 +691,26 @@ static void readlink_too_long(CLIENT *cl, const char *fh, const char *text,
 		r = res_op(&o, 2, OP_READLINK);
 		if (r && all_ok(&o, &c))
 			ok = &r->nfs_resop4_u.opreadlink.READLINK4res_u.resok4;
-		t_check(ok && ok->link.utf8string_len == len &&
-				!memcmp(ok->link.utf8string_val, text, len) &&
-				D(&o, resends) == 1 && D(&o, err_chunk) == 0 &&
-				D(&o, write_chunks) == 2 &&
-				D(&o, write_bytes) == len,
-			"READLINK of %s, %u octets > the %u-octet room: WRITE_RESOURCE, resent (%llu) with room for it, the text round-trips (%llu octets placed) [%s]",
-			fh, len, PATH_ROOM, D(&o, resends), D(&o, write_bytes),
-			status(&o));
+		CHECK(ok && ok->link.utf8string_len == len &&
+			      !memcmp(ok->link.utf8string_val, text, len) &&
+			      D(&o, resends) == 1 && D(&o, err_chunk) == 0 &&
+			      D(&o, write_chunks) == 2 &&
+			      D(&o, write_bytes) == len,
+		      "READLINK of %s, %u octets > the %u-octet room: WRITE_RESOURCE, resent (%llu) with room for it, the text round-trips (%llu octets placed) [%s]",
+		      fh, len, PATH_ROOM, D(&o, resends), D(&o, write_bytes),
+		      status(&o));
 		done(&o);
 		return;
 	}
 	readlink_call(cl, fh, &c, &o);
-	t_check(o.st == RPC_SYSTEMERROR && D(&o, err_chunk) == 1 &&
-			D(&o, write_chunks) == 1 + D(&o, resends) &&
-			D(&o, write_bytes) == 0,
-		"READLINK of %s, %u octets > the %u-octet room: RDMA_ERROR "
-		"ERR_CHUNK (%llu), RPC_SYSTEMERROR (%s), nothing placed "
-		"(%llu) [%s]",
-		fh, len, PATH_ROOM, D(&o, err_chunk), clnt_sperrno(o.st),
-		D(&o, write_bytes), status(&o));
+	CHECK(o.st == RPC_SYSTEMERROR && D(&o, err_chunk) == 1 &&
+		      D(&o, write_chunks) == 1 + D(&o, resends) &&
+		      D(&o, write_bytes) == 0,
+	      "READLINK of %s, %u octets > the %u-octet room: RDMA_ERROR "
+	      "ERR_CHUNK (%llu), RPC_SYSTEMERROR (%s), nothing placed "
+	      "(%llu) [%s]",
+	      fh, len, PATH_ROOM, D(&o, err_chunk), clnt_sperrno(o.st),
+	      D(&o, write_bytes), status(&o));
 	done(&o);
 }
 
@@ -728,9 +726,9 @@ static void link_size(CLIENT *cl, const char *fh, uint32_t len)
 	c_putfh(&c, fh);
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
-	t_check(all_ok(&o, &c) && attrs_ok(&o, 2, NF4LNK, len),
-		"GETATTR of %s: NF4LNK of %u octets, as CREATE sent it [%s]",
-		fh, len, status(&o));
+	CHECK(all_ok(&o, &c) && attrs_ok(&o, 2, NF4LNK, len),
+	      "GETATTR of %s: NF4LNK of %u octets, as CREATE sent it [%s]", fh,
+	      len, status(&o));
 	done(&o);
 }
 
@@ -787,9 +785,8 @@ static bool attrs_ok(struct outcome *o, u_int i, nfs_ftype4 want, uint64_t size)
 	     xdr_getpos(&x) == f->attr_vals.attrlist4_len;
 	xdr_destroy(&x);
 	if (!ok || type != want || sz != size)
-		t_note("GETATTR: type %d (want %d), size %llu (want %llu)",
-		       type, want, (unsigned long long)sz,
-		       (unsigned long long)size);
+		NOTE("GETATTR: type %d (want %d), size %llu (want %llu)", type,
+		     want, (unsigned long long)sz, (unsigned long long)size);
 	return ok && type == want && sz == size;
 }
 
@@ -807,17 +804,17 @@ static void write_getattr(CLIENT *cl)
 	c_write(&c, 0, data, len);
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
-	t_check(all_ok(&o, &c) && write_result_ok(&o, 2, len) &&
-			attrs_ok(&o, 3, NF4REG, len),
-		"SEQUENCE+PUTFH+WRITE %u+GETATTR(TYPE, SIZE): NFS4_OK, the "
-		"attributes decode, size %u [%s]",
-		len, len, status(&o));
+	CHECK(all_ok(&o, &c) && write_result_ok(&o, 2, len) &&
+		      attrs_ok(&o, 3, NF4REG, len),
+	      "SEQUENCE+PUTFH+WRITE %u+GETATTR(TYPE, SIZE): NFS4_OK, the "
+	      "attributes decode, size %u [%s]",
+	      len, len, status(&o));
 	check_read_chunk(&o, "WRITE before GETATTR", len);
-	t_check(D(&o, reply_chunks) == 0 && D(&o, write_chunks) == 0 &&
-			D(&o, resends) == 0,
-		"WRITE+GETATTR: no Reply chunk (%llu: fattr4 has no bound, "
-		"the reply is asked inline and fits; %llu resent), no Write chunk (%llu)",
-		D(&o, reply_chunks), D(&o, resends), D(&o, write_chunks));
+	CHECK(D(&o, reply_chunks) == 0 && D(&o, write_chunks) == 0 &&
+		      D(&o, resends) == 0,
+	      "WRITE+GETATTR: no Reply chunk (%llu: fattr4 has no bound, "
+	      "the reply is asked inline and fits; %llu resent), no Write chunk (%llu)",
+	      D(&o, reply_chunks), D(&o, resends), D(&o, write_chunks));
 	done(&o);
 	free(data);
 }
@@ -833,16 +830,16 @@ static void read_getattr(CLIENT *cl)
 	c_read(&c, fh_of(r.file), r.off, r.count, &anon_sid);
 	c_getattr(&c, &mask);
 	compound(cl, &c, &o);
-	t_check(all_ok(&o, &c) && read_ok(&o, 2, &r) &&
-			attrs_ok(&o, 3, NF4REG, sizes[r.file]),
-		"SEQUENCE+PUTFH+READ %u+GETATTR: data intact, size %u [%s]",
-		r.count, sizes[r.file], status(&o));
-	t_check(D(&o, write_chunks) == 1 && D(&o, write_bytes) == r.count &&
-			D(&o, reply_chunks) == 0 && D(&o, resends) == 0,
-		"READ+GETATTR: 1 Write chunk (%llu) of %u octets (%llu), and "
-		"no Reply chunk (%llu: the rest is asked inline and fits)",
-		D(&o, write_chunks), r.count, D(&o, write_bytes),
-		D(&o, reply_chunks));
+	CHECK(all_ok(&o, &c) && read_ok(&o, 2, &r) &&
+		      attrs_ok(&o, 3, NF4REG, sizes[r.file]),
+	      "SEQUENCE+PUTFH+READ %u+GETATTR: data intact, size %u [%s]",
+	      r.count, sizes[r.file], status(&o));
+	CHECK(D(&o, write_chunks) == 1 && D(&o, write_bytes) == r.count &&
+		      D(&o, reply_chunks) == 0 && D(&o, resends) == 0,
+	      "READ+GETATTR: 1 Write chunk (%llu) of %u octets (%llu), and "
+	      "no Reply chunk (%llu: the rest is asked inline and fits)",
+	      D(&o, write_chunks), r.count, D(&o, write_bytes),
+	      D(&o, reply_chunks));
 	done(&o);
 }
 
@@ -860,17 +857,17 @@ static void commit(CLIENT *cl)
 	a->count = 0;
 	compound(cl, &c, &o);
 	r = res_op(&o, 2, OP_COMMIT);
-	t_check(all_ok(&o, &c) && r &&
-			!memcmp(r->nfs_resop4_u.opcommit.COMMIT4res_u.resok4
-					.writeverf,
-				last_verf, sizeof(last_verf)) &&
-			D(&o, read_chunks) + D(&o, write_chunks) +
-					D(&o, reply_chunks) ==
-				0,
-		"SEQUENCE+PUTFH+COMMIT: NFS4_OK, WRITE's verifier, no chunk "
-		"(%llu Read, %llu Write, %llu Reply) [%s]",
-		D(&o, read_chunks), D(&o, write_chunks), D(&o, reply_chunks),
-		status(&o));
+	CHECK(all_ok(&o, &c) && r &&
+		      !memcmp(r->nfs_resop4_u.opcommit.COMMIT4res_u.resok4
+				      .writeverf,
+			      last_verf, sizeof(last_verf)) &&
+		      D(&o, read_chunks) + D(&o, write_chunks) +
+				      D(&o, reply_chunks) ==
+			      0,
+	      "SEQUENCE+PUTFH+COMMIT: NFS4_OK, WRITE's verifier, no chunk "
+	      "(%llu Read, %llu Write, %llu Reply) [%s]",
+	      D(&o, read_chunks), D(&o, write_chunks), D(&o, reply_chunks),
+	      status(&o));
 	done(&o);
 }
 

@@ -464,7 +464,7 @@ static bool sequence(struct pass *p)
 	c_begin(&c, p, "renew", true);
 	ok = c_call(p, &c);
 	if (!ok)
-		t_note("%s: SEQUENCE: %s", p->net, c.why);
+		NOTE("%s: SEQUENCE: %s", p->net, c.why);
 	c_done(&c);
 	return ok;
 }
@@ -566,9 +566,9 @@ static bool client_create(struct pass *p)
 	t_sockaddr(&ss, p->host, nfs_port);
 	p->cl = clnt_rdma_create((struct sockaddr *)&ss, NFS4_PROGRAM, NFS_V4,
 				 &a);
-	if (!t_ok(p->cl != NULL, "%s: CLIENT for NFSv4 at %s port %u", p->net,
-		  p->host, nfs_port)) {
-		t_note("%s", clnt_spcreateerror("clnt_rdma_create"));
+	if (!CHECK_OK(p->cl != NULL, "%s: CLIENT for NFSv4 at %s port %u",
+		      p->net, p->host, nfs_port)) {
+		NOTE("%s", clnt_spcreateerror("clnt_rdma_create"));
 		return false;
 	}
 	clnt_control(p->cl, CLSET_TIMEOUT, (char *)&tv);
@@ -587,16 +587,16 @@ static bool client_create(struct pass *p)
 static bool serve_callbacks(struct pass *p)
 {
 	p->cbx = svc_rdma_bc_create(p->cl);
-	if (!t_ok(p->cbx != NULL, "%s: svc_rdma_bc_create on the CLIENT",
-		  p->net))
+	if (!CHECK_OK(p->cbx != NULL, "%s: svc_rdma_bc_create on the CLIENT",
+		      p->net))
 		return false;
-	if (!t_ok(svc_reg(p->cbx, CB_PROG, NFS_CB, cb_dispatch, NULL),
-		  "%s: svc_reg of the callback program 0x%x on it", p->net,
-		  CB_PROG))
+	if (!CHECK_OK(svc_reg(p->cbx, CB_PROG, NFS_CB, cb_dispatch, NULL),
+		      "%s: svc_reg of the callback program 0x%x on it", p->net,
+		      CB_PROG))
 		return false;
 	p->stop = false;
 	p->polling = !pthread_create(&p->poller, NULL, poll_loop, p);
-	return t_ok(p->polling, "%s: a thread polls it", p->net);
+	return CHECK_OK(p->polling, "%s: a thread polls it", p->net);
 }
 
 /* NFSPROC4_NULL settles the transport version: the kernel answers
@@ -608,25 +608,25 @@ static bool null_call(struct pass *p)
 	unsigned int v;
 
 	st = nfsproc4_null_4(NULL, NULL, p->cl);
-	if (!t_ok(st == RPC_SUCCESS, "%s: NULL answered (%s)", p->net,
-		  st == RPC_SUCCESS ? "ok" : td_errmsg(p->cl)))
+	if (!CHECK_OK(st == RPC_SUCCESS, "%s: NULL answered (%s)", p->net,
+		      st == RPC_SUCCESS ? "ok" : td_errmsg(p->cl)))
 		return false;
 	v = version(p->cl);
 	td_stats(p->cl, &s);
 	if (v1_forced)
-		t_check(v == 1 && !TD_D(&s, &p->st0, v2_calls) &&
-				!TD_D(&s, &p->st0, vers_fallbacks),
-			"%s: RPCRDMA_VERSION=1: version %u from the start (v2 calls %llu, fallbacks %llu)",
-			p->net, v, TD_D(&s, &p->st0, v2_calls),
-			TD_D(&s, &p->st0, vers_fallbacks));
+		CHECK(v == 1 && !TD_D(&s, &p->st0, v2_calls) &&
+			      !TD_D(&s, &p->st0, vers_fallbacks),
+		      "%s: RPCRDMA_VERSION=1: version %u from the start (v2 calls %llu, fallbacks %llu)",
+		      p->net, v, TD_D(&s, &p->st0, v2_calls),
+		      TD_D(&s, &p->st0, vers_fallbacks));
 	else
-		t_check(v == 1 && TD_D(&s, &p->st0, vers_fallbacks) == 1 &&
-				TD_D(&s, &p->st0, resends) == 1 &&
-				s.connects == 1,
-			"%s: version 2 offered, the kernel answers ERR_VERS: the CLIENT sends again in version %u on the same connection (fallbacks %llu, resends %llu, connections %u) (V2-NEG-4, V2-NEG-5)",
-			p->net, v, TD_D(&s, &p->st0, vers_fallbacks),
-			TD_D(&s, &p->st0, resends), s.connects);
-	t_note("%s: the kernel grants %u forward credits", p->net, s.credits);
+		CHECK(v == 1 && TD_D(&s, &p->st0, vers_fallbacks) == 1 &&
+			      TD_D(&s, &p->st0, resends) == 1 &&
+			      s.connects == 1,
+		      "%s: version 2 offered, the kernel answers ERR_VERS: the CLIENT sends again in version %u on the same connection (fallbacks %llu, resends %llu, connections %u) (V2-NEG-4, V2-NEG-5)",
+		      p->net, v, TD_D(&s, &p->st0, vers_fallbacks),
+		      TD_D(&s, &p->st0, resends), s.connects);
+	NOTE("%s: the kernel grants %u forward credits", p->net, s.credits);
 	return v == 1;
 }
 
@@ -656,14 +656,15 @@ static bool exchange_id(struct pass *p)
 	e->eia_client_impl_id.eia_client_impl_id_len = 1;
 	e->eia_client_impl_id.eia_client_impl_id_val = &impl;
 	good = c_call(p, &c);
-	if (t_ok(good, "%s: EXCHANGE_ID (%s)", p->net, good ? "ok" : c.why)) {
+	if (CHECK_OK(good, "%s: EXCHANGE_ID (%s)", p->net,
+		     good ? "ok" : c.why)) {
 		ok = &c_res(&c, OP_EXCHANGE_ID)
 			      ->nfs_resop4_u.opexchange_id.EXCHANGE_ID4res_u
 			      .eir_resok4;
 		p->clid = ok->eir_clientid;
 		p->cs_seq = ok->eir_sequenceid;
-		t_note("%s: client id 0x%016llx, flags 0x%x", p->net,
-		       (unsigned long long)p->clid, ok->eir_flags);
+		NOTE("%s: client id 0x%016llx, flags 0x%x", p->net,
+		     (unsigned long long)p->clid, ok->eir_flags);
 	}
 	c_done(&c);
 	return good;
@@ -714,9 +715,9 @@ static bool create_session(struct pass *p)
 	a->csa_sec_parms.csa_sec_parms_val = &sec;
 	good = c_call(p, &c);
 	p->session_ms = t_ms();
-	if (!t_ok(good,
-		  "%s: CREATE_SESSION, back channel on this connection (%s)",
-		  p->net, good ? "ok" : c.why)) {
+	if (!CHECK_OK(good,
+		      "%s: CREATE_SESSION, back channel on this connection (%s)",
+		      p->net, good ? "ok" : c.why)) {
 		c_done(&c);
 		return false;
 	}
@@ -735,19 +736,19 @@ static bool create_session(struct pass *p)
 			      back->ca_maxrequests :
 			      slots;
 	pthread_mutex_unlock(&cb.lock);
-	t_check(ok->csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
-		"%s: the server binds the connection to the back channel (csr_flags 0x%x has CONN_BACK_CHAN)",
-		p->net, ok->csr_flags);
-	t_check(back->ca_maxrequests >= 1 &&
-			back->ca_maxrequests <= p->bc_credits,
-		"%s: back channel: %u slot(s), within our backward grant of %u (V1-BD-3)",
-		p->net, back->ca_maxrequests, p->bc_credits);
-	t_note("%s: back channel attrs: request %u, response %u, ops %u, slots %u; fore: request %u, response %u, slots %u",
-	       p->net, back->ca_maxrequestsize, back->ca_maxresponsesize,
-	       back->ca_maxoperations, back->ca_maxrequests,
-	       ok->csr_fore_chan_attrs.ca_maxrequestsize,
-	       ok->csr_fore_chan_attrs.ca_maxresponsesize,
-	       ok->csr_fore_chan_attrs.ca_maxrequests);
+	CHECK(ok->csr_flags & CREATE_SESSION4_FLAG_CONN_BACK_CHAN,
+	      "%s: the server binds the connection to the back channel (csr_flags 0x%x has CONN_BACK_CHAN)",
+	      p->net, ok->csr_flags);
+	CHECK(back->ca_maxrequests >= 1 &&
+		      back->ca_maxrequests <= p->bc_credits,
+	      "%s: back channel: %u slot(s), within our backward grant of %u (V1-BD-3)",
+	      p->net, back->ca_maxrequests, p->bc_credits);
+	NOTE("%s: back channel attrs: request %u, response %u, ops %u, slots %u; fore: request %u, response %u, slots %u",
+	     p->net, back->ca_maxrequestsize, back->ca_maxresponsesize,
+	     back->ca_maxoperations, back->ca_maxrequests,
+	     ok->csr_fore_chan_attrs.ca_maxrequestsize,
+	     ok->csr_fore_chan_attrs.ca_maxresponsesize,
+	     ok->csr_fore_chan_attrs.ca_maxrequests);
 	c_done(&c);
 	return true;
 }
@@ -761,8 +762,8 @@ static bool reclaim_complete(struct pass *p)
 	op_add(&c, OP_RECLAIM_COMPLETE)
 		->nfs_argop4_u.opreclaim_complete.rca_one_fs = FALSE;
 	good = c_call(p, &c);
-	t_check(good, "%s: SEQUENCE + RECLAIM_COMPLETE (%s)", p->net,
-		good ? "ok" : c.why);
+	CHECK(good, "%s: SEQUENCE + RECLAIM_COMPLETE (%s)", p->net,
+	      good ? "ok" : c.why);
 	c_done(&c);
 	return good;
 }
@@ -798,21 +799,21 @@ static bool wait_cb_up(struct pass *p)
 			break;
 		usleep(200000);
 	}
-	t_note("%s: CB_NULL calls from the server: %u%s", p->net, nulls,
-	       nulls ? "" : " (Linux probes no NFSv4.1 back channel)");
+	NOTE("%s: CB_NULL calls from the server: %u%s", p->net, nulls,
+	     nulls ? "" : " (Linux probes no NFSv4.1 back channel)");
 	if (nulls)
-		t_note("%s: the first %lld ms after CREATE_SESSION", p->net,
-		       (long long)(null_ms - p->session_ms));
-	if (!t_ok(p->dir[0], "%s: nfsd lists our client in " NFSD_CLIENTS,
-		  p->net))
+		NOTE("%s: the first %lld ms after CREATE_SESSION", p->net,
+		     (long long)(null_ms - p->session_ms));
+	if (!CHECK_OK(p->dir[0], "%s: nfsd lists our client in " NFSD_CLIENTS,
+		      p->net))
 		return false;
 	info_value(p->dir, "callback address", addr, sizeof(addr));
-	t_check(!strcmp(state, "UP"),
-		"%s: nfsd reports the callback channel up: %s/info \"callback state: %s\" (callback address %s)",
-		p->net, p->dir, state, addr);
-	t_check(!(p->status_flags & cb_down_flags),
-		"%s: SEQUENCE's sr_status_flags 0x%x: no CB_PATH_DOWN, CB_PATH_DOWN_SESSION, BACKCHANNEL_FAULT",
-		p->net, p->status_flags);
+	CHECK(!strcmp(state, "UP"),
+	      "%s: nfsd reports the callback channel up: %s/info \"callback state: %s\" (callback address %s)",
+	      p->net, p->dir, state, addr);
+	CHECK(!(p->status_flags & cb_down_flags),
+	      "%s: SEQUENCE's sr_status_flags 0x%x: no CB_PATH_DOWN, CB_PATH_DOWN_SESSION, BACKCHANNEL_FAULT",
+	      p->net, p->status_flags);
 	return !strcmp(state, "UP");
 }
 
@@ -868,9 +869,9 @@ static bool open_file(struct pass *p)
 		c_done(&c);
 		usleep(500000);
 	}
-	if (!t_ok(good,
-		  "%s: SEQUENCE + PUTROOTFH + OPEN %s for read + GETFH (%s)",
-		  p->net, p->file, good ? "ok" : c.why)) {
+	if (!CHECK_OK(good,
+		      "%s: SEQUENCE + PUTROOTFH + OPEN %s for read + GETFH (%s)",
+		      p->net, p->file, good ? "ok" : c.why)) {
 		c_done(&c);
 		return false;
 	}
@@ -886,15 +887,15 @@ static bool open_file(struct pass *p)
 	p->have_deleg = d->delegation_type == OPEN_DELEGATE_READ;
 	if (p->have_deleg)
 		p->deleg_sid = d->open_delegation4_u.read.stateid;
-	t_check(p->have_deleg,
-		"%s: nfsd grants a read delegation (delegation type %d%s)",
-		p->net, d->delegation_type,
-		d->delegation_type == OPEN_DELEGATE_NONE_EXT ?
-			", none: see ond_why" :
-			"");
+	CHECK(p->have_deleg,
+	      "%s: nfsd grants a read delegation (delegation type %d%s)",
+	      p->net, d->delegation_type,
+	      d->delegation_type == OPEN_DELEGATE_NONE_EXT ?
+		      ", none: see ond_why" :
+		      "");
 	if (d->delegation_type == OPEN_DELEGATE_NONE_EXT)
-		t_note("%s: why no delegation: %d", p->net,
-		       d->open_delegation4_u.od_whynone.ond_why);
+		NOTE("%s: why no delegation: %d", p->net,
+		     d->open_delegation4_u.od_whynone.ond_why);
 	c_done(&c);
 	if (!p->have_deleg)
 		return false;
@@ -904,8 +905,8 @@ static bool open_file(struct pass *p)
 	cb.s.fhlen = p->fhlen;
 	cb.s.have_deleg = true;
 	pthread_mutex_unlock(&cb.lock);
-	t_check(states_line(p, "type: deleg", "access: r", p->file),
-		"%s: nfsd lists the delegation in %s/states", p->net, p->dir);
+	CHECK(states_line(p, "type: deleg", "access: r", p->file),
+	      "%s: nfsd lists the delegation in %s/states", p->net, p->dir);
 	return true;
 }
 
@@ -981,8 +982,8 @@ static bool delegreturn(struct pass *p)
 	op_add(&c, OP_DELEGRETURN)->nfs_argop4_u.opdelegreturn.deleg_stateid =
 		p->deleg_sid;
 	good = c_call(p, &c);
-	t_check(good, "%s: SEQUENCE + PUTFH + DELEGRETURN: NFS4_OK (%s)",
-		p->net, good ? "ok" : c.why);
+	CHECK(good, "%s: SEQUENCE + PUTFH + DELEGRETURN: NFS4_OK (%s)", p->net,
+	      good ? "ok" : c.why);
 	c_done(&c);
 	return good;
 }
@@ -1018,38 +1019,39 @@ static void recall(struct pass *p)
 	pid_t pid, early;
 
 	pid = writer_start(p);
-	if (!t_ok(pid > 0, "%s: the second client's writer started", p->net))
+	if (!CHECK_OK(pid > 0, "%s: the second client's writer started",
+		      p->net))
 		return;
 	got = wait_recall(p);
 	/* the writer cannot finish before the delegation is back */
 	early = waitpid(pid, &status, WNOHANG);
 	s = cb_snapshot();
-	t_check(got && s.compounds >= 1,
-		"%s: CB_COMPOUND arrived over RDMA on our connection, %lld ms after the second client's open",
-		p->net, got ? (long long)(s.recall_ms - t0) : -1LL);
-	t_check(got && s.seq_ok >= 1 && !s.seq_bad && s.cb_slot == 0 &&
-			s.cb_seq == s.seq_ok,
-		"%s: CB_SEQUENCE of our session, slot %u, sequenceid %u: answered NFS4_OK echoing them (RFC 5661 20.9.3; refused %u)",
-		p->net, s.cb_slot, s.cb_seq, s.seq_bad);
-	t_check(got && s.recalls == 1 && !s.recall_bad &&
-			s.recall_status == NFS4_OK,
-		"%s: CB_RECALL names our delegation's stateid and the file's filehandle (%u octets); answered NFS4_OK (truncate %d)",
-		p->net, p->fhlen, s.recall_truncate);
-	t_check(early == 0,
-		"%s: the second client's open waits while we hold the delegation",
-		p->net);
+	CHECK(got && s.compounds >= 1,
+	      "%s: CB_COMPOUND arrived over RDMA on our connection, %lld ms after the second client's open",
+	      p->net, got ? (long long)(s.recall_ms - t0) : -1LL);
+	CHECK(got && s.seq_ok >= 1 && !s.seq_bad && s.cb_slot == 0 &&
+		      s.cb_seq == s.seq_ok,
+	      "%s: CB_SEQUENCE of our session, slot %u, sequenceid %u: answered NFS4_OK echoing them (RFC 5661 20.9.3; refused %u)",
+	      p->net, s.cb_slot, s.cb_seq, s.seq_bad);
+	CHECK(got && s.recalls == 1 && !s.recall_bad &&
+		      s.recall_status == NFS4_OK,
+	      "%s: CB_RECALL names our delegation's stateid and the file's filehandle (%u octets); answered NFS4_OK (truncate %d)",
+	      p->net, p->fhlen, s.recall_truncate);
+	CHECK(early == 0,
+	      "%s: the second client's open waits while we hold the delegation",
+	      p->net);
 	t_ret = t_ms();
 	ret_ok = delegreturn(p);
 	if (early == pid)
 		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 	else
 		rc = writer_wait(p, pid, WRITER_WAIT_MS);
-	t_check(ret_ok && rc == 0,
-		"%s: the second client's write completed (exit %d, %lld ms after DELEGRETURN)",
-		p->net, rc, (long long)(t_ms() - t_ret));
-	t_check(file_after_write(p),
-		"%s: the exported file holds our text and then the second client's",
-		p->net);
+	CHECK(ret_ok && rc == 0,
+	      "%s: the second client's write completed (exit %d, %lld ms after DELEGRETURN)",
+	      p->net, rc, (long long)(t_ms() - t_ret));
+	CHECK(file_after_write(p),
+	      "%s: the exported file holds our text and then the second client's",
+	      p->net);
 	p->have_deleg = !ret_ok;
 }
 
@@ -1065,8 +1067,8 @@ static bool close_file(struct pass *p)
 	a->seqid = 0;
 	a->open_stateid = p->open_sid;
 	good = c_call(p, &c);
-	t_check(good, "%s: SEQUENCE + PUTFH + CLOSE (%s)", p->net,
-		good ? "ok" : c.why);
+	CHECK(good, "%s: SEQUENCE + PUTFH + CLOSE (%s)", p->net,
+	      good ? "ok" : c.why);
 	c_done(&c);
 	p->opened = !good;
 	return good;
@@ -1080,9 +1082,9 @@ static void still_up(struct pass *p)
 
 	sequence(p);
 	info_value(p->dir, "callback state", state, sizeof(state));
-	t_check(!strcmp(state, "UP") && !(p->status_flags & cb_down_flags),
-		"%s: after the recall nfsd still reports the callback channel %s, status flags 0x%x",
-		p->net, state, p->status_flags);
+	CHECK(!strcmp(state, "UP") && !(p->status_flags & cb_down_flags),
+	      "%s: after the recall nfsd still reports the callback channel %s, status flags 0x%x",
+	      p->net, state, p->status_flags);
 }
 
 /* Every callback the dispatch function saw is counted by the CLIENT as
@@ -1094,24 +1096,23 @@ static void counters(struct pass *p)
 	struct cbseen c = cb_snapshot();
 
 	td_stats(p->cl, &s);
-	t_check(c.compounds >= 1 && c.calls == c.nulls + c.compounds &&
-			TD_D(&s, &p->st0, bc_calls) == c.calls &&
-			TD_D(&s, &p->st0, bc_replies) == c.calls &&
-			!TD_D(&s, &p->st0, bc_dropped),
-		"%s: CLGET_RDMA_STATS: backward calls %llu, replies %llu, dropped %llu; served %u (CB_NULL %u, CB_COMPOUND %u) (V1-BD-8, V1-BD-9)",
-		p->net, TD_D(&s, &p->st0, bc_calls),
-		TD_D(&s, &p->st0, bc_replies), TD_D(&s, &p->st0, bc_dropped),
-		c.calls, c.nulls, c.compounds);
-	t_check(!c.not_sys && c.flavor == AUTH_SYS && c.uid == CB_UID &&
-			c.gid == CB_GID,
-		"%s: every callback came with the AUTH_SYS credentials of csa_sec_parms (uid %u gid %u)",
-		p->net, c.uid, c.gid);
-	t_check(!c.other_ops,
-		"%s: no callback operation we did not expect (%u)", p->net,
-		c.other_ops);
-	t_check(version(p->cl) == 1 && s.connects == 1 && !s.conn_losses,
-		"%s: one version 1 connection throughout (connections %u, losses %llu)",
-		p->net, s.connects, (unsigned long long)s.conn_losses);
+	CHECK(c.compounds >= 1 && c.calls == c.nulls + c.compounds &&
+		      TD_D(&s, &p->st0, bc_calls) == c.calls &&
+		      TD_D(&s, &p->st0, bc_replies) == c.calls &&
+		      !TD_D(&s, &p->st0, bc_dropped),
+	      "%s: CLGET_RDMA_STATS: backward calls %llu, replies %llu, dropped %llu; served %u (CB_NULL %u, CB_COMPOUND %u) (V1-BD-8, V1-BD-9)",
+	      p->net, TD_D(&s, &p->st0, bc_calls),
+	      TD_D(&s, &p->st0, bc_replies), TD_D(&s, &p->st0, bc_dropped),
+	      c.calls, c.nulls, c.compounds);
+	CHECK(!c.not_sys && c.flavor == AUTH_SYS && c.uid == CB_UID &&
+		      c.gid == CB_GID,
+	      "%s: every callback came with the AUTH_SYS credentials of csa_sec_parms (uid %u gid %u)",
+	      p->net, c.uid, c.gid);
+	CHECK(!c.other_ops, "%s: no callback operation we did not expect (%u)",
+	      p->net, c.other_ops);
+	CHECK(version(p->cl) == 1 && s.connects == 1 && !s.conn_losses,
+	      "%s: one version 1 connection throughout (connections %u, losses %llu)",
+	      p->net, s.connects, (unsigned long long)s.conn_losses);
 }
 
 static void destroy(struct pass *p)
@@ -1124,7 +1125,7 @@ static void destroy(struct pass *p)
 	ds = &op_add(&c, OP_DESTROY_SESSION)->nfs_argop4_u.opdestroy_session;
 	memcpy(ds->dsa_sessionid, p->sid, NFS4_SESSIONID_SIZE);
 	good = c_call(p, &c);
-	t_check(good, "%s: DESTROY_SESSION (%s)", p->net, good ? "ok" : c.why);
+	CHECK(good, "%s: DESTROY_SESSION (%s)", p->net, good ? "ok" : c.why);
 	c_done(&c);
 	p->have_session = !good;
 
@@ -1132,9 +1133,9 @@ static void destroy(struct pass *p)
 	op_add(&c, OP_DESTROY_CLIENTID)
 		->nfs_argop4_u.opdestroy_clientid.dca_clientid = p->clid;
 	good = c_call(p, &c);
-	t_check(good, "%s: DESTROY_CLIENTID (%s)", p->net, good ? "ok" : c.why);
+	CHECK(good, "%s: DESTROY_CLIENTID (%s)", p->net, good ? "ok" : c.why);
 	c_done(&c);
-	t_check(!nfsd_client(p), "%s: nfsd no longer lists our client", p->net);
+	CHECK(!nfsd_client(p), "%s: nfsd no longer lists our client", p->net);
 }
 
 static void teardown(struct pass *p)
@@ -1160,8 +1161,8 @@ static void run(struct pass *p)
 	snprintf(p->owner, sizeof(p->owner), "t_nfs41cb/%d/%s", (int)getpid(),
 		 p->net);
 	cb_reset();
-	if (!t_ok(file_write(p), "%s: %s/%s written", p->net, export_dir,
-		  p->file))
+	if (!CHECK_OK(file_write(p), "%s: %s/%s written", p->net, export_dir,
+		      p->file))
 		return;
 	if (!client_create(p))
 		return;
@@ -1210,6 +1211,5 @@ int main(int argc, char **argv)
 	passes[1].host = t_addr6();
 	for (unsigned int i = 0; i < 2; i++)
 		run(&passes[i]);
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -23,19 +23,19 @@ NFS41K_LOG=$W/nfs41_kernel.log
 # shellcheck source=tests/vm/nfs41_kernel.sh
 NFS41_KERNEL_SH=@NFS41_KERNEL_SH@	# set by tests/vm/nfs41cb.am in the copy
 [[ -r $NFS41_KERNEL_SH ]] || NFS41_KERNEL_SH=$here/nfs41_kernel.sh
-. "$NFS41_KERNEL_SH" || { echo "FAIL: cannot read $NFS41_KERNEL_SH"; exit 1; }
+. "$NFS41_KERNEL_SH" || { echo "FAIL - cannot read $NFS41_KERNEL_SH"; exit 1; }
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$here/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
 failures=0
 started=
 # the rpcbind of the test before, if any: ours must not stay behind
 rpcbind_before=$(pidof rpcbind)
 
-check() {	# check STATUS TEXT
-	if [[ $1 -eq 0 ]]; then
-		echo "ok: $2 [${SECONDS}s]"
-	else
-		echo "FAIL: $2 [${SECONDS}s]"
-		failures=$((failures + 1))
-	fi
+# check lines end with the seconds the script has run (tests/vm/lib.sh)
+check_tail() {
+	lib_tail=" [${SECONDS}s]"
 }
 
 finish() {

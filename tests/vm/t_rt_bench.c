@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 	t_watchdog(1200);
 	rt_conn_attr_init(&sa);
 	if (t_srv_start(&srv, t_addr4(), &sa)) {
-		printf("FAIL cannot start the server on %s\n", t_addr4());
+		CHECK(false, "cannot start the server on %s", t_addr4());
 		return 1;
 	}
 	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {

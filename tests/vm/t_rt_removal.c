@@ -66,29 +66,29 @@ static int child(int ready_fd)
 		return 77;
 	rt_conn_attr_init(&ca);
 	if (t_srv_start(&srv, t_addr4(), &ca)) {
-		t_check(false, "server starts on %s", t_addr4());
+		CHECK(false, "server starts on %s", t_addr4());
 		return 1;
 	}
 	c = t_connect(t_addr4(), srv.port, &ca, &err);
 	sc = c ? t_srv_conn(&srv, 0, T_TIMEOUT_MS) : NULL;
-	t_check(c && sc, "connection up before the removal%s%s", c ? "" : ": ",
-		c ? "" : err.msg);
+	CHECK(c && sc, "connection up before the removal%s%s", c ? "" : ": ",
+	      c ? "" : err.msg);
 	if (!c || !sc || write(ready_fd, "r", 1) != 1)
 		return 1;
 	ms = t_wait_dead(c, T_TIMEOUT_MS);
-	t_check(ms >= 0 && rt_conn_error(c)->code == ENODEV,
-		"client noticed the removal after %d ms: %s", ms,
-		rt_conn_error(c)->msg);
+	CHECK(ms >= 0 && rt_conn_error(c)->code == ENODEV,
+	      "client noticed the removal after %d ms: %s", ms,
+	      rt_conn_error(c)->msg);
 	/* The client's own disconnect on removal may reach it first. */
-	t_check(wait_dead_flag(sc) && (rt_conn_error(sc)->code == ENODEV ||
-				       rt_conn_error(sc)->code == ECONNRESET),
-		"server connection noticed the removal: %s",
-		rt_conn_error(sc)->msg);
+	CHECK(wait_dead_flag(sc) && (rt_conn_error(sc)->code == ENODEV ||
+				     rt_conn_error(sc)->code == ECONNRESET),
+	      "server connection noticed the removal: %s",
+	      rt_conn_error(sc)->msg);
 	for (i = 0; !atomic_load(&srv.listen_errno) && i < T_TIMEOUT_MS; i++)
 		usleep(1000);
-	t_check(atomic_load(&srv.listen_errno) == ENODEV,
-		"listener reports its device gone (%s)",
-		strerror(atomic_load(&srv.listen_errno)));
+	CHECK(atomic_load(&srv.listen_errno) == ENODEV,
+	      "listener reports its device gone (%s)",
+	      strerror(atomic_load(&srv.listen_errno)));
 	rt_conn_destroy(c);
 	t_srv_stop(&srv);
 	return t_failures ? 1 : 0;
@@ -115,21 +115,18 @@ int main(void)
 		st = wait_pid(pid, T_TIMEOUT_MS);
 		if (st == 77)
 			return 77;
-		t_check(false, "connections up in the child (it ended with %d)",
-			st);
+		CHECK(false, "connections up in the child (it ended with %d)",
+		      st);
 		return 1;
 	}
 	dpid = run_bg("exec rdma link delete rxe0");
 	st = wait_pid(pid, 60000);
-	t_check(st == 0, "connections and listener noticed and let go (%d)",
-		st);
+	CHECK(st == 0, "connections and listener noticed and let go (%d)", st);
 	del = wait_pid(dpid, 20000);
-	t_check(del == 0,
-		"device removal completed once the process was gone (%d)", del);
+	CHECK(del == 0,
+	      "device removal completed once the process was gone (%d)", del);
 	st = wait_pid(run_bg("exec rdma link add rxe0 type rxe netdev v0"),
 		      30000);
-	t_check(st == 0, "device added back (%d)", st);
-	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
-	return t_failures ? 1 : 0;
+	CHECK(st == 0, "device added back (%d)", st);
+	return tu_done();
 }

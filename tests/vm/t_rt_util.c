@@ -19,34 +19,6 @@
 
 #include "tests/vm/t_rt_util.h"
 
-int t_failures;
-
-void t_check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s ", ok ? "ok  " : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!ok)
-		t_failures++;
-}
-
-void t_note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("     ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
 bool t_have_device(void)
 {
 	int n = 0;
@@ -75,7 +47,7 @@ int64_t t_now_ms(void)
 
 static void watchdog_fired(int sig)
 {
-	static const char msg[] = "FAIL watchdog: the test ran out of time\n";
+	static const char msg[] = "FAIL - watchdog: the test ran out of time\n";
 
 	(void)sig;
 	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
@@ -414,7 +386,7 @@ int t_srv_start(struct t_srv *s, const char *host,
 	t_sockaddr(&ss, host, 0);
 	s->l = rt_listen((struct sockaddr *)&ss, 0, attr, &err);
 	if (!s->l) {
-		t_note("listen on %s: %s", host, err.msg);
+		NOTE("listen on %s: %s", host, err.msg);
 		return -1;
 	}
 	s->port = rt_listener_port(s->l);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "tests/vm/t_util.h"
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
 #include "transport/rt_reg.h"
@@ -53,11 +54,7 @@ struct t_reply {
 
 /* ---- Checks ------------------------------------------------------------ */
 
-extern int t_failures;
-
-void t_check(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void t_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Checks and notes: CHECK, CHECK_OK, NOTE (t_util.h). */
 /* An RDMA device to run on?  If not, "SKIP: no RDMA device" is printed:
  * the caller exits 77, and only then. */
 bool t_have_device(void);

@@ -101,8 +101,8 @@ static CLIENT *client(const struct ts_server *s, rpcprog_t prog)
 	t_sockaddr(&ss, s->host, s->port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, prog, 1, &a);
 	if (!cl)
-		t_note("clnt_rdma_create(%s port %u): %s", s->host, s->port,
-		       clnt_spcreateerror("create"));
+		NOTE("clnt_rdma_create(%s port %u): %s", s->host, s->port,
+		     clnt_spcreateerror("create"));
 	else
 		clnt_control(cl, CLSET_TIMEOUT, (char *)&tv);
 	return cl;
@@ -112,8 +112,8 @@ static CLIENT *client(const struct ts_server *s, rpcprog_t prog)
 static void bad(CLIENT *cl, const char *what, u_int len, enum clnt_stat st)
 {
 	if (atomic_fetch_add(&nbad, 1) < 10)
-		t_note("FAILED %s %u octets: %s [%s]", what, len,
-		       clnt_sperrno(st), cl ? td_errmsg(cl) : "-");
+		NOTE("FAILED %s %u octets: %s [%s]", what, len,
+		     clnt_sperrno(st), cl ? td_errmsg(cl) : "-");
 }
 
 static void rtest_call(CLIENT *cl, uint32_t *r)
@@ -809,15 +809,15 @@ static void judge_rss(unsigned int p, unsigned int n, unsigned int w)
 	long long margin = base / 10 > 4096 ? base / 10 : 4096;
 
 #if defined(__SANITIZE_ADDRESS__)
-	t_note("%s RSS not judged under AddressSanitizer: %lld kB at sample 0, %lld kB at the end",
-	       proc_name[p], sample[0].p[p].rss, sample[n - 1].p[p].rss);
+	NOTE("%s RSS not judged under AddressSanitizer: %lld kB at sample 0, %lld kB at the end",
+	     proc_name[p], sample[0].p[p].rss, sample[n - 1].p[p].rss);
 	return;
 #endif
-	t_check(sample[w].p[p].rss > 0 && last - base <= margin &&
-			end - mid <= margin,
-		"%s RSS beyond registered memory flat: %lld kB after %lld s (warm-up), %lld kB at the end; averages %lld (middle third), %lld (last third); RSS %lld, %lld, %lld kB",
-		proc_name[p], base, sample[w].t_s, last, mid, end,
-		sample[0].p[p].rss, sample[w].p[p].rss, sample[n - 1].p[p].rss);
+	CHECK(sample[w].p[p].rss > 0 && last - base <= margin &&
+		      end - mid <= margin,
+	      "%s RSS beyond registered memory flat: %lld kB after %lld s (warm-up), %lld kB at the end; averages %lld (middle third), %lld (last third); RSS %lld, %lld, %lld kB",
+	      proc_name[p], base, sample[w].t_s, last, mid, end,
+	      sample[0].p[p].rss, sample[w].p[p].rss, sample[n - 1].p[p].rss);
 }
 
 /*
@@ -850,17 +850,16 @@ static void judge_reg(unsigned int p, unsigned int n)
 			why = s->c.bad[0] ? s->c.bad : "";
 		}
 	}
-	t_check(!off,
-		"%s registered memory at rest: the same %d connection(s) throughout, nothing outside them (most seen: %lld kB), their %lld kB of set-up registrations unchanged, their cache %lld kB after the warm-up, %lld kB at the end, at most %u buffers of one size on one connection (bound: %u per call it carries at once)",
-		proc_name[p], want_qps[p], orphan,
-		census_bytes(&set_up[p], false) / 1024,
-		sample[n / 5].p[p].cache, sample[n - 1].p[p].cache, most,
-		CACHE_PER_CALL);
+	CHECK(!off,
+	      "%s registered memory at rest: the same %d connection(s) throughout, nothing outside them (most seen: %lld kB), their %lld kB of set-up registrations unchanged, their cache %lld kB after the warm-up, %lld kB at the end, at most %u buffers of one size on one connection (bound: %u per call it carries at once)",
+	      proc_name[p], want_qps[p], orphan,
+	      census_bytes(&set_up[p], false) / 1024, sample[n / 5].p[p].cache,
+	      sample[n - 1].p[p].cache, most, CACHE_PER_CALL);
 	if (off)
-		t_note("%s: %u sample(s) off, the first %u: %s%d QPs, %lld kB outside them; %s",
-		       proc_name[p], off, first,
-		       sample[first].quiet ? "" : "not at rest, ",
-		       sample[first].p[p].qps, sample[first].p[p].orphan, why);
+		NOTE("%s: %u sample(s) off, the first %u: %s%d QPs, %lld kB outside them; %s",
+		     proc_name[p], off, first,
+		     sample[first].quiet ? "" : "not at rest, ",
+		     sample[first].p[p].qps, sample[first].p[p].orphan, why);
 }
 
 /* fds: with the same live connections and nothing in flight, a process
@@ -875,13 +874,13 @@ static void judge_fds(unsigned int p, unsigned int n, unsigned int w)
 			if (first == n)
 				first = i;
 		}
-	t_check(sample[w].p[p].fds > 0 && !off,
-		"%s fds: %d at sample 0, %d at every sample from the warm-up on (%d at the end)",
-		proc_name[p], sample[0].p[p].fds, sample[w].p[p].fds,
-		sample[n - 1].p[p].fds);
+	CHECK(sample[w].p[p].fds > 0 && !off,
+	      "%s fds: %d at sample 0, %d at every sample from the warm-up on (%d at the end)",
+	      proc_name[p], sample[0].p[p].fds, sample[w].p[p].fds,
+	      sample[n - 1].p[p].fds);
 	if (off)
-		t_note("%s: fds differ at %u sample(s), the first %u (%d)",
-		       proc_name[p], off, first, sample[first].p[p].fds);
+		NOTE("%s: fds differ at %u sample(s), the first %u (%d)",
+		     proc_name[p], off, first, sample[first].p[p].fds);
 }
 
 /*
@@ -955,18 +954,18 @@ int main(int argc, char **argv)
 	 * soak.am's VM timeout allows for MAX_SAMPLES. */
 	td_watchdog(minutes * 60 + n * 20 + 600, wd, 2);
 	gate_init();
-	t_check(ts_server_start(&srv, t_addr4(), rargs) == 0 &&
-			td_server_start(&dsrv, "ddpt_server", t_addr4(),
-					DDPT_CONF) == 0,
-		"rtest_server on port %u, ddpt_server on port %u", srv.port,
-		dsrv.port);
+	CHECK(ts_server_start(&srv, t_addr4(), rargs) == 0 &&
+		      td_server_start(&dsrv, "ddpt_server", t_addr4(),
+				      DDPT_CONF) == 0,
+	      "rtest_server on port %u, ddpt_server on port %u", srv.port,
+	      dsrv.port);
 	procs[P_RTEST] = srv.pid;
 	procs[P_DDPT] = dsrv.pid;
 	procs[P_CLIENT] = getpid();
 	shared = client(&srv, RTEST_PROG);
 	shared_pd = shared_domain();
-	t_check(shared != NULL && shared_pd >= 0,
-		"the steady threads' CLIENT (PD %ld)", shared_pd);
+	CHECK(shared != NULL && shared_pd >= 0,
+	      "the steady threads' CLIENT (PD %ld)", shared_pd);
 	for (i = 0; i < NWORKERS; i++) {
 		w[i] = (struct worker){ .rng = 2654435761u * (i + 1) };
 		if (i < NSTEADY) {
@@ -974,17 +973,16 @@ int main(int argc, char **argv)
 		} else if (i < NSTEADY + NDDP) {
 			w[i].ddp = true;
 			w[i].cl = client(&dsrv, DDPT_PROG);
-			t_check(w[i].cl != NULL, "a DDP thread's CLIENT");
+			CHECK(w[i].cl != NULL, "a DDP thread's CLIENT");
 		}
 	}
 	ok = !t_failures && record_set_up(shared_pd);
-	t_check(ok,
-		"set up: rtest_server %d connection(s), %lld kB registered; ddpt_server %d, %lld kB; client %d, %lld kB",
-		set_up[P_RTEST].qps,
-		census_bytes(&set_up[P_RTEST], false) / 1024,
-		set_up[P_DDPT].qps, census_bytes(&set_up[P_DDPT], false) / 1024,
-		set_up[P_CLIENT].qps,
-		census_bytes(&set_up[P_CLIENT], false) / 1024);
+	CHECK(ok,
+	      "set up: rtest_server %d connection(s), %lld kB registered; ddpt_server %d, %lld kB; client %d, %lld kB",
+	      set_up[P_RTEST].qps, census_bytes(&set_up[P_RTEST], false) / 1024,
+	      set_up[P_DDPT].qps, census_bytes(&set_up[P_DDPT], false) / 1024,
+	      set_up[P_CLIENT].qps,
+	      census_bytes(&set_up[P_CLIENT], false) / 1024);
 	if (t_failures)
 		return 1;
 	for (i = 0; i < NWORKERS; i++)
@@ -993,17 +991,17 @@ int main(int argc, char **argv)
 			       i < NSTEADY + NDDP + NCHURN ? churn_run :
 							     raw_run,
 			       &w[i]);
-	t_note("%u minutes, a sample every %u s, each at rest: every thread between two calls, churn CLIENTs and raw connections closed, the servers down to %d and %d connection(s)",
-	       minutes, interval, want_qps[P_RTEST], want_qps[P_DDPT]);
-	t_note("sample, s | rtest_server: RSS, registered, of which cached (kB), MRs, QPs, fds | ddpt_server: the same | client: the same | s to come to rest, calls, CLIENTs made and destroyed, raw drops, failures");
+	NOTE("%u minutes, a sample every %u s, each at rest: every thread between two calls, churn CLIENTs and raw connections closed, the servers down to %d and %d connection(s)",
+	     minutes, interval, want_qps[P_RTEST], want_qps[P_DDPT]);
+	NOTE("sample, s | rtest_server: RSS, registered, of which cached (kB), MRs, QPs, fds | ddpt_server: the same | client: the same | s to come to rest, calls, CLIENTs made and destroyed, raw drops, failures");
 	t0 = tu_now_ms();
 	for (i = 0; i < n; i++) {
 		if (i)
 			sleep(interval);
 		take(i, t0);
 		if (!sample[i].quiet) {
-			t_note("sample %u: no rest within the limits; the run ends here",
-			       i);
+			NOTE("sample %u: no rest within the limits; the run ends here",
+			     i);
 			n = i + 1;
 		}
 	}
@@ -1014,16 +1012,15 @@ int main(int argc, char **argv)
 	for (i = NSTEADY; i < NSTEADY + NDDP; i++)
 		clnt_destroy(w[i].cl);
 	clnt_destroy(shared);
-	t_check(atomic_load(&nbad) == 0,
-		"%llu calls, %llu CLIENTs made and destroyed, %llu raw connections ended mid-call: %llu failures",
-		(unsigned long long)atomic_load(&ncalls),
-		(unsigned long long)atomic_load(&nchurn),
-		(unsigned long long)atomic_load(&ndrops),
-		(unsigned long long)atomic_load(&nbad));
-	t_check(n == planned, "%u of %u samples taken", n, planned);
+	CHECK(atomic_load(&nbad) == 0,
+	      "%llu calls, %llu CLIENTs made and destroyed, %llu raw connections ended mid-call: %llu failures",
+	      (unsigned long long)atomic_load(&ncalls),
+	      (unsigned long long)atomic_load(&nchurn),
+	      (unsigned long long)atomic_load(&ndrops),
+	      (unsigned long long)atomic_load(&nbad));
+	CHECK(n == planned, "%u of %u samples taken", n, planned);
 	judge(n);
-	t_check(ts_server_stop(&srv) == 0 && ts_server_stop(&dsrv) == 0,
-		"both servers exit 0 on SIGTERM");
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	CHECK(ts_server_stop(&srv) == 0 && ts_server_stop(&dsrv) == 0,
+	      "both servers exit 0 on SIGTERM");
+	return tu_done();
 }

@@ -122,73 +122,68 @@ static void test_short(struct tc *t)
 {
 	struct tc_call k = { 0 };
 
-	ts_check(null_ok(t), "NULL call answered inline (RDMA_MSG)");
-	ts_check(rep.h.proc == RW_MSG && rep.rpc_xid == rep.h.xid,
-		 "reply is RDMA_MSG and rdma_xid is the RPC XID (V1-HDR-2)");
-	ts_check(rep.h.credit == 16,
-		 "grant is the configured 16 credits, not 0 (V1-CR-2/3/8): %u",
-		 rep.h.credit);
-	ts_check(!rep.h.nreads && !rep.h.nwrites && !rep.h.has_reply,
-		 "reply carries no chunk lists (V1-RC-9, AMB-V1-4)");
-	ts_check(echo(t, &k, 1000, 1),
-		 "ECHO of 1000 octets inline: a Call over 1024 octets (V1-SZ-1)");
+	CHECK(null_ok(t), "NULL call answered inline (RDMA_MSG)");
+	CHECK(rep.h.proc == RW_MSG && rep.rpc_xid == rep.h.xid,
+	      "reply is RDMA_MSG and rdma_xid is the RPC XID (V1-HDR-2)");
+	CHECK(rep.h.credit == 16,
+	      "grant is the configured 16 credits, not 0 (V1-CR-2/3/8): %u",
+	      rep.h.credit);
+	CHECK(!rep.h.nreads && !rep.h.nwrites && !rep.h.has_reply,
+	      "reply carries no chunk lists (V1-RC-9, AMB-V1-4)");
+	CHECK(echo(t, &k, 1000, 1),
+	      "ECHO of 1000 octets inline: a Call over 1024 octets (V1-SZ-1)");
 	memset(&k, 0, sizeof(k));
-	ts_check(echo(t, &k, 0, 2), "ECHO of 0 octets");
+	CHECK(echo(t, &k, 0, 2), "ECHO of 0 octets");
 }
 
 static void test_long(struct tc *t)
 {
 	struct tc_call k = { .long_call = true, .reply_chunk = 200000 };
 
-	ts_check(
-		echo(t, &k, 100000, 3),
-		"ECHO 100000 as Long Call (PZRC) with Long reply (V1-RC-10, V1-RP-4)");
-	ts_check(rep.h.proc == RW_NOMSG && rep.h.has_reply &&
-			 reply_chunk_total() == rep.payload_len,
-		 "Long reply: RDMA_NOMSG, Reply chunk returned with the %u octets written (V1-RP-3, V1-WC-4)",
-		 reply_chunk_total());
-	ts_check(rep.h.has_reply && rep.h.reply.nsegs >= 1 &&
-			 rep.h.reply.segs[0].handle ==
-				 rep.offered_r[0].handle &&
-			 rep.h.reply.segs[0].offset == rep.offered_r[0].offset,
-		 "returned Reply chunk keeps handle and offset (V1-WC-5)");
+	CHECK(echo(t, &k, 100000, 3),
+	      "ECHO 100000 as Long Call (PZRC) with Long reply (V1-RC-10, V1-RP-4)");
+	CHECK(rep.h.proc == RW_NOMSG && rep.h.has_reply &&
+		      reply_chunk_total() == rep.payload_len,
+	      "Long reply: RDMA_NOMSG, Reply chunk returned with the %u octets written (V1-RP-3, V1-WC-4)",
+	      reply_chunk_total());
+	CHECK(rep.h.has_reply && rep.h.reply.nsegs >= 1 &&
+		      rep.h.reply.segs[0].handle == rep.offered_r[0].handle &&
+		      rep.h.reply.segs[0].offset == rep.offered_r[0].offset,
+	      "returned Reply chunk keeps handle and offset (V1-WC-5)");
 
 	memset(&k, 0, sizeof(k));
 	k.long_call = true;
-	ts_check(echo(t, &k, 2000, 4), "Long Call whose reply fits inline");
-	ts_check(rep.h.proc == RW_MSG, "... is answered Short (AMB-V1-3)");
+	CHECK(echo(t, &k, 2000, 4), "Long Call whose reply fits inline");
+	CHECK(rep.h.proc == RW_MSG, "... is answered Short (AMB-V1-3)");
 
 	memset(&k, 0, sizeof(k));
 	k.reply_chunk = 9u << 20;
-	ts_check(fill(t, &k, 8u << 20, 5),
-		 "FILL 8 MiB through the Reply chunk, pattern intact");
-	ts_check(rep.h.proc == RW_NOMSG, "... as RDMA_NOMSG");
+	CHECK(fill(t, &k, 8u << 20, 5),
+	      "FILL 8 MiB through the Reply chunk, pattern intact");
+	CHECK(rep.h.proc == RW_NOMSG, "... as RDMA_NOMSG");
 }
 
 static void test_read_chunks(struct tc *t)
 {
 	struct tc_call k = { .read_item = true };
 
-	ts_check(
-		echo(t, &k, 3001, 6),
-		"Chunked call: 3001-octet item in a Read chunk without pad (V1-RC-4/7/8)");
+	CHECK(echo(t, &k, 3001, 6),
+	      "Chunked call: 3001-octet item in a Read chunk without pad (V1-RC-4/7/8)");
 	memset(&k, 0, sizeof(k));
 	k.read_item = true;
 	k.read_item_pad = true;
-	ts_check(echo(t, &k, 3001, 7),
-		 "... and with its pad in the chunk (V1-RC-6)");
+	CHECK(echo(t, &k, 3001, 7),
+	      "... and with its pad in the chunk (V1-RC-6)");
 	memset(&k, 0, sizeof(k));
 	k.read_item = true;
 	k.reply_chunk = 300000;
-	ts_check(echo(t, &k, 200000, 8),
-		 "Chunked 200000-octet item, Long reply");
+	CHECK(echo(t, &k, 200000, 8), "Chunked 200000-octet item, Long reply");
 	memset(&k, 0, sizeof(k));
 	k.read_item = true;
 	k.long_call = true;
 	k.reply_chunk = 300000;
-	ts_check(
-		echo(t, &k, 150001, 9),
-		"PZRC plus an item Read chunk at its unreduced position (AMB-V1-5)");
+	CHECK(echo(t, &k, 150001, 9),
+	      "PZRC plus an item Read chunk at its unreduced position (AMB-V1-5)");
 }
 
 static void test_write_list(struct tc *t)
@@ -198,19 +193,16 @@ static void test_write_list(struct tc *t)
 	bool same = true;
 	uint32_t i;
 
-	ts_check(echo(t, &k, 100, 10), "ECHO with a Write list offered");
+	CHECK(echo(t, &k, 100, 10), "ECHO with a Write list offered");
 	w = rep.h.nwrites ? &rep.h.writes[0] : NULL;
-	ts_check(
-		rep.h.proc == RW_MSG && rep.h.nwrites == 1 && w &&
-			w->nsegs == 2,
-		"Write list echoed with the same segment count (V1-WC-5, AMB-V1-4)");
+	CHECK(rep.h.proc == RW_MSG && rep.h.nwrites == 1 && w && w->nsegs == 2,
+	      "Write list echoed with the same segment count (V1-WC-5, AMB-V1-4)");
 	for (i = 0; w && i < w->nsegs && i < 2; i++)
 		same = same && w->segs[i].length == 0 &&
 		       w->segs[i].handle == rep.offered_w[i].handle &&
 		       w->segs[i].offset == rep.offered_w[i].offset;
-	ts_check(
-		w && same,
-		"unused Write chunk returned with every length 0, handles and offsets kept (V1-WC-6, AMB-V1-13)");
+	CHECK(w && same,
+	      "unused Write chunk returned with every length 0, handles and offsets kept (V1-WC-6, AMB-V1-13)");
 }
 
 static void test_misc_calls(struct tc *t)
@@ -230,37 +222,35 @@ static void test_misc_calls(struct tc *t)
 	k.args = &ints;
 	ok = !tc_rpc(t, &k, (xdrproc_t)xdr_quad_t, &sum, &rep, T_MS) &&
 	     rep.ar_stat == SUCCESS;
-	ts_check(ok && sum == 496500, "SUM of 1000 ints as a Long Call = %lld",
-		 (long long)sum);
+	CHECK(ok && sum == 496500, "SUM of 1000 ints as a Long Call = %lld",
+	      (long long)sum);
 
 	memset(&k, 0, sizeof(k));
 	k.proc = RTEST_ECHOSTR;
 	k.xargs = (xdrproc_t)xdr_wrapstring;
 	k.args = &s;
-	ts_check(!tc_rpc(t, &k, (xdrproc_t)xdr_wrapstring, &r, &rep, T_MS) &&
-			 r && !strcmp(r, s),
-		 "ECHOSTR");
+	CHECK(!tc_rpc(t, &k, (xdrproc_t)xdr_wrapstring, &r, &rep, T_MS) && r &&
+		      !strcmp(r, s),
+	      "ECHOSTR");
 	xdr_free((xdrproc_t)xdr_wrapstring, (char *)&r);
 
 	memset(&k, 0, sizeof(k));
 	k.proc = RTEST_NULL;
 	k.auth = authunix_create_default();
-	ts_check(
-		!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-			rep.ar_stat == SUCCESS,
-		"AUTH_SYS call accepted (_gss_authenticate through our SVCXPRT)");
+	CHECK(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) && rep.ar_stat == SUCCESS,
+	      "AUTH_SYS call accepted (_gss_authenticate through our SVCXPRT)");
 	auth_destroy(k.auth);
 
 	memset(&k, 0, sizeof(k));
 	k.prog = 0x20005244;
-	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-			 rep.ar_stat == PROG_UNAVAIL,
-		 "unknown program: PROG_UNAVAIL");
+	CHECK(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
+		      rep.ar_stat == PROG_UNAVAIL,
+	      "unknown program: PROG_UNAVAIL");
 	memset(&k, 0, sizeof(k));
 	k.proc = 99;
-	ts_check(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-			 rep.ar_stat == PROC_UNAVAIL,
-		 "unknown procedure: PROC_UNAVAIL");
+	CHECK(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
+		      rep.ar_stat == PROC_UNAVAIL,
+	      "unknown procedure: PROC_UNAVAIL");
 }
 
 /* ---- Replies that do not fit ---------------------------------------------- */
@@ -270,23 +260,21 @@ static void test_no_room(struct tc *t)
 	struct tc_call k = { 0 };
 
 	fill(t, &k, 8000, 11);
-	ts_check(
-		rep.len == 20 && rep.h.proc == RW_ERROR &&
-			rep.h.err.code == RW_ERR_CHUNK && rep.h.credit,
-		"reply over the inline threshold, no Reply chunk: ERR_CHUNK (S-4, AMB-V1-14)");
-	ts_check(null_ok(t), "... and the connection goes on");
+	CHECK(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		      rep.h.err.code == RW_ERR_CHUNK && rep.h.credit,
+	      "reply over the inline threshold, no Reply chunk: ERR_CHUNK (S-4, AMB-V1-14)");
+	CHECK(null_ok(t), "... and the connection goes on");
 
 	memset(&k, 0, sizeof(k));
 	k.reply_chunk = 16384;
 	k.reply_guard = 16384;
 	fill(t, &k, 65536, 12);
-	ts_check(
-		rep.len == 20 && rep.h.proc == RW_ERROR &&
-			rep.h.err.code == RW_ERR_CHUNK,
-		"reply larger than the Reply chunk: ERR_CHUNK (V1-RP-2, AMB-V1-14)");
-	ts_check(rep.guard_ok, "nothing written past the Reply chunk");
-	ts_check(null_ok(t),
-		 "... and no RDMA Write hit unexposed memory (connection alive)");
+	CHECK(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		      rep.h.err.code == RW_ERR_CHUNK,
+	      "reply larger than the Reply chunk: ERR_CHUNK (V1-RP-2, AMB-V1-14)");
+	CHECK(rep.guard_ok, "nothing written past the Reply chunk");
+	CHECK(null_ok(t),
+	      "... and no RDMA Write hit unexposed memory (connection alive)");
 }
 
 /* ---- Receiver checks (digest 1.10, 6.4) ------------------------------------ */
@@ -313,12 +301,12 @@ static void expect_err(struct tc *t, const char *what, const uint32_t *w,
 	uint8_t got[4096];
 	int len = answer(t, w, n, 0, got);
 
-	ts_check(len == 20 && word(got, 0) == w[0] && word(got, 1) == w[1] &&
-			 word(got, 2) >= 1 && word(got, 2) <= 16 &&
-			 word(got, 3) == 4 && word(got, 4) == code,
-		 "%s: RDMA_ERROR %s, XID and version echoed, credit %u (V1-ERR-5)",
-		 what, code == RW_ERR_CHUNK ? "ERR_CHUNK" : "?",
-		 len >= 12 ? word(got, 2) : 0);
+	CHECK(len == 20 && word(got, 0) == w[0] && word(got, 1) == w[1] &&
+		      word(got, 2) >= 1 && word(got, 2) <= 16 &&
+		      word(got, 3) == 4 && word(got, 4) == code,
+	      "%s: RDMA_ERROR %s, XID and version echoed, credit %u (V1-ERR-5)",
+	      what, code == RW_ERR_CHUNK ? "ERR_CHUNK" : "?",
+	      len >= 12 ? word(got, 2) : 0);
 }
 
 static void expect_silence(struct tc *t, const char *what, const uint32_t *w,
@@ -327,8 +315,8 @@ static void expect_silence(struct tc *t, const char *what, const uint32_t *w,
 	uint8_t got[4096];
 	int len = answer(t, w, n, trunc, got);
 
-	ts_check(len == -ETIMEDOUT, "%s: sent, no answer (%d)", what, len);
-	ts_check(null_ok(t), "... and the connection still serves");
+	CHECK(len == -ETIMEDOUT, "%s: sent, no answer (%d)", what, len);
+	CHECK(null_ok(t), "... and the connection still serves");
 }
 
 static void test_vers(struct tc *t)
@@ -337,17 +325,17 @@ static void test_vers(struct tc *t)
 	uint8_t got[4096];
 	int len = answer(t, w, 7, 0, got);
 
-	ts_check(len == 28 && word(got, 0) == w[0] && word(got, 1) == 3 &&
-			 word(got, 2) != 0 && word(got, 3) == 4 &&
-			 word(got, 4) == 1 && word(got, 5) == 1 &&
-			 word(got, 6) == 2,
-		 "version 3 call: ERR_VERS low 1 high 2, version 3 echoed (V1-ERR-6, AMB-V1-1, V2-NEG-4): %d octets",
-		 len);
+	CHECK(len == 28 && word(got, 0) == w[0] && word(got, 1) == 3 &&
+		      word(got, 2) != 0 && word(got, 3) == 4 &&
+		      word(got, 4) == 1 && word(got, 5) == 1 &&
+		      word(got, 6) == 2,
+	      "version 3 call: ERR_VERS low 1 high 2, version 3 echoed (V1-ERR-6, AMB-V1-1, V2-NEG-4): %d octets",
+	      len);
 	w[0]++;
 	w[1] = 0x12345;
 	len = answer(t, w, 7, 0, got);
-	ts_check(len == 28 && word(got, 1) == 0x12345 && word(got, 4) == 1,
-		 "version 0x12345: ERR_VERS (V1-EXT-2)");
+	CHECK(len == 28 && word(got, 1) == 0x12345 && word(got, 4) == 1,
+	      "version 0x12345: ERR_VERS (V1-EXT-2)");
 }
 
 /* Calls with bad headers: each answered with RDMA_ERROR/ERR_CHUNK
@@ -380,7 +368,7 @@ static void test_header_errors(struct tc *t)
 		   pos0, 16, RW_ERR_CHUNK);
 	expect_err(t, "RDMA_NOMSG with only a Reply chunk (N-10)", nopz, 12,
 		   RW_ERR_CHUNK);
-	ts_check(null_ok(t), "connection serves after nine refused headers");
+	CHECK(null_ok(t), "connection serves after nine refused headers");
 }
 
 static void test_discards(struct tc *t)
@@ -413,16 +401,15 @@ static void test_empty_send(const struct ts_server *s)
 	int n;
 
 	if (tc_connect(&t, s, T_MS)) {
-		ts_check(false, "0-octet Send: connect");
+		CHECK(false, "0-octet Send: connect");
 		return;
 	}
-	ts_check(!tc_send(&t, got, 0), "0-octet Send posted");
+	CHECK(!tc_send(&t, got, 0), "0-octet Send posted");
 	n = tc_recv(&t, got, sizeof(got), 1500);
-	ts_check(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)", n);
-	ts_check(null_ok(&t), "... and the connection still serves");
+	CHECK(n == -ETIMEDOUT, "0-octet Send (V1-ERR-2): no answer (%d)", n);
+	CHECK(null_ok(&t), "... and the connection still serves");
 	tc_close(&t);
-	ts_check(waitpid(s->pid, NULL, WNOHANG) == 0,
-		 "... and the server lives");
+	CHECK(waitpid(s->pid, NULL, WNOHANG) == 0, "... and the server lives");
 }
 
 /* A Short call's bytes with the payload's word i replaced by v. */
@@ -451,9 +438,9 @@ static void test_payload_errors(struct tc *t)
 			   msg);
 	tc_send(t, msg, len);
 	n = tc_recv(t, got, sizeof(got), 2000);
-	ts_check(n == 20 && word(got, 0) == 0x44440001 && word(got, 3) == 4 &&
-			 word(got, 4) == RW_ERR_CHUNK,
-		 "rdma_xid != RPC XID: ERR_CHUNK (N-4, V1-HDR-2)");
+	CHECK(n == 20 && word(got, 0) == 0x44440001 && word(got, 3) == 4 &&
+		      word(got, 4) == RW_ERR_CHUNK,
+	      "rdma_xid != RPC XID: ERR_CHUNK (N-4, V1-HDR-2)");
 
 	/* ECHO whose length word claims 1000 octets, 100 present:
 	 * word 10 of the payload (after the 40-octet call header) */
@@ -464,11 +451,10 @@ static void test_payload_errors(struct tc *t)
 	n = tc_recv(t, got, sizeof(got), 2000);
 	if (n > 0)
 		tc_decode(got, (uint32_t)n, NULL, NULL, &rep);
-	ts_check(
-		n > 0 && rep.h.proc == RW_MSG && rep.rpc &&
-			rep.rp_stat == MSG_ACCEPTED &&
-			rep.ar_stat == GARBAGE_ARGS,
-		"arguments that do not decode: GARBAGE_ARGS in RDMA_MSG (V1-ERR-8)");
+	CHECK(n > 0 && rep.h.proc == RW_MSG && rep.rpc &&
+		      rep.rp_stat == MSG_ACCEPTED &&
+		      rep.ar_stat == GARBAGE_ARGS,
+	      "arguments that do not decode: GARBAGE_ARGS in RDMA_MSG (V1-ERR-8)");
 
 	/* a Long Call whose pulled payload has another XID: the check is
 	 * made once the PZRC is here */
@@ -476,28 +462,26 @@ static void test_payload_errors(struct tc *t)
 	k.proc = RTEST_NULL;
 	k.long_call = true;
 	k.payload_xid = 0x44440009;
-	ts_check(
-		!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
-			rep.h.proc == RW_ERROR &&
-			rep.h.err.code == RW_ERR_CHUNK,
-		"Long Call whose PZRC carries another XID: ERR_CHUNK (V1-HDR-2)");
+	CHECK(!tc_rpc(t, &k, NULL, NULL, &rep, T_MS) &&
+		      rep.h.proc == RW_ERROR && rep.h.err.code == RW_ERR_CHUNK,
+	      "Long Call whose PZRC carries another XID: ERR_CHUNK (V1-HDR-2)");
 
 	/* an RPC Reply in an RDMA_MSG (backward direction): dropped */
 	len = patched_call(t, 0x44440005, RTEST_NULL, NULL, NULL, 1, REPLY,
 			   msg);
 	n = len && !tc_send(t, msg, len) ? tc_recv(t, got, sizeof(got), 1500) :
 					   -EIO;
-	ts_check(n == -ETIMEDOUT,
-		 "RPC Reply sent to the server (no backward Calls): dropped (%d)",
-		 n);
+	CHECK(n == -ETIMEDOUT,
+	      "RPC Reply sent to the server (no backward Calls): dropped (%d)",
+	      n);
 
 	/* not an RPC call at all (msg_type 7) */
 	len = patched_call(t, 0x44440004, RTEST_NULL, NULL, NULL, 1, 7, msg);
 	tc_send(t, msg, len);
 	n = tc_recv(t, got, sizeof(got), 2000);
-	ts_check(n == 20 && word(got, 4) == RW_ERR_CHUNK,
-		 "undecodable RPC header: ERR_CHUNK (no RPC reply possible)");
-	ts_check(null_ok(t), "connection serves after payload errors");
+	CHECK(n == 20 && word(got, 4) == RW_ERR_CHUNK,
+	      "undecodable RPC header: ERR_CHUNK (no RPC reply possible)");
+	CHECK(null_ok(t), "connection serves after payload errors");
 }
 
 /* ---- Read-chunk size limit (V1-SEC-4, digest 1.17) ------------------------- */
@@ -535,32 +519,31 @@ static void test_too_big(struct tc *t, const struct ts_server *s)
 	memcpy(msg + hl, pay, pl);
 	tc_send(t, msg, hl + pl);
 	n = tc_recv(t, got, sizeof(got), 3000);
-	ts_check(n == 20 && word(got, 0) == 0x55550001 &&
-			 word(got, 4) == RW_ERR_CHUNK,
-		 "Read chunk of 2 GiB over max_read_bytes: ERR_CHUNK (V1-SEC-4)");
-	ts_check(
-		null_ok(t),
-		"... without reading it (a Read with that handle would kill the connection)");
+	CHECK(n == 20 && word(got, 0) == 0x55550001 &&
+		      word(got, 4) == RW_ERR_CHUNK,
+	      "Read chunk of 2 GiB over max_read_bytes: ERR_CHUNK (V1-SEC-4)");
+	CHECK(null_ok(t),
+	      "... without reading it (a Read with that handle would kill the connection)");
 	after = ts_proc_kb(s->pid, "VmHWM");
-	ts_check(before > 0 && after - before < 65536,
-		 "... nor allocating it: server peak RSS %ld -> %ld kB", before,
-		 after);
+	CHECK(before > 0 && after - before < 65536,
+	      "... nor allocating it: server peak RSS %ld -> %ld kB", before,
+	      after);
 }
 
 static void test_limit_edge(struct tc *t)
 {
 	struct tc_call k = { .long_call = true, .reply_chunk = 5u << 20 };
 
-	ts_check(echo(t, &k, (4u << 20) - 4096, 13),
-		 "Long Call just under max_read_bytes (4 MiB) is served");
+	CHECK(echo(t, &k, (4u << 20) - 4096, 13),
+	      "Long Call just under max_read_bytes (4 MiB) is served");
 	memset(&k, 0, sizeof(k));
 	k.long_call = true;
 	k.reply_chunk = 5u << 20;
 	echo(t, &k, (4u << 20) + 64, 14);
-	ts_check(rep.len == 20 && rep.h.proc == RW_ERROR &&
-			 rep.h.err.code == RW_ERR_CHUNK,
-		 "Long Call just over max_read_bytes: ERR_CHUNK");
-	ts_check(null_ok(t), "... connection alive");
+	CHECK(rep.len == 20 && rep.h.proc == RW_ERROR &&
+		      rep.h.err.code == RW_ERR_CHUNK,
+	      "Long Call just over max_read_bytes: ERR_CHUNK");
+	CHECK(null_ok(t), "... connection alive");
 }
 
 /* ---- Credits and in-flight requests ----------------------------------------- */
@@ -575,10 +558,10 @@ static void test_credits(const struct ts_server *s)
 	uint32_t len;
 
 	if (tc_connect(&t, s, T_MS)) {
-		ts_check(false, "connect for the credit test");
+		CHECK(false, "connect for the credit test");
 		return;
 	}
-	ts_check(null_ok(&t) && t.grant == 16, "first reply grants 16");
+	CHECK(null_ok(&t) && t.grant == 16, "first reply grants 16");
 	len = tc_short_call(&t, 0x66660000, RTEST_SLEEP, (xdrproc_t)xdr_int,
 			    &ms, msg, sizeof(msg));
 	tc_send(&t, msg, len);
@@ -595,13 +578,13 @@ static void test_credits(const struct ts_server *s)
 		good += rep.rpc && rep.ar_stat == SUCCESS;
 		grants += rep.h.credit == 16;
 	}
-	ts_check(good == 16,
-		 "16 pipelined calls (the whole grant) answered: %d", good);
-	ts_check(grants == 16, "every reply grants 16 (never 0, V1-CR-3)");
+	CHECK(good == 16, "16 pipelined calls (the whole grant) answered: %d",
+	      good);
+	CHECK(grants == 16, "every reply grants 16 (never 0, V1-CR-3)");
 	ok = stats(&t, &st);
-	ts_check(ok && st.max_inflight >= 15 && st.max_granted == 16,
-		 "server saw %u calls in flight on one connection, granted at most %u",
-		 st.max_inflight, st.max_granted);
+	CHECK(ok && st.max_inflight >= 15 && st.max_granted == 16,
+	      "server saw %u calls in flight on one connection, granted at most %u",
+	      st.max_inflight, st.max_granted);
 	tc_close(&t);
 }
 
@@ -626,12 +609,12 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	bool later = false;
 	int i;
 
-	ts_check(!tc_connect(&a, s, T_MS) && null_ok(&a),
-		 "%s: first connection", what);
-	ts_check(!tc_connect(&b, s, T_MS) && null_ok(&b),
-		 "%s: second connection", what);
-	ts_check(refused(s), "%s: third connection refused", what);
-	ts_check(null_ok(&a), "%s: the others go on", what);
+	CHECK(!tc_connect(&a, s, T_MS) && null_ok(&a), "%s: first connection",
+	      what);
+	CHECK(!tc_connect(&b, s, T_MS) && null_ok(&b), "%s: second connection",
+	      what);
+	CHECK(refused(s), "%s: third connection refused", what);
+	CHECK(null_ok(&a), "%s: the others go on", what);
 	tc_close(&a);
 	/* the server notices the disconnect, then the slot is free */
 	for (i = 0; i < 30 && !later; i++) {
@@ -643,8 +626,7 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 			tc_close(&c);
 		}
 	}
-	ts_check(later, "%s: a slot freed by a disconnect is usable again",
-		 what);
+	CHECK(later, "%s: a slot freed by a disconnect is usable again", what);
 	tc_close(&b);
 }
 
@@ -677,7 +659,7 @@ static void test_seeds(const struct ts_server *s)
 	FILE *f;
 
 	n = scandir(FUZZ_SEEDS "/hdr", &e, seed_filter, alphasort);
-	ts_check(n > 0, "%d seeds in %s/hdr", n, FUZZ_SEEDS);
+	CHECK(n > 0, "%d seeds in %s/hdr", n, FUZZ_SEEDS);
 	if (n <= 0 || tc_connect(&t, s, T_MS))
 		return;
 	for (i = 0; i < n; i++) {
@@ -692,7 +674,7 @@ static void test_seeds(const struct ts_server *s)
 			memcpy(msg, &be, 4);
 		}
 		if (len < 0 || tc_send(&t, msg, (uint32_t)len)) {
-			ts_note("seed %s: not sent", e[i]->d_name);
+			NOTE("seed %s: not sent", e[i]->d_name);
 			continue;
 		}
 		len = tc_recv(&t, got, sizeof(got), 300);
@@ -708,9 +690,9 @@ static void test_seeds(const struct ts_server *s)
 		}
 		served += null_ok(&t);
 	}
-	ts_check(served == (unsigned int)n,
-		 "%d seeds: %u answered, %u silent, %u ended their connection; the server served a call after %u of them",
-		 n, answered, silent, ended, served);
+	CHECK(served == (unsigned int)n,
+	      "%d seeds: %u answered, %u silent, %u ended their connection; the server served a call after %u of them",
+	      n, answered, silent, ended, served);
 	tc_close(&t);
 	while (n-- > 0)
 		free(e[n]);
@@ -781,15 +763,14 @@ static void test_failed_xid(const struct ts_server *s, bool read)
 	char data[100];
 
 	if (tc_connect(&t, s, T_MS)) {
-		ts_check(false, "failed XID: connect");
+		CHECK(false, "failed XID: connect");
 		return;
 	}
-	ts_check(fail_call(&t, xid, read),
-		 "%s refused by the client's device: the connection ends",
-		 what);
+	CHECK(fail_call(&t, xid, read),
+	      "%s refused by the client's device: the connection ends", what);
 	tc_close(&t);
 	if (tc_connect(&t, s, T_MS)) {
-		ts_check(false, "failed XID: reconnect");
+		CHECK(false, "failed XID: reconnect");
 		return;
 	}
 	ts_fill(data, sizeof(data), 9);
@@ -805,16 +786,14 @@ static void test_failed_xid(const struct ts_server *s, bool read)
 		k.xargs = (xdrproc_t)xdr_rtest_fill_args;
 		k.args = &fa;
 	}
-	ts_check(
-		!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
-			rep.h.proc == RW_ERROR && rep.h.xid == xid &&
-			rep.h.err.code == RW_ERR_CHUNK,
-		"the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
-	ts_check(null_ok(&t), "... another XID is served on that connection");
-	ts_check(
-		!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
-			rep.ar_stat == SUCCESS,
-		"... and the same XID once more is served: the record answers once");
+	CHECK(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) &&
+		      rep.h.proc == RW_ERROR && rep.h.xid == xid &&
+		      rep.h.err.code == RW_ERR_CHUNK,
+	      "the same XID again, well formed, after the reconnect: RDMA_ERROR ERR_CHUNK, no reply possible (V1-ERR-11)");
+	CHECK(null_ok(&t), "... another XID is served on that connection");
+	CHECK(!tc_rpc(&t, &k, NULL, NULL, &rep, T_MS) && rep.rpc &&
+		      rep.ar_stat == SUCCESS,
+	      "... and the same XID once more is served: the record answers once");
 	tc_close(&t);
 }
 
@@ -824,9 +803,9 @@ static void stop(struct ts_server *s, const char *name)
 {
 	int st = ts_server_stop(s);
 
-	ts_check(st == 0,
-		 "%s: SIGTERM shuts it down cleanly, exit status %d (ASan: no leak)",
-		 name, st);
+	CHECK(st == 0,
+	      "%s: SIGTERM shuts it down cleanly, exit status %d (ASan: no leak)",
+	      name, st);
 }
 
 static void main_server(void)
@@ -837,12 +816,12 @@ static void main_server(void)
 	struct tc t;
 
 	if (ts_server_start(&s, ts_addr4(), args)) {
-		ts_check(false, "start rtest_server on %s", ts_addr4());
+		CHECK(false, "start rtest_server on %s", ts_addr4());
 		return;
 	}
-	ts_note("server on %s port %u", s.host, s.port);
+	NOTE("server on %s port %u", s.host, s.port);
 	if (tc_connect(&t, &s, T_MS)) {
-		ts_check(false, "connect");
+		CHECK(false, "connect");
 		stop(&s, "main server");
 		return;
 	}
@@ -878,13 +857,13 @@ static void limit_servers(void)
 		test_conn_limit(&s, "max_conns_per_peer 2");
 		stop(&s, "per-peer server");
 	} else {
-		ts_check(false, "start per-peer server");
+		CHECK(false, "start per-peer server");
 	}
 	if (!ts_server_start(&s, ts_addr4(), total)) {
 		test_conn_limit(&s, "max_conns 2");
 		stop(&s, "max_conns server");
 	} else {
-		ts_check(false, "start max_conns server");
+		CHECK(false, "start max_conns server");
 	}
 }
 
@@ -895,13 +874,12 @@ static void fd_limit_server(void)
 	struct ts_server s;
 
 	if (ts_server_start(&s, ts_addr4(), args)) {
-		ts_check(false, "start a server with its fds spent");
+		CHECK(false, "start a server with its fds spent");
 		return;
 	}
-	ts_check(
-		refused(&s),
-		"connection whose fd would be >= FD_SETSIZE refused (svc_run would never poll it)");
-	ts_check(kill(s.pid, 0) == 0, "... and the server goes on");
+	CHECK(refused(&s),
+	      "connection whose fd would be >= FD_SETSIZE refused (svc_run would never poll it)");
+	CHECK(kill(s.pid, 0) == 0, "... and the server goes on");
 	stop(&s, "fd-limit server");
 }
 
@@ -912,12 +890,12 @@ static void ipv6_server(void)
 	struct tc t;
 
 	if (ts_server_start(&s, ts_addr6(), NULL)) {
-		ts_check(false, "start rtest_server on %s", ts_addr6());
+		CHECK(false, "start rtest_server on %s", ts_addr6());
 		return;
 	}
-	ts_check(!tc_connect(&t, &s, T_MS) && null_ok(&t) &&
-			 echo(&t, &k, 50000, 15),
-		 "rdma6: NULL and a Long ECHO over IPv6");
+	CHECK(!tc_connect(&t, &s, T_MS) && null_ok(&t) &&
+		      echo(&t, &k, 50000, 15),
+	      "rdma6: NULL and a Long ECHO over IPv6");
 	tc_close(&t);
 	stop(&s, "IPv6 server");
 }
@@ -932,7 +910,5 @@ int main(void)
 	limit_servers();
 	fd_limit_server();
 	ipv6_server();
-	printf("%s: %d failure(s)\n", ts_failures ? "FAIL" : "PASS",
-	       ts_failures);
-	return ts_failures ? 1 : 0;
+	return tu_done();
 }

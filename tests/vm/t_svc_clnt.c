@@ -37,7 +37,7 @@ static CLIENT *client(void)
 	cl = clnt_rdma_create((struct sockaddr *)&sin, RTEST_PROG, RTEST_VERS,
 			      &a);
 	if (!cl)
-		ts_note("clnt_rdma_create: %s", clnt_spcreateerror("rtest"));
+		NOTE("clnt_rdma_create: %s", clnt_spcreateerror("rtest"));
 	return cl;
 }
 
@@ -54,7 +54,7 @@ static int echo(CLIENT *cl, uint32_t len, uint32_t seed)
 	      res.rtest_data_len != len ||
 	      ts_check_fill(res.rtest_data_val, len, seed) >= 0;
 	if (bad)
-		ts_note("ECHO %u: %s", len, clnt_sperror(cl, "rtest"));
+		NOTE("ECHO %u: %s", len, clnt_sperror(cl, "rtest"));
 	xdr_free((xdrproc_t)xdr_rtest_data, (char *)&res);
 	free(arg.rtest_data_val);
 	return bad;
@@ -70,7 +70,7 @@ static int fill(CLIENT *cl, uint32_t len, uint32_t seed)
 	      res.rtest_data_len != len ||
 	      ts_check_fill(res.rtest_data_val, len, seed) >= 0;
 	if (bad)
-		ts_note("FILL %u: %s", len, clnt_sperror(cl, "rtest"));
+		NOTE("FILL %u: %s", len, clnt_sperror(cl, "rtest"));
 	xdr_free((xdrproc_t)xdr_rtest_data, (char *)&res);
 	return bad;
 }
@@ -126,11 +126,11 @@ static void threads(void)
 		if (!ret)
 			good++;
 		else
-			ts_note("thread %d: %ld failures", i, (long)ret);
+			NOTE("thread %d: %ld failures", i, (long)ret);
 	}
-	ts_check(good == NTHREADS,
-		 "%d threads with a CLIENT each, all results checked: %d succeeded",
-		 NTHREADS, good);
+	CHECK(good == NTHREADS,
+	      "%d threads with a CLIENT each, all results checked: %d succeeded",
+	      NTHREADS, good);
 }
 
 static void server_stats(void)
@@ -141,11 +141,11 @@ static void server_stats(void)
 
 	memset(&st, 0, sizeof(st));
 	s = cl ? rtest_stats_1(NULL, &st, cl) : RPC_FAILED;
-	ts_check(s == RPC_SUCCESS && st.conns >= NTHREADS + 1 &&
-			 st.calls >= NTHREADS * ROUNDS * 6,
-		 "RTEST_STATS: %u connections, %llu calls, max in flight %u, largest grant %u",
-		 st.conns, (unsigned long long)st.calls, st.max_inflight,
-		 st.max_granted);
+	CHECK(s == RPC_SUCCESS && st.conns >= NTHREADS + 1 &&
+		      st.calls >= NTHREADS * ROUNDS * 6,
+	      "RTEST_STATS: %u connections, %llu calls, max in flight %u, largest grant %u",
+	      st.conns, (unsigned long long)st.calls, st.max_inflight,
+	      st.max_granted);
 	if (cl)
 		clnt_destroy(cl);
 }
@@ -160,7 +160,7 @@ int main(void)
 		return 77;
 	ts_watchdog(600);
 	if (ts_server_start(&srv, ts_addr4(), args)) {
-		ts_check(false, "start rtest_server");
+		CHECK(false, "start rtest_server");
 		return 1;
 	}
 	/* libtirpc 1.3.3's authnone_create() reads its singleton outside its
@@ -170,8 +170,6 @@ int main(void)
 	threads();
 	server_stats();
 	st = ts_server_stop(&srv);
-	ts_check(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
-	printf("%s: %d failure(s)\n", ts_failures ? "FAIL" : "PASS",
-	       ts_failures);
-	return ts_failures ? 1 : 0;
+	CHECK(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
+	return tu_done();
 }

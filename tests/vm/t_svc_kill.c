@@ -215,16 +215,16 @@ static bool fds_back(int base)
 			return true;
 		usleep(50000);
 	}
-	ts_note("server fds: %d, expected %d", n, base);
+	NOTE("server fds: %d, expected %d", n, base);
 	return false;
 }
 
 static void scenario(struct tc *t, int base, const char *what, const char *name,
 		     int kill_ms)
 {
-	ts_check(run_child(name, kill_ms), "client killed %s", what);
-	ts_check(others_served(t), "... another client is served meanwhile");
-	ts_check(fds_back(base), "... and the dead connection is torn down");
+	CHECK(run_child(name, kill_ms), "client killed %s", what);
+	CHECK(others_served(t), "... another client is served meanwhile");
+	CHECK(fds_back(base), "... and the dead connection is torn down");
 }
 
 int main(int argc, char **argv)
@@ -241,18 +241,18 @@ int main(int argc, char **argv)
 		return 77;
 	ts_watchdog(600);
 	if (ts_server_start(&srv, ts_addr4(), args)) {
-		ts_check(false, "start rtest_server");
+		CHECK(false, "start rtest_server");
 		return 1;
 	}
 	if (tc_connect(&t, &srv, T_MS) || !others_served(&t)) {
-		ts_check(false, "first client served");
+		CHECK(false, "first client served");
 		ts_server_stop(&srv);
 		return 1;
 	}
 	rss0 = ts_proc_kb(srv.pid, "VmRSS");
 	base = server_fds();
 	/* -1 == -1 would pass every "torn down" check below */
-	ts_check(base > 0, "the server's open fds counted: %d", base);
+	CHECK(base > 0, "the server's open fds counted: %d", base);
 	scenario(&t, base, "while its 8 MiB Long Call is pulled", "pulling", 0);
 	scenario(&t, base, "while its 8 MiB reply is pending", "replying", 0);
 	scenario(&t, base, "during the dispatch of its call", "dispatching", 0);
@@ -266,20 +266,17 @@ int main(int argc, char **argv)
 		scenario(&t, base, "at a random point of a Long Call loop",
 			 "loop", 200 + 89 * i);
 	rss2 = ts_proc_kb(srv.pid, "VmRSS");
-	ts_note("server RSS %ld kB at start, %ld and %ld kB after 4 and 8 kills",
-		rss0, rss1, rss2);
+	NOTE("server RSS %ld kB at start, %ld and %ld kB after 4 and 8 kills",
+	     rss0, rss1, rss2);
 #ifndef __SANITIZE_ADDRESS__
 	/* The allocator may keep what the first kills freed; more kills
 	 * must not add to it.  (ASan's quarantine holds freed memory: there
 	 * the leak check at exit says it.) */
-	ts_check(rss1 > 0 && rss2 > 0 && rss2 - rss1 < 16384,
-		 "no memory growth per killed client (%ld -> %ld kB)", rss1,
-		 rss2);
+	CHECK(rss1 > 0 && rss2 > 0 && rss2 - rss1 < 16384,
+	      "no memory growth per killed client (%ld -> %ld kB)", rss1, rss2);
 #endif
 	tc_close(&t);
 	st = ts_server_stop(&srv);
-	ts_check(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
-	printf("%s: %d failure(s)\n", ts_failures ? "FAIL" : "PASS",
-	       ts_failures);
-	return ts_failures ? 1 : 0;
+	CHECK(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
+	return tu_done();
 }

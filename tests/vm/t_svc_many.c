@@ -139,30 +139,30 @@ static void sixteen(void)
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			good++;
 		else
-			ts_note("client %d: %s %d", i,
-				WIFEXITED(st) ? "failures" : "signal",
-				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			NOTE("client %d: %s %d", i,
+			     WIFEXITED(st) ? "failures" : "signal",
+			     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	}
 	us = ts_now_us() - t0;
 	/* per round: NULL, 3 ECHO, FILL, burst of up to 8 */
 	calls = NCLIENTS * ROUNDS * (5 + 8);
-	ts_check(good == NCLIENTS,
-		 "%d clients at once, every octet checked: %d succeeded",
-		 NCLIENTS, good);
-	ts_note("16 clients: %d calls in %.2f s, %.0f calls/s", calls,
-		(double)us / 1e6, calls / ((double)us / 1e6));
+	CHECK(good == NCLIENTS,
+	      "%d clients at once, every octet checked: %d succeeded", NCLIENTS,
+	      good);
+	NOTE("16 clients: %d calls in %.2f s, %.0f calls/s", calls,
+	     (double)us / 1e6, calls / ((double)us / 1e6));
 	memset(&s, 0, sizeof(s));
 	if (!rep || tc_connect(&t, &srv, T_MS)) {
-		ts_check(false, "connect for STATS");
+		CHECK(false, "connect for STATS");
 		free(rep);
 		return;
 	}
 	st = tc_rpc(&t, &k, (xdrproc_t)xdr_rtest_stats, &s, rep, T_MS);
-	ts_check(!st && s.conns >= NCLIENTS + 1 && s.calls >= (uint64_t)calls,
-		 "server counted %u connections and %llu calls", s.conns,
-		 (unsigned long long)s.calls);
-	ts_note("server: most calls in flight on one connection %u, largest grant %u",
-		s.max_inflight, s.max_granted);
+	CHECK(!st && s.conns >= NCLIENTS + 1 && s.calls >= (uint64_t)calls,
+	      "server counted %u connections and %llu calls", s.conns,
+	      (unsigned long long)s.calls);
+	NOTE("server: most calls in flight on one connection %u, largest grant %u",
+	     s.max_inflight, s.max_granted);
 	tc_close(&t);
 	free(rep);
 }
@@ -176,7 +176,7 @@ static void measure(void)
 	int i, n, ok;
 
 	if (!rep || tc_connect(&t, &srv, T_MS)) {
-		ts_check(false, "connect for measurements");
+		CHECK(false, "connect for measurements");
 		free(rep);
 		return;
 	}
@@ -187,8 +187,8 @@ static void measure(void)
 		k.proc = RTEST_NULL;
 		ok += !tc_rpc(&t, &k, NULL, NULL, rep, T_MS) && rep->rpc;
 	}
-	ts_check(ok == n, "%d NULL calls", n);
-	ts_note("NULL round trip: %.1f us", (double)(ts_now_us() - t0) / n);
+	CHECK(ok == n, "%d NULL calls", n);
+	NOTE("NULL round trip: %.1f us", (double)(ts_now_us() - t0) / n);
 
 	n = 10;
 	t0 = ts_now_us();
@@ -198,17 +198,17 @@ static void measure(void)
 		k.reply_chunk = (1u << 20) + 4096;
 		ok += echo(&t, &k, 1u << 20, (uint32_t)i, rep);
 	}
-	ts_check(ok == n, "%d Long ECHO calls of 1 MiB", n);
-	ts_note("Long ECHO 1 MiB: %.1f MB/s each way",
-		n * 1.048576 / ((double)(ts_now_us() - t0) / 1e6));
+	CHECK(ok == n, "%d Long ECHO calls of 1 MiB", n);
+	NOTE("Long ECHO 1 MiB: %.1f MB/s each way",
+	     n * 1.048576 / ((double)(ts_now_us() - t0) / 1e6));
 
 	n = 5;
 	t0 = ts_now_us();
 	for (i = ok = 0; i < n; i++)
 		ok += fill(&t, 8u << 20, (uint32_t)i, rep);
-	ts_check(ok == n, "%d FILL calls of 8 MiB (Long reply)", n);
-	ts_note("Long reply 8 MiB: %.1f MB/s",
-		n * 8.388608 / ((double)(ts_now_us() - t0) / 1e6));
+	CHECK(ok == n, "%d FILL calls of 8 MiB (Long reply)", n);
+	NOTE("Long reply 8 MiB: %.1f MB/s",
+	     n * 8.388608 / ((double)(ts_now_us() - t0) / 1e6));
 	tc_close(&t);
 	free(rep);
 }
@@ -223,14 +223,12 @@ int main(void)
 		return 77;
 	ts_watchdog(600);
 	if (ts_server_start(&srv, ts_addr4(), args)) {
-		ts_check(false, "start rtest_server");
+		CHECK(false, "start rtest_server");
 		return 1;
 	}
 	sixteen();
 	measure();
 	st = ts_server_stop(&srv);
-	ts_check(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
-	printf("%s: %d failure(s)\n", ts_failures ? "FAIL" : "PASS",
-	       ts_failures);
-	return ts_failures ? 1 : 0;
+	CHECK(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
+	return tu_done();
 }

@@ -29,8 +29,6 @@
 
 /* ---- Checks ------------------------------------------------------------ */
 
-int ts_failures;
-
 bool ts_have_rdma(void)
 {
 	int n = 0;
@@ -255,8 +253,8 @@ int tc_connect(struct tc *t, const struct ts_server *s, int timeout_ms)
 		if (t->c)
 			break;
 		if (err.code != ECONNREFUSED || ts_now_ms() > deadline) {
-			ts_note("connect to %s port %u: %s", s->host, s->port,
-				err.msg);
+			NOTE("connect to %s port %u: %s", s->host, s->port,
+			     err.msg);
 			return -err.code;
 		}
 		usleep(100000);
@@ -481,7 +479,7 @@ static int expose(struct tc *t, void *p, size_t len, enum rt_access acc,
 	int n = rt_reg_expose(t->rs, p, len, acc, segs, max, &err);
 
 	if (n < 0)
-		ts_note("expose %zu octets: %s", len, err.msg);
+		NOTE("expose %zu octets: %s", len, err.msg);
 	return n;
 }
 

@@ -27,13 +27,9 @@
 
 /* ---- Checks ------------------------------------------------------------ */
 
-extern int ts_failures;
-
-/* One line per check: "ok - ..." or "FAIL - ..." (t_util.h). */
-#define ts_check(ok, ...) tu_check(&ts_failures, " - ", (ok), __VA_ARGS__)
-#define ts_note(...)	  tu_note(__VA_ARGS__)
-#define ts_now_ms()	  tu_now_ms()
-#define ts_now_us()	  tu_now_us()
+/* Checks and notes: CHECK, CHECK_OK, NOTE (t_util.h). */
+#define ts_now_ms() tu_now_ms()
+#define ts_now_us() tu_now_us()
 /* Exit 1 with a FAIL line if the program runs longer than seconds. */
 #define ts_watchdog(seconds) \
 	tu_watchdog((seconds), "FAIL - watchdog: test ran too long\n", 1)

@@ -75,37 +75,36 @@ static void test_connect(struct t_srv *s, const char *host, int idx)
 	client_attr(&ca, RT_REG_AUTO);
 	ca.inline_recv = 32768; /* server: send 16384, recv 8192 */
 	c = t_connect(host, s->port, &ca, &err);
-	t_check(c != NULL, "connect to %s port %u%s%s", host, s->port,
-		c ? "" : ": ", c ? "" : err.msg);
+	CHECK(c != NULL, "connect to %s port %u%s%s", host, s->port,
+	      c ? "" : ": ", c ? "" : err.msg);
 	if (!c)
 		return;
 	sc = t_srv_conn(s, idx, T_TIMEOUT_MS);
-	t_check(sc != NULL && wait_up(sc) && rt_conn_state(c) == RT_CONN_UP,
-		"%s: both ends established", host);
+	CHECK(sc != NULL && wait_up(sc) && rt_conn_state(c) == RT_CONN_UP,
+	      "%s: both ends established", host);
 	if (!sc)
 		goto out;
 	ci = rt_conn_inline(c);
 	si = rt_conn_inline(sc);
-	t_check(rt_conn_peer_private(c)->valid &&
-			rt_conn_peer_private(sc)->valid,
-		"%s: RFC 8797 private data received by both ends", host);
-	t_check(ci->send == 4096 && ci->recv == 16384,
-		"%s: client thresholds send %u recv %u (want 4096/16384)", host,
-		ci->send, ci->recv);
-	t_check(si->send == 16384 && si->recv == 4096,
-		"%s: server thresholds send %u recv %u (want 16384/4096)", host,
-		si->send, si->recv);
-	t_check(ci->send == si->recv && ci->recv == si->send,
-		"%s: both ends agree on the minimums", host);
-	t_check(si->peer_remote_inv == rt_conn_local_private(c)->remote_inv,
-		"%s: server sees the client's Send With Invalidate flag (%d)",
-		host, si->peer_remote_inv);
-	t_check(rt_conn_ord(sc) >= 16 && rt_conn_ird(c) >= 16,
-		"%s: outstanding RDMA Reads: server ORD %u, client IRD %u (>= 16)",
-		host, rt_conn_ord(sc), rt_conn_ird(c));
-	t_check(echo_once(c, 4096, 7) == 0, "%s: echo of 4096 octets", host);
-	t_note("device %s, registration mode %s", rt_conn_device(c),
-	       rt_reg_mode_name(rt_reg_mode(c)));
+	CHECK(rt_conn_peer_private(c)->valid && rt_conn_peer_private(sc)->valid,
+	      "%s: RFC 8797 private data received by both ends", host);
+	CHECK(ci->send == 4096 && ci->recv == 16384,
+	      "%s: client thresholds send %u recv %u (want 4096/16384)", host,
+	      ci->send, ci->recv);
+	CHECK(si->send == 16384 && si->recv == 4096,
+	      "%s: server thresholds send %u recv %u (want 16384/4096)", host,
+	      si->send, si->recv);
+	CHECK(ci->send == si->recv && ci->recv == si->send,
+	      "%s: both ends agree on the minimums", host);
+	CHECK(si->peer_remote_inv == rt_conn_local_private(c)->remote_inv,
+	      "%s: server sees the client's Send With Invalidate flag (%d)",
+	      host, si->peer_remote_inv);
+	CHECK(rt_conn_ord(sc) >= 16 && rt_conn_ird(c) >= 16,
+	      "%s: outstanding RDMA Reads: server ORD %u, client IRD %u (>= 16)",
+	      host, rt_conn_ord(sc), rt_conn_ird(c));
+	CHECK(echo_once(c, 4096, 7) == 0, "%s: echo of 4096 octets", host);
+	NOTE("device %s, registration mode %s", rt_conn_device(c),
+	     rt_reg_mode_name(rt_reg_mode(c)));
 out:
 	rt_conn_destroy(c);
 }
@@ -120,34 +119,34 @@ static void test_no_private_data(void)
 	char msg[64];
 	int idx = atomic_load(&srv4.accepted);
 
-	t_check(t_raw_connect_nopd(t_addr4(), srv4.port, &spd, msg,
-				   sizeof(msg)) == 0,
-		"raw client without private data connects to the rt server (%s)",
-		msg);
-	t_check(spd.valid && spd.send_size == 16384 && spd.recv_size == 8192,
-		"raw client got the server's private data (send %u recv %u)",
-		spd.send_size, spd.recv_size);
+	CHECK(t_raw_connect_nopd(t_addr4(), srv4.port, &spd, msg,
+				 sizeof(msg)) == 0,
+	      "raw client without private data connects to the rt server (%s)",
+	      msg);
+	CHECK(spd.valid && spd.send_size == 16384 && spd.recv_size == 8192,
+	      "raw client got the server's private data (send %u recv %u)",
+	      spd.send_size, spd.recv_size);
 	sc = t_srv_conn(&srv4, idx, T_TIMEOUT_MS);
-	t_check(sc && !rt_conn_peer_private(sc)->valid &&
-			rt_conn_inline(sc)->send == 1024 &&
-			rt_conn_inline(sc)->recv == 1024 &&
-			!rt_conn_inline(sc)->peer_remote_inv,
-		"server: peer without private data gets the v1 defaults (send %u recv %u)",
-		sc ? rt_conn_inline(sc)->send : 0,
-		sc ? rt_conn_inline(sc)->recv : 0);
+	CHECK(sc && !rt_conn_peer_private(sc)->valid &&
+		      rt_conn_inline(sc)->send == 1024 &&
+		      rt_conn_inline(sc)->recv == 1024 &&
+		      !rt_conn_inline(sc)->peer_remote_inv,
+	      "server: peer without private data gets the v1 defaults (send %u recv %u)",
+	      sc ? rt_conn_inline(sc)->send : 0,
+	      sc ? rt_conn_inline(sc)->recv : 0);
 
 	if (t_raw_srv_start(&raw, t_addr4())) {
-		t_check(false, "raw server starts");
+		CHECK(false, "raw server starts");
 		return;
 	}
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), raw.port, &ca, &err);
-	t_check(c && !rt_conn_peer_private(c)->valid &&
-			rt_conn_inline(c)->send == 1024 &&
-			rt_conn_inline(c)->recv == 1024 &&
-			!rt_conn_inline(c)->peer_remote_inv,
-		"client: server without private data gets the v1 defaults%s%s",
-		c ? "" : ": ", c ? "" : err.msg);
+	CHECK(c && !rt_conn_peer_private(c)->valid &&
+		      rt_conn_inline(c)->send == 1024 &&
+		      rt_conn_inline(c)->recv == 1024 &&
+		      !rt_conn_inline(c)->peer_remote_inv,
+	      "client: server without private data gets the v1 defaults%s%s",
+	      c ? "" : ": ", c ? "" : err.msg);
 	rt_conn_destroy(c);
 	t_raw_srv_stop(&raw);
 }
@@ -165,13 +164,13 @@ static void test_sizes(struct rt_conn *c)
 
 		ok += r == 0;
 		if (r)
-			t_check(false, "echo of %u octets", sizes[i]);
+			CHECK(false, "echo of %u octets", sizes[i]);
 	}
-	t_check(ok == ARRAY_SIZE(sizes),
-		"echo of %u sizes from 1 to 4096 octets, content verified", ok);
-	t_check(rt_conn_recvs_posted(c) == 16,
-		"Receives re-posted: %u posted after the exchanges",
-		rt_conn_recvs_posted(c));
+	CHECK(ok == ARRAY_SIZE(sizes),
+	      "echo of %u sizes from 1 to 4096 octets, content verified", ok);
+	CHECK(rt_conn_recvs_posted(c) == 16,
+	      "Receives re-posted: %u posted after the exchanges",
+	      rt_conn_recvs_posted(c));
 }
 
 static void test_limits(struct rt_conn *c)
@@ -185,12 +184,12 @@ static void test_limits(struct rt_conn *c)
 	m = rt_lmem_alloc(c, 4096, &err);
 	b = rt_sbuf_get(c, &err);
 	if (!m || !b) {
-		t_check(false, "buffers for the limit test: %s", err.msg);
+		CHECK(false, "buffers for the limit test: %s", err.msg);
 		return;
 	}
 	sge = rt_lmem_sge(m, rt_lmem_addr(m), 1);
 	ret = rt_post_send(c, b, 4096, &sge, 1, 0, 0, 0, &err);
-	t_check(ret == -EMSGSIZE, "Send of 4097 octets refused: %s", err.msg);
+	CHECK(ret == -EMSGSIZE, "Send of 4097 octets refused: %s", err.msg);
 	rt_lmem_free(c, m);
 }
 
@@ -214,10 +213,10 @@ static void test_gather(struct rt_conn *c)
 		if (!rt_post_send(c, b, 96, &sge, 1, 0, 0, 0, &err))
 			n = t_recv(c, in, sizeof(in), T_TIMEOUT_MS, NULL);
 	}
-	t_check(n == 3096 && t_pattern_check(in + 4, 92, 11 + 4 * 131) < 0 &&
-			t_pattern_check(in + 96, 3000, 12) < 0,
-		"Send gathering a header and a registered payload (%d octets)",
-		n);
+	CHECK(n == 3096 && t_pattern_check(in + 4, 92, 11 + 4 * 131) < 0 &&
+		      t_pattern_check(in + 96, 3000, 12) < 0,
+	      "Send gathering a header and a registered payload (%d octets)",
+	      n);
 	if (m)
 		rt_lmem_free(c, m);
 }
@@ -240,11 +239,11 @@ static void test_burst(struct rt_conn *c, unsigned int n)
 		good += len == (int)sizeof(out) &&
 			!memcmp(in, out, sizeof(out));
 	}
-	t_check(sent == n && good == n,
-		"burst of %u Sends up to the posted Receives: %u sent, %u echoed in order",
-		n, sent, good);
-	t_check(rt_conn_state(c) == RT_CONN_UP,
-		"connection still up after the burst");
+	CHECK(sent == n && good == n,
+	      "burst of %u Sends up to the posted Receives: %u sent, %u echoed in order",
+	      n, sent, good);
+	CHECK(rt_conn_state(c) == RT_CONN_UP,
+	      "connection still up after the burst");
 }
 
 static void test_messages(void)
@@ -257,7 +256,7 @@ static void test_messages(void)
 	ca.inline_recv = 8192;
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect for messages: %s", err.msg);
+		CHECK(false, "connect for messages: %s", err.msg);
 		return;
 	}
 	test_sizes(c);
@@ -285,16 +284,16 @@ static void test_busy_poll(void)
 	ca.busy_poll = true;
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "busy-poll connection: %s", err.msg);
+		CHECK(false, "busy-poll connection: %s", err.msg);
 		return;
 	}
 	for (i = 1; i <= 4096; i *= 4)
 		ok &= echo_once(c, i, i) == 0;
-	t_check(ok, "busy-poll: echoes of 1..4096 octets");
+	CHECK(ok, "busy-poll: echoes of 1..4096 octets");
 	set = rt_regset_create(c, &err);
 	buf = rt_reg_buf_alloc(c, 1 << 20, &err);
-	t_check(buf && rdma_write(c, set, buf, 1 << 20, 3, why, sizeof(why)),
-		"busy-poll: RDMA Write of 1 MiB through a window (%s)", why);
+	CHECK(buf && rdma_write(c, set, buf, 1 << 20, 3, why, sizeof(why)),
+	      "busy-poll: RDMA Write of 1 MiB through a window (%s)", why);
 	rt_reg_buf_free(c, buf);
 	rt_regset_destroy(set);
 	rt_conn_destroy(c);
@@ -366,18 +365,17 @@ static void rdma_sizes_run(struct rt_conn *c, struct rt_regset *set, bool pool,
 		len = rdma_sizes[i];
 		buf = pool ? rt_reg_buf_alloc(c, len, &err) : malloc(len);
 		if (!buf) {
-			t_check(false, "%s: %zu octets of %s memory", mode, len,
-				kind);
+			CHECK(false, "%s: %zu octets of %s memory", mode, len,
+			      kind);
 			continue;
 		}
-		t_check(rdma_write(c, set, buf, len, 31 * i + 1, why,
-				   sizeof(why)),
-			"%s: RDMA Write of %zu octets into %s memory, verified (%s)",
-			mode, len, kind, why);
-		t_check(rdma_read(c, set, buf, len, 17 * i + 5, why,
-				  sizeof(why)),
-			"%s: RDMA Read of %zu octets from %s memory, verified (%s)",
-			mode, len, kind, why);
+		CHECK(rdma_write(c, set, buf, len, 31 * i + 1, why,
+				 sizeof(why)),
+		      "%s: RDMA Write of %zu octets into %s memory, verified (%s)",
+		      mode, len, kind, why);
+		CHECK(rdma_read(c, set, buf, len, 17 * i + 5, why, sizeof(why)),
+		      "%s: RDMA Read of %zu octets from %s memory, verified (%s)",
+		      mode, len, kind, why);
 		if (pool)
 			rt_reg_buf_free(c, buf);
 		else
@@ -400,19 +398,19 @@ static void rdma_remote_inv(struct rt_conn *c, struct rt_regset *set)
 	if (buf && rt_reg_expose(set, buf, 4096, RT_REMOTE_WRITE, &seg, 1,
 				 &err) == 1) {
 		cmd.seg = seg;
-		t_check(rt_regset_inv_handle(set) == seg.handle,
-			"mw: the set nominates its one handle for remote invalidation");
+		CHECK(rt_regset_inv_handle(set) == seg.handle,
+		      "mw: the set nominates its one handle for remote invalidation");
 		rt_conn_stats(c, &a);
 		st = t_call(c, &cmd, &ev);
 		r = rt_reg_revoke(set, &err);
 		rt_conn_stats(c, &b);
 	}
-	t_check(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
-			ev.inv_rkey == seg.handle,
-		"mw: Reply arrived With Invalidate of handle 0x%x", seg.handle);
-	t_check(r == 0 && b.remote_invs == a.remote_invs + 1 &&
-			b.invalidations == a.invalidations,
-		"mw: revoke honoured the remote invalidation (no local one)");
+	CHECK(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
+		      ev.inv_rkey == seg.handle,
+	      "mw: Reply arrived With Invalidate of handle 0x%x", seg.handle);
+	CHECK(r == 0 && b.remote_invs == a.remote_invs + 1 &&
+		      b.invalidations == a.invalidations,
+	      "mw: revoke honoured the remote invalidation (no local one)");
 	rt_reg_buf_free(c, buf);
 }
 
@@ -421,27 +419,26 @@ static void rdma_stats(struct rt_conn *c, enum rt_reg_mode mode)
 	struct rt_stats s;
 
 	rt_conn_stats(c, &s);
-	t_note("counters: exposures %llu binds %llu invalidations %llu remote %llu regs %llu deregs %llu reads %llu writes %llu queued %llu signalled %llu sends %llu recvs %llu errors %llu",
-	       (unsigned long long)s.exposures, (unsigned long long)s.binds,
-	       (unsigned long long)s.invalidations,
-	       (unsigned long long)s.remote_invs,
-	       (unsigned long long)s.registrations,
-	       (unsigned long long)s.deregistrations,
-	       (unsigned long long)s.reads, (unsigned long long)s.writes,
-	       (unsigned long long)s.queued, (unsigned long long)s.signalled,
-	       (unsigned long long)s.sends, (unsigned long long)s.recvs,
-	       (unsigned long long)s.errors);
+	NOTE("counters: exposures %llu binds %llu invalidations %llu remote %llu regs %llu deregs %llu reads %llu writes %llu queued %llu signalled %llu sends %llu recvs %llu errors %llu",
+	     (unsigned long long)s.exposures, (unsigned long long)s.binds,
+	     (unsigned long long)s.invalidations,
+	     (unsigned long long)s.remote_invs,
+	     (unsigned long long)s.registrations,
+	     (unsigned long long)s.deregistrations, (unsigned long long)s.reads,
+	     (unsigned long long)s.writes, (unsigned long long)s.queued,
+	     (unsigned long long)s.signalled, (unsigned long long)s.sends,
+	     (unsigned long long)s.recvs, (unsigned long long)s.errors);
 	/* with no exposure at all every equation below holds */
 	if (mode == RT_REG_MW)
-		t_check(s.exposures > 0 && s.binds == s.exposures &&
-				s.invalidations + s.remote_invs == s.binds &&
-				s.errors == 0,
-			"mw: every bind was invalidated, no errors");
+		CHECK(s.exposures > 0 && s.binds == s.exposures &&
+			      s.invalidations + s.remote_invs == s.binds &&
+			      s.errors == 0,
+		      "mw: every bind was invalidated, no errors");
 	else
-		t_check(s.exposures > 0 && s.registrations == s.exposures &&
-				s.deregistrations == s.registrations &&
-				s.binds == 0 && s.errors == 0,
-			"mr: every registration was deregistered, no errors");
+		CHECK(s.exposures > 0 && s.registrations == s.exposures &&
+			      s.deregistrations == s.registrations &&
+			      s.binds == 0 && s.errors == 0,
+		      "mr: every registration was deregistered, no errors");
 }
 
 static void test_rdma(enum rt_reg_mode mode)
@@ -458,8 +455,8 @@ static void test_rdma(enum rt_reg_mode mode)
 
 	client_attr(&ca, mode);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
-	t_check(c && rt_reg_mode(c) == mode, "%s: connection in %s mode%s%s",
-		name, name, c ? "" : ": ", c ? "" : err.msg);
+	CHECK(c && rt_reg_mode(c) == mode, "%s: connection in %s mode%s%s",
+	      name, name, c ? "" : ": ", c ? "" : err.msg);
 	if (!c)
 		return;
 	set = rt_regset_create(c, &err);
@@ -469,10 +466,10 @@ static void test_rdma(enum rt_reg_mode mode)
 	memset(&ss, 0, sizeof(ss));
 	if (sc)
 		rt_conn_stats(sc, &ss); /* the server is idle now */
-	t_check(sc && ss.queued > 0 && ss.errors == 0,
-		"%s: server queued %llu RDMA/Send WRs beyond its window of 4 and kept their order%s",
-		name, (unsigned long long)ss.queued,
-		sc ? "" : " (its connection not found)");
+	CHECK(sc && ss.queued > 0 && ss.errors == 0,
+	      "%s: server queued %llu RDMA/Send WRs beyond its window of 4 and kept their order%s",
+	      name, (unsigned long long)ss.queued,
+	      sc ? "" : " (its connection not found)");
 	if (mode == RT_REG_MW)
 		rdma_remote_inv(c, set);
 	rdma_stats(c, mode);
@@ -493,13 +490,11 @@ static void test_env_mode(void)
 		setenv("RPCRDMA_REG_MODE", names[i], 1);
 		client_attr(&ca, RT_REG_AUTO);
 		c = t_connect(t_addr4(), srv4.port, &ca, &err);
-		t_check(c && rt_reg_mode(c) == modes[i] &&
-				rt_conn_local_private(c)->remote_inv ==
-					(i == 1),
-			"RPCRDMA_REG_MODE=%s selects %s (Send With Invalidate advertised: %d)",
-			names[i],
-			c ? rt_reg_mode_name(rt_reg_mode(c)) : err.msg,
-			c ? rt_conn_local_private(c)->remote_inv : -1);
+		CHECK(c && rt_reg_mode(c) == modes[i] &&
+			      rt_conn_local_private(c)->remote_inv == (i == 1),
+		      "RPCRDMA_REG_MODE=%s selects %s (Send With Invalidate advertised: %d)",
+		      names[i], c ? rt_reg_mode_name(rt_reg_mode(c)) : err.msg,
+		      c ? rt_conn_local_private(c)->remote_inv : -1);
 		rt_conn_destroy(c);
 	}
 	unsetenv("RPCRDMA_REG_MODE");
@@ -518,40 +513,40 @@ static void test_mode_api(void)
 	client_attr(&ca, RT_REG_MW);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect for the mode API: %s", err.msg);
+		CHECK(false, "connect for the mode API: %s", err.msg);
 		return;
 	}
 	r = rt_reg_set_mode(c, RT_REG_MR, &err);
-	t_check(r == -EINVAL,
-		"MW -> MR refused after advertising Send With Invalidate: %s",
-		err.msg);
+	CHECK(r == -EINVAL,
+	      "MW -> MR refused after advertising Send With Invalidate: %s",
+	      err.msg);
 	rt_conn_destroy(c);
 
 	ca.no_remote_inv = true;
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect without Send With Invalidate: %s",
-			err.msg);
+		CHECK(false, "connect without Send With Invalidate: %s",
+		      err.msg);
 		return;
 	}
 	r = rt_reg_set_mode(c, RT_REG_MR, &err);
-	t_check(r == 0 && rt_reg_mode(c) == RT_REG_MR,
-		"MW -> MR by API on a connection that did not advertise it");
+	CHECK(r == 0 && rt_reg_mode(c) == RT_REG_MR,
+	      "MW -> MR by API on a connection that did not advertise it");
 	set = rt_regset_create(c, &err);
 	buf = malloc(65536);
-	t_check(rdma_write(c, set, buf, 65536, 99, why, sizeof(why)),
-		"RDMA Write after switching to MR (%s)", why);
+	CHECK(rdma_write(c, set, buf, 65536, 99, why, sizeof(why)),
+	      "RDMA Write after switching to MR (%s)", why);
 	rt_reg_expose(set, buf, 4096, RT_REMOTE_READ, (struct rw_segment[1]){},
 		      1, &err);
 	r = rt_reg_set_mode(c, RT_REG_MW, &err);
-	t_check(r == -EBUSY, "mode change refused while memory is exposed: %s",
-		err.msg);
+	CHECK(r == -EBUSY, "mode change refused while memory is exposed: %s",
+	      err.msg);
 	rt_reg_revoke(set, &err);
 	r = rt_reg_set_mode(c, RT_REG_MW, &err);
-	t_check(r == 0 && rt_reg_mode(c) == RT_REG_MW,
-		"MR -> MW by API once nothing is exposed");
-	t_check(rdma_write(c, set, buf, 65536, 98, why, sizeof(why)),
-		"RDMA Write after switching back to MW (%s)", why);
+	CHECK(r == 0 && rt_reg_mode(c) == RT_REG_MW,
+	      "MR -> MW by API once nothing is exposed");
+	CHECK(rdma_write(c, set, buf, 65536, 98, why, sizeof(why)),
+	      "RDMA Write after switching back to MW (%s)", why);
 	rt_regset_destroy(set);
 	free(buf);
 	rt_conn_destroy(c);
@@ -587,8 +582,8 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	client_attr(&ca, mode);
 	c = t_connect(t_addr4(), raw->port, &ca, &err);
 	if (!c) {
-		t_check(false, "%s %s: connect to the raw peer: %s", name,
-			fc->what, err.msg);
+		CHECK(false, "%s %s: connect to the raw peer: %s", name,
+		      fc->what, err.msg);
 		return;
 	}
 	set = rt_regset_create(c, &err);
@@ -597,8 +592,8 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 		    rt_reg_expose(set, buf, len, fc->expose, &seg, 1, &err) :
 		    -1;
 	/* a handle never exposed would be refused whatever the fence */
-	t_check(n == 1, "%s %s: %zu octets exposed under one handle%s%s", name,
-		fc->what, len, n == 1 ? "" : ": ", n == 1 ? "" : err.msg);
+	CHECK(n == 1, "%s %s: %zu octets exposed under one handle%s%s", name,
+	      fc->what, len, n == 1 ? "" : ": ", n == 1 ? "" : err.msg);
 	if (n != 1) {
 		if (fc->pool)
 			rt_reg_buf_free(c, buf);
@@ -614,9 +609,9 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 		cmd.op = fc->legit_op;
 		cmd.seed = fc->legit_op == T_READ ? 5 : 6;
 		legit = t_call(c, &cmd, NULL);
-		t_check(legit == 0,
-			"%s %s: legitimate %s while exposed succeeds", name,
-			fc->what, fc->legit_op == T_READ ? "Read" : "Write");
+		CHECK(legit == 0, "%s %s: legitimate %s while exposed succeeds",
+		      name, fc->what,
+		      fc->legit_op == T_READ ? "Read" : "Write");
 	}
 	if (fc->revoke_first)
 		rt_reg_revoke(set, &err);
@@ -629,15 +624,15 @@ static void fence_one(struct t_raw_srv *raw, enum rt_reg_mode mode,
 	 * at all while the peer waited 2 x T_TIMEOUT_MS; either way the rogue
 	 * operation never succeeded, and the memory check below decides. */
 	st = t_raw_wait_result(raw, before, 3 * T_TIMEOUT_MS);
-	t_check(st != IBV_WC_SUCCESS, "%s %s: refused with %s", name, fc->what,
-		st < 0 ? "no completion within the peer's wait" :
-			 ibv_wc_status_str(st));
+	CHECK(st != IBV_WC_SUCCESS, "%s %s: refused with %s", name, fc->what,
+	      st < 0 ? "no completion within the peer's wait" :
+		       ibv_wc_status_str(st));
 	usleep(100 * 1000);
-	t_check(t_all_bytes(buf, len, 0x5a) < 0,
-		"%s %s: exposed memory unchanged", name, fc->what);
+	CHECK(t_all_bytes(buf, len, 0x5a) < 0,
+	      "%s %s: exposed memory unchanged", name, fc->what);
 	st = t_wait_dead(c, T_TIMEOUT_MS);
-	t_note("our connection %s (%s)", st >= 0 ? "ended" : "stayed up",
-	       rt_conn_error(c)->msg);
+	NOTE("our connection %s (%s)", st >= 0 ? "ended" : "stayed up",
+	     rt_conn_error(c)->msg);
 	rt_reg_revoke(set, &err);
 	if (fc->pool)
 		rt_reg_buf_free(c, buf);
@@ -684,7 +679,7 @@ static void test_raw_remote_inv(struct t_raw_srv *raw)
 	client_attr(&ca, RT_REG_MW);
 	c = t_connect(t_addr4(), raw->port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect to the raw peer: %s", err.msg);
+		CHECK(false, "connect to the raw peer: %s", err.msg);
 		return;
 	}
 	set = rt_regset_create(c, &err);
@@ -695,12 +690,12 @@ static void test_raw_remote_inv(struct t_raw_srv *raw)
 	st = t_call(c, &cmd, &ev);
 	r = rt_reg_revoke(set, &err);
 	rt_conn_stats(c, &b);
-	t_check(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
-			ev.inv_rkey == seg.handle && r == 0 &&
-			b.remote_invs == a.remote_invs + 1 &&
-			b.invalidations == a.invalidations,
-		"raw peer's Send With Invalidate honoured for handle 0x%x",
-		seg.handle);
+	CHECK(st == 0 && (ev.wc_flags & RT_WC_WITH_INV) &&
+		      ev.inv_rkey == seg.handle && r == 0 &&
+		      b.remote_invs == a.remote_invs + 1 &&
+		      b.invalidations == a.invalidations,
+	      "raw peer's Send With Invalidate honoured for handle 0x%x",
+	      seg.handle);
 	memset(buf, 0x5a, 8192);
 	before = atomic_load(&raw->results);
 	cmd.op = T_WRITE;
@@ -710,10 +705,10 @@ static void test_raw_remote_inv(struct t_raw_srv *raw)
 	 * takes up to retry_cnt x the ack timeout: seen beyond 10 s on a
 	 * loaded machine, so wait longer than for a plain result. */
 	st = t_raw_wait_result(raw, before, 4 * T_TIMEOUT_MS);
-	t_check(st != -1 && st != IBV_WC_SUCCESS &&
-			t_all_bytes(buf, 8192, 0x5a) < 0,
-		"Write with the remotely invalidated handle refused (%s), memory unchanged",
-		st < 0 ? "no result" : ibv_wc_status_str(st));
+	CHECK(st != -1 && st != IBV_WC_SUCCESS &&
+		      t_all_bytes(buf, 8192, 0x5a) < 0,
+	      "Write with the remotely invalidated handle refused (%s), memory unchanged",
+	      st < 0 ? "no result" : ibv_wc_status_str(st));
 	t_wait_dead(c, T_TIMEOUT_MS);
 	rt_reg_buf_free(c, buf);
 	rt_regset_destroy(set);
@@ -737,9 +732,8 @@ static void test_revoke_dead(void)
 	client_attr(&ca, RT_REG_MW);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false,
-			"connect for the revoke on a dead connection: %s",
-			err.msg);
+		CHECK(false, "connect for the revoke on a dead connection: %s",
+		      err.msg);
 		return;
 	}
 	set = rt_regset_create(c, &err);
@@ -750,13 +744,13 @@ static void test_revoke_dead(void)
 	}
 	rt_conn_disconnect(c);
 	r = rt_reg_revoke(set, &err);
-	t_check(n == 3 && r == 0 && rt_regset_count(set) == 0,
-		"revoke on a dead connection fences %d windows by destroying them",
-		n);
+	CHECK(n == 3 && r == 0 && rt_regset_count(set) == 0,
+	      "revoke on a dead connection fences %d windows by destroying them",
+	      n);
 	while (rt_conn_poll(c, &ev, 1, 100) > 0)
 		;
-	t_check(rt_conn_state(c) == RT_CONN_DEAD,
-		"flushes after the windows were destroyed are harmless");
+	CHECK(rt_conn_state(c) == RT_CONN_DEAD,
+	      "flushes after the windows were destroyed are harmless");
 	for (i = 0; i < 3; i++)
 		rt_reg_buf_free(c, buf[i]);
 	rt_regset_destroy(set);
@@ -778,8 +772,8 @@ static void test_server_closes(void)
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect for the server's disconnect: %s",
-			err.msg);
+		CHECK(false, "connect for the server's disconnect: %s",
+		      err.msg);
 		return;
 	}
 	t0 = t_now_ms();
@@ -787,9 +781,9 @@ static void test_server_closes(void)
 	p = (struct pollfd){ rt_conn_fd(c), POLLIN, 0 };
 	woke = poll(&p, 1, T_TIMEOUT_MS);
 	ms = t_wait_dead(c, T_TIMEOUT_MS);
-	t_check(woke == 1 && ms >= 0,
-		"server disconnects: client fd woke and connection dead after %lld ms (%s)",
-		(long long)(t_now_ms() - t0), rt_conn_error(c)->msg);
+	CHECK(woke == 1 && ms >= 0,
+	      "server disconnects: client fd woke and connection dead after %lld ms (%s)",
+	      (long long)(t_now_ms() - t0), rt_conn_error(c)->msg);
 	rt_conn_destroy(c);
 }
 
@@ -804,12 +798,12 @@ static void test_client_closes(void)
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), srv4.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect for the client's disconnect: %s",
-			err.msg);
+		CHECK(false, "connect for the client's disconnect: %s",
+		      err.msg);
 		return;
 	}
-	t_check(echo_once(c, 64, 1) == 0,
-		"an echo before the client disconnects");
+	CHECK(echo_once(c, 64, 1) == 0,
+	      "an echo before the client disconnects");
 	before = atomic_load(&srv4.deaths);
 	t0 = t_now_ms();
 	rt_conn_destroy(c);
@@ -817,10 +811,10 @@ static void test_client_closes(void)
 	while (atomic_load(&srv4.deaths) == before && t_now_ms() < deadline)
 		usleep(1000);
 	pthread_mutex_lock(&srv4.mu);
-	t_check(atomic_load(&srv4.deaths) > before,
-		"client disconnects: server connection dead after %lld ms (%s)",
-		(long long)(atomic_load(&srv4.last_death_ms) - t0),
-		srv4.last_death.msg);
+	CHECK(atomic_load(&srv4.deaths) > before,
+	      "client disconnects: server connection dead after %lld ms (%s)",
+	      (long long)(atomic_load(&srv4.last_death_ms) - t0),
+	      srv4.last_death.msg);
 	pthread_mutex_unlock(&srv4.mu);
 }
 
@@ -837,7 +831,7 @@ static void test_peer_vanishes(struct t_raw_srv *raw, uint32_t op,
 	client_attr(&ca, RT_REG_AUTO);
 	c = t_connect(t_addr4(), raw->port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect to the raw peer: %s", err.msg);
+		CHECK(false, "connect to the raw peer: %s", err.msg);
 		return;
 	}
 	before = atomic_load(&raw->results);
@@ -848,8 +842,8 @@ static void test_peer_vanishes(struct t_raw_srv *raw, uint32_t op,
 	if (op == T_DROPQP)
 		t_send(c, &(struct t_cmd){ .op = T_ECHO }, sizeof(cmd));
 	ms = t_wait_dead(c, 3 * T_TIMEOUT_MS);
-	t_check(ms >= 0, "%s: connection dead after %lld ms (%s)", what,
-		(long long)(t_now_ms() - t0), rt_conn_error(c)->msg);
+	CHECK(ms >= 0, "%s: connection dead after %lld ms (%s)", what,
+	      (long long)(t_now_ms() - t0), rt_conn_error(c)->msg);
 	rt_conn_destroy(c);
 }
 
@@ -867,11 +861,11 @@ static void connect_fails(const char *host, uint16_t port, int want,
 	t_sockaddr(&ss, host, port);
 	c = rt_connect((struct sockaddr *)&ss, &ca, &err);
 	ms = t_now_ms() - t0;
-	t_check(!c && (!want || err.code == want) &&
-			(!words || strstr(err.msg, words)) &&
-			ms <= timeout_ms + 1000,
-		"connect to %s:%u fails in %lld ms: \"%s\" (%s)", host, port,
-		(long long)ms, err.msg, strerror(err.code));
+	CHECK(!c && (!want || err.code == want) &&
+		      (!words || strstr(err.msg, words)) &&
+		      ms <= timeout_ms + 1000,
+	      "connect to %s:%u fails in %lld ms: \"%s\" (%s)", host, port,
+	      (long long)ms, err.msg, strerror(err.code));
 	rt_conn_destroy(c);
 }
 
@@ -908,15 +902,14 @@ static void test_dual_stack_port(void)
 	t_sockaddr(&s4, "0.0.0.0", 0);
 	l4 = rt_listen((struct sockaddr *)&s4, 0, NULL, &err);
 	if (!l4) {
-		t_check(false, "IPv4 wildcard listener: %s", err.msg);
+		CHECK(false, "IPv4 wildcard listener: %s", err.msg);
 		return;
 	}
 	port = rt_listener_port(l4);
 	t_sockaddr(&s6, "::", port);
 	l6 = rt_listen((struct sockaddr *)&s6, 0, NULL, &err);
-	t_check(l6 != NULL,
-		"IPv4 and IPv6 wildcard listeners share port %u%s%s", port,
-		l6 ? "" : ": ", l6 ? "" : err.msg);
+	CHECK(l6 != NULL, "IPv4 and IPv6 wildcard listeners share port %u%s%s",
+	      port, l6 ? "" : ": ", l6 ? "" : err.msg);
 	if (l6)
 		rt_listener_destroy(l6);
 	rt_listener_destroy(l4);
@@ -935,7 +928,7 @@ int main(void)
 	server_attr(&sa);
 	if (t_srv_start(&srv4, t_addr4(), &sa) ||
 	    t_srv_start(&srv6, t_addr6(), &sa)) {
-		t_check(false, "rt servers start");
+		CHECK(false, "rt servers start");
 		return 1;
 	}
 	test_connect(&srv4, t_addr4(), 0);
@@ -957,7 +950,7 @@ int main(void)
 				   "peer QP destroyed silently");
 		t_raw_srv_stop(&raw);
 	} else {
-		t_check(false, "raw peer starts");
+		CHECK(false, "raw peer starts");
 	}
 	test_revoke_dead();
 	test_server_closes();
@@ -966,7 +959,5 @@ int main(void)
 	test_dual_stack_port();
 	t_srv_stop(&srv6);
 	t_srv_stop(&srv4);
-	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

@@ -12,30 +12,48 @@
 
 #include "tests/vm/t_util.h"
 
-void tu_check(int *failures, const char *sep, bool ok, const char *fmt, ...)
+int t_failures;
+
+/* Print tag, the message and a newline under stdout's lock, so a line
+ * of one thread never splits another's. */
+static void put_line(const char *tag, const char *fmt, va_list ap)
+{
+	flockfile(stdout);
+	fputs(tag, stdout);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	funlockfile(stdout);
+}
+
+bool tu_check(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s%s", ok ? "ok" : "FAIL", sep);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	put_line(ok ? "ok - " : "FAIL - ", fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 	if (!ok)
-		(*failures)++;
+		__atomic_add_fetch(&t_failures, 1, __ATOMIC_RELAXED);
+	return ok;
 }
 
 void tu_note(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	put_line("# ", fmt, ap);
 	va_end(ap);
-	printf("\n");
+}
+
+int tu_done(void)
+{
+	int n = __atomic_load_n(&t_failures, __ATOMIC_RELAXED);
+
+	printf("%s: %d failure(s)\n", n ? "FAIL" : "PASS", n);
 	fflush(stdout);
+	return n ? 1 : 0;
 }
 
 int64_t tu_now_us(void)

@@ -1,10 +1,10 @@
 /*
- * t_util.h - what the helpers of the VM tests share (t_clnt_util,
- * t_svc_util, t_netid_util): the check and note lines, the monotonic clock,
+ * t_util.h - what the VM tests share: the one check dialect (CHECK,
+ * CHECK_OK, NOTE and the failure count t_failures), the monotonic clock,
  * the watchdog, the rtest data pattern, and the VM's network mode and
- * retransmission counters.  Each helper keeps its own names
- * (t_, ts_, tn_: macros over these), its own failure count and its own
- * check line style.
+ * retransmission counters.  Every VM test in C links t_util.c; its
+ * helpers (t_clnt_util, t_svc_util, t_netid_util, t_rt_util, t_ddp_util)
+ * check and note through these, never a dialect of their own.
  *
  * libc only: t_netid_util is also linked without librpcrdma.
  */
@@ -15,12 +15,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One line per check: "ok" or "FAIL", sep (": " or " - "), the message;
- * flushed.  A failure adds one to *failures. */
-void tu_check(int *failures, const char *sep, bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* "# " and the message; flushed. */
+/* ---- Checks ------------------------------------------------------------ */
+
+/* Failed checks of this program so far; its exit status says whether any. */
+extern int t_failures;
+
+/*
+ * One line per check, "ok - MESSAGE" or "FAIL - MESSAGE", written at once
+ * and flushed (threads may check); a failure adds one to t_failures.
+ * Returns ok.  Notes are "# MESSAGE".  tests/vm/lib.sh writes the same.
+ */
+bool tu_check(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void tu_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* CHECK(cond, fmt, ...): a check; CHECK_OK: the same, and its verdict
+ * (if (!CHECK_OK(cl != NULL, "...")) return;); NOTE(fmt, ...): a note. */
+#define CHECK(ok, ...)	  ((void)tu_check((ok), __VA_ARGS__))
+#define CHECK_OK(ok, ...) tu_check((ok), __VA_ARGS__)
+#define NOTE(...)	  tu_note(__VA_ARGS__)
+
+/* The program's last line, "PASS: 0 failure(s)" or "FAIL: N failure(s)",
+ * and its exit status: 0, or 1 if any check failed. */
+int tu_done(void);
 
 /* CLOCK_MONOTONIC in microseconds and in milliseconds. */
 int64_t tu_now_us(void);

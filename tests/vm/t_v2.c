@@ -63,15 +63,14 @@ static bool start(struct ts_server *s, const char *host, const char *vers)
 		setenv("TIRPC_RDMA_SERVER_VERSION", vers, 1);
 	ret = td_server_start(s, "v2t_server", host, "/dev/null");
 	unsetenv("TIRPC_RDMA_SERVER_VERSION");
-	t_check(ret == 0, "v2t_server on %s (%s) port %u", host,
-		vers ? vers : "versions 1 and 2", s->port);
+	CHECK(ret == 0, "v2t_server on %s (%s) port %u", host,
+	      vers ? vers : "versions 1 and 2", s->port);
 	return ret == 0;
 }
 
 static void stop(struct ts_server *s)
 {
-	t_check(ts_server_stop(s) == 0, "v2t_server on %s: clean exit",
-		s->host);
+	CHECK(ts_server_stop(s) == 0, "v2t_server on %s: clean exit", s->host);
 }
 
 static CLIENT *client(const struct ts_server *s, enum rpcrdma_version v,
@@ -90,7 +89,7 @@ static CLIENT *client(const struct ts_server *s, enum rpcrdma_version v,
 	t_sockaddr(&ss, s->host, s->port);
 	cl = clnt_rdma_create((struct sockaddr *)&ss, V2T_PROG, V2T_VERS, &a);
 	if (!cl)
-		t_note("clnt_rdma_create: %s", clnt_spcreateerror("create"));
+		NOTE("clnt_rdma_create: %s", clnt_spcreateerror("create"));
 	else
 		clnt_control(cl, CLSET_TIMEOUT, &tv);
 	return cl;
@@ -110,8 +109,7 @@ static v2t_seen seen(CLIENT *cl)
 
 	memset(&s, 0, sizeof(s));
 	if (v2t_seen_1(NULL, &s, cl) != RPC_SUCCESS)
-		t_note("SEEN: %s [%s]", clnt_sperror(cl, "seen"),
-		       td_errmsg(cl));
+		NOTE("SEEN: %s [%s]", clnt_sperror(cl, "seen"), td_errmsg(cl));
 	return s;
 }
 
@@ -169,39 +167,37 @@ static void nego_both(void)
 	cl = client(&srv4, RPCRDMA_VERSION_AUTO, RPCRDMA_REG_AUTO, 0);
 	if (cl) {
 		td_stats(cl, &a);
-		t_check(fill(cl, 3000, 1, &intact, NULL) == RPC_SUCCESS &&
-				intact,
-			"auto: FILL 3000 intact");
+		CHECK(fill(cl, 3000, 1, &intact, NULL) == RPC_SUCCESS && intact,
+		      "auto: FILL 3000 intact");
 		intact = peer_props(cl, &p);
-		t_check(intact && p.version == 2 && p.rbsiz == 4096 &&
-				p.brs == 1,
-			"auto: version 2 (%u), the server's CONNPROP: RBSIZ %u, BRS %u (V2-NEG-3, V2-OPS-4)",
-			p.version, p.rbsiz, p.brs);
+		CHECK(intact && p.version == 2 && p.rbsiz == 4096 && p.brs == 1,
+		      "auto: version 2 (%u), the server's CONNPROP: RBSIZ %u, BRS %u (V2-NEG-3, V2-OPS-4)",
+		      p.version, p.rbsiz, p.brs);
 		s = seen(cl);
 		td_stats(cl, &b);
-		t_check(s.rdma_version == 2 && s.props_received &&
-				s.rbsiz == 4096 && s.brs == 1,
-			"auto: the server saw version %u and our CONNPROP: RBSIZ %u, BRS %u (AMB-V2-9)",
-			s.rdma_version, s.rbsiz, s.brs);
-		t_check(D(v2_calls) == D(calls) && D(vers_fallbacks) == 0 &&
-				D(err_vers) == 0,
-			"auto: every Call in v2 (%llu of %llu), no fallback",
-			D(v2_calls), D(calls));
+		CHECK(s.rdma_version == 2 && s.props_received &&
+			      s.rbsiz == 4096 && s.brs == 1,
+		      "auto: the server saw version %u and our CONNPROP: RBSIZ %u, BRS %u (AMB-V2-9)",
+		      s.rdma_version, s.rbsiz, s.brs);
+		CHECK(D(v2_calls) == D(calls) && D(vers_fallbacks) == 0 &&
+			      D(err_vers) == 0,
+		      "auto: every Call in v2 (%llu of %llu), no fallback",
+		      D(v2_calls), D(calls));
 		clnt_destroy(cl);
 	}
 	cl = client(&srv4, RPCRDMA_VERSION_1, RPCRDMA_REG_AUTO, 0);
 	if (cl) {
 		td_stats(cl, &a);
-		t_check(fill(cl, 3000, 2, &intact, NULL) == RPC_SUCCESS &&
-				intact && version(cl) == 1,
-			"forced v1 against a server of both: FILL 3000 intact, version %u",
-			version(cl));
+		CHECK(fill(cl, 3000, 2, &intact, NULL) == RPC_SUCCESS &&
+			      intact && version(cl) == 1,
+		      "forced v1 against a server of both: FILL 3000 intact, version %u",
+		      version(cl));
 		s = seen(cl);
 		td_stats(cl, &b);
-		t_check(s.rdma_version == 1 && !s.props_received &&
-				D(v2_calls) == 0,
-			"forced v1: the server answers in v1 (%u, V2-NEG-7), no properties, no v2 Call (%llu)",
-			s.rdma_version, D(v2_calls));
+		CHECK(s.rdma_version == 1 && !s.props_received &&
+			      D(v2_calls) == 0,
+		      "forced v1: the server answers in v1 (%u, V2-NEG-7), no properties, no v2 Call (%llu)",
+		      s.rdma_version, D(v2_calls));
 		clnt_destroy(cl);
 	}
 	stop(&srv4);
@@ -222,30 +218,29 @@ static void nego_v1_server(void)
 	cl = client(&srv4, RPCRDMA_VERSION_AUTO, RPCRDMA_REG_AUTO, 0);
 	if (cl) {
 		td_stats(cl, &a);
-		t_check(fill(cl, 3000, 3, &intact, &err) == RPC_SUCCESS &&
-				intact,
-			"auto against a v1-only server: the first call succeeds (%s) [%s]",
-			strerror(err), td_errmsg(cl));
+		CHECK(fill(cl, 3000, 3, &intact, &err) == RPC_SUCCESS && intact,
+		      "auto against a v1-only server: the first call succeeds (%s) [%s]",
+		      strerror(err), td_errmsg(cl));
 		s = seen(cl);
 		td_stats(cl, &b);
-		t_check(version(cl) == 1 && s.rdma_version == 1 &&
-				D(vers_fallbacks) == 1 && s.err_vers == 1 &&
-				D(err_vers) == 0 && D(resends) == 1,
-			"... after ERR_VERS (%llu sent) the same RPC went on in v1 on the same connection: version %u, fallbacks %llu, connects %llu (V2-NEG-4/5, S-6)",
-			(unsigned long long)s.err_vers, version(cl),
-			D(vers_fallbacks), D(connects));
-		t_check(D(connects) == 0, "... no new connection for it (%llu)",
-			D(connects));
+		CHECK(version(cl) == 1 && s.rdma_version == 1 &&
+			      D(vers_fallbacks) == 1 && s.err_vers == 1 &&
+			      D(err_vers) == 0 && D(resends) == 1,
+		      "... after ERR_VERS (%llu sent) the same RPC went on in v1 on the same connection: version %u, fallbacks %llu, connects %llu (V2-NEG-4/5, S-6)",
+		      (unsigned long long)s.err_vers, version(cl),
+		      D(vers_fallbacks), D(connects));
+		CHECK(D(connects) == 0, "... no new connection for it (%llu)",
+		      D(connects));
 		clnt_destroy(cl);
 	}
 	cl = client(&srv4, RPCRDMA_VERSION_2, RPCRDMA_REG_AUTO, 0);
 	if (cl) {
-		t_check(v2t_null_1(NULL, NULL, cl) == RPC_SYSTEMERROR,
-			"forced v2 against a v1-only server: RPC_SYSTEMERROR [%s]",
-			td_errmsg(cl));
+		CHECK(v2t_null_1(NULL, NULL, cl) == RPC_SYSTEMERROR,
+		      "forced v2 against a v1-only server: RPC_SYSTEMERROR [%s]",
+		      td_errmsg(cl));
 		clnt_geterr(cl, &e);
-		t_check(e.re_errno == EPROTONOSUPPORT,
-			"... EPROTONOSUPPORT (%s)", strerror(e.re_errno));
+		CHECK(e.re_errno == EPROTONOSUPPORT, "... EPROTONOSUPPORT (%s)",
+		      strerror(e.re_errno));
 		clnt_destroy(cl);
 	}
 	stop(&srv4);
@@ -324,14 +319,14 @@ static void null_call(struct tc *t, uint32_t vers, const char *what)
 	struct tc_reply r;
 	int ret = tc_rpc(t, &k, NULL, NULL, &r, 5000);
 
-	t_check(!ret && !r.why && r.h.vers == vers && r.h.proc == RW_MSG &&
-			(vers == 1 ||
-			 (r.h.direction == RW_DIR_REPLY && !r.h.inv_handle)) &&
-			r.rpc && r.ar_stat == SUCCESS,
-		"%s: NULL in v%u answered in v%u%s (V2-NEG-7, V2-DIR-2, AMB-V2-13) [%s]",
-		what, vers, r.h.vers,
-		vers == 2 ? ", direction REPLY, inv_handle 0" : "",
-		ret ? strerror(-ret) : rw_reason_str(r.why));
+	CHECK(!ret && !r.why && r.h.vers == vers && r.h.proc == RW_MSG &&
+		      (vers == 1 ||
+		       (r.h.direction == RW_DIR_REPLY && !r.h.inv_handle)) &&
+		      r.rpc && r.ar_stat == SUCCESS,
+	      "%s: NULL in v%u answered in v%u%s (V2-NEG-7, V2-DIR-2, AMB-V2-13) [%s]",
+	      what, vers, r.h.vers,
+	      vers == 2 ? ", direction REPLY, inv_handle 0" : "",
+	      ret ? strerror(-ret) : rw_reason_str(r.why));
 }
 
 /* What the server answers to header-only messages (no RPC involved). */
@@ -347,21 +342,21 @@ static void wire_headers(struct tc *t)
 	/* a v1 header relabelled version 3: the codec sends no such thing */
 	rw_hdr_init(&h, RW_VERS_1, RW_MSG, 0x3001, 1);
 	ret = raw_send_vers(t, &h, 3, &r, 5000);
-	t_check(!ret && is_err(&r, 0x3001, 3, RW_ERR_VERS) &&
-			r.h.err.low == 1 && r.h.err.high == 2,
-		"version 3: ERR_VERS 1..2, the XID echoed (V2-NEG-4, V1-ERR-6)");
+	CHECK(!ret && is_err(&r, 0x3001, 3, RW_ERR_VERS) && r.h.err.low == 1 &&
+		      r.h.err.high == 2,
+	      "version 3: ERR_VERS 1..2, the XID echoed (V2-NEG-4, V1-ERR-6)");
 
 	rw_hdr_init(&h, RW_VERS_2, RW2_OPTIONAL, 0x3002, 1);
 	h.opt.dir = RW_DIR_CALL;
 	h.opt.type = 77;
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
-	t_check(!ret && is_err(&r, 0x3002, 2, RW2_ERR_INVAL_OPTION),
-		"RDMA2_OPTIONAL opttype 77: INVAL_OPTION, same XID (V2-OPT-1, V2-ERR-15)");
+	CHECK(!ret && is_err(&r, 0x3002, 2, RW2_ERR_INVAL_OPTION),
+	      "RDMA2_OPTIONAL opttype 77: INVAL_OPTION, same XID (V2-OPT-1, V2-ERR-15)");
 	h.xid = 0x3003;
 	h.opt.type = 1; /* xcharext INITXCH: compatibility is off */
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
-	t_check(!ret && is_err(&r, 0x3003, 2, RW2_ERR_INVAL_OPTION),
-		"RDMA2_OPTIONAL opttype 1 (xcharext, compatibility off): INVAL_OPTION (digest 3.6)");
+	CHECK(!ret && is_err(&r, 0x3003, 2, RW2_ERR_INVAL_OPTION),
+	      "RDMA2_OPTIONAL opttype 1 (xcharext, compatibility off): INVAL_OPTION (digest 3.6)");
 
 	/* CONNPROP: one-way, never an RPC call */
 	pp[0] = (struct rw_prop){ RW2_PROP_RBSIZ, 4, vals[0] };
@@ -370,9 +365,9 @@ static void wire_headers(struct tc *t)
 	h.props.n = 2;
 	h.props.props = pp;
 	ret = raw_send(t, &h, NULL, 0, &r, 500);
-	t_check(ret == -ETIMEDOUT,
-		"CONNPROP {RBSIZ 8192, BRS NONE}: no answer, it is one-way (%s)",
-		ret ? strerror(-ret) : "answered");
+	CHECK(ret == -ETIMEDOUT,
+	      "CONNPROP {RBSIZ 8192, BRS NONE}: no answer, it is one-way (%s)",
+	      ret ? strerror(-ret) : "answered");
 
 	/* REQPROP: answered by RESPROP, same XID (V2-OPS-8/9) */
 	vals[1][3] = RW2_BRS_INLINE; /* the server's own: done */
@@ -382,12 +377,12 @@ static void wire_headers(struct tc *t)
 	h.props.n = 2;
 	h.props.props = pp;
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
-	t_check(!ret && !r.why && r.h.proc == RW2_RESPROP &&
-			r.h.xid == 0x3005 && rw_subset_test(&r.h.subset1, 0) &&
-			!rw_subset_test(&r.h.subset1, 1) &&
-			rw_subset_test(&r.h.subset2, 1) &&
-			!rw_subset_test(&r.h.subset2, 0) && r.h.props.n == 0,
-		"REQPROP {BRS INLINE, RBSIZ 8192}: RESPROP, same XID, done {0}, rejected {1} (V2-OPS-8/9/11, V2-PROP-6)");
+	CHECK(!ret && !r.why && r.h.proc == RW2_RESPROP && r.h.xid == 0x3005 &&
+		      rw_subset_test(&r.h.subset1, 0) &&
+		      !rw_subset_test(&r.h.subset1, 1) &&
+		      rw_subset_test(&r.h.subset2, 1) &&
+		      !rw_subset_test(&r.h.subset2, 0) && r.h.props.n == 0,
+	      "REQPROP {BRS INLINE, RBSIZ 8192}: RESPROP, same XID, done {0}, rejected {1} (V2-OPS-8/9/11, V2-PROP-6)");
 
 	/* UPDPROP with an impossible value: an XDR error (V2-PROP-2) */
 	pp[0] = (struct rw_prop){ RW2_PROP_BRS, 4, bad };
@@ -395,14 +390,14 @@ static void wire_headers(struct tc *t)
 	h.props.n = 1;
 	h.props.props = pp;
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
-	t_check(!ret && is_err(&r, 0x3006, 2, RW2_ERR_BAD_XDR),
-		"UPDPROP BRS 7: BAD_XDR (V2-PROP-2, AMB-V2-2)");
+	CHECK(!ret && is_err(&r, 0x3006, 2, RW2_ERR_BAD_XDR),
+	      "UPDPROP BRS 7: BAD_XDR (V2-PROP-2, AMB-V2-2)");
 
 	/* an unsolicited RESPROP is dropped */
 	rw_hdr_init(&h, RW_VERS_2, RW2_RESPROP, 0x3007, 1);
 	ret = raw_send(t, &h, NULL, 0, &r, 500);
-	t_check(ret == -ETIMEDOUT, "RESPROP never asked for: dropped (%s)",
-		ret ? strerror(-ret) : "answered");
+	CHECK(ret == -ETIMEDOUT, "RESPROP never asked for: dropped (%s)",
+	      ret ? strerror(-ret) : "answered");
 }
 
 /* A v2 RDMA_MSG with nchunks Write chunks of nsegs segments each, then
@@ -463,7 +458,7 @@ static void wire_limits(struct tc *t)
 						 { 0x100 + i, 4, 0x1000 } };
 	}
 	plen = tc_short_call(t, 0x4001, V2T_NULL, NULL, NULL, pay, sizeof(pay));
-	t_check(plen > RW_V1_MIN_LEN, "an RPC Call to put behind the headers");
+	CHECK(plen > RW_V1_MIN_LEN, "an RPC Call to put behind the headers");
 	if (plen <= RW_V1_MIN_LEN)
 		return;
 	/* tc_short_call puts its own v1 header first: keep the payload */
@@ -474,19 +469,19 @@ static void wire_limits(struct tc *t)
 	h.nreads = 9;
 	h.reads = reads;
 	ret = raw_send(t, &h, pay, plen, &r, 5000);
-	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_READ_CHUNKS) &&
-			r.h.err.max == 8,
-		"9 Read chunks: READ_CHUNKS, max %u (V2-ERR-7)", r.h.err.max);
+	CHECK(!ret && is_err(&r, 0x4001, 2, RW2_ERR_READ_CHUNKS) &&
+		      r.h.err.max == 8,
+	      "9 Read chunks: READ_CHUNKS, max %u (V2-ERR-7)", r.h.err.max);
 	/* past the codec's own ceilings: written word by word */
 	ret = raw_writes(t, 0x4001, 9, 1, pay, plen, &r);
-	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_WRITE_CHUNKS) &&
-			r.h.err.max == 8,
-		"9 Write chunks: WRITE_CHUNKS, max %u (V2-ERR-9)", r.h.err.max);
+	CHECK(!ret && is_err(&r, 0x4001, 2, RW2_ERR_WRITE_CHUNKS) &&
+		      r.h.err.max == 8,
+	      "9 Write chunks: WRITE_CHUNKS, max %u (V2-ERR-9)", r.h.err.max);
 	ret = raw_writes(t, 0x4001, 1, 17, pay, plen, &r);
-	t_check(!ret && is_err(&r, 0x4001, 2, RW2_ERR_SEGMENTS) &&
-			r.h.err.max == 16,
-		"a Write chunk of 17 segments: SEGMENTS, max %u (V2-ERR-11)",
-		r.h.err.max);
+	CHECK(!ret && is_err(&r, 0x4001, 2, RW2_ERR_SEGMENTS) &&
+		      r.h.err.max == 16,
+	      "a Write chunk of 17 segments: SEGMENTS, max %u (V2-ERR-11)",
+	      r.h.err.max);
 }
 
 /* SEEN over the raw connection. */
@@ -501,7 +496,7 @@ static v2t_seen raw_seen(struct tc *t)
 
 	memset(&s, 0, sizeof(s));
 	if (tc_rpc(t, &k, (xdrproc_t)xdr_v2t_seen, &s, &r, 5000) || !r.res_ok)
-		t_note("SEEN over the raw connection failed");
+		NOTE("SEEN over the raw connection failed");
 	return s;
 }
 
@@ -524,38 +519,38 @@ static void wire_resource(struct tc *t)
 	int ret;
 
 	s0 = raw_seen(t);
-	t_check(s0.props_received && s0.rbsiz == 8192 && s0.brs == 0,
-		"the server took our CONNPROP (RBSIZ %u, BRS %u), not as a call",
-		s0.rbsiz, s0.brs);
+	CHECK(s0.props_received && s0.rbsiz == 8192 && s0.brs == 0,
+	      "the server took our CONNPROP (RBSIZ %u, BRS %u), not as a call",
+	      s0.rbsiz, s0.brs);
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
 	need = r.h.err.length_needed;
-	t_check(!ret && is_err(&r, 0x5001, 2, RW2_ERR_REPLY_RESOURCE) &&
-			need >= fa.len && need < fa.len + 1024,
-		"FILL 20000 with no Reply chunk: REPLY_RESOURCE, %u octets needed (V2-ERR-14, S-5)",
-		need);
+	CHECK(!ret && is_err(&r, 0x5001, 2, RW2_ERR_REPLY_RESOURCE) &&
+		      need >= fa.len && need < fa.len + 1024,
+	      "FILL 20000 with no Reply chunk: REPLY_RESOURCE, %u octets needed (V2-ERR-14, S-5)",
+	      need);
 	k.reply_chunk = need;
 	k.inv_handle = TC_INV_REPLY;
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
-	t_check(!ret && !r.why && r.h.proc == RW_NOMSG && r.res_ok &&
-			d.v2t_data_len == fa.len &&
-			t_fill_check(d.v2t_data_val, fa.len, fa.seed) < 0,
-		"... the resend with the same XID and a Reply chunk of that size: the result in the Reply chunk, intact (V2-ERR-13)");
+	CHECK(!ret && !r.why && r.h.proc == RW_NOMSG && r.res_ok &&
+		      d.v2t_data_len == fa.len &&
+		      t_fill_check(d.v2t_data_val, fa.len, fa.seed) < 0,
+	      "... the resend with the same XID and a Reply chunk of that size: the result in the Reply chunk, intact (V2-ERR-13)");
 	if (r.res_ok)
 		xdr_free((xdrproc_t)xdr_v2t_data, (char *)&d);
 	s1 = raw_seen(t);
-	t_check(s1.fills == s0.fills + 1 &&
-			s1.replays_done == s0.replays_done + 1 &&
-			s1.err_resource == s0.err_resource + 1,
-		"... FILL ran once (%llu), the resend was answered from the kept reply (%llu) (AMB-V2-4)",
-		(unsigned long long)(s1.fills - s0.fills),
-		(unsigned long long)(s1.replays_done - s0.replays_done));
-	t_check(s1.replies_inv == s0.replies_inv + 1,
-		"... and sent With Invalidate of the Reply chunk's handle, as nominated (V2-RI-4)");
+	CHECK(s1.fills == s0.fills + 1 &&
+		      s1.replays_done == s0.replays_done + 1 &&
+		      s1.err_resource == s0.err_resource + 1,
+	      "... FILL ran once (%llu), the resend was answered from the kept reply (%llu) (AMB-V2-4)",
+	      (unsigned long long)(s1.fills - s0.fills),
+	      (unsigned long long)(s1.replays_done - s0.replays_done));
+	CHECK(s1.replies_inv == s0.replies_inv + 1,
+	      "... and sent With Invalidate of the Reply chunk's handle, as nominated (V2-RI-4)");
 	k.inv_handle = 0xdead0001; /* names no handle of the Call */
 	k.xid = 0x5002;
 	ret = tc_rpc(t, &k, (xdrproc_t)xdr_v2t_data, &d, &r, 5000);
-	t_check(!ret && is_err(&r, 0x5002, 2, RW2_ERR_BAD_XDR),
-		"inv_handle naming no handle of the Call: BAD_XDR, nothing invalidated (AMB-V2-14)");
+	CHECK(!ret && is_err(&r, 0x5002, 2, RW2_ERR_BAD_XDR),
+	      "inv_handle naming no handle of the Call: BAD_XDR, nothing invalidated (AMB-V2-14)");
 	if (r.res_ok)
 		xdr_free((xdrproc_t)xdr_v2t_data, (char *)&d);
 }
@@ -570,7 +565,7 @@ static void group_wire(void)
 	/* memory windows: a handle nominated for Send With Invalidate must
 	 * be one the device can invalidate (V2-RI-6) */
 	setenv("RPCRDMA_REG_MODE", "mw", 1);
-	t_check(tc_connect(&t, &srv4, 10000) == 0, "raw client connected");
+	CHECK(tc_connect(&t, &srv4, 10000) == 0, "raw client connected");
 	unsetenv("RPCRDMA_REG_MODE");
 	null_call(&t, 2, "raw v2");
 	null_call(&t, 1, "raw v1 on the same server");
@@ -595,20 +590,20 @@ static void big_fill(CLIENT *cl, uint32_t len, const char *what,
 
 	s0 = seen(cl);
 	td_stats(cl, &a);
-	t_check(fill(cl, len, 11, &intact, &err) == RPC_SUCCESS && intact,
-		"%s: FILL %u with no binding: intact (%s) [%s]", what, len,
-		strerror(err), td_errmsg(cl));
+	CHECK(fill(cl, len, 11, &intact, &err) == RPC_SUCCESS && intact,
+	      "%s: FILL %u with no binding: intact (%s) [%s]", what, len,
+	      strerror(err), td_errmsg(cl));
 	td_stats(cl, &b);
 	s1 = seen(cl);
-	t_check(D(resends) >= resends_min && D(resends) <= resends_max &&
-			D(long_replies) == 1 && D(err_chunk) == 0,
-		"%s: %llu resend(s), the result in a Reply chunk (%llu)", what,
-		D(resends), D(long_replies));
-	t_check(s1.fills == s0.fills + 1 &&
-			s1.replays_done == s0.replays_done + D(resends),
-		"%s: FILL executed once (%llu), every resend answered from the kept reply (%llu)",
-		what, (unsigned long long)(s1.fills - s0.fills),
-		(unsigned long long)(s1.replays_done - s0.replays_done));
+	CHECK(D(resends) >= resends_min && D(resends) <= resends_max &&
+		      D(long_replies) == 1 && D(err_chunk) == 0,
+	      "%s: %llu resend(s), the result in a Reply chunk (%llu)", what,
+	      D(resends), D(long_replies));
+	CHECK(s1.fills == s0.fills + 1 &&
+		      s1.replays_done == s0.replays_done + D(resends),
+	      "%s: FILL executed once (%llu), every resend answered from the kept reply (%llu)",
+	      what, (unsigned long long)(s1.fills - s0.fills),
+	      (unsigned long long)(s1.replays_done - s0.replays_done));
 }
 
 static void small_fill(CLIENT *cl, const char *what)
@@ -617,13 +612,12 @@ static void small_fill(CLIENT *cl, const char *what)
 	bool intact;
 
 	td_stats(cl, &a);
-	t_check(fill(cl, 3000, 12, &intact, NULL) == RPC_SUCCESS && intact,
-		"%s: FILL 3000 intact", what);
+	CHECK(fill(cl, 3000, 12, &intact, NULL) == RPC_SUCCESS && intact,
+	      "%s: FILL 3000 intact", what);
 	td_stats(cl, &b);
-	t_check(D(reply_chunks) == 0 && D(registrations) == 0 &&
-			D(resends) == 0,
-		"%s: inline, no Reply chunk (%llu), no registration (%llu), no resend",
-		what, D(reply_chunks), D(registrations));
+	CHECK(D(reply_chunks) == 0 && D(registrations) == 0 && D(resends) == 0,
+	      "%s: inline, no Reply chunk (%llu), no registration (%llu), no resend",
+	      what, D(reply_chunks), D(registrations));
 }
 
 static void group_resend(void)
@@ -673,8 +667,8 @@ static void bound_fill(void)
 		.reply_max = { RPCRDMA_ULB_SIZE_ARG, 64, 0 },
 	};
 
-	t_check(rpcrdma_ulb_register(&e) == 0,
-		"FILL's results bounded by the length asked for: a Reply chunk on every call");
+	CHECK(rpcrdma_ulb_register(&e) == 0,
+	      "FILL's results bounded by the length asked for: a Reply chunk on every call");
 }
 
 /* n FILLs of 20000 in MW mode: what fenced their windows. */
@@ -697,26 +691,25 @@ static void inv_round(enum rpcrdma_version v, const char *what,
 		       intact;
 	td_stats(cl, &b);
 	s1 = seen(cl);
-	t_check(all && D(reply_chunks) == (unsigned long long)n,
-		"%s: %d FILLs intact, each through a Reply chunk (%llu)", what,
-		n, D(reply_chunks));
-	t_check(D(registrations) == D(invalidations) + D(remote_invalidations),
-		"%s: every window fenced: %llu = %llu local + %llu remote",
-		what, D(registrations), D(invalidations),
-		D(remote_invalidations));
+	CHECK(all && D(reply_chunks) == (unsigned long long)n,
+	      "%s: %d FILLs intact, each through a Reply chunk (%llu)", what, n,
+	      D(reply_chunks));
+	CHECK(D(registrations) == D(invalidations) + D(remote_invalidations),
+	      "%s: every window fenced: %llu = %llu local + %llu remote", what,
+	      D(registrations), D(invalidations), D(remote_invalidations));
 	if (want_remote)
-		t_check(D(remote_invalidations) == (unsigned long long)n &&
-				D(invalidations) == 0 &&
-				s1.replies_inv - s0.replies_inv == (uint64_t)n,
-			"%s: the server invalidated each window with its Send (%llu sent, %llu seen): one local invalidation fewer per call (V2-RI-4, S-10)",
-			what,
-			(unsigned long long)(s1.replies_inv - s0.replies_inv),
-			D(remote_invalidations));
+		CHECK(D(remote_invalidations) == (unsigned long long)n &&
+			      D(invalidations) == 0 &&
+			      s1.replies_inv - s0.replies_inv == (uint64_t)n,
+		      "%s: the server invalidated each window with its Send (%llu sent, %llu seen): one local invalidation fewer per call (V2-RI-4, S-10)",
+		      what,
+		      (unsigned long long)(s1.replies_inv - s0.replies_inv),
+		      D(remote_invalidations));
 	else
-		t_check(D(remote_invalidations) == 0 && D(inv_nominated) == 0 &&
-				D(invalidations) == (unsigned long long)n,
-			"%s: nothing nominated (%llu), every window invalidated locally (%llu)",
-			what, D(inv_nominated), D(invalidations));
+		CHECK(D(remote_invalidations) == 0 && D(inv_nominated) == 0 &&
+			      D(invalidations) == (unsigned long long)n,
+		      "%s: nothing nominated (%llu), every window invalidated locally (%llu)",
+		      what, D(inv_nominated), D(invalidations));
 	clnt_destroy(cl);
 }
 
@@ -778,7 +771,7 @@ static bool start_xch(struct ts_server *s, const char *host, const char *list)
 	setenv("RPCRDMA_XCHAREXT", list, 1);
 	ok = start(s, host, NULL);
 	unsetenv("RPCRDMA_XCHAREXT");
-	t_note("... with RPCRDMA_XCHAREXT=%s", list);
+	NOTE("... with RPCRDMA_XCHAREXT=%s", list);
 	return ok;
 }
 
@@ -809,13 +802,13 @@ static bool xch_connect(struct tc *t, const struct ts_server *s,
 	const char *local;
 
 	memset(w, 0, sizeof(*w));
-	if (!t_ok(tc_connect(t, s, 10000) == 0, "raw client connected to %s",
-		  s->host))
+	if (!CHECK_OK(tc_connect(t, s, 10000) == 0,
+		      "raw client connected to %s", s->host))
 		return false;
 	t->on_recv = xch_look;
 	t->on_recv_arg = w;
 	local = addr_text(rt_conn_local_addr(t->c), buf, sizeof(buf));
-	return t_ok(!strcmp(local, from), "... from %s (%s)", from, local);
+	return CHECK_OK(!strcmp(local, from), "... from %s (%s)", from, local);
 }
 
 /*
@@ -909,43 +902,43 @@ static void xch_on(struct ts_server *s, const char *from, const char *what)
 	s0 = raw_seen(&t);
 	ret = xch_send(&t, 0x6001, RW_XC_INITXCH, xch_init,
 		       ARRAY_SIZE(xch_init), &r, 500);
-	t_check(ret == -ETIMEDOUT,
-		"%s: INITXCH {RBSIZ 2048, REQREMINV TRUE, BRS NONE} taken, nothing answered, no error (digest 3.6 item 3) (%s)",
-		what, ret ? strerror(-ret) : "answered");
+	CHECK(ret == -ETIMEDOUT,
+	      "%s: INITXCH {RBSIZ 2048, REQREMINV TRUE, BRS NONE} taken, nothing answered, no error (digest 3.6 item 3) (%s)",
+	      what, ret ? strerror(-ret) : "answered");
 	s1 = raw_seen(&t);
-	t_check(!s0.props_received && s1.props_received && s1.rbsiz == 2048 &&
-			s1.brs == RW2_BRS_NONE,
-		"%s: ... read with xcharext ids: RBSIZ %u, BRS %u (id 3; id 2 is REQREMINV, not v2-05's BRS) (AMB-X-1)",
-		what, s1.rbsiz, s1.brs);
+	CHECK(!s0.props_received && s1.props_received && s1.rbsiz == 2048 &&
+		      s1.brs == RW2_BRS_NONE,
+	      "%s: ... read with xcharext ids: RBSIZ %u, BRS %u (id 3; id 2 is REQREMINV, not v2-05's BRS) (AMB-X-1)",
+	      what, s1.rbsiz, s1.brs);
 	ret = xch_send(&t, 0x6002, RW_XC_UPDXCH, xch_upd, ARRAY_SIZE(xch_upd),
 		       &r, 500);
 	s1 = raw_seen(&t);
-	t_check(ret == -ETIMEDOUT && s1.rbsiz == 3072 && s1.brs == RW2_BRS_NONE,
-		"%s: UPDXCH RBSIZ 3072 taken, nothing answered: RBSIZ now %u (XC-11)",
-		what, s1.rbsiz);
+	CHECK(ret == -ETIMEDOUT && s1.rbsiz == 3072 && s1.brs == RW2_BRS_NONE,
+	      "%s: UPDXCH RBSIZ 3072 taken, nothing answered: RBSIZ now %u (XC-11)",
+	      what, s1.rbsiz);
 	ret = xch_send(&t, 0x6003, RW_XC_REQXCH, xch_req, ARRAY_SIZE(xch_req),
 		       &r, 5000);
-	t_check(!ret && is_respxch(&r, 0x6003),
-		"%s: REQXCH {RBSIZ 4096, REQREMINV TRUE, BRS INLINE, 77}: RESPXCH with its XID 0x6003 (%#x), done {0, 2}, rejected {1, 3}, nothing pending (XC-9, XC-8, XC-3, XC-10)",
-		what, r.h.xid);
+	CHECK(!ret && is_respxch(&r, 0x6003),
+	      "%s: REQXCH {RBSIZ 4096, REQREMINV TRUE, BRS INLINE, 77}: RESPXCH with its XID 0x6003 (%#x), done {0, 2}, rejected {1, 3}, nothing pending (XC-9, XC-8, XC-3, XC-10)",
+	      what, r.h.xid);
 	ret = xch_send(&t, 0x6004, RW_XC_RESPXCH, NULL, 0, &r, 5000);
-	t_check(!ret && is_err(&r, 0x6004, 2, RW2_ERR_INVAL_OPTION),
-		"%s: a RESPXCH the server never asked for: INVAL_OPTION (XC-4)",
-		what);
+	CHECK(!ret && is_err(&r, 0x6004, 2, RW2_ERR_INVAL_OPTION),
+	      "%s: a RESPXCH the server never asked for: INVAL_OPTION (XC-4)",
+	      what);
 	ret = xch_send(&t, 0x6005, RW_XC_INITXCH, xch_short,
 		       ARRAY_SIZE(xch_short), &r, 5000);
-	t_check(!ret && is_err(&r, 0x6005, 2, RW2_ERR_BAD_XDR),
-		"%s: INITXCH announcing a value it does not hold: BAD_XDR (XC-1)",
-		what);
+	CHECK(!ret && is_err(&r, 0x6005, 2, RW2_ERR_BAD_XDR),
+	      "%s: INITXCH announcing a value it does not hold: BAD_XDR (XC-1)",
+	      what);
 	null_call(&t, 2, what);
 	s1 = raw_seen(&t);
-	t_check(s1.rbsiz == 3072,
-		"%s: ... and the bad INITXCH changed nothing: RBSIZ %u", what,
-		s1.rbsiz);
+	CHECK(s1.rbsiz == 3072,
+	      "%s: ... and the bad INITXCH changed nothing: RBSIZ %u", what,
+	      s1.rbsiz);
 	ret = xch_quiet(&t, 300);
-	t_check(ret == -ETIMEDOUT && w.xchar == 1 && w.respxch == 1,
-		"%s: of %u messages received, one xcharext message, the RESPXCH (%u): the server sends no other (digest 3.6 item 2)",
-		what, w.msgs, w.xchar);
+	CHECK(ret == -ETIMEDOUT && w.xchar == 1 && w.respxch == 1,
+	      "%s: of %u messages received, one xcharext message, the RESPXCH (%u): the server sends no other (digest 3.6 item 2)",
+	      what, w.msgs, w.xchar);
 	tc_close(&t);
 }
 
@@ -966,27 +959,27 @@ static void xch_off(struct ts_server *s, const char *from, const char *what)
 	s0 = raw_seen(&t);
 	ret = xch_send(&t, 0x7001, RW_XC_INITXCH, xch_init,
 		       ARRAY_SIZE(xch_init), &r, 5000);
-	t_check(!ret && is_err(&r, 0x7001, 2, RW2_ERR_INVAL_OPTION),
-		"%s: INITXCH: INVAL_OPTION, its XID (digest 3.6 item 3, XC-4, AMB-V2-1)",
-		what);
+	CHECK(!ret && is_err(&r, 0x7001, 2, RW2_ERR_INVAL_OPTION),
+	      "%s: INITXCH: INVAL_OPTION, its XID (digest 3.6 item 3, XC-4, AMB-V2-1)",
+	      what);
 	ret = xch_send(&t, 0x7002, RW_XC_REQXCH, xch_req, ARRAY_SIZE(xch_req),
 		       &r, 5000);
-	t_check(!ret && is_err(&r, 0x7002, 2, RW2_ERR_INVAL_OPTION),
-		"%s: REQXCH: INVAL_OPTION, its XID, no RESPXCH (XC-4)", what);
+	CHECK(!ret && is_err(&r, 0x7002, 2, RW2_ERR_INVAL_OPTION),
+	      "%s: REQXCH: INVAL_OPTION, its XID, no RESPXCH (XC-4)", what);
 	ret = xch_send(&t, 0x7003, RW_XC_UPDXCH, xch_upd, ARRAY_SIZE(xch_upd),
 		       &r, 5000);
-	t_check(!ret && is_err(&r, 0x7003, 2, RW2_ERR_INVAL_OPTION),
-		"%s: UPDXCH: INVAL_OPTION (XC-4)", what);
+	CHECK(!ret && is_err(&r, 0x7003, 2, RW2_ERR_INVAL_OPTION),
+	      "%s: UPDXCH: INVAL_OPTION (XC-4)", what);
 	s1 = raw_seen(&t);
-	t_check(!s0.props_received && !s1.props_received && s1.rbsiz == 4096 &&
-			s1.brs == RW2_BRS_INLINE,
-		"%s: ... none of them taken: properties received %llu, RBSIZ %u, BRS %u (the defaults)",
-		what, (unsigned long long)s1.props_received, s1.rbsiz, s1.brs);
+	CHECK(!s0.props_received && !s1.props_received && s1.rbsiz == 4096 &&
+		      s1.brs == RW2_BRS_INLINE,
+	      "%s: ... none of them taken: properties received %llu, RBSIZ %u, BRS %u (the defaults)",
+	      what, (unsigned long long)s1.props_received, s1.rbsiz, s1.brs);
 	null_call(&t, 2, what);
 	ret = xch_quiet(&t, 300);
-	t_check(ret == -ETIMEDOUT && w.msgs >= 6 && w.xchar == 0,
-		"%s: of %u messages received, %u xcharext: the server sends none where it is off (digest 3.6 item 2, AMB-V2-1)",
-		what, w.msgs, w.xchar);
+	CHECK(ret == -ETIMEDOUT && w.msgs >= 6 && w.xchar == 0,
+	      "%s: of %u messages received, %u xcharext: the server sends none where it is off (digest 3.6 item 2, AMB-V2-1)",
+	      what, w.msgs, w.xchar);
 	tc_close(&t);
 }
 
@@ -1050,6 +1043,5 @@ int main(int argc, char **argv)
 	unsetenv("RPCRDMA_VERSION");
 	td_watchdog(WATCHDOG_S, servers, 2);
 	groups[i].run();
-	printf("%s: %d failure(s)\n", t_failures ? "FAIL" : "PASS", t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }

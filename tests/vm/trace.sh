@@ -21,36 +21,14 @@ PING=$B/tools/rpcrdma-ping
 SERVER_BIN=$B/tests/vm/rtest_server
 H4=${RDMA_ADDR4:-192.0.2.1}
 PROG=$((0x20005243))
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/trace.XXXXXX")
+VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
+[ -r "$VM_LIB_SH" ] || VM_LIB_SH=$(dirname "$0")/lib.sh
+# shellcheck source=tests/vm/lib.sh
+. "$VM_LIB_SH"
+lib_init trace
 CT=$TMP/client.trace
 ST=$TMP/server.trace
-failures=0
-SERVER=
-
-check() { # check STATUS TEXT
-	if [ "$1" -eq 0 ]; then
-		echo "ok: $2"
-	else
-		echo "FAIL: $2"
-		failures=$((failures + 1))
-	fi
-}
-
-cleanup() {
-	[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-if [ -z "$(ls -A /sys/class/infiniband 2>/dev/null)" ]; then
-	echo "SKIP: no RDMA device"
-	exit 77
-fi
-
-show() { # show FILE: indented
-	sed 's/^/    /' "$1"
-}
+need_rdma
 
 # field FILE EVENT KEY: KEY's value in the first EVENT line of FILE
 field() {
@@ -63,21 +41,12 @@ field() {
 	}' "$1"
 }
 
-# wait_for FILE PATTERN: until a line of FILE matches (20 s)
-wait_for() {
-	i=0
-	until grep -q "$2" "$1" 2>/dev/null || [ $i -gt 100 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-	grep -q "$2" "$1" 2>/dev/null
-}
-
 # ---- The server, the client ------------------------------------------------
 
 env -u RPCRDMA_VERSION RPCRDMA_TRACE="$ST" RPCRDMA_RPCBIND=0 \
 	"$SERVER_BIN" -4 -a "$H4" >"$TMP/server" 2>&1 &
 SERVER=$!
+pids=$SERVER
 wait_for "$TMP/server" '^listening on .* port [0-9]*$'
 check $? "rtest_server listening (traced into $ST)"
 PORT=$(sed -n 's/^listening on .* port \([0-9]*\)$/\1/p' "$TMP/server")
@@ -90,7 +59,7 @@ show "$TMP/ping"
 wait_for "$ST" ' disconnect code='
 kill "$SERVER" 2>/dev/null
 wait "$SERVER" 2>/dev/null
-SERVER=
+pids=
 echo "    --- client trace"
 show "$CT"
 echo "    --- server trace"
@@ -156,5 +125,4 @@ SCONN=$(awk '$6 == "accept" { sub("conn=", "", $4); print $4; exit }' "$ST")
 grep -Eq "conn=${SCONN:-none} xid=0x00000000 disconnect code=[0-9]+ reason=.+$" "$ST"
 check $? "server: the accepted connection's disconnect"
 
-[ $failures -eq 0 ] && echo "PASS: 0 failure(s)" || echo "FAIL: $failures failure(s)"
-[ $failures -eq 0 ]
+lib_done

@@ -38,6 +38,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "tests/vm/t_util.h"
+
 #define DEFAULT_ADDR4 "192.0.2.1"
 #define DEFAULT_ADDR6 "2001:db8::1"
 #define DEFAULT_PORT  7471
@@ -115,7 +117,12 @@ struct conn {
 	bool stop_on_give_up; /* server side only */
 };
 
-static atomic_int n_pass, n_fail;
+static atomic_int n_pass; /* failures: t_failures (t_util.h) */
+
+static int n_failed(void)
+{
+	return __atomic_load_n(&t_failures, __ATOMIC_RELAXED);
+}
 
 static int64_t now_ms(void)
 {
@@ -138,8 +145,7 @@ static void pass(const struct phase *ph, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printf("PASS: %s: %s\n", ph->label, msg);
-	fflush(stdout);
+	CHECK(true, "%s: %s", ph->label, msg);
 	atomic_fetch_add(&n_pass, 1);
 }
 
@@ -152,9 +158,7 @@ static int fail(const struct conn *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	printf("FAIL: %s: %s: %s\n", c->ph->label, c->who, msg);
-	fflush(stdout);
-	atomic_fetch_add(&n_fail, 1);
+	CHECK(false, "%s: %s: %s", c->ph->label, c->who, msg);
 	return -1;
 }
 
@@ -891,9 +895,8 @@ static void join_server(struct phase *ph, pthread_t server)
 	deadline.tv_sec += 2 * STEP_MS / 1000;
 	if (pthread_timedjoin_np(server, NULL, &deadline) == 0)
 		return;
-	printf("FAIL: %s: server thread did not finish within %d s\n",
-	       ph->label, 2 * STEP_MS / 1000);
-	fflush(stdout);
+	CHECK(false, "%s: server thread did not finish within %d s", ph->label,
+	      2 * STEP_MS / 1000);
 	_exit(1);
 }
 
@@ -909,28 +912,26 @@ static int run_phase(struct phase *ph)
 		.buf_access = IBV_ACCESS_LOCAL_WRITE,
 	};
 	pthread_t server;
-	int err, failed_before = atomic_load(&n_fail);
+	int err, failed_before = n_failed();
 
 	err = pthread_create(&server, NULL, server_main, ph);
 	if (err) {
-		fprintf(stderr, "pthread_create: %s\n", strerror(err));
-		atomic_fetch_add(&n_fail, 1);
+		CHECK(false, "%s: pthread_create: %s", ph->label,
+		      strerror(err));
 		return -1;
 	}
 	if (client_connect(&c) == 0)
 		client_tests(&c);
-	if (atomic_load(&n_fail) != failed_before)
+	if (n_failed() != failed_before)
 		atomic_store(&ph->client_gave_up, true);
 	conn_teardown(&c);
 	if (c.ec)
 		rdma_destroy_event_channel(c.ec);
 	join_server(ph, server);
 	/* a server step that failed without a FAIL line of its own */
-	if (ph->server_failed && atomic_load(&n_fail) == failed_before) {
-		printf("FAIL: %s: the server side failed\n", ph->label);
-		atomic_fetch_add(&n_fail, 1);
-	}
-	return atomic_load(&n_fail) == failed_before ? 0 : -1;
+	if (ph->server_failed && n_failed() == failed_before)
+		CHECK(false, "%s: the server side failed", ph->label);
+	return n_failed() == failed_before ? 0 : -1;
 }
 
 static uint16_t test_port(void)
@@ -984,8 +985,7 @@ static int run_address(const char *text)
 	char label[96];
 
 	if (parse_addr(text, &ph.addr)) {
-		printf("FAIL: %s: not an IPv4 or IPv6 address\n", text);
-		atomic_fetch_add(&n_fail, 1);
+		CHECK(false, "%s: not an IPv4 or IPv6 address", text);
 		return -1;
 	}
 	snprintf(label, sizeof(label), "%s %s",
@@ -1028,7 +1028,8 @@ int main(int argc, char **argv)
 		else
 			run_address(argv[i]);
 	}
-	printf("verbs_basic: %d passed, %d failed\n", atomic_load(&n_pass),
-	       atomic_load(&n_fail));
-	return atomic_load(&n_fail) == 0 && atomic_load(&n_pass) > 0 ? 0 : 1;
+	NOTE("verbs_basic: %d passed", atomic_load(&n_pass));
+	if (atomic_load(&n_pass) == 0)
+		CHECK(false, "verbs_basic: no check passed");
+	return tu_done();
 }
