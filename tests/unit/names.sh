@@ -5,8 +5,8 @@
 # src/FOLDER/*.c carries none.  One FAIL line per offender, naming
 # file:line and the function; exit 1 if there is any.
 #
-# FOLDERS lists the folders that follow the rule; a folder joins when it
-# has been converted.
+# FOLDERS lists every folder of src/ with C files (src/conf is one
+# header).
 #
 #   names.sh              check $srcdir/src/FOLDER/*.c for each FOLDER
 #   names.sh FILE...      check those files (the self-test below uses it)
@@ -14,7 +14,7 @@
 #                         static prefixed functions must be reported, one
 #                         with unprefixed ones must not
 set -u
-FOLDERS="wire ulb trace log"
+FOLDERS="wire ulb trace log transport rpc glue netid"
 PREFIXES="rw_ rt_ rr_ ulb_ tr_ rl_ clnt_rdma_ svc_rdma_ rpcrdma_"
 srcdir=${srcdir:-.}
 
