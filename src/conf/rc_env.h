@@ -43,7 +43,7 @@ static inline const struct rc_var *rc_vars(size_t *n)
 		{ "RPCRDMA_MAX_SEGMENTS", false },
 		{ "RPCRDMA_MAX_WRITE_CHUNKS", false },
 		{ "RPCRDMA_PORT", false },
-		/* RPCRDMA_REG_MODE: parsed by src/transport alone */
+		/* RPCRDMA_REG_MODE: rc_reg_mode() below */
 		{ "RPCRDMA_REG_MODE", false },
 		{ "RPCRDMA_REMOTE_INV", false },
 		{ "RPCRDMA_REPLAY_BYTES", false },
@@ -75,6 +75,22 @@ static inline const char *rc_getenv(const char *name)
 		return v[i].plain ? getenv(name) : secure_getenv(name);
 	}
 	return NULL;
+}
+
+/*
+ * RPCRDMA_REG_MODE, read by the transport for every connection and by
+ * rpcrdma_attr_init() for the structure it fills (its man page says so):
+ * 1 for "mw", 2 for "mr", 0 when unset or another word, so the two agree.
+ */
+static inline int rc_reg_mode(void)
+{
+	const char *e = rc_getenv("RPCRDMA_REG_MODE");
+
+	if (e && !strcmp(e, "mw"))
+		return 1;
+	if (e && !strcmp(e, "mr"))
+		return 2;
+	return 0;
 }
 
 #endif /* RC_ENV_H */

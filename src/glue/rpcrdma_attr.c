@@ -59,6 +59,20 @@ size_t rpcrdma_env_size(const char *name, size_t dflt)
 	return v;
 }
 
+static enum rpcrdma_reg_mode env_reg_mode(enum rpcrdma_reg_mode mode)
+{
+	if (mode != RPCRDMA_REG_AUTO)
+		return mode;
+	switch (rc_reg_mode()) {
+	case 1:
+		return RPCRDMA_REG_MW;
+	case 2:
+		return RPCRDMA_REG_MR;
+	default:
+		return mode;
+	}
+}
+
 static enum rpcrdma_comp_mode env_comp_mode(enum rpcrdma_comp_mode m)
 {
 	const char *e = rc_getenv("RPCRDMA_COMP_MODE");
@@ -165,8 +179,7 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	fill_u(&a->max_conns_per_peer, RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER);
 	fill_u(&a->bc_credits,
 	       env_u32("RPCRDMA_BC_CREDITS", RPCRDMA_DEFAULT_BC_CREDITS));
-	/* RPCRDMA_REG_MODE is the transport's to read (rt_reg.c): it applies
-	 * to every connection left at RPCRDMA_REG_AUTO, ours or not. */
+	a->reg_mode = env_reg_mode(a->reg_mode);
 	a->comp_mode = env_comp_mode(a->comp_mode);
 	a->version = env_version(a->version);
 }

@@ -140,13 +140,14 @@ void rt_reg_wr_done(struct rt_conn *c, uint8_t kind, struct rt_mw *mw,
 
 static enum rt_reg_mode env_mode(void)
 {
-	const char *s = rc_getenv("RPCRDMA_REG_MODE");
-
-	if (s && !strcmp(s, "mw"))
+	switch (rc_reg_mode()) {
+	case 1:
 		return RT_REG_MW;
-	if (s && !strcmp(s, "mr"))
+	case 2:
 		return RT_REG_MR;
-	return RT_REG_AUTO;
+	default:
+		return RT_REG_AUTO;
+	}
 }
 
 /* Windows are usable if the device says so and one can be allocated. */
