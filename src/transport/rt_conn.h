@@ -362,7 +362,8 @@ struct rt_stats {
 	uint64_t signalled;	/* WRs posted signalled */
 	uint64_t queued;	/* WRs that waited for room in the queue */
 	uint64_t registrations; /* ibv_reg_mr for exposures (MR mode, and
-				 * MW mode outside the pool) */
+				 * MW mode outside the pool) and for
+				 * iWARP Read sinks */
 	uint64_t deregistrations;
 	uint64_t binds;		/* memory window binds */
 	uint64_t invalidations; /* local invalidations completed */
@@ -371,6 +372,10 @@ struct rt_stats {
 	uint64_t remote_invs;	/* remote invalidations honoured */
 	uint64_t exposures;	/* rt_reg_expose() calls that succeeded */
 	uint64_t revokes;	/* rt_reg_revoke() calls */
+	uint64_t sink_regs;	/* iWARP RDMA Reads whose sink was registered
+				 * with remote write for that Read alone */
+	uint64_t sink_deregs;	/* ... and released again: the difference
+				 * is the Reads not yet finished */
 	uint64_t errors;	/* failed (non-flush) completions and
 				 * other connection-ending errors */
 	uint64_t flushed;	/* completions flushed by connection end */

@@ -73,7 +73,8 @@ struct rt_work {
 	bool report;	  /* RT_WR_SIGNAL: caller wants an event */
 	bool must_signal; /* signal regardless (revoke waits on it) */
 	uint64_t cookie;
-	void *ctx; /* rt_sbuf (SEND), rt_mw (BIND, LINV) */
+	void *ctx; /* rt_sbuf (SEND), rt_mw (BIND, LINV), rt_sink (READ
+		    * on iWARP) */
 	struct ibv_send_wr wr;
 	struct ibv_sge sge[RT_MAX_SGE];
 };
@@ -219,6 +220,7 @@ struct rt_conn {
 	unsigned int nregbufs;
 	unsigned int capregbufs;
 	uint32_t key_seed;
+	struct rt_sink *sinks;	 /* live iWARP Read sink registrations */
 	struct ibv_mr **zombies; /* MRs that refused deregistration */
 	unsigned int nzombies;
 
@@ -295,5 +297,11 @@ void rt_reg_free(struct rt_conn *c);
 int rt_reg_regbuf_add(struct rt_conn *c, struct rt_lmem *m);
 void rt_reg_regbuf_del(struct rt_conn *c, struct rt_lmem *m);
 void rt_reg_peer_invalidated(struct rt_conn *c, uint32_t rkey);
+struct rt_sink;
+int rt_reg_sink_get(struct rt_conn *c, const struct rt_sge *sge, unsigned int n,
+		    struct rt_sink **sp, struct rt_err *err);
+const struct rt_sge *rt_reg_sink_sge(const struct rt_sink *s);
+void rt_reg_sink_hold(struct rt_sink *s);
+void rt_reg_sink_put(struct rt_conn *c, struct rt_sink *s);
 
 #endif /* RT_PRIV_H */
