@@ -266,7 +266,10 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
  * Both split the transfer into work requests of at most RT_RDMA_MAX_WR
  * octets (and the device's message size), the last of which reports the
  * completion when RT_WR_SIGNAL is given.  A zero-length transfer posts
- * nothing and reports at once.
+ * nothing and reports at once.  On iWARP the sink fragments are registered
+ * with remote write for this Read alone (rt_reg.c; the peer's answer
+ * writes into them) and deregistered when it ends, before its event; a
+ * failed registration is -errno with nothing posted.
  */
 #define RT_RDMA_MAX_WR (1u << 20)
 int rt_post_read(struct rt_conn *c, const struct rt_sge *sink,

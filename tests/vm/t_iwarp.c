@@ -332,9 +332,10 @@ static void test_probe(struct rt_conn *c, const struct iw_reply *last)
 	}
 	while (atomic_load(&srv.probe) < 0 && t_now_ms() < deadline + 5000)
 		usleep(10000);
-	t_note("probe: Write completion %d; connection: %s",
-	       wst, dead ? rt_conn_error(c)->msg : "still up");
-	t_check(dead, "a Write into the server's cached sink (key 0x%x) ended the connection: the device refused it",
+	t_note("probe: Write completion %d; connection: %s", wst,
+	       dead ? rt_conn_error(c)->msg : "still up");
+	t_check(dead,
+		"a Write into the server's cached sink (key 0x%x) ended the connection: the device refused it",
 		last->sink_lkey);
 	t_check(atomic_load(&srv.probe) == 0,
 		"the cached sink still holds what the Read put there (%d)",
@@ -356,7 +357,8 @@ static bool device_iwarp(struct rt_conn *c)
 			iwarp = l[i]->transport_type == IBV_TRANSPORT_IWARP;
 	if (l)
 		ibv_free_device_list(l);
-	t_note("device %s: %s", name ? name : "?", iwarp ? "iWARP" : "not iWARP");
+	t_note("device %s: %s", name ? name : "?",
+	       iwarp ? "iWARP" : "not iWARP");
 	return iwarp;
 }
 
