@@ -873,6 +873,7 @@ void rt_regset_destroy(struct rt_regset *s)
 void rt_reg_free(struct rt_conn *c)
 {
 	struct rt_regset *s, *next;
+	struct rt_sink *k, *knext;
 	struct rt_mw *m;
 	unsigned int i;
 
@@ -887,8 +888,10 @@ void rt_reg_free(struct rt_conn *c)
 	}
 	c->mw_free = NULL;
 	/* Reads still held by work the send queue never reported. */
-	while (c->sinks)
-		sink_release(c, c->sinks);
+	for (k = c->sinks; k; k = knext) {
+		knext = k->next;
+		sink_release(c, k);
+	}
 	for (i = 0; i < c->nzombies; i++)
 		ibv_dereg_mr(c->zombies[i]);
 	free(c->zombies);
