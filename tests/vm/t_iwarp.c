@@ -17,6 +17,9 @@
  *     any other transport: no registration at all on the server.
  * Then it RDMA Writes into the server's cached sink under its local key:
  * the device must refuse it (the connection ends) and the bytes must stay.
+ * Last, on a new connection, it offers a Read chunk whose handle it has
+ * revoked: the server's Read fails, and by the time its failure is
+ * reported no registration of it may be live.
  *
  * Run in the VM: with "tests/vm/run --siw" (TIRPC_RDMA_VM_DEV=siw) the
  * device must be iWARP; on Soft-RoCE the iWARP checks are skipped with a
@@ -68,8 +71,17 @@ static struct {
 	uint32_t last_seed;
 	/* after the connection ended: -1 not yet, 0 last sink intact, 1 not */
 	atomic_int probe;
+	bool dead; /* RT_EV_DEAD seen while waiting for a Read */
+	/* the last Read that failed: its status, the counters after it */
+	atomic_int bad_done;
+	atomic_int bad_status;
+	atomic_llong bad_sink_regs;
+	atomic_llong bad_live_sinks;
+	atomic_llong bad_live_mrs;
 } srv = { .probe = -1 };
 
+/* Wait for the Read's event; a connection that ends still reports it
+ * (flushed), and only then has the Read let go of its sink. */
 static int srv_wait(struct rt_conn *c, enum rt_ev_type type)
 {
 	int64_t deadline = t_now_ms() + T_TIMEOUT_MS;
@@ -81,9 +93,20 @@ static int srv_wait(struct rt_conn *c, enum rt_ev_type type)
 		if (ev.type == type)
 			return ev.status;
 		if (ev.type == RT_EV_DEAD)
-			return -ENOTCONN;
+			srv.dead = true;
 	}
 	return -ETIMEDOUT;
+}
+
+static void srv_bad_read(int status, const struct rt_stats *st)
+{
+	atomic_store(&srv.bad_status, status);
+	atomic_store(&srv.bad_sink_regs, (long long)st->sink_regs);
+	atomic_store(&srv.bad_live_sinks,
+		     (long long)(st->sink_regs - st->sink_deregs));
+	atomic_store(&srv.bad_live_mrs,
+		     (long long)(st->registrations - st->deregistrations));
+	atomic_store(&srv.bad_done, 1);
 }
 
 static void srv_read(struct rt_conn *c, const struct iw_cmd *cmd,
@@ -125,7 +148,9 @@ static void srv_read(struct rt_conn *c, const struct iw_cmd *cmd,
 	r->sink_deregs = st.sink_deregs;
 	r->registrations = st.registrations;
 	r->deregistrations = st.deregistrations;
-	if (r->status < 0 && r->status != -ENOTCONN)
+	if (r->status != 0 && r->status != 1)
+		srv_bad_read(r->status, &st);
+	if (r->status == -ETIMEDOUT)
 		return; /* the Read may still be running: keep m */
 	if (srv.last)
 		rt_lmem_free(c, srv.last); /* back into the cache */
@@ -145,7 +170,7 @@ static void srv_recv(struct rt_conn *c, struct rt_event *ev)
 	rt_recv_repost(c, ev->rbuf);
 	if (ok && cmd.op == IW_READ)
 		srv_read(c, &cmd, &r);
-	if (t_send(c, &r, sizeof(r)))
+	if (t_send(c, &r, sizeof(r)) && !srv.dead)
 		fprintf(stderr, "server: cannot send a reply\n");
 }
 
@@ -184,9 +209,10 @@ static void *srv_thread(void *arg)
 				c = nc;
 		}
 		while (c && rt_conn_poll(c, &ev, 1, 0) == 1) {
-			if (ev.type == RT_EV_RECV) {
+			if (ev.type == RT_EV_RECV)
 				srv_recv(c, &ev);
-			} else if (ev.type == RT_EV_DEAD) {
+			if (ev.type == RT_EV_DEAD || srv.dead) {
+				srv.dead = false;
 				srv_end(c);
 				c = NULL;
 			}
@@ -345,6 +371,59 @@ static void test_probe(struct rt_conn *c, const struct iw_reply *last)
 
 /* Is the connection's device an iWARP one?  Asked of the verbs directly,
  * not of the layer under test. */
+/*
+ * A Read chunk whose handle the client revoked before the server pulls
+ * it: the server's Read fails, its connection ends, and the Read's sink
+ * registration must be gone by the time the failure is reported.
+ */
+static void test_bad_read(bool iwarp)
+{
+	struct iw_cmd cmd = { .op = IW_READ, .seed = 5 };
+	int64_t deadline = t_now_ms() + T_TIMEOUT_MS;
+	struct rt_conn_attr ca;
+	struct rt_regset *set;
+	struct iw_reply r;
+	struct rt_conn *c;
+	struct rt_err err;
+	static uint8_t buf[65536];
+	int n = -1;
+
+	rt_conn_attr_init(&ca);
+	ca.timeout_ms = 5000;
+	c = t_connect(t_addr4(), srv.port, &ca, &err);
+	set = c ? rt_regset_create(c, &err) : NULL;
+	if (set)
+		n = rt_reg_expose(set, buf, sizeof(buf), RT_REMOTE_READ,
+				  &cmd.seg, 1, &err);
+	if (n == 1)
+		n = rt_reg_revoke(set, &err);
+	if (n || t_send(c, &cmd, sizeof(cmd))) {
+		t_check(false, "bad Read: setup: %s", err.msg);
+		goto out;
+	}
+	n = t_recv(c, &r, sizeof(r), T_TIMEOUT_MS, NULL);
+	while (!atomic_load(&srv.bad_done) && t_now_ms() < deadline)
+		usleep(10000);
+	t_note("bad Read: reply %d, server Read status %d", n,
+	       atomic_load(&srv.bad_status));
+	t_check(atomic_load(&srv.bad_done),
+		"a Read of a revoked handle failed on the server");
+	if (iwarp)
+		t_check(atomic_load(&srv.bad_sink_regs) > 0 &&
+				atomic_load(&srv.bad_live_sinks) == 0 &&
+				atomic_load(&srv.bad_live_mrs) == 0,
+			"iWARP: the failed Read's sink was released before its failure was reported (live: %lld sink(s), %lld MR(s))",
+			atomic_load(&srv.bad_live_sinks),
+			atomic_load(&srv.bad_live_mrs));
+	else
+		t_check(atomic_load(&srv.bad_live_mrs) == 0,
+			"no registration live after the failed Read");
+out:
+	rt_regset_destroy(set);
+	if (c)
+		rt_conn_destroy(c);
+}
+
 static bool device_iwarp(struct rt_conn *c)
 {
 	const char *name = rt_conn_device(c);
@@ -396,6 +475,7 @@ int main(void)
 	test_reads(c, iwarp, &last);
 	test_probe(c, &last);
 	rt_conn_destroy(c);
+	test_bad_read(iwarp);
 	srv_stop();
 	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
 	       t_failures);
