@@ -319,16 +319,16 @@ static void lmem_destroy(struct rt_lmem *m)
 	free(m);
 }
 
-/* Access for memory we own: local write; window binding for the
- * registration pool; remote write only for iWARP Read sinks (digest 1.1),
- * which are never advertised. */
+/* Access for memory we own: local write, and window binding for the
+ * registration pool; never remote access, on any transport (an iWARP Read
+ * sink gets its remote write from rt_reg.c, for that Read alone). */
 static int lmem_access(const struct rt_conn *c, bool regbuf)
 {
 	int acc = IBV_ACCESS_LOCAL_WRITE;
 
-	if (regbuf)
-		return acc | (c->dev_mw ? IBV_ACCESS_MW_BIND : 0);
-	return acc | (c->iwarp ? IBV_ACCESS_REMOTE_WRITE : 0);
+	if (regbuf && c->dev_mw)
+		acc |= IBV_ACCESS_MW_BIND;
+	return acc;
 }
 
 static struct rt_lmem *lmem_new(struct rt_conn *c, size_t len, int cls,

@@ -266,7 +266,10 @@ int rt_post_send(struct rt_conn *c, struct rt_sbuf *b, uint32_t len,
  * Both split the transfer into work requests of at most RT_RDMA_MAX_WR
  * octets (and the device's message size), the last of which reports the
  * completion when RT_WR_SIGNAL is given.  A zero-length transfer posts
- * nothing and reports at once.
+ * nothing and reports at once.  On iWARP the sink fragments are registered
+ * with remote write for this Read alone (rt_reg.c; the peer's answer
+ * writes into them) and deregistered when it ends, before its event; a
+ * failed registration is -errno with nothing posted.
  */
 #define RT_RDMA_MAX_WR (1u << 20)
 int rt_post_read(struct rt_conn *c, const struct rt_sge *sink,
@@ -362,7 +365,8 @@ struct rt_stats {
 	uint64_t signalled;	/* WRs posted signalled */
 	uint64_t queued;	/* WRs that waited for room in the queue */
 	uint64_t registrations; /* ibv_reg_mr for exposures (MR mode, and
-				 * MW mode outside the pool) */
+				 * MW mode outside the pool) and for
+				 * iWARP Read sinks */
 	uint64_t deregistrations;
 	uint64_t binds;		/* memory window binds */
 	uint64_t invalidations; /* local invalidations completed */
@@ -371,6 +375,10 @@ struct rt_stats {
 	uint64_t remote_invs;	/* remote invalidations honoured */
 	uint64_t exposures;	/* rt_reg_expose() calls that succeeded */
 	uint64_t revokes;	/* rt_reg_revoke() calls */
+	uint64_t sink_regs;	/* iWARP RDMA Reads whose sink was registered
+				 * with remote write for that Read alone */
+	uint64_t sink_deregs;	/* ... and released again: the difference
+				 * is the Reads not yet finished */
 	uint64_t errors;	/* failed (non-flush) completions and
 				 * other connection-ending errors */
 	uint64_t flushed;	/* completions flushed by connection end */

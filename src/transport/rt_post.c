@@ -97,6 +97,8 @@ static void work_done(struct rt_conn *conn, uint8_t kind, bool want,
 			conn->rdma_used--;
 			conn->reads_used--;
 		}
+		/* before the event: the data goes up fenced */
+		rt_reg_sink_put(conn, ctx);
 		break;
 	case RT_K_WRITE:
 		if (posted)
@@ -525,17 +527,52 @@ static int rdma_checks(struct rt_conn *conn, uint8_t kind,
 	return 0;
 }
 
+/* Post the work requests of one Read or Write of total octets; on iWARP
+ * each Read work request holds the sink registration (one sge each: an
+ * iWARP Read Request names a single sink). */
+static int post_pieces(struct rt_conn *conn, uint8_t kind, struct sge_cursor *k,
+		       uint64_t total, const struct rw_segment *seg,
+		       struct rt_sink *sink, uint64_t cookie,
+		       unsigned int flags, struct rt_err *err)
+{
+	uint32_t piece = conn->max_msg < RT_RDMA_MAX_WR ? conn->max_msg :
+							  RT_RDMA_MAX_WR;
+	unsigned int max_sge = sink ? 1 : conn->max_sge;
+	uint64_t left, raddr = seg->offset;
+	struct rt_work w;
+	uint32_t got;
+	int ret;
+
+	for (left = total; left; left -= got, raddr += got) {
+		memset(&w, 0, sizeof(w));
+		w.kind = kind;
+		w.cookie = cookie;
+		w.wr.opcode = kind == RT_K_READ ? IBV_WR_RDMA_READ :
+						  IBV_WR_RDMA_WRITE;
+		w.wr.wr.rdma.rkey = seg->handle;
+		w.wr.wr.rdma.remote_addr = raddr;
+		got = cursor_take(k, &w, piece, max_sge);
+		/* Only the last piece reports: completions are in order. */
+		w.report = got == left && (flags & RT_WR_SIGNAL);
+		if (sink) {
+			rt_reg_sink_hold(sink);
+			w.ctx = sink;
+		}
+		ret = rt_sq_submit(conn, &w, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int post_rdma(struct rt_conn *conn, uint8_t kind,
 		     const struct rt_sge *sge, unsigned int n,
 		     const struct rw_segment *seg, uint64_t cookie,
 		     unsigned int flags, struct rt_err *err)
 {
 	struct sge_cursor k = { .sge = sge, .n = n };
-	uint32_t piece = conn->max_msg < RT_RDMA_MAX_WR ? conn->max_msg :
-							  RT_RDMA_MAX_WR;
-	uint64_t total = 0, left, raddr = seg ? seg->offset : 0;
-	struct rt_work w;
-	uint32_t got;
+	struct rt_sink *sink = NULL;
+	uint64_t total = 0;
 	int ret;
 
 	/* here, where seg is used: the clang analyser does not follow the
@@ -550,22 +587,17 @@ static int post_rdma(struct rt_conn *conn, uint8_t kind,
 			report(conn, kind, cookie, IBV_WC_SUCCESS);
 		return 0;
 	}
-	for (left = total; left; left -= got, raddr += got) {
-		memset(&w, 0, sizeof(w));
-		w.kind = kind;
-		w.cookie = cookie;
-		w.wr.opcode = kind == RT_K_READ ? IBV_WR_RDMA_READ :
-						  IBV_WR_RDMA_WRITE;
-		w.wr.wr.rdma.rkey = seg->handle;
-		w.wr.wr.rdma.remote_addr = raddr;
-		got = cursor_take(&k, &w, piece, conn->max_sge);
-		/* Only the last piece reports: completions are in order. */
-		w.report = got == left && (flags & RT_WR_SIGNAL);
-		ret = rt_sq_submit(conn, &w, err);
+	if (kind == RT_K_READ) {
+		ret = rt_reg_sink_get(conn, sge, n, &sink, err);
 		if (ret)
 			return ret;
+		if (sink)
+			k.sge = rt_reg_sink_sge(sink);
 	}
-	return 0;
+	ret = post_pieces(conn, kind, &k, total, seg, sink, cookie, flags, err);
+	/* the work requests hold it now, or nothing does */
+	rt_reg_sink_put(conn, sink);
+	return ret;
 }
 
 int rt_post_read(struct rt_conn *conn, const struct rt_sge *sink,

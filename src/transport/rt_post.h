@@ -24,4 +24,18 @@ void rt_sq_free(struct rt_conn *conn);
 void rt_reg_wr_done(struct rt_conn *conn, uint8_t kind, struct rt_mw *mw,
 		    int status);
 
+/*
+ * Hooks, implemented above (rt_reg.c): on iWARP the sink of an RDMA Read
+ * needs remote write, granted for that Read alone.  rt_reg_sink_get()
+ * gives *sink (NULL where no grant is needed) over the n sges; each Read
+ * work request holds it (rt_reg_sink_hold) and the last put deregisters
+ * it, before the Read is reported.
+ */
+struct rt_sink;
+int rt_reg_sink_get(struct rt_conn *conn, const struct rt_sge *sge,
+		    unsigned int n, struct rt_sink **sink, struct rt_err *err);
+const struct rt_sge *rt_reg_sink_sge(const struct rt_sink *sink);
+void rt_reg_sink_hold(struct rt_sink *sink);
+void rt_reg_sink_put(struct rt_conn *conn, struct rt_sink *sink);
+
 #endif /* RT_POST_H */

@@ -27,6 +27,8 @@
  *   rt_cq    -> rt_cm    rt_cm_client_events
  *   rt_buf   -> rt_reg   rt_reg_peer_invalidated (rt_buf_priv.h)
  *   rt_post  -> rt_reg   rt_reg_wr_done          (rt_post.h)
+ *   rt_post  -> rt_reg   rt_reg_sink_get/_sge/_hold/_put (rt_post.h: an
+ *                        iWARP Read's sink, granted for that Read)
  *
  * tests/unit/rt_units.sh fails if the includes of src/transport form a
  * cycle; doc/architecture.md has the same picture.
@@ -99,7 +101,8 @@ struct rt_work {
 	bool report;	  /* RT_WR_SIGNAL: caller wants an event */
 	bool must_signal; /* signal regardless (revoke waits on it) */
 	uint64_t cookie;
-	void *ctx; /* rt_sbuf (SEND), rt_mw (BIND, LINV) */
+	void *ctx; /* rt_sbuf (SEND), rt_mw (BIND, LINV), rt_sink (READ
+		    * on iWARP) */
 	struct ibv_send_wr wr;
 	struct ibv_sge sge[RT_MAX_SGE];
 };
@@ -245,6 +248,7 @@ struct rt_conn {
 	unsigned int nregbufs;
 	unsigned int capregbufs;
 	uint32_t key_seed;
+	struct rt_sink *sinks;	 /* live iWARP Read sink registrations */
 	struct ibv_mr **zombies; /* MRs that refused deregistration */
 	unsigned int nzombies;
 

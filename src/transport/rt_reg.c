@@ -28,6 +28,17 @@
  *   set is deallocated, every MR deregistered.  An MR that refuses
  *   deregistration stays on the connection's list to try again when it is
  *   destroyed; by then its QP is gone.
+ *
+ * Read sinks on iWARP (digest 1.1)
+ *   An iWARP RDMA Read is carried out by the responder writing into the
+ *   sink, so the sink needs remote write access, which cached local memory
+ *   never has.  rt_reg_sink_get() registers each sink fragment of one
+ *   rt_post_read() for exactly its octets with LOCAL_WRITE | REMOTE_WRITE;
+ *   every work request of that Read holds a reference, and the last one
+ *   to finish (completed, flushed or never posted) deregisters the MRs
+ *   before its RT_EV_READ_DONE is queued, so the pulled data is handed up
+ *   fenced.  Such an MR's key is never advertised: only the Read Request
+ *   names it.  Other transports use the cached memory's local key.
  */
 #define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
@@ -577,6 +588,116 @@ unsigned int rt_regset_count(const struct rt_regset *s)
 	return s->n;
 }
 
+/* ---- Read sinks (iWARP) ---------------------------------------------- */
+
+struct rt_sink {
+	struct rt_sink *next; /* c->sinks: every live sink */
+	struct rt_sink *prev;
+	unsigned int refs; /* work requests of the Read, and its poster */
+	unsigned int n;
+	struct rt_sge *sge; /* the fragments, keyed by the MRs below */
+	struct ibv_mr **mr; /* [n] */
+};
+
+static void sink_unlink(struct rt_conn *c, struct rt_sink *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		c->sinks = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
+static void sink_release(struct rt_conn *c, struct rt_sink *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		drop_mr(c, &s->mr[i]);
+	c->st.sink_deregs++;
+	sink_unlink(c, s);
+	free(s->sge);
+	free(s->mr);
+	free(s);
+}
+
+static struct rt_sink *sink_alloc(struct rt_conn *c, unsigned int n,
+				  struct rt_err *err)
+{
+	struct rt_sink *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->sge = calloc(n, sizeof(*s->sge));
+		s->mr = calloc(n, sizeof(*s->mr));
+	}
+	if (!s || !s->sge || !s->mr) {
+		if (s) {
+			free(s->sge);
+			free(s->mr);
+		}
+		free(s);
+		rt_err_set(err, ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->refs = 1;
+	s->next = c->sinks;
+	if (c->sinks)
+		c->sinks->prev = s;
+	c->sinks = s;
+	c->st.sink_regs++;
+	return s;
+}
+
+int rt_reg_sink_get(struct rt_conn *c, const struct rt_sge *sge, unsigned int n,
+		    struct rt_sink **sp, struct rt_err *err)
+{
+	const int flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct rt_sink *s;
+	unsigned int i;
+
+	*sp = NULL;
+	if (!c->iwarp)
+		return 0;
+	s = sink_alloc(c, n, err);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		s->mr[i] = ibv_reg_mr(c->pd, sge[i].addr, sge[i].length, flags);
+		if (!s->mr[i]) {
+			int ret = rt_err_set(
+				err, errno,
+				"cannot register a %u-octet RDMA Read sink on %s: %s",
+				sge[i].length, c->devname, strerror(errno));
+
+			sink_release(c, s);
+			return ret;
+		}
+		s->n++;
+		c->st.registrations++;
+		s->sge[i] = (struct rt_sge){ sge[i].addr, sge[i].length,
+					     s->mr[i]->lkey };
+	}
+	*sp = s;
+	return 0;
+}
+
+const struct rt_sge *rt_reg_sink_sge(const struct rt_sink *s)
+{
+	return s->sge;
+}
+
+void rt_reg_sink_hold(struct rt_sink *s)
+{
+	s->refs++;
+}
+
+void rt_reg_sink_put(struct rt_conn *c, struct rt_sink *s)
+{
+	if (s && !--s->refs)
+		sink_release(c, s);
+}
+
 /* ---- Revocation ------------------------------------------------------ */
 
 static bool bound(const struct rt_expo *e)
@@ -759,6 +880,7 @@ void rt_regset_destroy(struct rt_regset *s)
 void rt_reg_free(struct rt_conn *c)
 {
 	struct rt_regset *s, *next;
+	struct rt_sink *k, *knext;
 	struct rt_mw *m;
 	unsigned int i;
 
@@ -772,6 +894,11 @@ void rt_reg_free(struct rt_conn *c)
 		free(m);
 	}
 	c->mw_free = NULL;
+	/* Reads still held by work the send queue never reported. */
+	for (k = c->sinks; k; k = knext) {
+		knext = k->next;
+		sink_release(c, k);
+	}
 	for (i = 0; i < c->nzombies; i++)
 		ibv_dereg_mr(c->zombies[i]);
 	free(c->zombies);
