@@ -207,7 +207,7 @@ static void *srv_thread(void *arg)
 			 * one means it is done with the old one, whose end
 			 * the server may not have seen yet. */
 			if (c) {
-				t_note("server: a new connection before the old one's end");
+				NOTE("server: a new connection before the old one's end");
 				srv_end(c);
 			}
 			c = nc;
@@ -238,7 +238,7 @@ static int srv_start(void)
 	t_sockaddr(&ss, t_addr4(), 0);
 	srv.l = rt_listen((struct sockaddr *)&ss, 0, &a, &err);
 	if (!srv.l) {
-		t_note("listen on %s: %s", t_addr4(), err.msg);
+		NOTE("listen on %s: %s", t_addr4(), err.msg);
 		return -1;
 	}
 	srv.port = rt_listener_port(srv.l);
@@ -284,24 +284,24 @@ static void check_sinks(bool iwarp, uint32_t len, const struct iw_reply *r,
 			const struct iw_reply *prev)
 {
 	if (iwarp) {
-		t_check(r->sink_regs == prev->sink_regs + 1 &&
-				r->registrations ==
-					prev->registrations + r->nfrag,
-			"iWARP %u octets: the Read had its own sink registration, one MR per fragment (%llu reads, %llu MRs; before %llu, %llu)",
-			len, (unsigned long long)r->sink_regs,
-			(unsigned long long)r->registrations,
-			(unsigned long long)prev->sink_regs,
-			(unsigned long long)prev->registrations);
-		t_check(r->sink_deregs == r->sink_regs &&
-				r->deregistrations == r->registrations,
-			"iWARP %u octets: released before the Read was reported (live: %lld sink(s), %lld MR(s))",
-			len, (long long)(r->sink_regs - r->sink_deregs),
-			(long long)(r->registrations - r->deregistrations));
+		CHECK(r->sink_regs == prev->sink_regs + 1 &&
+			      r->registrations ==
+				      prev->registrations + r->nfrag,
+		      "iWARP %u octets: the Read had its own sink registration, one MR per fragment (%llu reads, %llu MRs; before %llu, %llu)",
+		      len, (unsigned long long)r->sink_regs,
+		      (unsigned long long)r->registrations,
+		      (unsigned long long)prev->sink_regs,
+		      (unsigned long long)prev->registrations);
+		CHECK(r->sink_deregs == r->sink_regs &&
+			      r->deregistrations == r->registrations,
+		      "iWARP %u octets: released before the Read was reported (live: %lld sink(s), %lld MR(s))",
+		      len, (long long)(r->sink_regs - r->sink_deregs),
+		      (long long)(r->registrations - r->deregistrations));
 	} else {
-		t_check(r->sink_regs == 0 && r->registrations == 0,
-			"%u octets: no registration for the sink (%llu, %llu): its local key serves",
-			len, (unsigned long long)r->sink_regs,
-			(unsigned long long)r->registrations);
+		CHECK(r->sink_regs == 0 && r->registrations == 0,
+		      "%u octets: no registration for the sink (%llu, %llu): its local key serves",
+		      len, (unsigned long long)r->sink_regs,
+		      (unsigned long long)r->registrations);
 	}
 }
 
@@ -314,15 +314,15 @@ static void test_reads(struct rt_conn *c, bool iwarp, struct iw_reply *last)
 
 	set = rt_regset_create(c, &err);
 	if (!set) {
-		t_check(false, "regset: %s", err.msg);
+		CHECK(false, "regset: %s", err.msg);
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		bool ok = pull(c, set, sizes[i], 7 * i + 3, &r);
 
-		t_check(ok && r.status == 0,
-			"Read chunk of %u octets pulled intact in %u fragment(s) (status %d)",
-			sizes[i], r.nfrag, r.status);
+		CHECK(ok && r.status == 0,
+		      "Read chunk of %u octets pulled intact in %u fragment(s) (status %d)",
+		      sizes[i], r.nfrag, r.status);
 		if (!ok)
 			break;
 		check_sinks(iwarp, sizes[i], &r, &prev);
@@ -346,13 +346,13 @@ static void test_probe(struct rt_conn *c, const struct iw_reply *last)
 
 	src = rt_lmem_alloc(c, 16, &err);
 	if (!src || !last->sink_addr) {
-		t_check(false, "probe: no source or no target");
+		CHECK(false, "probe: no source or no target");
 		return;
 	}
 	memset(rt_lmem_addr(src), 0xa5, 16);
 	sge = rt_lmem_sge(src, rt_lmem_addr(src), 16);
 	if (rt_post_write(c, &sge, 1, &seg, 9, RT_WR_SIGNAL, &err))
-		t_note("probe: not posted: %s", err.msg);
+		NOTE("probe: not posted: %s", err.msg);
 	while (!dead && t_now_ms() < deadline) {
 		if (rt_conn_poll(c, &ev, 1, 100) <= 0)
 			continue;
@@ -362,14 +362,14 @@ static void test_probe(struct rt_conn *c, const struct iw_reply *last)
 	}
 	while (atomic_load(&srv.probe) < 0 && t_now_ms() < deadline + 5000)
 		usleep(10000);
-	t_note("probe: Write completion %d; connection: %s", wst,
-	       dead ? rt_conn_error(c)->msg : "still up");
-	t_check(dead,
-		"a Write into the server's cached sink (key 0x%x) ended the connection: the device refused it",
-		last->sink_lkey);
-	t_check(atomic_load(&srv.probe) == 0,
-		"the cached sink still holds what the Read put there (%d)",
-		atomic_load(&srv.probe));
+	NOTE("probe: Write completion %d; connection: %s", wst,
+	     dead ? rt_conn_error(c)->msg : "still up");
+	CHECK(dead,
+	      "a Write into the server's cached sink (key 0x%x) ended the connection: the device refused it",
+	      last->sink_lkey);
+	CHECK(atomic_load(&srv.probe) == 0,
+	      "the cached sink still holds what the Read put there (%d)",
+	      atomic_load(&srv.probe));
 	rt_lmem_free(c, src);
 }
 
@@ -402,39 +402,38 @@ static void test_bad_read(bool iwarp)
 	if (n == 1)
 		n = rt_reg_revoke(set, &err);
 	if (n || t_send(c, &cmd, sizeof(cmd))) {
-		t_check(false, "bad Read: setup: %s", err.msg);
+		CHECK(false, "bad Read: setup: %s", err.msg);
 		goto out;
 	}
 	n = t_recv(c, &r, sizeof(r), T_TIMEOUT_MS, NULL);
-	t_note("bad Read: client after %lld ms: %s",
-	       (long long)(t_now_ms() - start), rt_conn_error(c)->msg);
+	NOTE("bad Read: client after %lld ms: %s",
+	     (long long)(t_now_ms() - start), rt_conn_error(c)->msg);
 	/* the server waits T_TIMEOUT_MS for the Read's event itself */
 	while (!atomic_load(&srv.bad_done) &&
 	       t_now_ms() < deadline + T_TIMEOUT_MS)
 		usleep(10000);
-	t_note("bad Read: reply %d; the server's Read ended with %d after %lld ms",
-	       n, atomic_load(&srv.bad_status),
-	       (long long)(t_now_ms() - start));
-	t_check(atomic_load(&srv.bad_done),
-		"a Read of a revoked handle failed on the server");
+	NOTE("bad Read: reply %d; the server's Read ended with %d after %lld ms",
+	     n, atomic_load(&srv.bad_status), (long long)(t_now_ms() - start));
+	CHECK(atomic_load(&srv.bad_done),
+	      "a Read of a revoked handle failed on the server");
 	if (atomic_load(&srv.bad_status) == -ETIMEDOUT)
 		/* Seen about once in six runs on siw (Linux 6.1): after the
 		 * peer's Terminate the failed Read is neither completed nor
 		 * flushed, although the queue pair is in the error state.  The
 		 * layer then never reports it, and rt_conn_destroy() releases
 		 * its sink; the dead queue pair gives no access meanwhile. */
-		printf("NOTE: the device reported the failed Read neither completed nor flushed within %d ms; its sink is released by rt_conn_destroy() (live now: %lld sink(s))\n",
-		       T_TIMEOUT_MS, atomic_load(&srv.bad_live_sinks));
+		NOTE("the device reported the failed Read neither completed nor flushed within %d ms; its sink is released by rt_conn_destroy() (live now: %lld sink(s))",
+		     T_TIMEOUT_MS, atomic_load(&srv.bad_live_sinks));
 	else if (iwarp)
-		t_check(atomic_load(&srv.bad_sink_regs) == 1 &&
-				atomic_load(&srv.bad_live_sinks) == 0 &&
-				atomic_load(&srv.bad_live_mrs) == 0,
-			"iWARP: the failed Read's sink was released before its failure was reported (live: %lld sink(s), %lld MR(s))",
-			atomic_load(&srv.bad_live_sinks),
-			atomic_load(&srv.bad_live_mrs));
+		CHECK(atomic_load(&srv.bad_sink_regs) == 1 &&
+			      atomic_load(&srv.bad_live_sinks) == 0 &&
+			      atomic_load(&srv.bad_live_mrs) == 0,
+		      "iWARP: the failed Read's sink was released before its failure was reported (live: %lld sink(s), %lld MR(s))",
+		      atomic_load(&srv.bad_live_sinks),
+		      atomic_load(&srv.bad_live_mrs));
 	else
-		t_check(atomic_load(&srv.bad_live_mrs) == 0,
-			"no registration live after the failed Read");
+		CHECK(atomic_load(&srv.bad_live_mrs) == 0,
+		      "no registration live after the failed Read");
 out:
 	rt_regset_destroy(set);
 	if (c)
@@ -453,8 +452,7 @@ static bool device_iwarp(struct rt_conn *c)
 			iwarp = l[i]->transport_type == IBV_TRANSPORT_IWARP;
 	if (l)
 		ibv_free_device_list(l);
-	t_note("device %s: %s", name ? name : "?",
-	       iwarp ? "iWARP" : "not iWARP");
+	NOTE("device %s: %s", name ? name : "?", iwarp ? "iWARP" : "not iWARP");
 	return iwarp;
 }
 
@@ -472,20 +470,20 @@ int main(void)
 		return 77;
 	t_watchdog(300);
 	if (srv_start()) {
-		t_check(false, "rt server starts");
+		CHECK(false, "rt server starts");
 		return 1;
 	}
 	rt_conn_attr_init(&ca);
 	ca.timeout_ms = 5000;
 	c = t_connect(t_addr4(), srv.port, &ca, &err);
 	if (!c) {
-		t_check(false, "connect: %s", err.msg);
+		CHECK(false, "connect: %s", err.msg);
 		srv_stop();
 		return 1;
 	}
 	iwarp = device_iwarp(c);
 	if (dev && !strcmp(dev, "siw"))
-		t_check(iwarp, "the device is iWARP (tests/vm/run --siw)");
+		CHECK(iwarp, "the device is iWARP (tests/vm/run --siw)");
 	else if (!iwarp)
 		printf("SKIP: %s is not iWARP: the per-Read sink registrations are not exercised (run with tests/vm/run --siw)\n",
 		       dev ? dev : "the device");
@@ -494,7 +492,5 @@ int main(void)
 	rt_conn_destroy(c);
 	test_bad_read(iwarp);
 	srv_stop();
-	printf("%s: %d check(s) failed\n", t_failures ? "FAIL" : "PASS",
-	       t_failures);
-	return t_failures ? 1 : 0;
+	return tu_done();
 }
