@@ -7,7 +7,8 @@
 # another src/rpc header) declares - the calls a file can make to another.
 # Comments and strings do not count; types shared through a header are not
 # dependencies; a call through a function pointer is not seen, which is how
-# a lower unit calls back up on purpose (rr_srv_priv.h says where).
+# a lower unit calls back up on purpose (rr_srv_priv.h and rr_call_priv.h say
+# where).
 # Headers a unit owns are found by their declarations, not their names, so
 # a header may also be a whole layer's public interface (rr_serve.h).
 #
