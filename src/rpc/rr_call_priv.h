@@ -1,20 +1,30 @@
 /*
  * rr_call_priv.h - the requester's internal structures and the prototypes
- * its files share, grouped by the file that owns them:
- *   rr_clnt.c  the rr_clnt, its connections (connect, reconnect, loss) and
- *              the control functions;
- *   rr_wait.c  waiting: waiters, the leader that polls the connection, and
- *              the dispatch of completions to calls by XID;
- *   rr_call.c  one call: credit, encoding, plan, exposure, Send, completion,
- *              fencing, decode stream.
- * Under them all rr_util.c (clock, results) and rr_vcache.c; rr_bc.c (the
- * backward direction) and rr_probe.c over them.
+ * its files share, grouped by the file that owns them.  The files call one
+ * way, top to bottom (a file calls only files below it; tests/unit/
+ * rr_units.sh checks it):
  *
- * Direction: rr_call.c and rr_bc.c call rr_clnt.c and rr_wait.c, rr_clnt.c
- * calls rr_wait.c.  Five edges still go back up: the dispatch in rr_wait.c
- * hands Replies to rr_call.c, rr_clnt.c and rr_bc.c, and a lost or destroyed
- * client (rr_clnt.c) fails its calls and resets its backward queue; they
- * are listed in tests/unit/rr_units.sh, which fails on any other cycle.
+ *   rr_life.c      creating and destroying an rr_clnt; sets the hooks
+ *   rr_recv.c      the Receive path: dispatch of Replies to calls by XID,
+ *                  of backward Calls, properties and deaths
+ *   rr_probe.c     whether a server can be reached (rr_call.h)
+ *   rr_bc.c        the backward direction
+ *   rr_call.c      one call: credit, encoding, plan, exposure, Send,
+ *                  completion, fencing, decode stream
+ *   rr_clnt.c      the connections (connect, reconnect, loss, version,
+ *                  properties) and the control functions
+ *   rr_wait.c      waiting: waiters, the leader that polls the connection,
+ *                  the XID table
+ *   rr_conn_ref.c  a connection's last reference
+ *   rr_vcache.c    servers that lack v2
+ *   rr_util.c      clock, results
+ *
+ * Three calls go inherently back up - a drain (from the waiting leader, a
+ * call, a connection change) dispatches what came to the files above, a
+ * lost connection fails its calls, and a new or lost connection moves the
+ * backward fd - so they go through the hooks of struct rr_clnt below,
+ * which rr_life.c sets at creation: the lower files never name a function
+ * above them.
  *
  * Everything below is protected by rr_clnt.lock unless said otherwise.
  */
@@ -230,15 +240,34 @@ struct rr_clnt {
 	uint32_t ctl_xid;	 /* XIDs of our one-way messages */
 	struct rr_bc *bc;	 /* backward service, or NULL */
 	struct rr_stats st;
+
+	/* Calls up, set by rr_clnt_create (rr_life.c), never changed:
+	 * rr_recv_drain, rr_call_fail, rr_bc_conn_changed. */
+	void (*drain)(struct rr_clnt *rr, struct rr_conn *conn);
+	void (*call_fail)(struct rr_clnt *rr, struct rr_call *call,
+			  enum rr_status st, int err, const char *msg);
+	void (*bc_conn_changed)(struct rr_clnt *rr);
 };
 
+/* ---- rr_recv.c ---------------------------------------------------------- */
+
+/* Collect every pending event of conn and dispatch it (lock held); the lower
+ * files reach it as rr_drain() (rr->drain). */
+void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn);
+
 /* ---- rr_clnt.c ---------------------------------------------------------- */
+
+/* A new connection to the server, of rr's options (without the lock).  NULL
+ * with err set on failure. */
+struct rr_conn *rr_conn_open(struct rr_clnt *rr, int64_t deadline,
+			     struct rt_err *err);
+/* The client goes: its current connection ends (lock held). */
+void rr_conn_end(struct rr_clnt *rr);
 
 /* A live connection for a new call, connecting if needed (lock held; it is
  * released while connecting).  NULL with res set on failure. */
 struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 			    struct rr_result *res);
-void rr_conn_put(struct rr_clnt *rr, struct rr_conn *conn);
 /* conn ended: fail the calls still waiting on it, finish its orphans. */
 void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn);
 /* A valid Reply came on conn: its version is settled (lock held). */
@@ -252,6 +281,13 @@ void rr_conn_oneway_done(struct rr_conn *conn, const struct rr_call *call);
 void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *conn,
 			const struct rw_hdr *h);
 
+/* ---- rr_conn_ref.c ---------------------------------------------------------- */
+
+/* Drop a reference to conn; the last one destroys it. */
+void rr_conn_put(struct rr_clnt *rr, struct rr_conn *conn);
+/* Add the counters of the transport connection rt to to. */
+void rr_conn_stats_add(struct rt_stats *to, const struct rt_conn *rt);
+
 /* ---- rr_wait.c ---------------------------------------------------------- */
 
 /* Wait until done(arg) or the deadline, leading on conn if nobody else polls
@@ -261,7 +297,8 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	     void *arg, int64_t deadline, struct rr_waiter **pub);
 void rr_wake(struct rr_waiter *w);
 void rr_wake_all(struct rr_clnt *rr);
-/* Collect every pending event of conn and dispatch it (lock held). */
+/* Collect every pending event of conn and dispatch it (lock held): the
+ * drain hook, rr_recv_drain(). */
 void rr_drain(struct rr_clnt *rr, struct rr_conn *conn);
 
 void rr_xid_insert(struct rr_clnt *rr, struct rr_call *call);

@@ -180,8 +180,8 @@ void rr_conn_peer_props(struct rr_clnt *rr, struct rr_conn *conn,
 
 /* Connect with the lock released; the connect timeout is cut to what is
  * left of the caller's deadline. */
-static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
-				 struct rt_err *err)
+struct rr_conn *rr_conn_open(struct rr_clnt *rr, int64_t deadline,
+			     struct rt_err *err)
 {
 	struct rt_conn_attr attr = rr->opts.conn;
 	int64_t left = deadline - rr_now_ms();
@@ -206,30 +206,6 @@ static struct rr_conn *conn_open(struct rr_clnt *rr, int64_t deadline,
 	return conn;
 }
 
-/* rt_stats is all uint64_t counters: add them field by field. */
-static void conn_stats_add(struct rt_stats *to, const struct rt_conn *rt)
-{
-	uint64_t *t = (uint64_t *)to, f[sizeof(*to) / sizeof(uint64_t)];
-	struct rt_stats from;
-	size_t i;
-
-	_Static_assert(sizeof(from) % sizeof(uint64_t) == 0,
-		       "struct rt_stats holds uint64_t counters only");
-	rt_conn_stats(rt, &from);
-	memcpy(f, &from, sizeof(f));
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		t[i] += f[i];
-}
-
-void rr_conn_put(struct rr_clnt *rr, struct rr_conn *conn)
-{
-	if (--conn->refs)
-		return;
-	conn_stats_add(&rr->st.conn, conn->rt);
-	rt_conn_destroy(conn->rt);
-	free(conn);
-}
-
 /* Fail every call still waiting on conn; orphans are finished here. */
 void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn)
 {
@@ -252,14 +228,15 @@ void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn)
 		for (; call; call = next) {
 			next = call->next;
 			if (call->conn == conn)
-				rr_call_fail(rr, call, RR_CANTRECV,
-					     why->code ? why->code : ECONNRESET,
-					     why->msg);
+				rr->call_fail(rr, call, RR_CANTRECV,
+					      why->code ? why->code :
+							  ECONNRESET,
+					      why->msg);
 		}
 	}
 	rr_wake_all(rr);
 	if (conn == rr->conn)
-		rr_bc_conn_changed(rr);
+		rr->bc_conn_changed(rr);
 }
 
 /* The current connection stops being current. */
@@ -314,7 +291,7 @@ static int conn_replace(struct rr_clnt *rr, int64_t deadline,
 
 	rr->connecting = true;
 	pthread_mutex_unlock(&rr->lock);
-	conn = conn_open(rr, deadline, &err);
+	conn = rr_conn_open(rr, deadline, &err);
 	pthread_mutex_lock(&rr->lock);
 	rr->connecting = false;
 	rr_wake_all(rr);
@@ -325,7 +302,7 @@ static int conn_replace(struct rr_clnt *rr, int64_t deadline,
 	rr->st.connects++;
 	conn_detach(rr);
 	rr->conn = conn;
-	rr_bc_conn_changed(rr);
+	rr->bc_conn_changed(rr);
 	return 0;
 }
 
@@ -365,74 +342,16 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 	}
 }
 
-/* ---- Life --------------------------------------------------------------- */
-
-struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
-			       const struct rr_opts *opts, struct rt_err *err)
+/* The client goes: its current connection ends, abandoned calls are fenced
+ * and finished on the way (lock held). */
+void rr_conn_end(struct rr_clnt *rr)
 {
-	struct rr_clnt *rr;
-	socklen_t len;
+	struct rr_conn *conn = rr->conn;
 
-	rt_err_clear(err);
-	len = dst && dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-						  sizeof(struct sockaddr_in);
-	if (!dst || (dst->sa_family != AF_INET && dst->sa_family != AF_INET6)) {
-		rt_err_set(err, EAFNOSUPPORT,
-			   "RDMA needs an IPv4 or IPv6 address");
-		return NULL;
-	}
-	rr = calloc(1, sizeof(*rr));
-	if (!rr || pthread_mutex_init(&rr->lock, NULL)) {
-		free(rr);
-		rt_err_set(err, ENOMEM, "out of memory");
-		return NULL;
-	}
-	memcpy(&rr->dst, dst, len);
-	rr->opts = *opts;
-	if (!rr->opts.max_reply || rr->opts.max_reply > RR_MAX_REPLY)
-		rr->opts.max_reply = rr->opts.max_reply ? RR_MAX_REPLY :
-							  (size_t)1 << 20;
-	if (!rr->opts.conn.timeout_ms)
-		rr->opts.conn.timeout_ms = 5000;
-	rr->want_busy = opts->conn.busy_poll;
-	/* a v2 server may send 4096 octets once v2 is known (V2-INL-1) */
-	if (rr->opts.vers != RR_VERS_1 &&
-	    rr->opts.conn.inline_recv < RW_V2_INLINE_DEFAULT)
-		rr->opts.conn.inline_recv = RW_V2_INLINE_DEFAULT;
-	rr->ctl_xid = (uint32_t)rr_now_ms() * 2654435761u;
-	rw_hdr_space_init(&rr->hsp, &rw_v2_limits);
-	rr->conn = conn_open(rr, rr_now_ms() + rr->opts.conn.timeout_ms, err);
-	if (!rr->conn) {
-		pthread_mutex_destroy(&rr->lock);
-		free(rr);
-		return NULL;
-	}
-	rr->st.connects++;
-	return rr;
-}
-
-/*
- * No call may be running.  Orphaned calls are finished by ending the
- * connection: their memory is fenced by rt_reg_revoke() on the dead
- * connection, then everything is freed.
- */
-void rr_clnt_destroy(struct rr_clnt *rr)
-{
-	struct rr_conn *conn;
-
-	if (!rr)
-		return;
-	rr_clnt_bc_disable(rr);
-	pthread_mutex_lock(&rr->lock);
-	conn = rr->conn;
 	if (conn) {
 		conn_retire(rr, conn);
 		conn_detach(rr);
 	}
-	rr_slots_free(rr);
-	pthread_mutex_unlock(&rr->lock);
-	pthread_mutex_destroy(&rr->lock);
-	free(rr);
 }
 
 /* ---- Control ------------------------------------------------------------ */
@@ -560,7 +479,7 @@ void rr_clnt_stats(struct rr_clnt *rr, struct rr_stats *out)
 	pthread_mutex_lock(&rr->lock);
 	*out = rr->st;
 	if (rr->conn)
-		conn_stats_add(&out->conn, rr->conn->rt);
+		rr_conn_stats_add(&out->conn, rr->conn->rt);
 	pthread_mutex_unlock(&rr->lock);
 }
 
