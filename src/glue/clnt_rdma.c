@@ -94,7 +94,11 @@ static void set_err(struct clnt_rdma *clnt, const struct rpc_err *e,
 {
 	pthread_mutex_lock(&clnt->lock);
 	clnt->err = *e;
-	snprintf(clnt->errmsg, sizeof(clnt->errmsg), "%s", msg);
+	/* Every successful call comes here with "": no formatting for it. */
+	if (*msg)
+		snprintf(clnt->errmsg, sizeof(clnt->errmsg), "%s", msg);
+	else
+		clnt->errmsg[0] = '\0';
 	pthread_mutex_unlock(&clnt->lock);
 }
 

@@ -273,7 +273,8 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 	conn->in_call = false;
 	if (conn->dead)
 		return XPRT_DIED;
-	n = rr_srv_progress(conn->rr);
+	/* Not woken by the fd: what completed while the call ran. */
+	n = rr_srv_collect(conn->rr);
 	if (n < 0) {
 		conn->dead = true;
 		return XPRT_DIED;

@@ -212,7 +212,7 @@ static void release(struct rr_clnt *rr, struct rr_call *call)
 	free_bufs(call);
 	if (call->state != RR_S_PREP)
 		rr_xid_remove(rr, call);
-	rr_drain(rr, conn);
+	rr_collect(rr, conn);
 	rr_conn_put(rr, conn);
 	slot_put(rr, call);
 }
@@ -1058,7 +1058,7 @@ static enum rr_status finish(struct rr_clnt *rr, struct rr_call *call,
 	uint32_t i;
 
 	fence(rr, call);
-	rr_drain(rr, call->conn);
+	rr_collect(rr, call->conn);
 	*res = call->res;
 	if (res->status != RR_OK || !check_long_payload(call, res))
 		return res->status;

@@ -64,6 +64,8 @@
 #define RR_XID_BUCKETS 64
 /* Longest the leader sleeps before looking at the world again. */
 #define RR_LEAD_SLICE_MS 200
+/* A busy-polling leader yields the processor once per this many spins. */
+#define RR_BUSY_YIELD_EVERY 64
 /* Events taken from the connection per rt_conn_poll(). */
 #define RR_EV_BATCH 16
 
@@ -243,7 +245,7 @@ struct rr_clnt {
 
 	/* Calls up, set by rr_clnt_create (rr_life.c), never changed:
 	 * rr_recv_drain, rr_call_fail, rr_bc_conn_changed. */
-	void (*drain)(struct rr_clnt *rr, struct rr_conn *conn);
+	void (*drain)(struct rr_clnt *rr, struct rr_conn *conn, bool full);
 	void (*call_fail)(struct rr_clnt *rr, struct rr_call *call,
 			  enum rr_status st, int err, const char *msg);
 	void (*bc_conn_changed)(struct rr_clnt *rr);
@@ -252,8 +254,10 @@ struct rr_clnt {
 /* ---- rr_recv.c ---------------------------------------------------------- */
 
 /* Collect every pending event of conn and dispatch it (lock held); the lower
- * files reach it as rr_drain() (rr->drain). */
-void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn);
+ * files reach it as rr_drain() and rr_collect() (rr->drain).  full: ask
+ * the connection's fd too (rt_conn_poll), else its completions only
+ * (rt_conn_collect). */
+void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn, bool full);
 
 /* ---- rr_clnt.c ---------------------------------------------------------- */
 
@@ -298,8 +302,13 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 void rr_wake(struct rr_waiter *w);
 void rr_wake_all(struct rr_clnt *rr);
 /* Collect every pending event of conn and dispatch it (lock held): the
- * drain hook, rr_recv_drain(). */
+ * drain hook, rr_recv_drain().  rr_drain() asks every source of the
+ * connection (after a wake-up, before using it); rr_collect() only its
+ * completions, without a system call, for a thread that has just used the
+ * connection and lets it go: what it leaves keeps the fd readable for the
+ * leader. */
 void rr_drain(struct rr_clnt *rr, struct rr_conn *conn);
+void rr_collect(struct rr_clnt *rr, struct rr_conn *conn);
 
 void rr_xid_insert(struct rr_clnt *rr, struct rr_call *call);
 void rr_xid_remove(struct rr_clnt *rr, struct rr_call *call);

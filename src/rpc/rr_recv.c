@@ -246,7 +246,7 @@ static bool dispatch(struct rr_clnt *rr, struct rr_conn *conn,
  * would drain again: a nested drain of the same connection only asks the
  * running one to look once more.
  */
-void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn)
+void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn, bool full)
 {
 	struct rt_event ev[RR_EV_BATCH];
 	bool dead = false;
@@ -261,7 +261,10 @@ void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn)
 	conn->draining = true;
 	do {
 		conn->redrain = false;
-		n = rt_conn_poll(conn->rt, ev, RR_EV_BATCH, 0);
+		/* The fd's sources once; then what completes meanwhile. */
+		n = full ? rt_conn_poll(conn->rt, ev, RR_EV_BATCH, 0) :
+			   rt_conn_collect(conn->rt, ev, RR_EV_BATCH);
+		full = false;
 		for (i = 0; i < n; i++)
 			dead |= dispatch(rr, conn, &ev[i]);
 	} while (n == RR_EV_BATCH || (n > 0 && conn->redrain));

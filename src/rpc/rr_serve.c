@@ -73,13 +73,15 @@ static void on_event(struct rr_srv *srv, const struct rt_event *ev)
 	}
 }
 
-/* One rt_conn_poll() and what it returned; -ENOTCONN once dead. */
-static int poll_once(struct rr_srv *srv, int timeout_ms)
+/* One rt_conn_poll() - or, !full, rt_conn_collect(): completions only,
+ * without a system call - and what it returned; -ENOTCONN once dead. */
+static int poll_once(struct rr_srv *srv, int timeout_ms, bool full)
 {
 	struct rt_event ev[RR_EV_BATCH];
 	int n, i;
 
-	n = rt_conn_poll(srv->conn, ev, RR_EV_BATCH, timeout_ms);
+	n = full ? rt_conn_poll(srv->conn, ev, RR_EV_BATCH, timeout_ms) :
+		   rt_conn_collect(srv->conn, ev, RR_EV_BATCH);
 	if (n < 0) {
 		srv->dead = true;
 		return -ENOTCONN;
@@ -89,19 +91,22 @@ static int poll_once(struct rr_srv *srv, int timeout_ms)
 	return n;
 }
 
-/* Collect everything pending, so nothing waits unseen in the transport. */
-static void drain(struct rr_srv *srv)
+/* Collect everything pending, so nothing waits unseen in the transport:
+ * the fd's sources once if full (what a wake-up announced), then the
+ * completions that come meanwhile.  What a collect leaves keeps the fd
+ * readable (rt_conn_collect). */
+static void drain(struct rr_srv *srv, bool full)
 {
-	while (poll_once(srv, 0) > 0)
-		;
+	while (poll_once(srv, 0, full) > 0)
+		full = false;
 }
 
 static int wait_events(struct rr_srv *srv, int timeout_ms)
 {
-	int n = poll_once(srv, timeout_ms);
+	int n = poll_once(srv, timeout_ms, true);
 
 	if (n > 0)
-		drain(srv);
+		drain(srv, false);
 	return srv->dead ? -ENOTCONN : n;
 }
 
@@ -112,7 +117,7 @@ void rr_srv_defer(struct rr_srv *srv)
 	pthread_mutex_unlock(&srv->lock);
 }
 
-static int progress_locked(struct rr_srv *srv)
+static int progress(struct rr_srv *srv, bool full)
 {
 	uint64_t v;
 	bool again;
@@ -120,7 +125,8 @@ static int progress_locked(struct rr_srv *srv)
 	if (srv->kicked && read(srv->kick, &v, sizeof(v)) == sizeof(v))
 		srv->kicked = false;
 	do {
-		drain(srv);
+		drain(srv, full);
+		full = false;
 		if (srv->dead)
 			return -ENOTCONN;
 		rr_srv_start_pulls(srv);
@@ -132,12 +138,27 @@ static int progress_locked(struct rr_srv *srv)
 	return srv->dead ? -ENOTCONN : (int)srv->ready.n;
 }
 
+static int progress_locked(struct rr_srv *srv)
+{
+	return progress(srv, true);
+}
+
 int rr_srv_progress(struct rr_srv *srv)
 {
 	int n;
 
 	pthread_mutex_lock(&srv->lock);
-	n = progress_locked(srv);
+	n = progress(srv, true);
+	pthread_mutex_unlock(&srv->lock);
+	return n;
+}
+
+int rr_srv_collect(struct rr_srv *srv)
+{
+	int n;
+
+	pthread_mutex_lock(&srv->lock);
+	n = progress(srv, false);
 	pthread_mutex_unlock(&srv->lock);
 	return n;
 }

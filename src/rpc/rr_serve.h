@@ -201,6 +201,14 @@ const struct sockaddr *rr_srv_local_addr(const struct rr_srv *srv);
  */
 int rr_srv_progress(struct rr_srv *srv);
 
+/*
+ * As rr_srv_progress(), but of the connection's events only its
+ * completions, without a system call (rt_conn_collect): for a caller that
+ * was not woken by the fd, after serving a call.  An event it leaves keeps
+ * the fd readable, so the next poll returns at once.
+ */
+int rr_srv_collect(struct rr_srv *srv);
+
 const struct rt_err *rr_srv_error(const struct rr_srv *srv);
 
 /*

@@ -63,7 +63,7 @@ static int64_t now_ms(void)
 
 struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)
 {
-	int64_t deadline = now_ms() + RR_SEND_WAIT_MS, left;
+	int64_t deadline = 0, left;
 	struct rt_sbuf *b;
 	struct rt_err err;
 
@@ -75,6 +75,10 @@ struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)
 			return b;
 		if (err.code != EAGAIN)
 			return NULL;
+		/* The clock only once there is a wait: a free buffer is
+		 * the rule, and reading the clock may be a system call. */
+		if (!deadline)
+			deadline = now_ms() + RR_SEND_WAIT_MS;
 		left = deadline - now_ms();
 		if (left <= 0) {
 			/* A reply that cannot be sent: close, so the peer

@@ -69,7 +69,12 @@ struct rr_call *rr_xid_find(struct rr_clnt *rr, uint32_t xid)
 /* Collect and dispatch conn's events: rr_recv.c, above, through the hook. */
 void rr_drain(struct rr_clnt *rr, struct rr_conn *conn)
 {
-	rr->drain(rr, conn);
+	rr->drain(rr, conn, true);
+}
+
+void rr_collect(struct rr_clnt *rr, struct rr_conn *conn)
+{
+	rr->drain(rr, conn, false);
 }
 
 /* ---- Waiting ------------------------------------------------------------ */
@@ -114,14 +119,24 @@ void rr_wake_all(struct rr_clnt *rr)
 		pthread_cond_signal(&w->cv);
 }
 
+/* The condition variable runs on CLOCK_MONOTONIC, deadlines on the coarse
+ * clock (rr_now_ms), which lags it by up to a tick: wait for what is left
+ * from now, so that a wait never ends before the deadline it is for. */
 static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
 		       int64_t deadline)
 {
-	struct timespec ts = {
-		.tv_sec = deadline / 1000,
-		.tv_nsec = (deadline % 1000) * 1000000,
-	};
+	int64_t left = deadline - rr_now_ms();
+	struct timespec ts;
 
+	if (left <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += left / 1000;
+	ts.tv_nsec += (left % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
 	pthread_cond_timedwait(&w->cv, &rr->lock, &ts);
 }
 
@@ -131,21 +146,25 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 /*
- * Sleep on conn's fd (event mode) or give the processor away (busy polling)
- * without the lock, then collect what came.  One slice at most, so that a
- * leader also notices its own deadline and a changed world.
+ * Sleep on conn's fd (event mode) or spin (busy polling) without the lock,
+ * then collect what came.  One slice at most, so that a leader also
+ * notices its own deadline and a changed world.  A spinning leader gives
+ * the processor away only every RR_BUSY_YIELD_EVERY spins: a system call
+ * per spin costs more than the round trip it waits for (make profile).
  */
 static void lead_once(struct rr_clnt *rr, struct rr_conn *conn,
-		      int64_t deadline)
+		      int64_t deadline, unsigned int spin)
 {
 	struct pollfd pfd = { .fd = rt_conn_fd(conn->rt), .events = POLLIN };
 	int64_t left = min64(deadline - rr_now_ms(), RR_LEAD_SLICE_MS);
 
 	pthread_mutex_unlock(&rr->lock);
-	if (conn->busy_poll)
-		sched_yield();
-	else if (left > 0)
+	if (conn->busy_poll) {
+		if (spin % RR_BUSY_YIELD_EVERY == RR_BUSY_YIELD_EVERY - 1)
+			sched_yield();
+	} else if (left > 0) {
 		poll(&pfd, 1, (int)left);
+	}
 	pthread_mutex_lock(&rr->lock);
 	rr_drain(rr, conn);
 }
@@ -153,10 +172,12 @@ static void lead_once(struct rr_clnt *rr, struct rr_conn *conn,
 static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
+	unsigned int spin = 0;
+
 	rr->leading = true;
 	conn->refs++;
 	while (!done(arg) && !conn->lost && rr_now_ms() < deadline)
-		lead_once(rr, conn, deadline);
+		lead_once(rr, conn, deadline, spin++);
 	rr->leading = false;
 	rr_conn_put(rr, conn);
 }

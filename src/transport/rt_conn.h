@@ -228,6 +228,16 @@ int rt_conn_fd(const struct rt_conn *c);
 int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 		 int timeout_ms);
 
+/*
+ * As rt_conn_poll() with timeout 0, without a system call on providers
+ * that poll in user space: the completions and queued work only.  What it
+ * leaves (a completion channel, CM or wake-up event) keeps rt_conn_fd()
+ * readable, so the next wait returns at once and the next rt_conn_poll()
+ * takes it.  For a caller that has no reason to think the fd readable
+ * (after posting, before letting the connection go).
+ */
+int rt_conn_collect(struct rt_conn *c, struct rt_event *ev, unsigned int max);
+
 /* ---- Posting --------------------------------------------------------- */
 
 /* Local memory for a work request: from an rt_sbuf, rt_rbuf or rt_lmem. */

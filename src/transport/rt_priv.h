@@ -186,6 +186,7 @@ struct rt_conn {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	unsigned int cq_unacked;
+	unsigned int busy_spins; /* busy poll: spins so far (rt_cq.c) */
 	int epfd;
 	int wakefd;
 	char devname[IBV_SYSFS_NAME_MAX];

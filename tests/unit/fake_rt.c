@@ -766,6 +766,12 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 	}
 }
 
+/* The fake has no sources that need a system call: the same as a poll. */
+int rt_conn_collect(struct rt_conn *c, struct rt_event *ev, unsigned int max)
+{
+	return rt_conn_poll(c, ev, max, 0);
+}
+
 bool rt_conn_peer_fault(const struct rt_conn *c, uint64_t *cookie)
 {
 	bool fault;
