@@ -35,7 +35,7 @@ nfsk_rpcbind() {
 # (default 20049), with rpc.mountd registered with rpcbind; READ and WRITE
 # up to 1 MiB.
 nfsk_start() {
-	local exp=$1 port=${2:-20049} t
+	local exp=$1 port=${2:-20049} t i
 	for t in exportfs rpc.nfsd rpc.mountd; do
 		command -v $t >/dev/null || {
 			nfsk_say "$t not installed (Debian nfs-kernel-server)"
@@ -65,7 +65,14 @@ nfsk_start() {
 		{ nfsk_say "cannot open rdma port $port (/proc/fs/nfsd/portlist)"; return 1; }
 	grep -q "rdma.*$port" /proc/fs/nfsd/portlist ||
 		{ nfsk_say "no rdma listener in /proc/fs/nfsd/portlist"; return 1; }
-	return 0
+	# rpc.mountd registers in the background: a client that asks before
+	# gets "Program not registered"
+	for ((i = 0; i < 100; i++)); do
+		timeout 5 rpcinfo -T tcp 127.0.0.1 100005 3 >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	nfsk_say "rpc.mountd did not register MOUNT v3 over tcp with rpcbind within 20 s"
+	return 1
 }
 
 nfsk_rpcbind_stop() {
