@@ -157,7 +157,8 @@ char *rpcrdma_taddr2uaddr(int family, const struct netbuf *nb)
 	len = strlen(host) + sizeof(".255.255");
 	ua = malloc(len);
 	if (ua)
-		snprintf(ua, len, "%s.%u.%u", host, port >> 8, port & 0xff);
+		snprintf(ua, len, "%s.%u.%u", host, (port >> 8) & 0xff,
+			 port & 0xff);
 	return ua;
 }
 
