@@ -85,11 +85,21 @@ struct rpcrdma_attr {
 					 * once on a connection (client: the
 					 * Receives kept for them; 4;
 					 * RPCRDMA_BC_NONE: none) */
-	unsigned long reserved[7];	 /* must be zero */
+	unsigned long poll_us;		 /* event mode: most microseconds a
+					 * waiting thread polls the
+					 * completion queue before it sleeps,
+					 * adapted to the peer (default
+					 * RPCRDMA_POLL_US, or 50;
+					 * RPCRDMA_POLL_NONE: never) */
+	unsigned long reserved[6];	 /* must be zero */
 };
 
 /* bc_credits: no backward-direction calls at all (0 keeps the default). */
 #define RPCRDMA_BC_NONE (~0u)
+/* poll_us: never poll before sleeping (0 keeps the default). */
+#define RPCRDMA_POLL_NONE (~0ul)
+/* poll_us: the most accepted (one second). */
+#define RPCRDMA_POLL_MAX 1000000ul
 
 void rpcrdma_attr_init(struct rpcrdma_attr *attr);
 
@@ -281,7 +291,9 @@ struct rpcrdma_clnt_stats {
 	uint64_t bc_replies;	 /* ... answered */
 	uint64_t bc_dropped;	 /* ... dropped: before the program was
 				 * ready, with chunks, over the grant */
-	uint64_t reserved[1];
+	uint64_t waits_polled;	 /* event mode: waits for a reply that
+				 * polling ended, without sleeping
+				 * (rpcrdma_attr_init(3), poll_us) */
 };
 
 /* ---------------------------------------------------------------------- */

@@ -42,6 +42,7 @@ static inline const struct rc_var *rc_vars(size_t *n)
 		{ "RPCRDMA_MAX_READ_CHUNKS", false },
 		{ "RPCRDMA_MAX_SEGMENTS", false },
 		{ "RPCRDMA_MAX_WRITE_CHUNKS", false },
+		{ "RPCRDMA_POLL_US", false },
 		{ "RPCRDMA_PORT", false },
 		/* RPCRDMA_REG_MODE: rc_reg_mode() below */
 		{ "RPCRDMA_REG_MODE", false },

@@ -333,6 +333,7 @@ static void stats_get(struct clnt_rdma *clnt, struct rpcrdma_clnt_stats *o)
 	o->bc_calls = s.bc_calls;
 	o->bc_replies = s.bc_replies;
 	o->bc_dropped = s.bc_dropped;
+	o->waits_polled = s.waits_polled;
 }
 
 /* The server's properties as <rpc/rpcrdma.h> publishes them. */
@@ -560,6 +561,7 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 						    RR_VERS_AUTO;
 	o->v2_retry_s = env.v2_retry_s;
 	o->no_inv_nominate = env.no_remote_inv;
+	o->poll_us = rpcrdma_attr_poll_us(a);
 	o->ddp_reg_min = rpcrdma_env_size("RPCRDMA_DDP_REG_MIN",
 					  RPCRDMA_DEFAULT_DDP_REG_MIN);
 }

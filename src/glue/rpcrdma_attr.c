@@ -179,9 +179,20 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 	fill_u(&a->max_conns_per_peer, RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER);
 	fill_u(&a->bc_credits,
 	       env_u32("RPCRDMA_BC_CREDITS", RPCRDMA_DEFAULT_BC_CREDITS));
+	if (!a->poll_us) {
+		a->poll_us =
+			env_u32("RPCRDMA_POLL_US", RPCRDMA_DEFAULT_POLL_US);
+		if (!a->poll_us || a->poll_us > RPCRDMA_POLL_MAX)
+			a->poll_us = RPCRDMA_POLL_NONE; /* "0": never */
+	}
 	a->reg_mode = env_reg_mode(a->reg_mode);
 	a->comp_mode = env_comp_mode(a->comp_mode);
 	a->version = env_version(a->version);
+}
+
+uint32_t rpcrdma_attr_poll_us(const struct rpcrdma_attr *a)
+{
+	return a->poll_us == RPCRDMA_POLL_NONE ? 0 : (uint32_t)a->poll_us;
 }
 
 unsigned int rpcrdma_attr_bc(const struct rpcrdma_attr *a)
@@ -195,7 +206,8 @@ int rpcrdma_attr_check(const struct rpcrdma_attr *a)
 		if (a->reserved[i])
 			return -1;
 	if (a->reg_mode > RPCRDMA_REG_MR || a->comp_mode > RPCRDMA_COMP_POLL ||
-	    a->version > RPCRDMA_VERSION_2)
+	    a->version > RPCRDMA_VERSION_2 ||
+	    (a->poll_us > RPCRDMA_POLL_MAX && a->poll_us != RPCRDMA_POLL_NONE))
 		return -1;
 	/* each costs a Receive buffer on every connection */
 	if (a->bc_credits > RPCRDMA_MAX_BC_CREDITS &&

@@ -6,6 +6,7 @@
 #define RPCRDMA_GLUE_ATTR_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include <rpc/rpcrdma.h>
@@ -29,6 +30,12 @@
 #define RPCRDMA_DEFAULT_MAX_CONNS	   256
 #define RPCRDMA_MAX_BC_CREDITS		   256u
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
+/* Event mode's polling before sleeping, at most (microseconds; chosen by
+ * measurement: tests/bench/README.md, "Polling before sleeping"). */
+#define RPCRDMA_DEFAULT_POLL_US 50
+
+/* poll_us of a filled attr in microseconds: 0 for RPCRDMA_POLL_NONE. */
+uint32_t rpcrdma_attr_poll_us(const struct rpcrdma_attr *a);
 
 /* Replace zeros by defaults and apply RPCRDMA_COMP_MODE / RPCRDMA_VERSION /
  * RPCRDMA_BC_CREDITS (RPCRDMA_REG_MODE: the transport, at connection). */

@@ -183,7 +183,8 @@
 	X(v2, inv_nominated)         \
 	X(backward, bc_calls)        \
 	X(backward, bc_replies)      \
-	X(backward, bc_dropped)
+	X(backward, bc_dropped)      \
+	X(wait, waits_polled)
 
 #define RPCRDMA_SVC_STATS_FIELDS(X) \
 	X(requests, requests)       \

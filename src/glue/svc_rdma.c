@@ -715,6 +715,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	srv->opts.no_remote_inv = srv->env.no_remote_inv;
 	srv->opts.replay_bytes = srv->env.replay_bytes;
 	srv->opts.bc_max = rpcrdma_attr_bc(a);
+	srv->opts.poll_us = rpcrdma_attr_poll_us(a);
 	/* failed XIDs outlive the connections they failed on (V1-ERR-11) */
 	srv->opts.xidlog = rr_xidlog_create();
 	if (!srv->opts.xidlog) {

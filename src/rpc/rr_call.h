@@ -92,6 +92,9 @@ struct rr_opts {
 					 * is spoken to in v1 (RR_VERS_AUTO) */
 	bool no_inv_nominate; /* v2: never ask for remote
 					 * invalidation */
+	uint32_t poll_us;     /* event mode: most microseconds a waiting
+			       * thread polls before it sleeps
+			       * (rr_spin.h; 0: never) */
 };
 
 #define RR_MAX_REPLY ((size_t)1 << 30)
@@ -206,6 +209,8 @@ struct rr_stats {
 				 * backward grant */
 	uint64_t bc_calls;	 /* backward Calls taken */
 	uint64_t bc_replies;	 /* backward Replies sent */
+	uint64_t waits_polled;	 /* event mode: waits for a Reply that
+				 * polling ended, without a sleep */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */

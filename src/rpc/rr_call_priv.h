@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 
 #include "rpc/rr_call.h"
+#include "rpc/rr_spin.h"
 #include "trace/tr_trace.h"
 #include "transport/rt_buf.h"
 #include "transport/rt_conn.h"
@@ -230,6 +231,7 @@ struct rr_clnt {
 	bool connecting;      /* a thread is in rt_connect() */
 	bool leading;	      /* a thread polls the connection */
 	bool want_busy;	      /* completion mode for new connections */
+	struct rr_spin spin;  /* the leader's polling before it sleeps */
 
 	struct rr_waiter *waiters;   /* all waiting threads, FIFO */
 	unsigned int credit_waiters; /* ... of which wait for a credit */

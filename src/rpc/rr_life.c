@@ -48,6 +48,7 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
 	if (!rr->opts.conn.timeout_ms)
 		rr->opts.conn.timeout_ms = 5000;
 	rr->want_busy = opts->conn.busy_poll;
+	rr_spin_init(&rr->spin, opts->poll_us);
 	/* a v2 server may send 4096 octets once v2 is known (V2-INL-1) */
 	if (rr->opts.vers != RR_VERS_1 &&
 	    rr->opts.conn.inline_recv < RW_V2_INLINE_DEFAULT)

@@ -149,7 +149,32 @@ int rr_srv_progress(struct rr_srv *srv)
 
 	pthread_mutex_lock(&srv->lock);
 	n = progress(srv, true);
+	/* The Call that polling missed: how long after did it come? */
+	if (n > 0 && srv->idle_since) {
+		rr_spin_adapt(&srv->spin, false, srv->idle_since,
+			      rr_spin_now_us());
+		srv->idle_since = 0;
+	}
 	pthread_mutex_unlock(&srv->lock);
+	return n;
+}
+
+/* Poll for the next Call within the budget (lock held, released between
+ * polls for the backward direction's callers). */
+static int poll_for_call(struct rr_srv *srv)
+{
+	int64_t start = rr_spin_now_us(), now = start;
+	unsigned int spin;
+	int n = 0;
+
+	for (spin = 1; !n && now - start < (int64_t)srv->spin.cur_us; spin++) {
+		pthread_mutex_unlock(&srv->lock);
+		pthread_mutex_lock(&srv->lock);
+		n = progress(srv, false);
+		if (spin % RR_SPIN_CLOCK_EVERY == 0)
+			now = rr_spin_now_us();
+	}
+	srv->idle_since = n ? 0 : start;
 	return n;
 }
 
@@ -159,6 +184,10 @@ int rr_srv_collect(struct rr_srv *srv)
 
 	pthread_mutex_lock(&srv->lock);
 	n = progress(srv, false);
+	if (!n && srv->spin.max_us)
+		n = srv->spin.cur_us ? poll_for_call(srv) : 0;
+	if (!n && srv->spin.max_us && !srv->idle_since)
+		srv->idle_since = rr_spin_now_us();
 	pthread_mutex_unlock(&srv->lock);
 	return n;
 }
@@ -314,6 +343,7 @@ struct rr_srv *rr_srv_create(struct rt_conn *conn, const struct rr_srv_opts *o,
 		return NULL;
 	}
 	srv->opts = *o;
+	rr_spin_init(&srv->spin, o->poll_us);
 	/* Every Call in flight holds one request object, a Long reply one
 	 * until its Send completes: a peer within its credits never needs
 	 * more than this. */

@@ -104,6 +104,8 @@ struct rr_srv_opts {
 					 * reason, shared by the connections
 					 * of a listener (rr_srv_xidlog.h,
 					 * V1-ERR-11); NULL: none kept */
+	uint32_t poll_us;	  /* most microseconds rr_srv_collect() polls
+			   * for the next Call (rr_spin.h; 0: never) */
 };
 
 /* Replies that could not be sent (REPLY_RESOURCE / WRITE_RESOURCE, v1
@@ -205,7 +207,9 @@ int rr_srv_progress(struct rr_srv *srv);
  * As rr_srv_progress(), but of the connection's events only its
  * completions, without a system call (rt_conn_collect): for a caller that
  * was not woken by the fd, after serving a call.  An event it leaves keeps
- * the fd readable, so the next poll returns at once.
+ * the fd readable, so the next poll returns at once.  When nothing is
+ * ready it keeps polling, within the adaptive budget of opts.poll_us, for
+ * the next Call: the caller (svc_run's thread) is held that long.
  */
 int rr_srv_collect(struct rr_srv *srv);
 

@@ -28,6 +28,7 @@
 #include <pthread.h>
 
 #include "rpc/rr_serve.h"
+#include "rpc/rr_spin.h"
 #include "trace/tr_trace.h"
 #include "transport/rt_buf.h"
 #include "wire/rw_props.h"
@@ -143,7 +144,9 @@ struct rr_srv {
 	int kick; /* eventfd set by rr_srv_defer() */
 	bool kicked;
 	struct rr_srv_opts opts;
-	uint32_t max_reqs; /* request objects we ever allocate */
+	struct rr_spin spin; /* polling for the next Call (rr_spin.h) */
+	int64_t idle_since;  /* us: a poll found none; 0: none pending */
+	uint32_t max_reqs;   /* request objects we ever allocate */
 	bool dead;
 	struct rt_err err;
 	uint32_t trace_id; /* rt_conn_trace_id(conn), at hand for the trace */

@@ -8,14 +8,11 @@
 
 #include "rpc/rr_util.h"
 
-/* The coarse clock is read in user space whatever the clock source (a
- * guest on HPET pays a system call for CLOCK_MONOTONIC: make profile);
- * its tick (1-10 ms) is far below any RPC timeout. */
 int64_t rr_now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 

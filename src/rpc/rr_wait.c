@@ -119,24 +119,14 @@ void rr_wake_all(struct rr_clnt *rr)
 		pthread_cond_signal(&w->cv);
 }
 
-/* The condition variable runs on CLOCK_MONOTONIC, deadlines on the coarse
- * clock (rr_now_ms), which lags it by up to a tick: wait for what is left
- * from now, so that a wait never ends before the deadline it is for. */
 static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
 		       int64_t deadline)
 {
-	int64_t left = deadline - rr_now_ms();
-	struct timespec ts;
+	struct timespec ts = {
+		.tv_sec = deadline / 1000,
+		.tv_nsec = (deadline % 1000) * 1000000,
+	};
 
-	if (left <= 0)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += left / 1000;
-	ts.tv_nsec += (left % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
 	pthread_cond_timedwait(&w->cv, &rr->lock, &ts);
 }
 
@@ -146,38 +136,63 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 /*
- * Sleep on conn's fd (event mode) or spin (busy polling) without the lock,
- * then collect what came.  One slice at most, so that a leader also
- * notices its own deadline and a changed world.  A spinning leader gives
- * the processor away only every RR_BUSY_YIELD_EVERY spins: a system call
- * per spin costs more than the round trip it waits for (make profile).
+ * Sleep on conn's fd, at most left_ms, or poll its completions (busy
+ * polling; event mode within the leader's budget, rr_spin.h), without the
+ * lock, then collect what came.  A polling leader gives the processor away
+ * only every RR_BUSY_YIELD_EVERY spins: a system call per spin costs more
+ * than the round trip it waits for (make profile).  Returns whether it
+ * slept.
  */
-static void lead_once(struct rr_clnt *rr, struct rr_conn *conn,
-		      int64_t deadline, unsigned int spin)
+static bool lead_once(struct rr_clnt *rr, struct rr_conn *conn, int64_t left_ms,
+		      unsigned int spin, bool polling)
 {
 	struct pollfd pfd = { .fd = rt_conn_fd(conn->rt), .events = POLLIN };
-	int64_t left = min64(deadline - rr_now_ms(), RR_LEAD_SLICE_MS);
 
 	pthread_mutex_unlock(&rr->lock);
-	if (conn->busy_poll) {
+	if (polling) {
 		if (spin % RR_BUSY_YIELD_EVERY == RR_BUSY_YIELD_EVERY - 1)
 			sched_yield();
-	} else if (left > 0) {
-		poll(&pfd, 1, (int)left);
+	} else if (left_ms > 0) {
+		poll(&pfd, 1, (int)min64(left_ms, RR_LEAD_SLICE_MS));
 	}
 	pthread_mutex_lock(&rr->lock);
-	rr_drain(rr, conn);
+	if (polling && !conn->busy_poll)
+		rr_collect(rr, conn); /* the fd keeps what this leaves */
+	else
+		rr_drain(rr, conn);
+	return !polling;
 }
 
+/*
+ * Lead until done, the connection is lost or the deadline.  One slice of
+ * sleep at most per turn, so that a leader also notices its own deadline
+ * and a changed world.  While polling, the clock (a system call on some
+ * clock sources) is read every RR_SPIN_CLOCK_EVERY spins only.
+ */
 static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
+	bool event = !conn->busy_poll && rr->spin.max_us;
+	int64_t start = rr_spin_now_us(), now_ms = start / 1000;
+	bool polling = event && rr->spin.cur_us, slept = false;
 	unsigned int spin = 0;
+	int64_t now;
 
 	rr->leading = true;
 	conn->refs++;
-	while (!done(arg) && !conn->lost && rr_now_ms() < deadline)
-		lead_once(rr, conn, deadline, spin++);
+	while (!done(arg) && !conn->lost && now_ms < deadline) {
+		slept |= lead_once(rr, conn, deadline - now_ms, spin++,
+				   polling || conn->busy_poll);
+		if ((polling || conn->busy_poll) && spin % RR_SPIN_CLOCK_EVERY)
+			continue;
+		now = rr_spin_now_us();
+		now_ms = now / 1000;
+		polling = polling && now - start < (int64_t)rr->spin.cur_us;
+	}
+	if (event && done(arg)) {
+		rr_spin_adapt(&rr->spin, !slept, start, rr_spin_now_us());
+		rr->st.waits_polled += !slept;
+	}
 	rr->leading = false;
 	rr_conn_put(rr, conn);
 }

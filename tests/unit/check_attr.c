@@ -8,6 +8,10 @@
  * rpcrdma_attr.c itself (tests/unit/unit.am).  Each case builds the peer's
  * struct sockaddr as rdma_cm would hand it over (address and a port, which
  * must not matter) and asks whether compatibility is on for it.
+ *
+ * Also poll_us, event mode's polling before sleeping (issue 17 item 1):
+ * its default, RPCRDMA_POLL_US, its limits, and the adaptation of the
+ * budget (src/rpc/rr_spin.h, header only).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -20,6 +24,7 @@
 #include <check.h>
 
 #include "glue/rpcrdma_attr.h"
+#include "rpc/rr_spin.h"
 #include "check_util.h"
 
 /* Is compatibility on for peer addr (numeric v4 or v6) under value? */
@@ -174,10 +179,91 @@ START_TEST(test_xcharext_from_environment)
 }
 END_TEST
 
+/* poll_us after rpcrdma_attr_fill() of a zeroed attr under env (NULL:
+ * unset), in microseconds as the library uses it (0: never). */
+static uint32_t filled_poll_us(const char *env, unsigned long set)
+{
+	struct rpcrdma_attr a;
+	uint32_t us;
+
+	memset(&a, 0, sizeof(a));
+	a.poll_us = set;
+	if (env)
+		setenv("RPCRDMA_POLL_US", env, 1);
+	else
+		unsetenv("RPCRDMA_POLL_US");
+	rpcrdma_attr_fill(&a);
+	ck_assert_int_eq(rpcrdma_attr_check(&a), 0);
+	us = rpcrdma_attr_poll_us(&a);
+	unsetenv("RPCRDMA_POLL_US");
+	return us;
+}
+
+/* 0 takes the default or the environment; "0" there means never; a value
+ * of the caller's wins over the environment. */
+START_TEST(test_poll_us_default_and_environment)
+{
+	ck_assert_uint_eq(filled_poll_us(NULL, 0), RPCRDMA_DEFAULT_POLL_US);
+	ck_assert_uint_eq(filled_poll_us("200", 0), 200);
+	ck_assert_uint_eq(filled_poll_us("0", 0), 0);
+	ck_assert_uint_eq(filled_poll_us("20x", 0), RPCRDMA_DEFAULT_POLL_US);
+	ck_assert_uint_eq(filled_poll_us("200", 7), 7);
+	ck_assert_uint_eq(filled_poll_us("200", RPCRDMA_POLL_NONE), 0);
+}
+END_TEST
+
+/* Beyond RPCRDMA_POLL_MAX: refused from the caller, never from the
+ * environment (which falls back to never polling). */
+START_TEST(test_poll_us_limits)
+{
+	struct rpcrdma_attr a;
+
+	memset(&a, 0, sizeof(a));
+	rpcrdma_attr_fill(&a);
+	a.poll_us = RPCRDMA_POLL_MAX;
+	ck_assert_int_eq(rpcrdma_attr_check(&a), 0);
+	a.poll_us = RPCRDMA_POLL_MAX + 1;
+	ck_assert_int_eq(rpcrdma_attr_check(&a), -1);
+	ck_assert_uint_eq(filled_poll_us("2000000", 0), 0);
+}
+END_TEST
+
+/* The budget: a wait polling ended keeps it; one that ended asleep within
+ * the most allowed doubles it (from RR_SPIN_START_US), a longer one halves
+ * it, and below RR_SPIN_START_US it is none. */
+START_TEST(test_poll_budget_adapts)
+{
+	struct rr_spin spin;
+
+	rr_spin_init(&spin, 100);
+	ck_assert_uint_eq(spin.cur_us, 100);
+	rr_spin_adapt(&spin, true, 0, 5000);
+	ck_assert_uint_eq(spin.cur_us, 100);
+	rr_spin_adapt(&spin, false, 0, 5000);
+	ck_assert_uint_eq(spin.cur_us, 50);
+	rr_spin_adapt(&spin, false, 0, 101);
+	ck_assert_uint_eq(spin.cur_us, 25);
+	rr_spin_adapt(&spin, false, 0, 5000);
+	rr_spin_adapt(&spin, false, 0, 5000);
+	ck_assert_uint_eq(spin.cur_us, 0);
+	rr_spin_adapt(&spin, false, 1000, 1080);
+	ck_assert_uint_eq(spin.cur_us, RR_SPIN_START_US);
+	rr_spin_adapt(&spin, false, 1000, 1100);
+	ck_assert_uint_eq(spin.cur_us, 2 * RR_SPIN_START_US);
+	for (int i = 0; i < 10; i++)
+		rr_spin_adapt(&spin, false, 0, 60);
+	ck_assert_uint_eq(spin.cur_us, 100);
+	rr_spin_init(&spin, 0);
+	rr_spin_adapt(&spin, false, 0, 10);
+	ck_assert_uint_eq(spin.cur_us, 0);
+}
+END_TEST
+
 Suite *attr_suite(void)
 {
 	Suite *s = suite_create("attr");
 	TCase *xch = tcase_create("xcharext");
+	TCase *poll = tcase_create("poll_us");
 
 	tcase_add_test(xch, test_xcharext_off_by_default);
 	tcase_add_test(xch, test_xcharext_all);
@@ -187,5 +273,9 @@ Suite *attr_suite(void)
 	tcase_add_test(xch, test_xcharext_other_family);
 	tcase_add_test(xch, test_xcharext_from_environment);
 	suite_add_tcase(s, xch);
+	tcase_add_test(poll, test_poll_us_default_and_environment);
+	tcase_add_test(poll, test_poll_us_limits);
+	tcase_add_test(poll, test_poll_budget_adapts);
+	suite_add_tcase(s, poll);
 	return s;
 }

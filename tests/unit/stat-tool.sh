@@ -84,8 +84,8 @@ run once -d "$D" "$A"
 	[ "$(value "$TMP/once" "fake 2 conn 192.0.2.5:40002" version)" = 2 ] &&
 	! grep -q '^rpcrdma: \(pid\|end\)' "$TMP/once"
 check $? "by pid: heading, both objects' counters and connections, exit 0"
-[ "$(grep -c '^rpcrdma: fake 1: ' "$TMP/once")" -eq 8 ]
-check $? "by pid: the eight lines of a client's counters"
+[ "$(grep -c '^rpcrdma: fake 1: ' "$TMP/once")" -eq 9 ]
+check $? "by pid: the nine lines of a client's counters"
 
 run path "$D/rpcrdma.$A.sock"
 [ $rc -eq 0 ] && [ "$(value "$TMP/path" "fake 1" calls)" = 10 ]

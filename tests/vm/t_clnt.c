@@ -729,6 +729,63 @@ static void test_vcache(void)
 	unsetenv("RPCRDMA_V2_RETRY");
 }
 
+/* ---- Polling before sleeping (issue 17 item 1) ---------------------------- */
+
+/* n NULL calls on a new CLIENT of poll_us/comp; the waits polling ended. */
+static int64_t polled_waits(unsigned long poll_us, enum rpcrdma_comp_mode comp,
+			    int n)
+{
+	struct rpcrdma_clnt_stats st;
+	struct sockaddr_storage ss;
+	struct rpcrdma_attr a;
+	CLIENT *cl;
+	int i, ok = 0;
+
+	rpcrdma_attr_init(&a);
+	a.comp_mode = comp;
+	a.poll_us = poll_us;
+	t_sockaddr(&ss, t_addr4(), srv.port);
+	cl = clnt_rdma_create((struct sockaddr *)&ss, RTEST_PROG, RTEST_VERS,
+			      &a);
+	if (!cl) {
+		NOTE("clnt_rdma_create: %s", clnt_spcreateerror("create"));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		ok += null_call(cl);
+	memset(&st, 0, sizeof(st));
+	if (ok != n || !clnt_control(cl, CLGET_RDMA_STATS, (char *)&st)) {
+		NOTE("%d of %d calls answered", ok, n);
+		clnt_destroy(cl);
+		return -1;
+	}
+	clnt_destroy(cl);
+	return (int64_t)st.waits_polled;
+}
+
+/*
+ * Event mode polls the completion queue within poll_us before it sleeps:
+ * with a budget far above the round trip (0.5 s; a NULL call takes well
+ * under a millisecond here) the replies are found by polling; with
+ * RPCRDMA_POLL_NONE, and in busy-poll mode (which never sleeps), no wait
+ * counts as ended by event-mode polling.
+ */
+static void test_polling(void)
+{
+	int64_t big = polled_waits(500000, RPCRDMA_COMP_EVENT, 50);
+	int64_t none = polled_waits(RPCRDMA_POLL_NONE, RPCRDMA_COMP_EVENT, 50);
+	int64_t busy = polled_waits(500000, RPCRDMA_COMP_POLL, 50);
+
+	CHECK(big >= 45, "poll_us 500000: %lld of 50 replies found by polling",
+	      (long long)big);
+	CHECK(none == 0, "RPCRDMA_POLL_NONE: %lld of 50 found by polling",
+	      (long long)none);
+	CHECK(busy == 0,
+	      "busy-poll mode: %lld of 50 counted as event-mode "
+	      "polling",
+	      (long long)busy);
+}
+
 /* ---- Main ------------------------------------------------------------------ */
 
 static void test_one_client(void)
@@ -819,8 +876,10 @@ int main(int argc, char **argv)
 		test_sizes(t_addr6(), RPCRDMA_REG_MR, RPCRDMA_COMP_EVENT);
 		test_sizes(t_addr6(), RPCRDMA_REG_MR, RPCRDMA_COMP_POLL);
 	}
-	if (part(only, "misc"))
+	if (part(only, "misc")) {
 		test_one_client();
+		test_polling();
+	}
 	if (part(only, "threads"))
 		test_threads();
 	if (part(only, "misc"))
