@@ -6,7 +6,10 @@
 #
 # In one boot, on one rxe device, it measures
 #   1. NULL RPC round trip over netid rdma, event and busy-poll completion
-#      modes, against 2 x t_typical of perftest's ib_send_lat -e / ib_send_lat
+#      modes, against 2 x t_typical of perftest's ib_send_lat -e / ib_send_lat;
+#      event mode as shipped (polling before sleeping, poll_us) and with
+#      RPCRDMA_POLL_US=0 on both sides ("sleep": every wait sleeps, as
+#      ib_send_lat -e does)
 #   2. 64-octet ECHO rate with 1, 8, 32 calls outstanding: threads sharing
 #      one CLIENT, and one CLIENT per thread
 #   3. 1 MiB goodput of a READ-shaped call (result in a Write chunk) and a
@@ -324,6 +327,9 @@ RS_ENV=
 # rdma: librpcrdma on both sides; tcp: libtirpc's own netid, kernel TCP
 # over the veth address; rs: tcp with librspreload.so in server and client.
 start_server srv_rdma rdma $PORT
+# event mode without polling before sleeping, on both sides: the figure
+# that compares with ib_send_lat -e, which sleeps on every completion
+start_server srv_sleep rdma $((PORT + 6)) RPCRDMA_POLL_US=0
 start_server srv_tcp tcp $((PORT + 1))
 if [[ -z $RSPRELOAD ]]; then
 	ERR[srv_rs]="librspreload.so not found (package librdmacm1)"
@@ -345,9 +351,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	perftest pt_lat_event.$r 5 ib_send_lat -e -n "$PT_LAT_N"
 	client lat_rdma_event.$r srv_rdma $LAT_LIMIT "" -n rdma -p $PORT --comp event lat -N $LAT_N -s $LAT_SECS
 	client lat_rdma_poll.$r srv_rdma $LAT_LIMIT "" -n rdma -p $PORT --comp poll lat -N $LAT_N -s $LAT_SECS
+	client lat_rdma_sleep.$r srv_sleep $LAT_LIMIT "RPCRDMA_POLL_US=0" -n rdma -p $((PORT + 6)) \
+		--comp event lat -N $LAT_N -s $LAT_SECS
 	client lat_tcp.$r srv_tcp $LAT_LIMIT "" -n tcp -p $((PORT + 1)) lat -N $LAT_N -s $LAT_SECS
 	client lat_rs.$r srv_rs $LAT_LIMIT "$RS_ENV" -n tcp -p $((PORT + 2)) lat -N $LAT_N -s $LAT_SECS
 done
+stop_server srv_sleep
 
 # 3, 4: 1 MiB goodput, in rounds
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -502,7 +511,7 @@ for k in pt_lat_poll pt_lat_event pt_write_bw pt_read_bw; do
 done
 LAT_F="median_us p99_us cli_cpu_us srv_cpu_us"
 BULK_F="write_chunks read_chunks reply_chunks long_calls ddp_copies ddp_zero_copies srv_ddp_copies foreign_results"
-for n in rdma_event rdma_poll tcp rs; do
+for n in rdma_event rdma_poll rdma_sleep tcp rs; do
 	combine lat_$n "$LAT_F" "calls reply_chunks registrations"
 done
 for n in rdma tcp rs; do
@@ -567,10 +576,11 @@ why() {
 }
 
 # 1. NULL round trip against 2 x ib_send_lat t_typical
-for m in event poll; do
+for m in event poll sleep; do
 	name=null_rtt_$m pt=pt_lat_$m key=lat_rdma_$m
 	ref="ib_send_lat"
 	[[ $m == event ]] && ref="ib_send_lat -e"
+	[[ $m == sleep ]] && ref="ib_send_lat -e" pt=pt_lat_event
 	if [[ -n ${RES[$key]:-} && -n ${PTV[$pt]:-} ]]; then
 		med=$(field $key median_us) p99=$(field $key p99_us)
 		raw=$(calc "2 * ${PTV[$pt]}" 1)
@@ -670,8 +680,9 @@ versus rsockets_goodput_read_shaped read_rs read_rdma MiBps MiB/s gt 1 0 "READ" 
 versus rsockets_goodput_write_shaped write_rs write_rdma MiBps MiB/s gt 1 0 "WRITE" srv_rs
 
 # 5. CPU per NULL call, memory per idle connection
-for k in rdma_event rdma_poll tcp rs; do
+for k in rdma_event rdma_poll rdma_sleep tcp rs; do
 	name=cpu_per_call_$k srv=srv_${k%_*} counts=1
+	[[ $k == rdma_sleep ]] && srv=srv_sleep
 	[[ $k == rs ]] && name=cpu_per_call_rsockets counts=0
 	if [[ -n ${RES[lat_$k]:-} ]]; then
 		c=$(field lat_$k cli_cpu_us) s=$(field lat_$k srv_cpu_us)
