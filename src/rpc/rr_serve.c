@@ -152,7 +152,7 @@ int rr_srv_progress(struct rr_srv *srv)
 	/* The Call that polling missed: how long after did it come? */
 	if (n > 0 && srv->idle_since) {
 		rr_spin_adapt(&srv->spin, false, srv->idle_since,
-			      rr_spin_now_us());
+			      rr_clock_us());
 		srv->idle_since = 0;
 	}
 	pthread_mutex_unlock(&srv->lock);
@@ -163,7 +163,7 @@ int rr_srv_progress(struct rr_srv *srv)
  * polls for the backward direction's callers). */
 static int poll_for_call(struct rr_srv *srv)
 {
-	int64_t start = rr_spin_now_us(), now = start;
+	int64_t start = rr_clock_us(), now = start;
 	unsigned int spin;
 	int n = 0;
 
@@ -172,7 +172,7 @@ static int poll_for_call(struct rr_srv *srv)
 		pthread_mutex_lock(&srv->lock);
 		n = progress(srv, false);
 		if (spin % RR_SPIN_CLOCK_EVERY == 0)
-			now = rr_spin_now_us();
+			now = rr_clock_us();
 	}
 	srv->idle_since = n ? 0 : start;
 	return n;
@@ -187,7 +187,7 @@ int rr_srv_collect(struct rr_srv *srv)
 	if (!n && srv->spin.max_us)
 		n = srv->spin.cur_us ? poll_for_call(srv) : 0;
 	if (!n && srv->spin.max_us && !srv->idle_since)
-		srv->idle_since = rr_spin_now_us();
+		srv->idle_since = rr_clock_us();
 	pthread_mutex_unlock(&srv->lock);
 	return n;
 }

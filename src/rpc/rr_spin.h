@@ -21,7 +21,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
+
+#include "rpc/rr_clock.h"
 
 /* The smallest budget worth having; below it, none. */
 #define RR_SPIN_START_US 10
@@ -39,15 +40,7 @@ static inline void rr_spin_init(struct rr_spin *spin, uint32_t max_us)
 	spin->cur_us = max_us;
 }
 
-static inline int64_t rr_spin_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* A wait began at start (rr_spin_now_us) and ended at now: polled says
+/* A wait began at start (rr_clock_us) and ended at now: polled says
  * whether polling ended it. */
 static inline void rr_spin_adapt(struct rr_spin *spin, bool polled,
 				 int64_t start, int64_t now)

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rpc/rr_clock.h"
 #include "rpc/rr_srv_bc.h"
 #include "rpc/rr_srv_conn.h"
 #include "rpc/rr_srv_pool.h"
@@ -77,14 +78,6 @@ static void res_set(struct rr_result *res, enum rr_status st, int err,
 	va_start(ap, fmt);
 	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
 	va_end(ap);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void unlink_call(struct rr_srv *srv, struct rr_srv_bcall *bcall)
@@ -180,7 +173,7 @@ void rr_srv_bc_free(struct rr_srv *srv)
 static void lead_once(struct rr_srv *srv, int64_t deadline)
 {
 	struct pollfd pfd = { .fd = srv->epfd, .events = POLLIN };
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - rr_clock_ms();
 
 	srv->bc_leading = true;
 	pthread_mutex_unlock(&srv->lock);
@@ -198,7 +191,7 @@ static void lead_once(struct rr_srv *srv, int64_t deadline)
 
 static void timed_wait(struct rr_srv *srv, int64_t deadline)
 {
-	int64_t t = now_ms() + RR_BC_SLICE_MS;
+	int64_t t = rr_clock_ms() + RR_BC_SLICE_MS;
 	struct timespec ts;
 
 	if (t > deadline)
@@ -212,7 +205,7 @@ static void timed_wait(struct rr_srv *srv, int64_t deadline)
 static bool wait_for(struct rr_srv *srv, bool (*done)(struct rr_srv *, void *),
 		     void *arg, int64_t deadline)
 {
-	while (!done(srv, arg) && !srv->dead && now_ms() < deadline) {
+	while (!done(srv, arg) && !srv->dead && rr_clock_ms() < deadline) {
 		if (!srv->bc_leading)
 			lead_once(srv, deadline);
 		else
@@ -225,7 +218,7 @@ static bool wait_for(struct rr_srv *srv, bool (*done)(struct rr_srv *, void *),
 static void reap_orphans(struct rr_srv *srv)
 {
 	struct rr_srv_bcall **pp = &srv->bcalls, *bcall;
-	int64_t now = now_ms();
+	int64_t now = rr_clock_ms();
 
 	while ((bcall = *pp)) {
 		if (bcall->orphan && !bcall->done &&
@@ -384,7 +377,7 @@ enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
 	}
 	if (!wait_for(srv, call_done, bcall, deadline)) {
 		bcall->orphan = true; /* its Reply will be dropped */
-		bcall->orphan_until = now_ms() + RR_BC_ORPHAN_MS;
+		bcall->orphan_until = rr_clock_ms() + RR_BC_ORPHAN_MS;
 		srv->st.bc_timeouts++;
 		TR_EVENT(srv_bc_timeout, srv->trace_id, xid, "lost=%d",
 			 srv->dead ? 1 : 0);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rpc/rr_clock.h"
 #include "rpc/rr_srv_conn.h"
 
 void rr_srv_kill(struct rr_srv *srv, int code, const char *fmt, ...)
@@ -53,14 +54,6 @@ void rr_srv_kick(struct rr_srv *srv)
 		srv->kicked = true;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)
 {
 	int64_t deadline = 0, left;
@@ -78,8 +71,8 @@ struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)
 		/* The clock only once there is a wait: a free buffer is
 		 * the rule, and reading the clock may be a system call. */
 		if (!deadline)
-			deadline = now_ms() + RR_SEND_WAIT_MS;
-		left = deadline - now_ms();
+			deadline = rr_clock_ms() + RR_SEND_WAIT_MS;
+		left = deadline - rr_clock_ms();
 		if (left <= 0) {
 			/* A reply that cannot be sent: close, so the peer
 			 * learns it is lost (V1-ERR-13). */

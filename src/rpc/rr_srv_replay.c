@@ -21,16 +21,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "rpc/rr_clock.h"
 #include "rpc/rr_srv_replay.h"
 #include "wire/rw_be.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static size_t budget(const struct rr_srv *srv)
 {
@@ -95,7 +88,7 @@ bool rr_replay_keep(struct rr_srv *srv, struct rr_sreq *req,
 	bool ok;
 
 	*len = 0;
-	expire(srv, now_ms());
+	expire(srv, rr_clock_ms());
 	if (!call_words(req, w))
 		return false;
 	p = calloc(1, sizeof(*p));
@@ -120,8 +113,9 @@ bool rr_replay_keep(struct rr_srv *srv, struct rr_sreq *req,
 	p->vers = w[1];
 	p->proc = w[2];
 	p->pol = enc->ddp;
-	p->expires_ms = now_ms() + (srv->opts.replay_ms ? srv->opts.replay_ms :
-							  RR_REPLAY_MS);
+	p->expires_ms =
+		rr_clock_ms() +
+		(srv->opts.replay_ms ? srv->opts.replay_ms : RR_REPLAY_MS);
 	p->next = srv->replays;
 	srv->replays = p;
 	srv->nreplays++;
@@ -137,7 +131,7 @@ struct rr_replay *rr_replay_take(struct rr_srv *srv, const struct rr_sreq *req)
 
 	if (!srv->replays || !call_words(req, w))
 		return NULL;
-	expire(srv, now_ms());
+	expire(srv, rr_clock_ms());
 	for (pp = &srv->replays; (p = *pp); pp = &p->next) {
 		if (p->xid != req->rx.hdr.xid)
 			continue;

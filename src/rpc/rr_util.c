@@ -6,14 +6,12 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "rpc/rr_clock.h"
 #include "rpc/rr_util.h"
 
 int64_t rr_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return rr_clock_ms();
 }
 
 void rr_res_set(struct rr_result *res, enum rr_status st, int err,

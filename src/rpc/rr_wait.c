@@ -173,7 +173,7 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
 	bool event = !conn->busy_poll && rr->spin.max_us;
-	int64_t start = rr_spin_now_us(), now_ms = start / 1000;
+	int64_t start = rr_clock_us(), now_ms = start / 1000;
 	bool polling = event && rr->spin.cur_us, slept = false;
 	unsigned int spin = 0;
 	int64_t now;
@@ -185,12 +185,12 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 				   polling || conn->busy_poll);
 		if ((polling || conn->busy_poll) && spin % RR_SPIN_CLOCK_EVERY)
 			continue;
-		now = rr_spin_now_us();
+		now = rr_clock_us();
 		now_ms = now / 1000;
 		polling = polling && now - start < (int64_t)rr->spin.cur_us;
 	}
 	if (event && done(arg)) {
-		rr_spin_adapt(&rr->spin, !slept, start, rr_spin_now_us());
+		rr_spin_adapt(&rr->spin, !slept, start, rr_clock_us());
 		rr->st.waits_polled += !slept;
 	}
 	rr->leading = false;
