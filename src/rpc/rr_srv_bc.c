@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include "rpc/rr_clock.h"
+#include "rpc/rr_res.h"
 #include "rpc/rr_srv_bc.h"
 #include "rpc/rr_srv_conn.h"
 #include "rpc/rr_srv_pool.h"
@@ -65,20 +66,6 @@ struct rr_srv_bcall {
 	struct rr_sreq *reply; /* holds the Reply message */
 	XDR xdr;	       /* over its RPC Reply */
 };
-
-static void res_set(struct rr_result *res, enum rr_status st, int err,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void res_set(struct rr_result *res, enum rr_status st, int err,
-		    const char *fmt, ...)
-{
-	va_list ap;
-
-	res->status = st;
-	res->err = err;
-	va_start(ap, fmt);
-	vsnprintf(res->msg, sizeof(res->msg), fmt, ap);
-	va_end(ap);
-}
 
 static void unlink_call(struct rr_srv *srv, struct rr_srv_bcall *bcall)
 {
@@ -271,13 +258,14 @@ static uint32_t encode_call(struct rr_srv *srv, uint32_t xid, rr_encode_fn enc,
 	h.direction = RW_DIR_CALL;
 	hl = (uint32_t)rw_hdr_encode(&h, p, cap);
 	if (!hl) {
-		res_set(res, RR_CANTENCODE, EINVAL,
-			"cannot encode a backward call header");
+		rr_res_set(res, RR_CANTENCODE, EINVAL,
+			   "cannot encode a backward call header");
 		return 0;
 	}
 	xdrmem_create(&x, (char *)p + hl, cap - hl, XDR_ENCODE);
 	if (!enc(&x, arg)) {
-		res_set(res, RR_CANTENCODE, EMSGSIZE,
+		rr_res_set(
+			res, RR_CANTENCODE, EMSGSIZE,
 			"the backward call does not fit the client's %u-octet Receive buffers (backward calls are inline only)",
 			cap);
 		return 0;
@@ -288,17 +276,19 @@ static uint32_t encode_call(struct rr_srv *srv, uint32_t xid, rr_encode_fn enc,
 static bool can_call(struct rr_srv *srv, struct rr_result *res)
 {
 	if (srv->dead) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
-			rr_srv_error(srv)->msg);
+		rr_res_set(res, RR_CANTSEND, ENOTCONN, "%s",
+			   rr_srv_error(srv)->msg);
 		return false;
 	}
 	if (!srv->bc_max) {
-		res_set(res, RR_CANTSEND, EINVAL,
+		rr_res_set(
+			res, RR_CANTSEND, EINVAL,
 			"no Receives are kept for backward replies (the server was made with bc_credits RPCRDMA_BC_NONE)");
 		return false;
 	}
 	if (!srv->vers_seen) {
-		res_set(res, RR_CANTSEND, EAGAIN,
+		rr_res_set(
+			res, RR_CANTSEND, EAGAIN,
 			"the client has not called yet: its version is unknown");
 		return false;
 	}
@@ -306,7 +296,8 @@ static bool can_call(struct rr_srv *srv, struct rr_result *res)
 	 * Backward Request Support, v2 6.2.2); silence means inline */
 	if (srv->vers_seen == RW_VERS_2 &&
 	    srv->peer.val[RW_SP_BRS] == RW2_BRS_NONE) {
-		res_set(res, RR_CANTSEND, EOPNOTSUPP,
+		rr_res_set(
+			res, RR_CANTSEND, EOPNOTSUPP,
 			"the client does not take backward requests (its Backward Request Support property is none)");
 		return false;
 	}
@@ -323,7 +314,8 @@ static bool send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
 	uint32_t n;
 
 	if (!wait_for(srv, credit_free, NULL, deadline)) {
-		res_set(res, srv->dead ? RR_CANTSEND : RR_TIMEDOUT,
+		rr_res_set(
+			res, srv->dead ? RR_CANTSEND : RR_TIMEDOUT,
 			srv->dead ? ENOTCONN : ETIMEDOUT,
 			"no backward credit before the deadline (%u outstanding, grant %u)",
 			srv->bc_inflight, srv->bc_granted);
@@ -331,8 +323,8 @@ static bool send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
 	}
 	b = rr_srv_sbuf_wait(srv);
 	if (!b) {
-		res_set(res, RR_CANTSEND, ENOTCONN, "%s",
-			rr_srv_error(srv)->msg);
+		rr_res_set(res, RR_CANTSEND, ENOTCONN, "%s",
+			   rr_srv_error(srv)->msg);
 		return false;
 	}
 	n = encode_call(srv, bcall->xid, enc, arg, b, res);
@@ -341,7 +333,7 @@ static bool send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
 		return false;
 	}
 	if (rt_post_send(srv->conn, b, n, NULL, 0, 0, 0, 0, &err)) {
-		res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
 		return false;
 	}
 	srv->bc_inflight++;
@@ -365,7 +357,7 @@ enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
 	*callp = NULL;
 	memset(res, 0, sizeof(*res));
 	if (!bcall) {
-		res_set(res, RR_CANTSEND, ENOMEM, "out of memory");
+		rr_res_set(res, RR_CANTSEND, ENOMEM, "out of memory");
 		return res->status;
 	}
 	bcall->xid = xid;
@@ -381,9 +373,9 @@ enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
 		srv->st.bc_timeouts++;
 		TR_EVENT(srv_bc_timeout, srv->trace_id, xid, "lost=%d",
 			 srv->dead ? 1 : 0);
-		res_set(res, srv->dead ? RR_CANTRECV : RR_TIMEDOUT,
-			srv->dead ? ENOTCONN : ETIMEDOUT,
-			"no reply to backward XID 0x%08x", xid);
+		rr_res_set(res, srv->dead ? RR_CANTRECV : RR_TIMEDOUT,
+			   srv->dead ? ENOTCONN : ETIMEDOUT,
+			   "no reply to backward XID 0x%08x", xid);
 		if (srv->dead) {
 			unlink_call(srv, bcall);
 			free(bcall);
@@ -393,8 +385,8 @@ enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
 	unlink_call(srv, bcall);
 	req = bcall->reply;
 	if (!req) {
-		res_set(res, RR_CANTRECV, ENOTCONN,
-			"the connection ended before the backward reply");
+		rr_res_set(res, RR_CANTRECV, ENOTCONN,
+			   "the connection ended before the backward reply");
 		free(bcall);
 		goto out;
 	}

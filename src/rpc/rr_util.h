@@ -6,9 +6,6 @@
 #define RR_UTIL_H
 
 #include "rpc/rr_call.h"
-
-/* Set res to st, err and a message made from fmt. */
-void rr_res_set(struct rr_result *res, enum rr_status st, int err,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#include "rpc/rr_res.h"
 
 #endif /* RR_UTIL_H */
