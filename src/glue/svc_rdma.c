@@ -547,11 +547,25 @@ static bool_t call_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 	return req_getargs(xprt, call->req, &call->id, proc, where);
 }
 
+/*
+ * Off svc_run's thread, the reply may have collected completions (Receives
+ * among them) while it waited for a Send buffer, and the end of a request
+ * frees pull budget that Calls waiting for it need: svc_run would see
+ * neither, its fd being readable only for new events.  The kick makes its
+ * next poll() return, and xp_recv's rr_srv_progress() takes it all.
+ */
+static void call_wake_svc(struct svr_call *call)
+{
+	rr_srv_defer(call->conn->rr);
+}
+
 static bool_t call_reply(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svr_call *call = xprt->xp_p1;
+	bool_t ok = req_reply(xprt, call->conn->rr, call->req, &call->id, msg);
 
-	return req_reply(xprt, call->conn->rr, call->req, &call->id, msg);
+	call_wake_svc(call);
+	return ok;
 }
 
 /* Unanswered, the call is dropped as svc_vc drops one: counted in
@@ -561,6 +575,7 @@ static void call_destroy(SVCXPRT *xprt)
 	struct svr_call *call = xprt->xp_p1;
 
 	rr_sreq_done(call->conn->rr, call->req);
+	call_wake_svc(call);
 	conn_put(call->conn);
 	svc_xprt_free(xprt);
 	free(call);

@@ -16,7 +16,8 @@
  * data in Read chunks decoded on the worker (V1-DDP-1, V1-RC-4); a
  * detached call whose connection the client closed gets FALSE from
  * svc_sendreply and is destroyed; the same when the listener is destroyed
- * meanwhile; svc_rdma_detach() refuses a TCP transport, a call taken
+ * meanwhile; a call destroyed unanswered is dropped and the pull budget
+ * it held goes to the next; svc_rdma_detach() refuses a TCP transport, a call taken
  * already and a detached transport.  Under ASan the end of each shows
  * as a leak or a use after free.
  */
@@ -48,8 +49,14 @@ enum {
 	TAG_FAST,
 	TAG_MID,
 	TAG_CLOSED,
-	TAG_LSN_GONE
+	TAG_LSN_GONE,
+	TAG_DROP,
+	TAG_AFTER_DROP
 };
+
+/* The listener's pull budget (max_read_bytes): two of the bulk WRITEs of
+ * case_parallel fit, the dropped one and the next do not. */
+#define PULL_BUDGET (600 * KiB)
 
 /* ---- Server ------------------------------------------------------------- */
 
@@ -170,9 +177,15 @@ static void serve_write(struct job *job)
 		wait_conns(job->dx, 0);
 	} else if (tag == TAG_LSN_GONE) {
 		wait_flag(&lsn_gone);
+	} else if (tag == TAG_DROP) { /* never answered */
+		usleep(300 * 1000);
+		atomic_fetch_sub(&in_service, 1);
+		svc_freeargs(job->dx, (xdrproc_t)xdr_WRITE3args, &args);
+		return;
 	} else if (tag == TAG_SLOW) { /* first in, answered last */
 		wait_replied(TAG_FAST);
 		wait_replied(TAG_MID);
+		usleep(300 * 1000); /* their clients wake first */
 	} else {
 		usleep((delay < 5000 ? delay : 5000) * 1000u);
 	}
@@ -378,7 +391,7 @@ static void case_parallel(SVCXPRT *lsn)
 	struct wcall slow = { .cl = cl,
 			      .tag = TAG_SLOW,
 			      .delay = 0,
-			      .len = 512 * KiB,
+			      .len = 320 * KiB,
 			      .timeout_s = 30 };
 	struct wcall fast = { .cl = cl,
 			      .tag = TAG_FAST,
@@ -413,7 +426,7 @@ static void case_parallel(SVCXPRT *lsn)
 	wcall_join(&mid);
 	wcall_join(&slow);
 	CHECK(slow.stat == RPC_SUCCESS && slow.data_ok,
-	      "slow WRITE (512 KiB): answered, count and hash of the data the "
+	      "slow WRITE (320 KiB): answered, count and hash of the data the "
 	      "worker decoded (%s)",
 	      clnt_sperrno(slow.stat));
 	CHECK(fast.stat == RPC_SUCCESS && fast.data_ok,
@@ -450,6 +463,59 @@ static uint16_t tcp_port(SVCXPRT *tx)
 	if (getsockname(tx->xp_fd, (struct sockaddr *)&sin, &len))
 		return 0;
 	return ntohs(sin.sin_port);
+}
+
+static uint64_t dropped(SVCXPRT *lsn)
+{
+	struct rpcrdma_svc_stats st;
+
+	return SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st) ? st.dropped : 0;
+}
+
+/*
+ * A detached call destroyed unanswered: dropped (the client times out),
+ * and the pull budget it held goes to the next WRITE, which waited for it
+ * with nothing new on the connection to wake svc_run.
+ */
+static void case_drop(SVCXPRT *lsn)
+{
+	CLIENT *cl = rdma_client();
+	struct wcall drop = {
+		.cl = cl, .tag = TAG_DROP, .len = 512 * KiB, .timeout_s = 3
+	};
+	struct wcall next = { .cl = cl,
+			      .tag = TAG_AFTER_DROP,
+			      .len = 256 * KiB,
+			      .timeout_s = 15 };
+	struct timeval tv = { 10, 0 };
+	uint64_t d0 = dropped(lsn);
+	int64_t deadline, t0;
+
+	if (!cl)
+		return;
+	CHECK(clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
+			(xdrproc_t)xdr_void, NULL, tv) == RPC_SUCCESS,
+	      "NULL first: the connection has its grant");
+	wcall_start(&drop);
+	deadline = tu_now_ms() + 15000;
+	while (atomic_load(&in_service) < 1 && tu_now_ms() < deadline)
+		usleep(5000);
+	t0 = tu_now_ms();
+	wcall_start(&next);
+	wcall_join(&next);
+	wcall_join(&drop);
+	CHECK(drop.stat == RPC_TIMEDOUT && reply_ok[TAG_DROP] < 0,
+	      "a detached call destroyed unanswered is dropped: the client "
+	      "times out (%s)",
+	      clnt_sperrno(drop.stat));
+	CHECK(dropped(lsn) - d0 == 1, "... counted as dropped (%llu)",
+	      (unsigned long long)(dropped(lsn) - d0));
+	CHECK(next.stat == RPC_SUCCESS && next.data_ok &&
+		      next.done_ms - t0 < 10000,
+	      "the WRITE that waited for its pull budget is answered when "
+	      "the dropped call ends, after %lld ms (%s)",
+	      (long long)(next.done_ms - t0), clnt_sperrno(next.stat));
+	client_free(cl);
 }
 
 /* NULL on a TCP transport: svc_rdma_detach() refuses it. */
@@ -558,13 +624,16 @@ static void case_lsn_gone(SVCXPRT *lsn, pthread_t loop)
 static SVCXPRT *listen_rdma(const char *addr)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&srv_addr;
+	struct rpcrdma_attr attr;
 	SVCXPRT *lsn;
 
 	memset(&srv_addr, 0, sizeof(srv_addr));
 	sin->sin_family = AF_INET;
 	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
 		return NULL;
-	lsn = svc_rdma_create((struct sockaddr *)sin, NULL);
+	rpcrdma_attr_init(&attr);
+	attr.max_read_bytes = PULL_BUDGET;
+	lsn = svc_rdma_create((struct sockaddr *)sin, &attr);
 	if (!lsn)
 		return NULL;
 	sin->sin_port = htons(lsn->xp_port);
@@ -622,6 +691,7 @@ int main(void)
 	case_null();
 	case_tcp(tx);
 	case_parallel(lsn);
+	case_drop(lsn);
 	case_closed();
 	case_lsn_gone(lsn, loop);
 	pthread_mutex_lock(&q_lock);
