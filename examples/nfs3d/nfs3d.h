@@ -9,9 +9,13 @@
  *   nfs3d_proc.c   the NFSv3 procedures but the directory reads
  *   nfs3d_dir.c    READDIR and READDIRPLUS
  *   nfs3d_mount.c  the MOUNT version 3 procedures
+ *   nfs3d_pool.c   worker threads for READ, WRITE and COMMIT
  *
- * Every procedure runs on svc_run's one thread; nothing here is shared
- * with another thread.
+ * Every procedure runs on svc_run's thread but READ, WRITE and COMMIT,
+ * which the workers serve (svc_rdma_detach); these share nothing but the
+ * constant nfs3d_exp, and never change a thread's credentials.  The
+ * others run as the caller through the one identity thread
+ * (nfs3d_as_caller), one at a time.
  */
 #ifndef NFS3D_H
 #define NFS3D_H
@@ -113,6 +117,20 @@ void nfs3d_wcc(const struct stat *pre, int fd, wcc_data *w);
 /* A filename3 that may name an entry: not empty, no '/', not "." or "..",
  * at most NAME_MAX.  NFS3_OK or the status to answer. */
 nfsstat3 nfs3d_name_ok(const char *name);
+
+/* ---- nfs3d_pool.c ------------------------------------------------------- */
+
+/* Start threads workers (0 or 1: none) with at most queue_max calls
+ * waiting for them; false with a message. */
+bool nfs3d_pool_start(unsigned int threads, unsigned int queue_max);
+
+/* From the dispatch routine: true if the call was handed to a worker
+ * (READ, WRITE, COMMIT on an RDMA connection, room in the queue), false
+ * if the caller serves it. */
+bool nfs3d_pool_submit(struct svc_req *rq, SVCXPRT *xprt);
+
+/* Answer what is queued, join the workers. */
+void nfs3d_pool_stop(void);
 
 /* ---- nfs3d_main.c ------------------------------------------------------- */
 

@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +167,7 @@ static bool fh_unwrap(const nfs_fh3 *fh, struct kernel_fh *k)
 
 static nfsstat3 fh_open_err(int err)
 {
-	static bool said;
+	static atomic_bool said; /* the workers open files too */
 
 	switch (err) {
 	case ESTALE:
@@ -176,12 +177,11 @@ static nfsstat3 fh_open_err(int err)
 	case EBADF:
 		return NFS3ERR_BADHANDLE;
 	case EPERM:
-		if (!said)
+		if (!atomic_exchange(&said, true))
 			fprintf(stderr,
 				"rpcrdma-nfs3d: open_by_handle_at: "
 				"%s (run as root)\n",
 				strerror(err));
-		said = true;
 		return NFS3ERR_SERVERFAULT;
 	default:
 		return nfs3d_errno(err);
@@ -353,7 +353,8 @@ static void cred_leave(void)
  * with, and setfsuid makes new ones even to go back), so svc_run's thread
  * never changes its own: it hands the operation to this thread, which
  * takes the caller's identity, runs it, takes its own back, and waits for
- * the next.  One request is served at a time, so one thread is enough.
+ * the next.  Only svc_run's thread calls it (the workers of nfs3d_pool.c
+ * serve no procedure that does), so one thread and one slot are enough.
  */
 static struct {
 	pthread_mutex_t lock;

@@ -9,8 +9,10 @@
  * by default, not registered with rpcbind, as RPC-over-RDMA services are
  * by convention) and MOUNT program 100005 version 3 on TCP and TCP6
  * (registered with rpcbind, where mount.nfs looks for it, unless -R) -
- * and one svc_run() loop on one thread.  SIGTERM and SIGINT end svc_run
- * through a signalfd SVCXPRT, then everything is unregistered and freed.
+ * and one svc_run() loop on one thread, which hands READ, WRITE and COMMIT
+ * to the worker threads of nfs3d_pool.c (-t).  SIGTERM and SIGINT end
+ * svc_run through a signalfd SVCXPRT; the workers answer what is queued
+ * and are joined, then everything is unregistered and freed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -33,6 +35,10 @@
 #include "tests/vm/t_sig_xprt.h"
 
 #define NFS_RDMA_PORT 20049
+/* Worker threads by default, and calls queued for them at most (more are
+ * served inline). */
+#define DEFAULT_THREADS 4
+#define QUEUE_MAX	256
 
 int nfs3d_verbose;
 
@@ -43,13 +49,15 @@ struct opts {
 	unsigned long mount_port; /* 0: any */
 	bool no_rpcbind;
 	bool read_only;
+	unsigned long threads; /* 0 or 1: everything on svc_run's thread */
 	struct rpcrdma_attr attr;
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: rpcrdma-nfs3d [-rRv] [-a ADDR] [-p PORT] "
-			"[-m MOUNTPORT] [-c CREDITS] DIRECTORY\n");
+			"[-m MOUNTPORT] [-c CREDITS] [-t THREADS] "
+			"DIRECTORY\n");
 	exit(2);
 }
 
@@ -71,8 +79,9 @@ static void parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->port = NFS_RDMA_PORT;
+	o->threads = DEFAULT_THREADS;
 	rpcrdma_attr_init(&o->attr);
-	while ((c = getopt(argc, argv, "a:c:m:p:rRv")) != -1) {
+	while ((c = getopt(argc, argv, "a:c:m:p:rRt:v")) != -1) {
 		switch (c) {
 		case 'a':
 			o->addr = optarg;
@@ -91,6 +100,9 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->no_rpcbind = true;
+			break;
+		case 't':
+			o->threads = number(optarg, 256);
 			break;
 		case 'v':
 			nfs3d_verbose = 1;
@@ -122,7 +134,8 @@ static void nfs_dispatch(struct svc_req *rq, SVCXPRT *x)
 				proc_names[rq->rq_proc] :
 				"?",
 			x->xp_netid);
-	nfs_program_3(rq, x);
+	if (!nfs3d_pool_submit(rq, x))
+		nfs_program_3(rq, x);
 }
 
 /* One RDMA listener on addr (numeric) or the wildcard of family. */
@@ -271,10 +284,11 @@ static bool start(const struct opts *o, struct xprts *x)
 		return false;
 	}
 	printf("rpcrdma-nfs3d: exporting %s: NFSv3 over%s%s port %lu, "
-	       "MOUNT v3 over tcp%s port %u%s\n",
+	       "MOUNT v3 over tcp%s port %u%s, %lu worker thread(s)\n",
 	       nfs3d_exp.path, x->rdma4 ? " rdma" : "",
 	       x->rdma6 ? " rdma6" : "", o->port, x->mnt6 ? " tcp6" : "", mport,
-	       o->no_rpcbind ? "" : " (rpcbind)");
+	       o->no_rpcbind ? "" : " (rpcbind)",
+	       o->threads < 2 ? 0 : o->threads);
 	fflush(stdout);
 	return true;
 }
@@ -309,10 +323,13 @@ int main(int argc, char **argv)
 	if (!nfs3d_export_open(o.export, o.read_only))
 		return 1;
 	x.sig = t_sig_xprt();
-	if (!x.sig || !start(&o, &x))
+	if (!x.sig || !nfs3d_pool_start((unsigned int)o.threads, QUEUE_MAX) ||
+	    !start(&o, &x))
 		rc = 1;
 	else
 		svc_run();
+	/* queued calls are answered while their connections exist */
+	nfs3d_pool_stop();
 	stop(&o, &x);
 	close(nfs3d_exp.root_fd);
 	free((char *)nfs3d_exp.path);

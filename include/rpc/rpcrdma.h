@@ -123,6 +123,19 @@ SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 			 const struct rpcrdma_attr *attr);
 
 /*
+ * Take the call being dispatched off xprt, a connection SVCXPRT of netid
+ * rdma or rdma6 (a dispatch routine's rq_xprt), so that another thread
+ * serves it while xprt goes on with the next calls.  The new SVCXPRT owns
+ * that call alone: svc_getargs(), svc_sendreply(), svcerr_*(),
+ * svc_freeargs() and svc_getrpccaller() work on it from any thread, and
+ * svc_destroy() releases it, answered or not (unanswered, the call is
+ * dropped).  NULL, the call staying on xprt, if xprt is no such
+ * connection, the call uses RPCSEC_GSS, or memory is short;
+ * svc_rdma_detach(3).
+ */
+SVCXPRT *svc_rdma_detach(SVCXPRT *xprt);
+
+/*
  * The backward direction (RFC 8167, rpcrdma_bc(3)): a server calls its
  * client back on the client's own connection.
  *

@@ -33,6 +33,12 @@
  * client with sec=krb5 sends WRITE data in Read chunks):
  * rr_policy_gss_wrapped() reads the service from the credential.
  *
+ * Detached calls (svc_rdma_detach): a dispatch routine may take its call
+ * off the connection; it gets an SVCXPRT of its own (struct svr_call) that
+ * holds the connection and copies what the next call overwrites (request,
+ * call_id, verifier, auth, addresses), served on any thread while
+ * svc_run goes on with the connection.  The rr_srv locks what they share.
+ *
  * Lifetime: a connection that ends (client gone, error) is reported with
  * XPRT_DIED from xp_stat and destroyed by svc_getreq_common, never from
  * inside a dispatch.  Destroying the listening SVCXPRT stops listening and
@@ -112,6 +118,8 @@ struct call_id {
 	bool wrapped; /* RPCSEC_GSS wraps the body or
 					 * carries no procedure: nothing is
 					 * eligible (rr_policy_gss_wrapped) */
+	bool gss;     /* any RPCSEC_GSS: never detached, its
+					 * context state is the xprt's */
 };
 
 struct svr_conn {
@@ -253,6 +261,8 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			conn->id.proc = msg->rm_call.cb_proc;
 			conn->id.wrapped =
 				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
+			conn->id.gss = msg->rm_call.cb_cred.oa_flavor ==
+				       RPCSEC_GSS;
 			conn->streak++;
 			return TRUE;
 		}
@@ -294,37 +304,35 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 	return XPRT_MOREREQS;
 }
 
-/* The current call's DDP policy in direction dir (rr_policy.h): its
- * Upper-Layer Binding entry, or nothing eligible (V1-GSS-3, V1-WC-2). */
-static void call_policy(const struct svr_conn *conn, enum rpcrdma_ulb_dir dir,
+/* A call's DDP policy in direction dir (rr_policy.h): its Upper-Layer
+ * Binding entry, or nothing eligible (V1-GSS-3, V1-WC-2). */
+static void call_policy(const struct call_id *id, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
-	rr_policy_srv(conn->id.prog, conn->id.vers, conn->id.proc,
-		      conn->id.wrapped, dir, pol);
+	rr_policy_srv(id->prog, id->vers, id->proc, id->wrapped, dir, pol);
 }
 
-static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
+/* Decode the arguments of req, a call whose header named id, through
+ * xprt's auth.  Touches only req: safe on any thread (rr_serve.h). */
+static bool_t req_getargs(SVCXPRT *xprt, struct rr_sreq *req,
+			  const struct call_id *id, xdrproc_t proc, void *where)
 {
-	struct svr_conn *conn = xprt->xp_p1;
 	SVCAUTH *auth = svc_xprt_auth(xprt);
 	struct rw_ddp_policy pol;
-	XDR *xdrs;
+	XDR *xdrs = rr_sreq_xdr(req);
 	bool_t ok;
 
-	if (!conn->cur)
-		return FALSE;
-	xdrs = rr_sreq_xdr(conn->cur);
 	/* Read chunks only at the items the binding names (V1-DDP-1); a
 	 * second getargs finds the body begun and keeps the policy. */
-	call_policy(conn, RPCRDMA_ULB_CALL, &pol);
-	rr_sreq_set_ddp(conn->cur, &pol);
+	call_policy(id, RPCRDMA_ULB_CALL, &pol);
+	rr_sreq_set_ddp(req, &pol);
 	rr_begin_body(xdrs);
 	if (auth)
 		ok = SVCAUTH_UNWRAP(auth, xdrs, proc, where);
 	else
 		ok = proc(xdrs, where);
 	/* A Read chunk the message never used is a malformed call. */
-	if (ok && rr_sreq_args_done(conn->cur))
+	if (ok && rr_sreq_args_done(req))
 		ok = FALSE;
 	if (!ok) /* the caller answers GARBAGE_ARGS and frees nothing */
 		xdr_free(proc, where);
@@ -332,25 +340,42 @@ static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 }
 
 /* As svc_vc_reply: the results go through SVCAUTH_WRAP, so the RPC header
- * is encoded with xdr_void in their place. */
-static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+ * is encoded with xdr_void in their place.  rr_sreq_reply() serializes
+ * with the connection's other users. */
+static bool_t req_reply(SVCXPRT *xprt, struct rr_srv *rr, struct rr_sreq *req,
+			const struct call_id *id, struct rpc_msg *msg)
 {
-	struct svr_conn *conn = xprt->xp_p1;
 	struct svc_xprt_reply rep;
 	struct rr_sreq_enc enc = { .encode = svc_xprt_reply_encode,
 				   .size_hint = svc_xprt_reply_size,
 				   .arg = &rep,
 				   .ddp = { .mode = RW_DDP_NONE } };
 
-	if (!conn->cur || conn->dead)
-		return FALSE;
 	svc_xprt_reply_init(&rep, xprt, msg);
 	/* The results the binding names go into the Write chunks the call
 	 * offered (V1-WC-2/3). */
 	if (rep.has_results)
-		call_policy(conn, RPCRDMA_ULB_REPLY, &enc.ddp);
-	msg->rm_xid = rr_sreq_xid(conn->cur);
-	return rr_sreq_reply(conn->rr, conn->cur, &enc) == 0;
+		call_policy(id, RPCRDMA_ULB_REPLY, &enc.ddp);
+	msg->rm_xid = rr_sreq_xid(req);
+	return rr_sreq_reply(rr, req, &enc) == 0;
+}
+
+static bool_t conn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
+{
+	struct svr_conn *conn = xprt->xp_p1;
+
+	if (!conn->cur)
+		return FALSE;
+	return req_getargs(xprt, conn->cur, &conn->id, proc, where);
+}
+
+static bool_t conn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svr_conn *conn = xprt->xp_p1;
+
+	if (!conn->cur || conn->dead)
+		return FALSE;
+	return req_reply(xprt, conn->rr, conn->cur, &conn->id, msg);
 }
 
 static bool_t conn_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
@@ -450,10 +475,9 @@ static void conn_props(const struct svr_conn *conn, struct rpcrdma_props *o)
 	o->brs = p.val[RW_SP_BRS];
 }
 
-static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
+/* The connection's SVCGET_ requests, for it and for its detached calls. */
+static bool_t conn_ctl(struct svr_conn *conn, const u_int rq, void *in)
 {
-	struct svr_conn *conn = xprt->xp_p1;
-
 	if (!in)
 		return FALSE;
 	switch (rq) {
@@ -471,6 +495,11 @@ static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
 	}
 }
 
+static bool_t conn_control(SVCXPRT *xprt, const u_int rq, void *in)
+{
+	return conn_ctl(xprt->xp_p1, rq, in);
+}
+
 static const struct xp_ops conn_ops = {
 	.xp_recv = conn_recv,
 	.xp_stat = conn_stat,
@@ -483,6 +512,145 @@ static const struct xp_ops conn_ops = {
 static const struct xp_ops2 conn_ops2 = {
 	.xp_control = conn_control,
 };
+
+/* ---- Detached calls (svc_rdma_detach) ------------------------------------ */
+
+/*
+ * One call taken off its connection: the detached SVCXPRT's xp_p1.  It
+ * holds the connection (conn_put), so the rr_srv and the request stay
+ * valid whatever svc_run does meanwhile; once the connection is gone a
+ * reply fails (rr_sreq_reply: -ENOTCONN) and destroy still frees all.
+ * Everything a later call on the connection would overwrite - the
+ * request, its call_id (DDP policy), the verifier, the auth, the
+ * addresses - is the handle's own.
+ */
+struct svr_call {
+	struct svr_conn *conn;
+	struct rr_sreq *req;
+	struct call_id id;
+	char verf[MAX_AUTH_BYTES];
+};
+
+static bool_t call_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	return FALSE; /* never registered: svc_run never asks */
+}
+
+static enum xprt_stat call_stat(SVCXPRT *xprt)
+{
+	return XPRT_IDLE;
+}
+
+static bool_t call_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
+{
+	struct svr_call *call = xprt->xp_p1;
+
+	return req_getargs(xprt, call->req, &call->id, proc, where);
+}
+
+/*
+ * Off svc_run's thread, the reply may have collected completions (Receives
+ * among them) while it waited for a Send buffer, and the end of a request
+ * frees pull budget that Calls waiting for it need: svc_run would see
+ * neither, its fd being readable only for new events.  The kick makes its
+ * next poll() return, and xp_recv's rr_srv_progress() takes it all.
+ */
+static void call_wake_svc(struct svr_call *call)
+{
+	rr_srv_defer(call->conn->rr);
+}
+
+static bool_t call_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	struct svr_call *call = xprt->xp_p1;
+	bool_t ok = req_reply(xprt, call->conn->rr, call->req, &call->id, msg);
+
+	call_wake_svc(call);
+	return ok;
+}
+
+/* Unanswered, the call is dropped as svc_vc drops one: counted in
+ * rpcrdma_svc_stats.dropped, the client times out or resends. */
+static void call_destroy(SVCXPRT *xprt)
+{
+	struct svr_call *call = xprt->xp_p1;
+
+	rr_sreq_done(call->conn->rr, call->req);
+	call_wake_svc(call);
+	conn_put(call->conn);
+	svc_xprt_free(xprt);
+	free(call);
+}
+
+static bool_t call_control(SVCXPRT *xprt, const u_int rq, void *in)
+{
+	struct svr_call *call = xprt->xp_p1;
+
+	return conn_ctl(call->conn, rq, in);
+}
+
+static const struct xp_ops call_ops = {
+	.xp_recv = call_recv,
+	.xp_stat = call_stat,
+	.xp_getargs = call_getargs,
+	.xp_reply = call_reply,
+	.xp_freeargs = conn_freeargs,
+	.xp_destroy = call_destroy,
+};
+
+static const struct xp_ops2 call_ops2 = {
+	.xp_control = call_control,
+};
+
+/* The handle's own copies of what the next call on xprt overwrites: the
+ * reply verifier _authenticate left and the auth that wraps the body
+ * (AUTH_NONE/AUTH_SYS: libtirpc's stateless svc_auth_none). */
+static void call_copy_auth(SVCXPRT *dst, struct svr_call *call,
+			   const SVCXPRT *src)
+{
+	u_int len = src->xp_verf.oa_length;
+
+	if (len > MAX_AUTH_BYTES)
+		len = MAX_AUTH_BYTES;
+	dst->xp_verf.oa_flavor = src->xp_verf.oa_flavor;
+	dst->xp_verf.oa_length = len;
+	if (len)
+		memcpy(call->verf, src->xp_verf.oa_base, len);
+	dst->xp_verf.oa_base = call->verf;
+	SVC_XP_AUTH(dst) = SVC_XP_AUTH(src);
+	svc_flags(dst) = svc_flags(src);
+}
+
+RPCRDMA_EXPORT SVCXPRT *svc_rdma_detach(SVCXPRT *xprt)
+{
+	struct svr_conn *conn;
+	struct svr_call *call;
+	SVCXPRT *dx;
+
+	if (!xprt || xprt->xp_ops != &conn_ops)
+		return NULL;
+	conn = xprt->xp_p1;
+	/* RPCSEC_GSS keeps its context and sequence window per xprt. */
+	if (!conn->cur || conn->id.gss)
+		return NULL;
+	call = calloc(1, sizeof(*call));
+	if (!call)
+		return NULL;
+	dx = svc_xprt_new(-1, &call_ops, &call_ops2, call, conn->srv->netid,
+			  (const struct sockaddr *)xprt->xp_ltaddr.buf,
+			  (const struct sockaddr *)xprt->xp_rtaddr.buf);
+	if (!dx) {
+		free(call);
+		return NULL;
+	}
+	call_copy_auth(dx, call, xprt);
+	call->conn = svc_rdma_conn_hold(xprt);
+	call->req = conn->cur;
+	call->id = conn->id;
+	/* conn_stat and the next conn_recv no longer end it */
+	conn->cur = NULL;
+	return dx;
+}
 
 /*
  * An SVCXPRT for an accepted connection, registered.  Takes accepted: NULL

@@ -49,10 +49,20 @@
  *     The credit grant is rw_srv_credits_grant(): never more than the
  *     Receives really posted, never 0.
  *
- * Threading: like the rt_conn under it, an rr_srv is used by one thread at
- * a time (svc_run's).  Nothing here blocks except the bounded wait for a
- * free Send buffer in rr_sreq_reply() (RR_SEND_WAIT_MS, then the connection
- * is closed: V1-ERR-13).
+ * Threading: srv->lock serializes everything that touches the connection
+ * or the shared queues and counters - rr_srv_progress(), rr_srv_next(),
+ * rr_srv_defer(), rr_sreq_reply(), rr_sreq_fail(), rr_sreq_done(), the
+ * readers (rr_srv_stats, rr_srv_peer_props) and the backward direction -
+ * so the thread that polls (svc_run's) and threads that answer requests
+ * it handed out (svc_rdma_detach) may call them at the same time.  A
+ * request handed out by rr_srv_next() belongs to one thread at a time
+ * until rr_sreq_done(): rr_sreq_xdr(), rr_sreq_set_ddp(), rr_sreq_xid()
+ * and rr_sreq_args_done() touch only the request (its own message copy,
+ * pulled sink and decode stream) and take no lock.  Several requests may
+ * be handed out at once; the caller keeps the rr_srv alive until the last
+ * is done.  Nothing here blocks except the bounded wait for a free Send
+ * buffer in rr_sreq_reply() (RR_SEND_WAIT_MS, then the connection is
+ * closed: V1-ERR-13), under the lock.
  */
 #ifndef RR_SERVE_H
 #define RR_SERVE_H

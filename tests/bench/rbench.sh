@@ -45,7 +45,8 @@
 # TIRPC_RDMA_BENCH_THREADS (calls outstanding in the goodput runs, default
 # 1), TIRPC_RDMA_BENCH_RSPRELOAD (path of librspreload.so),
 # TIRPC_RDMA_BENCH_DEV (default rxe0), TIRPC_RDMA_BENCH_PORT (first of the
-# ports used, default 20100).
+# ports used, default 20100), TIRPC_RDMA_BENCH_NFS3D_THREADS (rpcrdma-nfs3d's
+# -t, worker threads; default its own default).
 set -u
 
 usage() {
@@ -455,7 +456,9 @@ nfs_setup() {
 	fi
 	say "nfs: rpcrdma-nfs3d exports it on rdma port $NFS_PORT"
 	env -u RPCRDMA_ULB_CONF RPCRDMA_STATS=1 RPCRDMA_STATS_FILE="$WORK/nfs3d.stats" \
-		"$NFS3D" -R -p $NFS_PORT -m $NFS_MPORT "$NFS_X" >"$WORK/nfs_ours.srv" 2>&1 &
+		"$NFS3D" -R -p $NFS_PORT -m $NFS_MPORT \
+		${TIRPC_RDMA_BENCH_NFS3D_THREADS:+-t "$TIRPC_RDMA_BENCH_NFS3D_THREADS"} \
+		"$NFS_X" >"$WORK/nfs_ours.srv" 2>&1 &
 	SRV[nfs_ours]=$!
 	for ((i = 0; i < 300; i++)); do
 		grep -q '^rpcrdma-nfs3d: exporting' "$WORK/nfs_ours.srv" && break

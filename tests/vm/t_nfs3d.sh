@@ -20,6 +20,9 @@
 #                   rdma6, and against rpcrdma-nfs3d the same way, with bad
 #                   requests that must get NFS errors
 #
+# VM_NFS3D_THREADS, if set, is the server's -t (worker threads; 0: all on
+# svc_run's thread); unset, its default.
+#
 # One line per check; exit 0 only when all passed.  Nothing is skipped: a
 # kernel client or server that cannot be set up is a failure.
 set -u
@@ -97,7 +100,8 @@ start_nfs3d() {
 	# the C tests' servers do (tu_server_env)
 	env -u RPCRDMA_VERSION \
 		${TIRPC_RDMA_SERVER_VERSION:+RPCRDMA_VERSION=$TIRPC_RDMA_SERVER_VERSION} \
-		RPCRDMA_STATS=1 RPCRDMA_STATS_FILE="$1" "$NFS3D" -p $PORT "$EXP" \
+		RPCRDMA_STATS=1 RPCRDMA_STATS_FILE="$1" "$NFS3D" -p $PORT \
+		${VM_NFS3D_THREADS:+-t "$VM_NFS3D_THREADS"} "$EXP" \
 		>>"$W/srv.log" 2>&1 &
 	SRV=$!
 	for ((i = 0; i < 300; i++)); do
