@@ -13,10 +13,13 @@
  * A connection SVCXPRT's xp_fd is its connection's fd (rr_srv_fd: the
  * completion fd plus a kick).  svc_run polls level-triggered, but the fd is
  * readable only while the transport has something new: so every xp_recv
- * and xp_stat collects everything (rr_srv_progress) into the responder's
- * own queues, and xp_stat says XPRT_MOREREQS while a request is ready - up
- * to one grant's worth of calls per turn, after which it kicks its own fd
- * and says XPRT_IDLE, so that svc_run serves the other connections too.
+ * collects everything (rr_srv_progress) into the responder's own queues,
+ * and xp_stat what completed meanwhile (rr_srv_collect: no system call;
+ * what it leaves keeps the fd readable), polling for the next call within
+ * the adaptive budget of poll_us before it gives up.  xp_stat says
+ * XPRT_MOREREQS while a request is ready - up to one grant's worth of calls
+ * per turn, after which it kicks its own fd and says XPRT_IDLE, so that
+ * svc_run serves the other connections too.
  * Decoding, Read chunks, replies and RDMA_ERRORs are rr_serve.h's; this
  * file only speaks libtirpc: call header, SVCAUTH_UNWRAP/WRAP exactly as
  * svc_vc, xp_verf and xp_p3 set up for _gss_authenticate.
