@@ -89,7 +89,7 @@ struct rpcrdma_attr {
 					 * waiting thread polls the
 					 * completion queue before it sleeps,
 					 * adapted to the peer (default
-					 * RPCRDMA_POLL_US, or 50;
+					 * RPCRDMA_POLL_US, or 500;
 					 * RPCRDMA_POLL_NONE: never) */
 	unsigned long reserved[6];	 /* must be zero */
 };

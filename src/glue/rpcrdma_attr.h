@@ -30,9 +30,14 @@
 #define RPCRDMA_DEFAULT_MAX_CONNS	   256
 #define RPCRDMA_MAX_BC_CREDITS		   256u
 #define RPCRDMA_DEFAULT_MAX_CONNS_PER_PEER 64
-/* Event mode's polling before sleeping, at most (microseconds; chosen by
- * measurement: tests/bench/README.md, "Polling before sleeping"). */
-#define RPCRDMA_DEFAULT_POLL_US 50
+/* Event mode's polling before sleeping, at most (microseconds), chosen by
+ * measurement (tests/bench/README.md, null_rtt_sleep): polling pays only
+ * when both sides poll, and the budget adapts up only when a sleeping
+ * round trip fits in it, so it must exceed the platform's sleeping round
+ * trip: ~370 us for a NULL call on Soft-RoCE under TCG (50, 100 and 200
+ * collapse to no polling there; 400 holds it at 83-94 us instead of
+ * 366-389 us, with less CPU per call), ~10-20 us on an HCA. */
+#define RPCRDMA_DEFAULT_POLL_US 500
 
 /* poll_us of a filled attr in microseconds: 0 for RPCRDMA_POLL_NONE. */
 uint32_t rpcrdma_attr_poll_us(const struct rpcrdma_attr *a);

@@ -12,12 +12,12 @@
 #include "rpc/rr_call.h"
 
 /* Set res to st, err and a message made from fmt. */
-static inline void rr_res_set(struct rr_result *res, enum rr_status st,
-			      int err, const char *fmt, ...)
+static inline void rr_res_set(struct rr_result *res, enum rr_status st, int err,
+			      const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static inline void rr_res_set(struct rr_result *res, enum rr_status st,
-			      int err, const char *fmt, ...)
+static inline void rr_res_set(struct rr_result *res, enum rr_status st, int err,
+			      const char *fmt, ...)
 {
 	va_list ap;
 
