@@ -348,7 +348,7 @@ START_TEST(test_serves_counters)
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
 	ck_assert(a < b);				   /* oldest first */
-	ck_assert_uint_eq(count(t, "rpcrdma: obj A:"), 8); /* 8 groups */
+	ck_assert_uint_eq(count(t, "rpcrdma: obj A:"), 9); /* 9 groups */
 	ck_assert_ptr_nonnull(
 		strstr(t,
 		       "\nrpcrdma: obj B conn 192.0.2.5:40001: version 2 "
@@ -548,7 +548,7 @@ START_TEST(test_fork_child)
 	t = ask(gpath);
 	ck_assert_ptr_nonnull(strstr(t, "rpcrdma: child obj: calls 1 "));
 	ck_assert_ptr_null(strstr(t, "parent obj"));
-	ck_assert_uint_eq(count(t, "\nrpcrdma: "), 9); /* 8 groups, end */
+	ck_assert_uint_eq(count(t, "\nrpcrdma: "), 10); /* 9 groups, end */
 	free(t);
 
 	/* The grandchild exits first: its socket goes, its parent's stays
