@@ -163,12 +163,6 @@ static bool lead_once(struct rr_clnt *rr, struct rr_conn *conn, int64_t left_ms,
 	return !polling;
 }
 
-/*
- * Lead until done, the connection is lost or the deadline.  One slice of
- * sleep at most per turn, so that a leader also notices its own deadline
- * and a changed world.  While polling, the clock (a system call on some
- * clock sources) is read every RR_SPIN_CLOCK_EVERY spins only.
- */
 /* Is the leader the only thread waiting on rr?  Others (threads sharing
  * the CLIENT) mean Replies come often enough to wake it, and a polling
  * leader would take the processor from the callers (the 8- and 32-thread
@@ -178,6 +172,12 @@ static bool alone(const struct rr_clnt *rr)
 	return !rr->waiters || !rr->waiters->next;
 }
 
+/*
+ * Lead until done, the connection is lost or the deadline.  One slice of
+ * sleep at most per turn, so that a leader also notices its own deadline
+ * and a changed world.  While polling, the clock (a system call on some
+ * clock sources) is read every RR_SPIN_CLOCK_EVERY spins only.
+ */
 static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
