@@ -79,7 +79,10 @@ struct rpcrdma_attr {
 	size_t max_read_bytes;		 /* server: most octets one request may
 					 * ask it to pull by RDMA Read (16 MiB) */
 	unsigned int max_conns;		 /* server: connections at once (256) */
-	unsigned int max_conns_per_peer; /* server: per client address (64) */
+	unsigned int max_conns_per_peer; /* server: per client address (64);
+					  * a peer at the limit that connects
+					  * again has its least recently
+					  * used idle connection closed */
 	enum rpcrdma_version version;	 /* RPCRDMA_VERSION_AUTO */
 	unsigned int bc_credits;	 /* backward-direction calls taken at
 					 * once on a connection (client: the
@@ -91,7 +94,12 @@ struct rpcrdma_attr {
 					 * adapted to the peer (default
 					 * RPCRDMA_POLL_US, or 500;
 					 * RPCRDMA_POLL_NONE: never) */
-	unsigned long reserved[6];	 /* must be zero */
+	unsigned long idle_timeout;	 /* server: seconds a connection may
+					 * go without a call before the
+					 * server closes it (default
+					 * RPCRDMA_IDLE_TIMEOUT, or 360;
+					 * RPCRDMA_IDLE_NONE: never) */
+	unsigned long reserved[5];	 /* must be zero */
 };
 
 /* bc_credits: no backward-direction calls at all (0 keeps the default). */
@@ -100,6 +108,10 @@ struct rpcrdma_attr {
 #define RPCRDMA_POLL_NONE (~0ul)
 /* poll_us: the most accepted (one second). */
 #define RPCRDMA_POLL_MAX 1000000ul
+/* idle_timeout: never close an idle connection (0 keeps the default). */
+#define RPCRDMA_IDLE_NONE (~0ul)
+/* idle_timeout: the most accepted (one week). */
+#define RPCRDMA_IDLE_MAX 604800ul
 
 void rpcrdma_attr_init(struct rpcrdma_attr *attr);
 
@@ -232,9 +244,12 @@ struct rpcrdma_svc_stats {
 				 * on one connection */
 	uint32_t max_granted;	 /* largest credit grant sent */
 	uint32_t conns_accepted;
-	uint32_t conns_rejected; /* over max_conns / max_conns_per_peer */
+	uint32_t conns_rejected; /* over max_conns, or max_conns_per_peer
+				 * with every one of the peer's busy */
 	uint32_t conns_active;
-	uint32_t reserved32;
+	uint32_t conns_reaped;	 /* closed by the server: idle past
+				 * idle_timeout, or the least recently used
+				 * of a peer at max_conns_per_peer */
 	uint64_t v2_requests;	 /* calls received in version 2 */
 	uint64_t replies_inv;	 /* replies sent With Invalidate */
 	uint64_t err_resource;	 /* REPLY_RESOURCE / WRITE_RESOURCE sent

@@ -38,6 +38,7 @@ static inline const struct rc_var *rc_vars(size_t *n)
 		{ "RPCRDMA_BC_CREDITS", false },
 		{ "RPCRDMA_COMP_MODE", false },
 		{ "RPCRDMA_DDP_REG_MIN", false },
+		{ "RPCRDMA_IDLE_TIMEOUT", false },
 		{ "RPCRDMA_LOG", false },
 		{ "RPCRDMA_MAX_READ_CHUNKS", false },
 		{ "RPCRDMA_MAX_SEGMENTS", false },

@@ -185,6 +185,12 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 		if (!a->poll_us || a->poll_us > RPCRDMA_POLL_MAX)
 			a->poll_us = RPCRDMA_POLL_NONE; /* "0": never */
 	}
+	if (!a->idle_timeout) {
+		a->idle_timeout = env_u32("RPCRDMA_IDLE_TIMEOUT",
+					  RPCRDMA_DEFAULT_IDLE_TIMEOUT);
+		if (!a->idle_timeout || a->idle_timeout > RPCRDMA_IDLE_MAX)
+			a->idle_timeout = RPCRDMA_IDLE_NONE; /* "0": never */
+	}
 	a->reg_mode = env_reg_mode(a->reg_mode);
 	a->comp_mode = env_comp_mode(a->comp_mode);
 	a->version = env_version(a->version);
@@ -193,6 +199,12 @@ void rpcrdma_attr_fill(struct rpcrdma_attr *a)
 uint32_t rpcrdma_attr_poll_us(const struct rpcrdma_attr *a)
 {
 	return a->poll_us == RPCRDMA_POLL_NONE ? 0 : (uint32_t)a->poll_us;
+}
+
+uint32_t rpcrdma_attr_idle_s(const struct rpcrdma_attr *a)
+{
+	return a->idle_timeout == RPCRDMA_IDLE_NONE ? 0 :
+						      (uint32_t)a->idle_timeout;
 }
 
 unsigned int rpcrdma_attr_bc(const struct rpcrdma_attr *a)
@@ -207,7 +219,10 @@ int rpcrdma_attr_check(const struct rpcrdma_attr *a)
 			return -1;
 	if (a->reg_mode > RPCRDMA_REG_MR || a->comp_mode > RPCRDMA_COMP_POLL ||
 	    a->version > RPCRDMA_VERSION_2 ||
-	    (a->poll_us > RPCRDMA_POLL_MAX && a->poll_us != RPCRDMA_POLL_NONE))
+	    (a->poll_us > RPCRDMA_POLL_MAX &&
+	     a->poll_us != RPCRDMA_POLL_NONE) ||
+	    (a->idle_timeout > RPCRDMA_IDLE_MAX &&
+	     a->idle_timeout != RPCRDMA_IDLE_NONE))
 		return -1;
 	/* each costs a Receive buffer on every connection */
 	if (a->bc_credits > RPCRDMA_MAX_BC_CREDITS &&

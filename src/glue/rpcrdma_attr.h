@@ -39,6 +39,14 @@
  * 366-389 us, with less CPU per call), ~10-20 us on an HCA. */
 #define RPCRDMA_DEFAULT_POLL_US 500
 
+/* Seconds without a call before a server closes a connection: the Linux
+ * kernel's server ages its connections out after about six minutes too;
+ * the client's next call connects again. */
+#define RPCRDMA_DEFAULT_IDLE_TIMEOUT 360
+
+/* idle_timeout of a filled attr in seconds: 0 for RPCRDMA_IDLE_NONE. */
+uint32_t rpcrdma_attr_idle_s(const struct rpcrdma_attr *a);
+
 /* poll_us of a filled attr in microseconds: 0 for RPCRDMA_POLL_NONE. */
 uint32_t rpcrdma_attr_poll_us(const struct rpcrdma_attr *a);
 

@@ -209,6 +209,7 @@
 	X(conns, conns_accepted)    \
 	X(conns, conns_rejected)    \
 	X(conns, conns_active)      \
+	X(conns, conns_reaped)      \
 	X(conns, max_inflight)      \
 	X(conns, max_granted)       \
 	X(v2, v2_requests)          \

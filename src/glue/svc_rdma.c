@@ -6,9 +6,13 @@
  * accepts connections - each becomes a connection SVCXPRT, registered on
  * this thread so the next poll sees it - and, like svc_vc's rendezvous,
  * never yields a message; its other ops refuse.  Limits apply as requests
- * come in: max_conns at once, max_conns_per_peer per client address, and
- * connections whose fd svc_run could not poll (>= FD_SETSIZE) are refused
- * with a message rather than silently ignored.
+ * come in: max_conns at once, max_conns_per_peer per client address (at
+ * which the address's least recently used idle connection is closed to
+ * make room, so one program's idle connections cannot lock its host's
+ * other programs out), and connections whose fd svc_run could not poll
+ * (>= FD_SETSIZE) are refused with a message rather than silently ignored.
+ * Connections idle past idle_timeout are closed by a timer the listener
+ * registers with svc_run as an SVCXPRT of its own (a timerfd).
  *
  * A connection SVCXPRT's xp_fd is its connection's fd (rr_srv_fd: the
  * completion fd plus a kick).  svc_run polls level-triggered, but the fd is
@@ -63,7 +67,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpc/rpc_com.h>
@@ -79,6 +85,7 @@
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
 #include "log/rl_log.h"
+#include "rpc/rr_clock.h"
 #include "rpc/rr_listen.h"
 #include "rpc/rr_policy.h"
 #include "rpc/rr_serve.h"
@@ -97,6 +104,9 @@ struct svr {
 	struct rr_srv_opts opts;
 	struct rt_listener *lsn;
 	SVCXPRT *lsn_xprt; /* the listening SVCXPRT, or NULL */
+	SVCXPRT *reaper;   /* its idle timer's, or NULL */
+	int64_t idle_ms;   /* attr.idle_timeout; 0: never */
+	uint64_t use_seq;  /* calls taken, all connections (svc_run's) */
 	const char *netid; /* "rdma" or "rdma6" */
 	/* conns, nconns and st change on the svc_run() thread only; lock
 	 * is taken there to change them and by readers on other threads
@@ -138,6 +148,11 @@ struct svr_conn {
 	bool in_call;	     /* inside svc_getreq_common */
 	unsigned int streak; /* calls taken in this turn */
 	bool dead;
+	/* svc_run's thread only: when it last took a call (srv->use_seq),
+	 * and the reaper's view of that (seen_use, since idle_since). */
+	uint64_t last_use;
+	uint64_t seen_use;
+	int64_t idle_since; /* rr_clock_ms() */
 	char verf[MAX_AUTH_BYTES];
 };
 
@@ -267,6 +282,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 			conn->id.gss = msg->rm_call.cb_cred.oa_flavor ==
 				       RPCSEC_GSS;
 			conn->streak++;
+			conn->last_use = ++conn->srv->use_seq;
 			return TRUE;
 		}
 		/* Not an RPC call we can read: there is no XID to give an
@@ -516,6 +532,168 @@ static const struct xp_ops2 conn_ops2 = {
 	.xp_control = conn_control,
 };
 
+/* ---- Idle connections ---------------------------------------------------- */
+
+/*
+ * Closing a connection loses nothing when svc_run is not inside a call on
+ * it, nothing else holds it (a detached call, a backward CLIENT) and it has
+ * no call in progress or queued (rr_srv_idle).
+ */
+static bool conn_closable(struct svr_conn *conn)
+{
+	return !conn->in_call && atomic_load(&conn->refs) == 1 &&
+	       rr_srv_idle(conn->rr);
+}
+
+/* Close conn on the server's own initiative (svc_run's thread, between
+ * calls): its client sees a disconnect and connects again when it next
+ * calls. */
+static void conn_reap(struct svr_conn *conn, const char *why)
+{
+	struct svr *srv = conn->srv;
+	char a[RR_ADDR_STRLEN];
+
+	rr_addr_str(rr_srv_peer_addr(conn->rr), 1, a);
+	rl_info("svc_rdma: connection from %s closed: %s", a, why);
+	pthread_mutex_lock(&srv->lock);
+	srv->st.conns_reaped++;
+	pthread_mutex_unlock(&srv->lock);
+	conn_destroy(conn->xprt);
+}
+
+/*
+ * One tick of the idle timer.  A connection's idle time starts at the
+ * first tick that finds no new call on it, so it is closed between
+ * idle_timeout and idle_timeout plus a tick after its last call, and the
+ * call path reads no clock for it (a system call in some VMs).
+ */
+static void reap_idle(struct svr *srv)
+{
+	struct svr_conn *conn, *next;
+	int64_t now = rr_clock_ms();
+
+	for (conn = srv->conns; conn; conn = next) {
+		next = conn->next;
+		if (conn->last_use != conn->seen_use) {
+			conn->seen_use = conn->last_use;
+			conn->idle_since = now;
+		} else if (now - conn->idle_since < srv->idle_ms) {
+			continue;
+		} else if (conn_closable(conn)) {
+			conn_reap(conn, "idle longer than idle_timeout");
+		} else {
+			conn->idle_since = now; /* busy: not idle after all */
+		}
+	}
+}
+
+/*
+ * The idle timer is an SVCXPRT of its own, over a timerfd, because svc_run
+ * has no other clock: it never yields a message; its xp_recv reaps.  It
+ * belongs to the listener, which destroys it.
+ */
+static bool_t reaper_recv(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	uint64_t ticks;
+
+	if (read(xprt->xp_fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+		reap_idle(xprt->xp_p1);
+	return FALSE;
+}
+
+static enum xprt_stat reaper_stat(SVCXPRT *xprt)
+{
+	return XPRT_IDLE;
+}
+
+static bool_t reaper_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
+{
+	return FALSE;
+}
+
+static bool_t reaper_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	return FALSE;
+}
+
+static void reaper_destroy(SVCXPRT *xprt)
+{
+	struct svr *srv = xprt->xp_p1;
+
+	xprt_unregister(xprt);
+	close(xprt->xp_fd);
+	srv->reaper = NULL;
+	svc_xprt_free(xprt);
+}
+
+static bool_t reaper_control(SVCXPRT *xprt, const u_int rq, void *in)
+{
+	return FALSE;
+}
+
+static const struct xp_ops reaper_ops = {
+	.xp_recv = reaper_recv,
+	.xp_stat = reaper_stat,
+	.xp_getargs = reaper_getargs,
+	.xp_reply = reaper_reply,
+	.xp_freeargs = reaper_getargs,
+	.xp_destroy = reaper_destroy,
+};
+
+static const struct xp_ops2 reaper_ops2 = {
+	.xp_control = reaper_control,
+};
+
+/* A timerfd ticking four times per idle_timeout (at most once a minute,
+ * at least every 250 ms), or -1 with errno set. */
+static int reaper_timer(int64_t idle_ms)
+{
+	int64_t tick = idle_ms / 4;
+	struct itimerspec its;
+	int fd;
+
+	tick = tick < 250 ? 250 : tick > 60000 ? 60000 : tick;
+	its.it_interval.tv_sec = tick / 1000;
+	its.it_interval.tv_nsec = (long)(tick % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The idle timer of the listener lsn, registered with svc_run; NULL when
+ * done (or none is wanted), else why it could not be, with errno set. */
+static const char *reaper_new(struct svr *srv, SVCXPRT *lsn)
+{
+	int fd;
+
+	if (!srv->idle_ms)
+		return NULL;
+	fd = reaper_timer(srv->idle_ms);
+	if (fd < 0)
+		return "no timer for idle connections (timerfd_create)";
+	if (fd >= _rpc_dtablesize()) {
+		close(fd);
+		errno = EMFILE;
+		return "the idle timer's fd is beyond what svc_run() polls";
+	}
+	srv->reaper =
+		svc_xprt_new(fd, &reaper_ops, &reaper_ops2, srv, srv->netid,
+			     (const struct sockaddr *)lsn->xp_ltaddr.buf, NULL);
+	if (!srv->reaper) {
+		close(fd);
+		errno = ENOMEM;
+		return "out of memory";
+	}
+	xprt_register(srv->reaper);
+	return NULL;
+}
+
 /* ---- Detached calls (svc_rdma_detach) ------------------------------------ */
 
 /*
@@ -694,6 +872,10 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 	conn->xprt->xp_verf.oa_base = conn->verf;
 	atomic_init(&conn->refs, 1);
 	conn->srv = srv;
+	/* accepted counts as used: the newest is the last one closed */
+	conn->last_use = ++srv->use_seq;
+	conn->seen_use = conn->last_use;
+	conn->idle_since = rr_clock_ms();
 	pthread_mutex_lock(&srv->lock);
 	conn->next = srv->conns;
 	if (srv->conns)
@@ -719,19 +901,43 @@ static unsigned int peer_conns(const struct svr *srv, const struct sockaddr *pa)
 	return n;
 }
 
+/* The connection of peer pa that svc_run used least recently among those
+ * that can be closed, or NULL. */
+static struct svr_conn *peer_lru(struct svr *srv, const struct sockaddr *pa)
+{
+	struct svr_conn *conn, *lru = NULL;
+
+	for (conn = srv->conns; conn; conn = conn->next)
+		if (rr_addr_same_host(rr_srv_peer_addr(conn->rr), pa) &&
+		    (!lru || conn->last_use < lru->last_use) &&
+		    conn_closable(conn))
+			lru = conn;
+	return lru;
+}
+
 /*
  * Why accepted must be refused, or NULL.  The transport has accepted it already
  * (rr_listener_accept() offers no earlier hook), so a refused connection
  * is closed at once: the client sees it end before its first reply.
+ * A peer at max_conns_per_peer has its least recently used idle connection
+ * closed instead: the limit bounds what one host holds, but one program
+ * that leaves connections open must not lock the host's others out.
  */
-static const char *refusal(const struct svr *srv, struct rt_conn *accepted)
+static const char *refusal(struct svr *srv, struct rt_conn *accepted)
 {
+	const struct sockaddr *pa = rr_conn_peer_addr(accepted);
+	struct svr_conn *lru;
+
 	if (srv->nconns >= srv->attr.max_conns)
 		return "connections at the limit (max_conns)";
-	if (peer_conns(srv, rr_conn_peer_addr(accepted)) >=
-	    srv->attr.max_conns_per_peer)
+	if (peer_conns(srv, pa) < srv->attr.max_conns_per_peer)
+		return NULL;
+	lru = peer_lru(srv, pa);
+	if (!lru)
 		return "connections from this address at the limit "
-		       "(max_conns_per_peer)";
+		       "(max_conns_per_peer), none of them idle";
+	conn_reap(lru, "least recently used of its address, which is at "
+		       "max_conns_per_peer and connected again");
 	return NULL;
 }
 
@@ -823,6 +1029,8 @@ static void lsn_destroy(SVCXPRT *xprt)
 		else
 			conn_destroy(conn->xprt);
 	}
+	if (srv->reaper)
+		reaper_destroy(srv->reaper);
 	svc_xprt_free(xprt);
 	svr_put(srv);
 }
@@ -887,6 +1095,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	srv->opts.replay_bytes = srv->env.replay_bytes;
 	srv->opts.bc_max = rpcrdma_attr_bc(a);
 	srv->opts.poll_us = rpcrdma_attr_poll_us(a);
+	srv->idle_ms = (int64_t)rpcrdma_attr_idle_s(a) * 1000;
 	/* failed XIDs outlive the connections they failed on (V1-ERR-11) */
 	srv->opts.xidlog = rr_xidlog_create();
 	if (!srv->opts.xidlog) {
@@ -997,8 +1206,9 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	struct rt_conn_attr ca;
 	struct rt_err err;
 	struct svr *srv;
+	const char *why;
 	SVCXPRT *xprt;
-	int fd;
+	int fd, code;
 
 	if (!laddr ||
 	    (laddr->sa_family != AF_INET && laddr->sa_family != AF_INET6))
@@ -1011,7 +1221,7 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 	if (rpcrdma_attr_check(&a))
 		return fail(
 			EINVAL,
-			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
+			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256, poll_us and idle_timeout at most their _MAX)");
 	srv = svr_new(&a, laddr->sa_family);
 	if (!srv)
 		return fail(ENOMEM, "out of memory");
@@ -1034,6 +1244,12 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 		rr_listener_destroy(srv->lsn);
 		svr_unmake(srv);
 		return fail(ENOMEM, "out of memory");
+	}
+	why = reaper_new(srv, xprt);
+	if (why) {
+		code = errno;
+		lsn_destroy(xprt);
+		return fail(code, "%s", why);
 	}
 	return xprt;
 }

@@ -192,6 +192,21 @@ int rr_srv_collect(struct rr_srv *srv)
 	return n;
 }
 
+bool rr_srv_idle(struct rr_srv *srv)
+{
+	bool idle;
+	int n;
+
+	pthread_mutex_lock(&srv->lock);
+	n = progress(srv, false);
+	if (n > 0)
+		rr_srv_kick(srv); /* svc_run must come for it */
+	/* a dead connection has nothing left to lose either */
+	idle = n < 0 || (!n && !srv->st.inflight);
+	pthread_mutex_unlock(&srv->lock);
+	return idle;
+}
+
 /* ---- The caller's side --------------------------------------------------- */
 
 /* Answer req, a resend, from its record; the reply path decides inline, the

@@ -5,8 +5,8 @@
  *
  * usage: rtest_server [-4|-6] [-a ADDR] [-p PORT] [-c CREDITS] [-i INLINE]
  *                     [--max-read BYTES] [--max-conns N]
- *                     [--max-conns-per-peer N] [--pidfile FILE]
- *                     [--spend-fds N]
+ *                     [--max-conns-per-peer N] [--idle-timeout SECONDS]
+ *                     [--pidfile FILE] [--spend-fds N]
  *
  * Listens on ADDR (default: the wildcard address of the family) and PORT
  * (default 0: any free port), then prints "listening on ADDR port N" and
@@ -24,7 +24,7 @@
  * RTEST_STATS answers from the transport's own counters
  * (SVC_CONTROL(SVCGET_RDMA_STATS)): calls handed to the RPC layer, the most
  * calls one connection ever had received and not yet answered, the largest
- * credit grant sent, connections accepted.
+ * credit grant sent, connections accepted and closed by the server.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -120,6 +120,7 @@ bool_t rtest_stats_1_svc(void *arg, rtest_stats *res, struct svc_req *rq)
 	res->max_inflight = st.max_inflight;
 	res->max_granted = st.max_granted;
 	res->conns = st.conns_accepted;
+	res->conns_reaped = st.conns_reaped;
 	return TRUE;
 }
 
@@ -171,8 +172,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rtest_server [-4|-6] [-a ADDR] [-p PORT] [-c CREDITS] [-i INLINE]\n"
 		"                    [--max-read BYTES] [--max-conns N]\n"
-		"                    [--max-conns-per-peer N] [--pidfile FILE]\n"
-		"                    [--spend-fds N]\n");
+		"                    [--max-conns-per-peer N] [--idle-timeout SECONDS]\n"
+		"                    [--pidfile FILE] [--spend-fds N]\n");
 	exit(2);
 }
 
@@ -188,6 +189,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "max-read", required_argument, NULL, 'R' },
 		{ "max-conns", required_argument, NULL, 'M' },
 		{ "max-conns-per-peer", required_argument, NULL, 'P' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
 		{ "pidfile", required_argument, NULL, 'F' },
 		{ "spend-fds", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
@@ -227,6 +229,9 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->attr.max_conns_per_peer =
 				(unsigned int)number(optarg);
+			break;
+		case 'I':
+			o->attr.idle_timeout = number(optarg);
 			break;
 		case 'F':
 			o->pidfile = optarg;

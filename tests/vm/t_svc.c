@@ -630,6 +630,78 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 	tc_close(&b);
 }
 
+/*
+ * max_conns_per_peer 2 (issue 17 item 4): a third connection from the same
+ * address is served, and the address's least recently used idle connection
+ * is closed instead - one program's idle connections must not lock the
+ * host's other programs out.
+ */
+static void test_peer_lru(const struct ts_server *s)
+{
+	struct tc a, b, c;
+	rtest_stats st;
+	bool up;
+
+	up = !tc_connect(&a, s, T_MS) && null_ok(&a);
+	up = !tc_connect(&b, s, T_MS) && null_ok(&b) && up;
+	/* a is used again: b is now the least recently used */
+	CHECK(up && null_ok(&a), "per-peer LRU: two connections, both served");
+	CHECK(!tc_connect(&c, s, T_MS) && null_ok(&c),
+	      "max_conns_per_peer 2: a third connection from the address is "
+	      "served, not refused");
+	CHECK(tc_wait_dead(&b, 5000) >= 0,
+	      "... the least recently used idle one (the second) was closed "
+	      "to make room");
+	CHECK(!tc_dead(&a) && null_ok(&a),
+	      "... the one used more recently goes on");
+	up = stats(&c, &st);
+	CHECK(up && st.conns == 3 && st.conns_reaped == 1,
+	      "RTEST_STATS: %u accepted (3), %u closed by the server (1)",
+	      st.conns, st.conns_reaped);
+	tc_close(&c);
+	tc_close(&b);
+	tc_close(&a);
+}
+
+/*
+ * idle_timeout 1 s (issue 17 item 4): a connection without a call is closed
+ * by the server between 1 and 1.25 s (its timer ticks every 250 ms) after
+ * its last call, one that calls every 100 ms stays open.
+ */
+static void test_idle(const struct ts_server *s)
+{
+	struct tc busy, idle;
+	int64_t t0 = 0, closed_ms = -1;
+	bool up, busy_ok = true;
+	rtest_stats st;
+
+	up = !tc_connect(&busy, s, T_MS) && null_ok(&busy);
+	up = !tc_connect(&idle, s, T_MS) && up;
+	if (up) {
+		up = null_ok(&idle);
+		t0 = ts_now_ms();
+	}
+	CHECK(up, "idle_timeout 1: two connections served");
+	while (up && ts_now_ms() - t0 < 4000) {
+		usleep(100000);
+		busy_ok = busy_ok && null_ok(&busy);
+		if (closed_ms < 0 && tc_dead(&idle))
+			closed_ms = ts_now_ms() - t0;
+	}
+	CHECK(closed_ms >= 900 && closed_ms <= 2500,
+	      "idle_timeout 1: the connection without calls closed by the "
+	      "server %lld ms after its last call (1000-1250 expected, then "
+	      "the disconnect's way to the client, seen in 100 ms steps)",
+	      (long long)closed_ms);
+	CHECK(up && busy_ok && !tc_dead(&busy),
+	      "... the one calling every 100 ms stayed open for 4 s");
+	up = stats(&busy, &st);
+	CHECK(up && st.conns_reaped == 1,
+	      "RTEST_STATS: %u closed by the server (1)", st.conns_reaped);
+	tc_close(&idle);
+	tc_close(&busy);
+}
+
 /* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
 
 static int seed_filter(const struct dirent *e)
@@ -851,13 +923,20 @@ static void limit_servers(void)
 	static const char *const per_peer[] = { "--max-conns-per-peer", "2",
 						NULL };
 	static const char *const total[] = { "--max-conns", "2", NULL };
+	static const char *const idle[] = { "--idle-timeout", "1", NULL };
 	struct ts_server s;
 
 	if (!ts_server_start(&s, ts_addr4(), per_peer)) {
-		test_conn_limit(&s, "max_conns_per_peer 2");
+		test_peer_lru(&s);
 		stop(&s, "per-peer server");
 	} else {
 		CHECK(false, "start per-peer server");
+	}
+	if (!ts_server_start(&s, ts_addr4(), idle)) {
+		test_idle(&s);
+		stop(&s, "idle-timeout server");
+	} else {
+		CHECK(false, "start idle-timeout server");
 	}
 	if (!ts_server_start(&s, ts_addr4(), total)) {
 		test_conn_limit(&s, "max_conns 2");

@@ -3,7 +3,9 @@
  * each with its own clnt_rdma_create() CLIENT, call every rtest procedure
  * through the rpcgen stubs (Short and Long calls, Long replies) against one
  * rtest_server, and check every result.  Then RTEST_STATS, and a clean
- * SIGTERM shutdown of the server.
+ * SIGTERM shutdown of the server.  Last, a server that closes idle
+ * connections after a second: the CLIENT's next call connects again and
+ * succeeds the first time.
  *
  * Run in the VM (tests/vm/run -- tests/vm/t_svc_clnt); 77 without a device.
  */
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
@@ -150,6 +153,46 @@ static void server_stats(void)
 		clnt_destroy(cl);
 }
 
+/*
+ * idle_timeout 1 (issue 17 item 4): the server closes the CLIENT's
+ * connection while no call is in flight; the next call must not fail.
+ */
+static void idle_reconnect(void)
+{
+	static const char *const args[] = { "--idle-timeout", "1", NULL };
+	struct rpcrdma_clnt_stats cs;
+	rtest_stats st;
+	CLIENT *cl;
+	int i, ok = 0;
+
+	if (ts_server_start(&srv, ts_addr4(), args)) {
+		CHECK(false, "start rtest_server --idle-timeout 1");
+		return;
+	}
+	cl = client();
+	CHECK(cl && !echo(cl, 1000, 7), "idle_timeout 1: a call");
+	sleep(2);
+	for (i = 0; cl && i < 3; i++)
+		ok += !echo(cl, 70000 + i, 8 + i);
+	memset(&cs, 0, sizeof(cs));
+	if (cl)
+		clnt_control(cl, CLGET_RDMA_STATS, (char *)&cs);
+	CHECK(ok == 3 && cs.connects == 2 && cs.conn_losses == 1,
+	      "after 2 s idle: the server had closed the connection "
+	      "(connections made %u, lost %llu) and the next %d of 3 calls "
+	      "succeeded at once",
+	      cs.connects, (unsigned long long)cs.conn_losses, ok);
+	memset(&st, 0, sizeof(st));
+	ok = cl && rtest_stats_1(NULL, &st, cl) == RPC_SUCCESS;
+	CHECK(ok && st.conns_reaped == 1 && st.conns == 2,
+	      "RTEST_STATS: %u accepted (2), %u closed as idle (1)", st.conns,
+	      st.conns_reaped);
+	if (cl)
+		clnt_destroy(cl);
+	i = ts_server_stop(&srv);
+	CHECK(i == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", i);
+}
+
 int main(void)
 {
 	static const char *const args[] = { "-c", "16", NULL };
@@ -171,5 +214,6 @@ int main(void)
 	server_stats();
 	st = ts_server_stop(&srv);
 	CHECK(st == 0, "SIGTERM: clean exit, status %d (ASan: no leak)", st);
+	idle_reconnect();
 	return tu_done();
 }
