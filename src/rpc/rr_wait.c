@@ -202,7 +202,10 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 			polling = event = false;
 	}
 	if (event && done(arg)) {
-		rr_spin_adapt(&rr->spin, !slept, start, rr_clock_us());
+		/* a wait that polling ended leaves the budget alone: no
+		 * need to read the clock for it */
+		if (slept)
+			rr_spin_adapt(&rr->spin, false, start, rr_clock_us());
 		rr->st.waits_polled += !slept;
 	}
 	rr->leading = false;
