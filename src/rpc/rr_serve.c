@@ -15,10 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "rpc/rr_srv_bc.h"
 #include "rpc/rr_srv_conn.h"
@@ -101,9 +98,14 @@ static void drain(struct rr_srv *srv, bool full)
 		full = false;
 }
 
+/* A full poll takes the kick too: one that was not progress() must
+ * leave it for svc_run's thread, whose call it is. */
 static int wait_events(struct rr_srv *srv, int timeout_ms)
 {
 	int n = poll_once(srv, timeout_ms, true);
+
+	if (srv->kicked)
+		rt_conn_kick(srv->conn);
 
 	if (n > 0)
 		drain(srv, false);
@@ -119,10 +121,10 @@ void rr_srv_defer(struct rr_srv *srv)
 
 static int progress(struct rr_srv *srv, bool full)
 {
-	uint64_t v;
 	bool again;
 
-	if (srv->kicked && read(srv->kick, &v, sizeof(v)) == sizeof(v))
+	/* the full poll takes the kick; a collect leaves it readable */
+	if (full)
 		srv->kicked = false;
 	do {
 		drain(srv, full);
@@ -279,33 +281,6 @@ void rr_sreq_done(struct rr_srv *srv, struct rr_sreq *req)
 
 /* ---- Lifecycle ----------------------------------------------------------- */
 
-static int epoll_add(int epfd, int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
-}
-
-/* The fd the caller polls: the connection's, plus our own kick. */
-static int setup_fd(struct rr_srv *srv, struct rt_err *err)
-{
-	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
-	srv->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (srv->epfd < 0 || srv->kick < 0 || epoll_add(srv->epfd, srv->kick) ||
-	    epoll_add(srv->epfd, rt_conn_fd(srv->conn)))
-		return rt_err_set(err, errno, "cannot create a pollable fd: %s",
-				  strerror(errno));
-	return 0;
-}
-
-static void close_fds(struct rr_srv *srv)
-{
-	if (srv->epfd >= 0)
-		close(srv->epfd);
-	if (srv->kick >= 0)
-		close(srv->kick);
-}
-
 /* Backward callers wait with CLOCK_MONOTONIC deadlines. */
 static int cond_init(pthread_cond_t *cv)
 {
@@ -351,9 +326,14 @@ struct rr_srv *rr_srv_create(struct rt_conn *conn, const struct rr_srv_opts *o,
 	srv->progress_locked = progress_locked;
 	srv->wait_events = wait_events;
 	srv->lost = rr_srv_bc_lost;
-	if (setup_fd(srv, err) || pthread_mutex_init(&srv->lock, NULL) ||
-	    cond_init(&srv->bc_cv)) {
-		close_fds(srv);
+	if (pthread_mutex_init(&srv->lock, NULL)) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		free(srv);
+		return NULL;
+	}
+	if (cond_init(&srv->bc_cv)) {
+		rt_err_set(err, ENOMEM, "out of memory");
+		pthread_mutex_destroy(&srv->lock);
 		free(srv);
 		return NULL;
 	}
@@ -381,7 +361,6 @@ void rr_srv_destroy(struct rr_srv *srv)
 	/* The transport fences and frees every sink and reply source with
 	 * the connection; the requests only own their message copies. */
 	rt_conn_destroy(srv->conn);
-	close_fds(srv);
 	rr_replay_free_all(srv);
 	rr_srv_bc_free(srv);
 	pthread_mutex_destroy(&srv->lock);
@@ -397,9 +376,10 @@ void rr_srv_destroy(struct rr_srv *srv)
 	free(srv);
 }
 
+/* The connection's own fd: two fewer than an epoll of it plus a kick. */
 int rr_srv_fd(const struct rr_srv *srv)
 {
-	return srv->epfd;
+	return rt_conn_fd(srv->conn);
 }
 
 const struct sockaddr *rr_srv_peer_addr(const struct rr_srv *srv)

@@ -159,7 +159,7 @@ void rr_srv_bc_free(struct rr_srv *srv)
  * asleep), then make svc_run look at what this found for it. */
 static void lead_once(struct rr_srv *srv, int64_t deadline)
 {
-	struct pollfd pfd = { .fd = srv->epfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = rt_conn_fd(srv->conn), .events = POLLIN };
 	int64_t left = deadline - rr_clock_ms();
 
 	srv->bc_leading = true;

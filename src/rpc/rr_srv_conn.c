@@ -11,7 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "rpc/rr_clock.h"
 #include "rpc/rr_srv_conn.h"
@@ -48,10 +47,9 @@ uint32_t rr_srv_grant(struct rr_srv *srv)
 
 void rr_srv_kick(struct rr_srv *srv)
 {
-	uint64_t one = 1;
-
-	if (!srv->kicked && write(srv->kick, &one, sizeof(one)) == sizeof(one))
-		srv->kicked = true;
+	if (!srv->kicked)
+		rt_conn_kick(srv->conn);
+	srv->kicked = true;
 }
 
 struct rt_sbuf *rr_srv_sbuf_wait(struct rr_srv *srv)

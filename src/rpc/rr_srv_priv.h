@@ -139,10 +139,7 @@ struct rr_srv {
 	pthread_mutex_t lock; /* everything below: svc_run's thread
 					 * and backward callers share srv */
 	struct rt_conn *conn;
-	int epfd; /* rr_srv_fd(): the connection's fd and
-					 * kick */
-	int kick; /* eventfd set by rr_srv_defer() */
-	bool kicked;
+	bool kicked; /* rt_conn_kick()ed since the last full poll */
 	struct rr_srv_opts opts;
 	struct rr_spin spin; /* polling for the next Call (rr_spin.h) */
 	int64_t idle_since;  /* us: a poll found none; 0: none pending */

@@ -238,6 +238,14 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
  */
 int rt_conn_collect(struct rt_conn *c, struct rt_event *ev, unsigned int max);
 
+/*
+ * Make rt_conn_fd() readable although nothing is pending, until the next
+ * rt_conn_poll() (not rt_conn_collect()): for an owner that wants its
+ * poller to come back (work it left queued, another thread's news).  Any
+ * thread.  An owner's own kick would cost it two more fds per connection.
+ */
+void rt_conn_kick(struct rt_conn *c);
+
 /* ---- Posting --------------------------------------------------------- */
 
 /* Local memory for a work request: from an rt_sbuf, rt_rbuf or rt_lmem. */

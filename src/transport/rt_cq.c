@@ -214,6 +214,11 @@ int rt_conn_poll(struct rt_conn *conn, struct rt_event *ev, unsigned int max,
 	}
 }
 
+void rt_conn_kick(struct rt_conn *conn)
+{
+	rt_conn_wake(conn);
+}
+
 int rt_conn_collect(struct rt_conn *conn, struct rt_event *ev, unsigned int max)
 {
 	if (!max)

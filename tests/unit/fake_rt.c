@@ -99,6 +99,7 @@ struct rt_conn {
 	bool dead, destroyed;
 	struct rt_err err;
 	int efd;
+	bool kicked; /* rt_conn_kick(): efd readable until a full poll */
 
 	struct rt_event *evq;
 	unsigned int evq_head, evq_n, evq_cap;
@@ -288,7 +289,7 @@ static unsigned int ev_pop(struct rt_conn *c, struct rt_event *ev,
 		c->evq_head = (c->evq_head + 1) % c->evq_cap;
 		c->evq_n--;
 	}
-	if (n && !c->evq_n)
+	if (n && !c->evq_n && !c->kicked)
 		unwake(c);
 	return n;
 }
@@ -716,9 +717,20 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* As the real one: events first; with timeout 0 never -ENOTCONN. */
-int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
-		 int timeout_ms)
+void rt_conn_kick(struct rt_conn *c)
+{
+	lock();
+	if (!gone(c, "rt_conn_kick")) {
+		c->kicked = true;
+		wake(c);
+	}
+	unlock();
+}
+
+/* As the real one: events first; with timeout 0 never -ENOTCONN.  A full
+ * poll takes the kick, a collect leaves it. */
+static int poll_events(struct rt_conn *c, struct rt_event *ev,
+		       unsigned int max, int timeout_ms, bool full)
 {
 	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct pollfd pfd;
@@ -729,6 +741,11 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 	if (gone(c, "rt_conn_poll")) {
 		unlock();
 		return -ENOTCONN;
+	}
+	if (full && c->kicked) {
+		c->kicked = false;
+		if (!c->evq_n)
+			unwake(c);
 	}
 	for (;;) {
 		n = max ? ev_pop(c, ev, max) : 0;
@@ -766,10 +783,17 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
 	}
 }
 
-/* The fake has no sources that need a system call: the same as a poll. */
+int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
+		 int timeout_ms)
+{
+	return poll_events(c, ev, max, timeout_ms, true);
+}
+
+/* The fake has no sources that need a system call: a poll that leaves
+ * the kick. */
 int rt_conn_collect(struct rt_conn *c, struct rt_event *ev, unsigned int max)
 {
-	return rt_conn_poll(c, ev, max, 0);
+	return poll_events(c, ev, max, 0, false);
 }
 
 bool rt_conn_peer_fault(const struct rt_conn *c, uint64_t *cookie)

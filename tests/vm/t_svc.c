@@ -702,6 +702,39 @@ static void test_idle(const struct ts_server *s)
 	tc_close(&busy);
 }
 
+/*
+ * File descriptors per connection on the server (issue 17 item 4): svc_run
+ * polls only fds below FD_SETSIZE, so they bound the connections one server
+ * holds.  The transport's epoll, wake-up eventfd and completion channel
+ * (the accepted rdma_cm id shares the listener's channel); the responder
+ * adds none of its own.
+ */
+#define FDS_CONNS 8
+
+static void test_fds_per_conn(const struct ts_server *s)
+{
+	struct tc t[FDS_CONNS];
+	int before = ts_proc_fds(s->pid), after = -1, gone = -1, i, up = 0;
+
+	for (i = 0; i < FDS_CONNS; i++)
+		up += !tc_connect(&t[i], s, T_MS) && null_ok(&t[i]);
+	if (up == FDS_CONNS)
+		after = ts_proc_fds(s->pid);
+	CHECK(up == FDS_CONNS && before > 0 && after - before <= 3 * FDS_CONNS,
+	      "%d connections cost the server %d fds: %.2f per connection "
+	      "(3 at most)",
+	      up, after - before, (double)(after - before) / FDS_CONNS);
+	for (i = 0; i < FDS_CONNS; i++)
+		tc_close(&t[i]);
+	for (i = 0; i < 50 && gone != before; i++) {
+		usleep(100000);
+		gone = ts_proc_fds(s->pid);
+	}
+	CHECK(gone == before, "... and they come back when the clients leave "
+			      "(%d, %d before)",
+	      gone, before);
+}
+
 /* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
 
 static int seed_filter(const struct dirent *e)
@@ -915,6 +948,7 @@ static void main_server(void)
 	test_failed_xid(&s, false);
 	test_seeds(&s);
 	test_credits(&s);
+	test_fds_per_conn(&s);
 	stop(&s, "main server");
 }
 
