@@ -729,8 +729,8 @@ void rt_conn_kick(struct rt_conn *c)
 
 /* As the real one: events first; with timeout 0 never -ENOTCONN.  A full
  * poll takes the kick, a collect leaves it. */
-static int poll_events(struct rt_conn *c, struct rt_event *ev,
-		       unsigned int max, int timeout_ms, bool full)
+static int poll_events(struct rt_conn *c, struct rt_event *ev, unsigned int max,
+		       int timeout_ms, bool full)
 {
 	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct pollfd pfd;

@@ -730,8 +730,9 @@ static void test_fds_per_conn(const struct ts_server *s)
 		usleep(100000);
 		gone = ts_proc_fds(s->pid);
 	}
-	CHECK(gone == before, "... and they come back when the clients leave "
-			      "(%d, %d before)",
+	CHECK(gone == before,
+	      "... and they come back when the clients leave "
+	      "(%d, %d before)",
 	      gone, before);
 }
 
