@@ -93,6 +93,10 @@
 
 #define LSN_BACKLOG 64
 #define LSN_BATCH   16
+/* Receives for calls a connection starts with; a client that uses them
+ * all gets more, up to attr.credits: an idle connection registers
+ * 8 + bc_credits Receive and 4 Send buffers, 64 KiB (issue 17 item 4). */
+#define CONN_RECV_START 8
 
 struct svr_conn;
 
@@ -1067,6 +1071,7 @@ static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 	ca->timeout_ms = a->connect_timeout_ms;
 	/* Receives for the Replies of backward calls (V1-BD-5) */
 	ca->recv_extra = rpcrdma_attr_bc(a);
+	ca->recv_start = CONN_RECV_START;
 	ca->reg_mode = a->reg_mode == RPCRDMA_REG_MW ? RT_REG_MW :
 		       a->reg_mode == RPCRDMA_REG_MR ? RT_REG_MR :
 						       RT_REG_AUTO;

@@ -259,7 +259,11 @@ static bool is_reply(const struct rr_sreq *req)
 }
 
 /* req is a Call we answer: count it, and refuse a peer over its credits
- * (V1-CR-4; V1-CR-5 allows dropping the connection). */
+ * (V1-CR-4; V1-CR-5 allows dropping the connection).  A peer with half
+ * its grant in flight is given more Receives, up to the configured
+ * credits, so that the next grant is larger (rt_conn_recv_grow): early,
+ * because calls already answered when the last of a burst is counted do
+ * not show how many the peer keeps outstanding. */
 static bool count_inflight(struct rr_srv *srv, struct rr_sreq *req)
 {
 	uint32_t target = rt_conn_srv_credits(srv->conn)->target;
@@ -267,6 +271,8 @@ static bool count_inflight(struct rr_srv *srv, struct rr_sreq *req)
 	req->counted = true;
 	if (++srv->st.inflight > srv->st.max_inflight)
 		srv->st.max_inflight = srv->st.inflight;
+	if (srv->st.inflight == (target + 1) / 2)
+		rt_conn_recv_grow(srv->conn);
 	if (srv->st.inflight <= target)
 		return true;
 	rr_srv_kill(srv, EPROTO, "peer exceeded its %u credits", target);

@@ -1,7 +1,15 @@
 /*
  * rt_buf.c - buffers of one connection: the Send and Receive buffer pools
- * (one registered slab each, local access only), Receive posting and
- * completion, and local memory for RDMA sinks and sources (rt_buf.h).
+ * (one slab each, local access only), Receive posting and completion, and
+ * local memory for RDMA sinks and sources (rt_buf.h).
+ *
+ * Send buffers are registered as they are needed, RT_SBUF_START at setup
+ * and RT_SBUF_GROW more whenever none is free: an idle connection (most of
+ * a server's) holds few, one that keeps its credits in use soon has them
+ * all.  A responder's Receives likewise when asked (attr.recv_start): the
+ * grant target follows what is posted, and rt_conn_recv_grow() adds
+ * RT_RECV_GROW at a time.  Each slab is allocated whole but untouched, so
+ * its pages cost nothing until registered.
  *
  * Receives: all are posted by rt_conn_setup(), before rdma_connect() or
  * rdma_accept(), so that nothing the peer sends can find an empty queue
@@ -21,7 +29,10 @@
 #include "transport/rt_cq.h"
 #include "transport/rt_state.h"
 
-#define RT_PAGE 4096u
+#define RT_PAGE	      4096u
+#define RT_SBUF_START 4u
+#define RT_SBUF_GROW  8u
+#define RT_RECV_GROW  8u
 
 static size_t page_round(size_t n)
 {
@@ -37,58 +48,114 @@ static void *slab_alloc(size_t len)
 	return p;
 }
 
-static int setup_sbufs(struct rt_conn *c, struct rt_err *err)
+/* Register up to n more Send buffers and free them; -errno. */
+static int sbufs_grow(struct rt_conn *c, unsigned int n)
 {
-	size_t sz = c->attr.inline_send, i;
+	size_t sz = c->attr.inline_send;
+	unsigned int first = c->sreg, i;
+	struct ibv_mr *mr;
 
-	c->nsbufs = c->attr.send_bufs;
-	c->sbufs = calloc(c->nsbufs, sizeof(*c->sbufs));
-	c->sslab = slab_alloc(sz * c->nsbufs);
-	if (!c->sbufs || !c->sslab)
-		return rt_err_set(err, ENOMEM,
-				  "out of memory for Send buffers");
+	if (n > c->nsbufs - first)
+		n = c->nsbufs - first;
+	if (!n)
+		return -ENOSPC;
 	/* Send buffers are only read by the device: no access flags. */
-	c->smr = ibv_reg_mr(c->pd, c->sslab, sz * c->nsbufs, 0);
-	if (!c->smr)
-		return rt_err_set(err, errno,
-				  "cannot register Send buffers on %s: %s",
-				  c->devname, strerror(errno));
-	for (i = c->nsbufs; i-- > 0;) {
+	mr = ibv_reg_mr(c->pd, (char *)c->sslab + first * sz, n * sz, 0);
+	if (!mr)
+		return -errno;
+	c->smrs[c->nsmrs++] = mr;
+	for (i = first + n; i-- > first;) {
 		struct rt_sbuf *b = &c->sbufs[i];
 
 		b->data = (char *)c->sslab + i * sz;
 		b->size = (uint32_t)sz;
-		b->lkey = c->smr->lkey;
+		b->lkey = mr->lkey;
 		b->next = c->sfree;
 		c->sfree = b;
 	}
-	c->nsfree = c->nsbufs;
+	c->sreg += n;
+	c->nsfree += n;
 	return 0;
 }
 
-static int setup_rbufs(struct rt_conn *c, struct rt_err *err)
+static int setup_sbufs(struct rt_conn *c, struct rt_err *err)
 {
-	size_t sz = c->attr.inline_recv, i;
+	int ret;
 
-	c->rbufs = calloc(c->nrbufs, sizeof(*c->rbufs));
-	c->rslab = slab_alloc(sz * c->nrbufs);
-	if (!c->rbufs || !c->rslab)
+	c->nsbufs = c->attr.send_bufs;
+	c->sbufs = calloc(c->nsbufs, sizeof(*c->sbufs));
+	/* at most one registration per growth step, and the first */
+	c->smrs = calloc(c->nsbufs / RT_SBUF_GROW + 2, sizeof(*c->smrs));
+	c->sslab = slab_alloc(c->attr.inline_send * c->nsbufs);
+	if (!c->sbufs || !c->smrs || !c->sslab)
 		return rt_err_set(err, ENOMEM,
-				  "out of memory for Receive buffers");
-	c->rmr = ibv_reg_mr(c->pd, c->rslab, sz * c->nrbufs,
-			    IBV_ACCESS_LOCAL_WRITE);
-	if (!c->rmr)
-		return rt_err_set(err, errno,
-				  "cannot register Receive buffers on %s: %s",
-				  c->devname, strerror(errno));
-	for (i = 0; i < c->nrbufs; i++) {
+				  "out of memory for Send buffers");
+	ret = sbufs_grow(c, RT_SBUF_START);
+	if (ret)
+		return rt_err_set(err, -ret,
+				  "cannot register Send buffers on %s: %s",
+				  c->devname, strerror(-ret));
+	return 0;
+}
+
+/* Register up to n more Receive buffers (not posted yet); -errno. */
+static int rbufs_grow(struct rt_conn *c, unsigned int n)
+{
+	size_t sz = c->attr.inline_recv;
+	unsigned int first = c->rreg, i;
+	struct ibv_mr *mr;
+
+	if (n > c->nrbufs - first)
+		n = c->nrbufs - first;
+	if (!n)
+		return -ENOSPC;
+	mr = ibv_reg_mr(c->pd, (char *)c->rslab + first * sz, n * sz,
+			IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		return -errno;
+	c->rmrs[c->nrmrs++] = mr;
+	for (i = first; i < first + n; i++) {
 		struct rt_rbuf *b = &c->rbufs[i];
 
 		b->data = (char *)c->rslab + i * sz;
 		b->size = (uint32_t)sz;
-		b->lkey = c->rmr->lkey;
+		b->lkey = mr->lkey;
 		b->index = (uint32_t)i;
 	}
+	c->rreg += n;
+	return 0;
+}
+
+/* The grant target of what is registered: every Receive but those kept
+ * for recv_extra, at least one, at most the credits. */
+static void rbufs_target(struct rt_conn *c)
+{
+	uint32_t extra = c->attr.recv_extra, t = 1;
+
+	if (c->rreg > extra + 1)
+		t = c->rreg - extra;
+	c->srv_credits.target = t < c->attr.credits ? t : c->attr.credits;
+}
+
+static int setup_rbufs(struct rt_conn *c, struct rt_err *err)
+{
+	unsigned int first = c->nrbufs;
+	int ret;
+
+	if (c->attr.recv_start && c->attr.recv_start < c->attr.credits)
+		first = c->attr.recv_start + c->attr.recv_extra;
+	c->rbufs = calloc(c->nrbufs, sizeof(*c->rbufs));
+	c->rmrs = calloc(c->nrbufs / RT_RECV_GROW + 2, sizeof(*c->rmrs));
+	c->rslab = slab_alloc(c->attr.inline_recv * c->nrbufs);
+	if (!c->rbufs || !c->rmrs || !c->rslab)
+		return rt_err_set(err, ENOMEM,
+				  "out of memory for Receive buffers");
+	ret = rbufs_grow(c, first);
+	if (ret)
+		return rt_err_set(err, -ret,
+				  "cannot register Receive buffers on %s: %s",
+				  c->devname, strerror(-ret));
+	rbufs_target(c);
 	return 0;
 }
 
@@ -116,12 +183,13 @@ static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
 	return 0;
 }
 
-int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err)
+/* Post rbufs[from..rreg) that are not posted; -errno. */
+static int post_from(struct rt_conn *c, unsigned int from, struct rt_err *err)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < c->nrbufs; i++) {
+	for (i = from; i < c->rreg; i++) {
 		if (c->rbufs[i].posted)
 			continue;
 		ret = post_recv(c, &c->rbufs[i]);
@@ -133,12 +201,39 @@ int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err)
 	return 0;
 }
 
+int rt_buf_post_all_recvs(struct rt_conn *c, struct rt_err *err)
+{
+	return post_from(c, 0, err);
+}
+
+int rt_conn_recv_grow(struct rt_conn *c)
+{
+	unsigned int from = c->rreg;
+	struct rt_err err;
+	int ret;
+
+	if (c->dead)
+		return -ENOTCONN;
+	ret = rbufs_grow(c, RT_RECV_GROW);
+	if (ret)
+		return ret;
+	/* only the new ones: the caller may hold a taken one to repost */
+	ret = post_from(c, from, &err);
+	if (ret) {
+		c->st.errors++;
+		rt_conn_kill(c, &err);
+		return ret;
+	}
+	rbufs_target(c);
+	return 0;
+}
+
 int rt_recv_repost(struct rt_conn *c, struct rt_rbuf *b)
 {
 	struct rt_err why;
 	int ret;
 
-	if (!b || b < c->rbufs || b >= c->rbufs + c->nrbufs || b->posted)
+	if (!b || b < c->rbufs || b >= c->rbufs + c->rreg || b->posted)
 		return -EINVAL;
 	if (c->dead)
 		return -ENOTCONN;
@@ -195,7 +290,7 @@ void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
 	struct rt_rbuf *b;
 	struct rt_err why;
 
-	if (index >= c->nrbufs || !c->rbufs[index].posted) {
+	if (index >= c->rreg || !c->rbufs[index].posted) {
 		c->st.errors++;
 		rt_err_set(&why, EIO,
 			   "Receive completion for a buffer not posted on %s",
@@ -236,11 +331,14 @@ struct rt_sbuf *rt_sbuf_get(struct rt_conn *c, struct rt_err *err)
 	}
 	if (!c->sfree)
 		rt_cq_service(c); /* reap completed Sends */
-	b = c->sfree;
 	if (c->dead) {
 		rt_err_set(err, ENOTCONN, "connection is down: %s", c->err.msg);
 		return NULL;
 	}
+	/* all in use: more, while the connection may have more */
+	if (!c->sfree)
+		sbufs_grow(c, RT_SBUF_GROW);
+	b = c->sfree;
 	if (!b) {
 		rt_err_set(err, EAGAIN, "all %u Send buffers are in use",
 			   c->nsbufs);
@@ -471,10 +569,12 @@ void rt_buf_free(struct rt_conn *c)
 		lmem_destroy(m);
 	}
 	c->lall = NULL;
-	if (c->smr)
-		ibv_dereg_mr(c->smr);
-	if (c->rmr)
-		ibv_dereg_mr(c->rmr);
+	while (c->nsmrs)
+		ibv_dereg_mr(c->smrs[--c->nsmrs]);
+	free(c->smrs);
+	while (c->nrmrs)
+		ibv_dereg_mr(c->rmrs[--c->nrmrs]);
+	free(c->rmrs);
 	free(c->sslab);
 	free(c->rslab);
 	free(c->sbufs);

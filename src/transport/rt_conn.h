@@ -96,6 +96,10 @@ struct rt_conn_attr {
 				 * credit is kept posted. */
 	uint32_t recv_extra;	   /* Receives beyond credits, e.g. for
 				 * backward-direction calls (0) */
+	uint32_t recv_start;	   /* responder: Receives for credits posted
+				 * at setup, the grant target until
+				 * rt_conn_recv_grow() posts more; 0: all
+				 * of them (credits) */
 	uint32_t send_bufs;	   /* Send buffers (credits + 8) */
 	uint32_t rdma_depth;	   /* RDMA Read/Write WRs in flight (16) */
 	uint32_t signal_every;	   /* signal at least every Nth send-queue WR
@@ -237,6 +241,15 @@ int rt_conn_poll(struct rt_conn *c, struct rt_event *ev, unsigned int max,
  * (after posting, before letting the connection go).
  */
 int rt_conn_collect(struct rt_conn *c, struct rt_event *ev, unsigned int max);
+
+/*
+ * A responder whose Receives are posted as the load asks (attr.recv_start):
+ * register and post up to RT_RECV_GROW more and raise its grant target
+ * (rt_conn_srv_credits()->target) by as many.  0, -ENOSPC when all are
+ * there, or -errno when they cannot be registered (the connection goes on
+ * with what it has).
+ */
+int rt_conn_recv_grow(struct rt_conn *c);
 
 /*
  * Make rt_conn_fd() readable although nothing is pending, until the next

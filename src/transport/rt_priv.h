@@ -224,15 +224,19 @@ struct rt_conn {
 
 	/* buffers */
 	void *sslab;
-	struct ibv_mr *smr;
+	struct ibv_mr **smrs; /* one per registered run of sslab */
+	unsigned int nsmrs;
 	struct rt_sbuf *sbufs;
 	unsigned int nsbufs;
+	unsigned int sreg; /* sbufs[0..sreg) registered, the rest not yet */
 	struct rt_sbuf *sfree;
 	unsigned int nsfree;
 	void *rslab;
-	struct ibv_mr *rmr;
+	struct ibv_mr **rmrs; /* one per registered run of rslab */
+	unsigned int nrmrs;
 	struct rt_rbuf *rbufs;
 	unsigned int nrbufs;
+	unsigned int rreg; /* rbufs[0..rreg) registered (and posted) */
 	unsigned int rposted;
 	struct rt_lmem *lcache[RT_LMEM_CLASSES];
 	struct rt_lmem *rcache[RT_LMEM_CLASSES]; /* reg pool */

@@ -880,6 +880,18 @@ struct rw_srv_credits *rt_conn_srv_credits(struct rt_conn *c)
 	return &c->scr;
 }
 
+/* The fake posts every Receive at setup (it ignores attr.recv_start): there
+ * is never more to post. */
+int rt_conn_recv_grow(struct rt_conn *c)
+{
+	int ret;
+
+	lock();
+	ret = gone(c, "rt_conn_recv_grow") ? -ENOTCONN : -ENOSPC;
+	unlock();
+	return ret;
+}
+
 unsigned int rt_conn_recvs_posted(const struct rt_conn *c)
 {
 	unsigned int n;

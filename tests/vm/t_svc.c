@@ -125,8 +125,9 @@ static void test_short(struct tc *t)
 	CHECK(null_ok(t), "NULL call answered inline (RDMA_MSG)");
 	CHECK(rep.h.proc == RW_MSG && rep.rpc_xid == rep.h.xid,
 	      "reply is RDMA_MSG and rdma_xid is the RPC XID (V1-HDR-2)");
-	CHECK(rep.h.credit == 16,
-	      "grant is the configured 16 credits, not 0 (V1-CR-2/3/8): %u",
+	CHECK(rep.h.credit >= 8 && rep.h.credit <= 16,
+	      "grant within the configured 16 credits, at least the 8 a "
+	      "connection starts with, not 0 (V1-CR-2/3/8): %u",
 	      rep.h.credit);
 	CHECK(!rep.h.nreads && !rep.h.nwrites && !rep.h.has_reply,
 	      "reply carries no chunk lists (V1-RC-9, AMB-V1-4)");
@@ -548,39 +549,70 @@ static void test_limit_edge(struct tc *t)
 
 /* ---- Credits and in-flight requests ----------------------------------------- */
 
-static void test_credits(const struct ts_server *s)
+/*
+ * n calls at once, the first a 400 ms SLEEP so that all are in flight
+ * together; how many were answered, how many of the replies granted want,
+ * and the last reply's grant.
+ */
+static int pipeline(struct tc *t, uint32_t xid, int n, uint32_t want,
+		    int *grants, uint32_t *last)
 {
 	uint8_t msg[4096], got[4096];
-	int ms = 400, good = 0, grants = 0, i, n;
-	bool ok;
+	int ms = 400, good = 0, i, len;
+
+	*grants = 0;
+	len = (int)tc_short_call(t, xid, RTEST_SLEEP, (xdrproc_t)xdr_int, &ms,
+				 msg, sizeof(msg));
+	tc_send(t, msg, (uint32_t)len);
+	for (i = 1; i < n; i++) {
+		len = (int)tc_short_call(t, xid + (uint32_t)i, RTEST_NULL, NULL,
+					 NULL, msg, sizeof(msg));
+		tc_send(t, msg, (uint32_t)len);
+	}
+	for (i = 0; i < n; i++) {
+		len = tc_recv(t, got, sizeof(got), T_MS);
+		if (len <= 0)
+			break;
+		tc_decode(got, (uint32_t)len, NULL, NULL, &rep);
+		good += rep.rpc && rep.ar_stat == SUCCESS;
+		*grants += rep.h.credit == want;
+		*last = rep.h.credit;
+	}
+	return good;
+}
+
+/*
+ * A connection starts with 8 of its 16 credits (8 Receives for calls: an
+ * idle one registers little, issue 17 item 4); a client that uses all it
+ * was granted gets more Receives, and the next replies grant them, up to
+ * the configured 16 (V1-CR-8: never more than is posted).
+ */
+static void test_credits(const struct ts_server *s)
+{
+	uint32_t last = 0;
+	int good, grants;
 	rtest_stats st;
 	struct tc t;
-	uint32_t len;
+	bool ok;
 
 	if (tc_connect(&t, s, T_MS)) {
 		CHECK(false, "connect for the credit test");
 		return;
 	}
-	CHECK(null_ok(&t) && t.grant == 16, "first reply grants 16");
-	len = tc_short_call(&t, 0x66660000, RTEST_SLEEP, (xdrproc_t)xdr_int,
-			    &ms, msg, sizeof(msg));
-	tc_send(&t, msg, len);
-	for (i = 1; i < 16; i++) {
-		len = tc_short_call(&t, 0x66660000 + (uint32_t)i, RTEST_NULL,
-				    NULL, NULL, msg, sizeof(msg));
-		tc_send(&t, msg, len);
-	}
-	for (i = 0; i < 16; i++) {
-		n = tc_recv(&t, got, sizeof(got), T_MS);
-		if (n <= 0)
-			break;
-		tc_decode(got, (uint32_t)n, NULL, NULL, &rep);
-		good += rep.rpc && rep.ar_stat == SUCCESS;
-		grants += rep.h.credit == 16;
-	}
+	ok = null_ok(&t);
+	CHECK(ok && t.grant == 8,
+	      "first reply grants 8, what a connection starts with: %u",
+	      t.grant);
+	good = pipeline(&t, 0x66660000, 8, 16, &grants, &last);
+	CHECK(good == 8 && last == 16,
+	      "8 pipelined calls (the whole first grant) answered: %d; the "
+	      "server posted more Receives: the last reply grants %u (16)",
+	      good, last);
+	good = pipeline(&t, 0x66670000, 16, 16, &grants, &last);
 	CHECK(good == 16, "16 pipelined calls (the whole grant) answered: %d",
 	      good);
-	CHECK(grants == 16, "every reply grants 16 (never 0, V1-CR-3)");
+	CHECK(grants == 16, "every reply grants 16 (never 0, V1-CR-3): %d",
+	      grants);
 	ok = stats(&t, &st);
 	CHECK(ok && st.max_inflight >= 15 && st.max_granted == 16,
 	      "server saw %u calls in flight on one connection, granted at most %u",
@@ -703,23 +735,50 @@ static void test_idle(const struct ts_server *s)
 }
 
 /*
- * File descriptors per connection on the server (issue 17 item 4): svc_run
- * polls only fds below FD_SETSIZE, so they bound the connections one server
- * holds.  The transport's epoll, wake-up eventfd and completion channel
- * (the accepted rdma_cm id shares the listener's channel); the responder
- * adds none of its own.
+ * What an idle connection costs the server (issue 17 item 4).  File
+ * descriptors: svc_run polls only fds below FD_SETSIZE, so they bound the
+ * connections one server holds; the transport's epoll, wake-up eventfd and
+ * completion channel (the accepted rdma_cm id shares the listener's
+ * channel), the responder adds none of its own.  Registered memory: the
+ * 8 Receive buffers a connection starts with, the 4 of the backward
+ * direction, and the Send buffers it has needed so far - after one call,
+ * the first 4: 64 KiB, not one of each per credit (16 here; the issue's
+ * limit is 64 KiB).
  */
-#define FDS_CONNS 8
+#define FDS_CONNS    8
+#define IDLE_REG_MAX (64 * 1024)
+
+/* The server's fd count once it stops changing (connections that ended
+ * before are torn down at its pace). */
+static int settled_fds(pid_t pid)
+{
+	int last = -1, now = ts_proc_fds(pid), i;
+
+	for (i = 0; i < 50 && now != last; i++) {
+		usleep(200000);
+		last = now;
+		now = ts_proc_fds(pid);
+	}
+	return now;
+}
 
 static void test_fds_per_conn(const struct ts_server *s)
 {
 	struct tc t[FDS_CONNS];
-	int before = ts_proc_fds(s->pid), after = -1, gone = -1, i, up = 0;
+	int before = settled_fds(s->pid), after = -1, gone = -1, i, up = 0;
+	long long reg0 = tu_mr_bytes(s->pid), reg1 = -1;
 
 	for (i = 0; i < FDS_CONNS; i++)
 		up += !tc_connect(&t[i], s, T_MS) && null_ok(&t[i]);
-	if (up == FDS_CONNS)
+	if (up == FDS_CONNS) {
 		after = ts_proc_fds(s->pid);
+		reg1 = tu_mr_bytes(s->pid);
+	}
+	CHECK(reg0 >= 0 && reg1 >= 0 &&
+		      (reg1 - reg0) / FDS_CONNS <= IDLE_REG_MAX,
+	      "%d idle connections: %lld octets registered each (%d at most)",
+	      up, reg0 >= 0 && reg1 >= 0 ? (reg1 - reg0) / FDS_CONNS : -1,
+	      IDLE_REG_MAX);
 	CHECK(up == FDS_CONNS && before > 0 && after - before <= 3 * FDS_CONNS,
 	      "%d connections cost the server %d fds: %.2f per connection "
 	      "(3 at most)",
