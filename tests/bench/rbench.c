@@ -28,6 +28,11 @@
  *                           in a Write chunk, into the caller's buffer)
  *   idle  --conns N         resident and registered memory per idle
  *                           connection, on both sides
+ *   hold  --conns N [-s SECONDS]
+ *                           open up to N idle connections within SECONDS
+ *                           (default 20), stop at the first refused; print
+ *                           "HELD ...", keep them until SIGUSR1, then check
+ *                           each with a NULL call and print RESULT
  *
  * The client prints one "RESULT test=... key=value ..." line, or one
  * "ERROR test=... reason" line and exits 1; the driver turns these into
@@ -86,8 +91,16 @@ static void usage(void)
 		"       rbench client -n rdma|tcp -a ADDR -p PORT [--comp event|poll]\n"
 		"                     lat [-N CALLS] [-s SECONDS] | rate -t THREADS [--per-thread] -s SECONDS\n"
 		"                     [--size N] | write|read -t THREADS -s SECONDS [--size N] |\n"
-		"                     idle --conns N\n");
+		"                     idle --conns N | hold --conns N [-s SECONDS]\n");
 	exit(2);
+}
+
+/* s with the quotes and newlines the driver's parsing cannot take blanked */
+static void unquote(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '"')
+			*s = ' ';
 }
 
 /* One "ERROR" line for the driver, and exit 1. */
@@ -101,9 +114,7 @@ static void fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if (*p == '\n' || *p == '"')
-			*p = ' ';
+	unquote(msg);
 	printf("ERROR test=%s netid=%s reason=\"%s\"\n", test_name, o.netid,
 	       msg);
 	fflush(stdout);
@@ -224,61 +235,74 @@ static int server_main(void)
 
 /* ---- Client --------------------------------------------------------------- */
 
+/* One attempt at a tcp CLIENT, or NULL with rpc_createerr set. */
+static CLIENT *tcp_connect(const struct sockaddr_storage *ss, socklen_t len)
+{
+	CLIENT *cl = NULL;
+	struct netconfig *nc =
+		getnetconfigent(ss->ss_family == AF_INET6 ? "tcp6" : "tcp");
+	struct netbuf nb = { .maxlen = sizeof(*ss),
+			     .len = len,
+			     .buf = (void *)ss };
+	int fd;
+
+	if (!nc)
+		fail("no netconfig for tcp");
+	/* Connected here, not by clnt_tli_create(RPC_ANYFD): clnt_vc_create()
+	 * connects only when getpeername() fails, and rsockets' succeeds on
+	 * an unconnected socket (then rsend() crashes). */
+	fd = socket(ss->ss_family, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (const struct sockaddr *)ss, len)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0) {
+		cl = clnt_tli_create(fd, nc, &nb, RBENCH_PROG, RBENCH_VERS, 0,
+				     0);
+		if (cl)
+			clnt_control(cl, CLSET_FD_CLOSE, NULL);
+		else
+			close(fd);
+	} else {
+		rpc_createerr.cf_stat = RPC_SYSTEMERROR;
+		rpc_createerr.cf_error.re_errno = errno;
+	}
+	freenetconfigent(nc);
+	return cl;
+}
+
+/*
+ * One attempt at a CLIENT, with credits credits over rdma (0: the 32 of
+ * the timed runs), or NULL with rpc_createerr set.
+ */
+static CLIENT *try_connect(const struct sockaddr_storage *ss, socklen_t len,
+			   unsigned int credits)
+{
+	struct rpcrdma_attr attr;
+
+	if (!is_rdma())
+		return tcp_connect(ss, len);
+	rpcrdma_attr_init(&attr);
+	attr.comp_mode = o.comp;
+	attr.credits = credits ? credits : 32;
+	return clnt_rdma_create((struct sockaddr *)ss, RBENCH_PROG, RBENCH_VERS,
+				&attr);
+}
+
 /* A connected CLIENT; retries for up to 10 s while the server starts. */
 static CLIENT *connect_clnt(void)
 {
 	struct sockaddr_storage ss;
 	struct timeval tv = { CALL_TIMEOUT_S, 0 };
 	socklen_t len;
-	CLIENT *cl = NULL;
+	CLIENT *cl;
 	double t0 = rb_now_us();
 
 	len = make_addr(&ss);
 	if (!len)
 		fail("bad address %s", o.addr);
 	for (;;) {
-		if (is_rdma()) {
-			struct rpcrdma_attr attr;
-
-			rpcrdma_attr_init(&attr);
-			attr.comp_mode = o.comp;
-			attr.credits = 32;
-			cl = clnt_rdma_create((struct sockaddr *)&ss,
-					      RBENCH_PROG, RBENCH_VERS, &attr);
-		} else {
-			struct netconfig *nc = getnetconfigent(
-				ss.ss_family == AF_INET6 ? "tcp6" : "tcp");
-			struct netbuf nb = { .maxlen = sizeof(ss),
-					     .len = len,
-					     .buf = &ss };
-
-			int fd;
-
-			if (!nc)
-				fail("no netconfig for tcp");
-			/* Connected here, not by clnt_tli_create(RPC_ANYFD):
-			 * clnt_vc_create() connects only when getpeername()
-			 * fails, and rsockets' succeeds on an unconnected
-			 * socket (then rsend() crashes). */
-			fd = socket(ss.ss_family, SOCK_STREAM, 0);
-			if (fd >= 0 &&
-			    connect(fd, (struct sockaddr *)&ss, len)) {
-				close(fd);
-				fd = -1;
-			}
-			if (fd >= 0) {
-				cl = clnt_tli_create(fd, nc, &nb, RBENCH_PROG,
-						     RBENCH_VERS, 0, 0);
-				if (cl)
-					clnt_control(cl, CLSET_FD_CLOSE, NULL);
-				else
-					close(fd);
-			} else {
-				rpc_createerr.cf_stat = RPC_SYSTEMERROR;
-				rpc_createerr.cf_error.re_errno = errno;
-			}
-			freenetconfigent(nc);
-		}
+		cl = try_connect(&ss, len, 0);
 		if (cl || rb_now_us() - t0 > 10e6)
 			break;
 		usleep(200000);
@@ -461,6 +485,77 @@ static int test_idle(void)
 	return 0;
 }
 
+/* ---- Connections held at once ---------------------------------------------- */
+
+#define HOLD_MAX     4096 /* connections one process may be asked to hold */
+#define HOLD_CREDITS 2	  /* a held connection makes one call, then idles */
+#define HOLD_CALL_S  5	  /* the deadline of that call and of the check */
+
+/*
+ * Open up to o.conns connections, one NULL call each, within o.seconds;
+ * stop at the first that fails (a server refuses by closing it before its
+ * first reply, so the call is what tells).  Print "HELD ...", then keep
+ * them until SIGUSR1 (the driver counts the server's fds and registered
+ * memory meanwhile), call NULL on each again and print the RESULT line:
+ * how many were held, how many still answered, and why opening stopped.
+ */
+static int test_hold(void)
+{
+	struct timeval tv = { HOLD_CALL_S, 0 };
+	struct sockaddr_storage ss;
+	char why[RB_ERRLEN] = "all asked for were opened";
+	unsigned int n = o.conns, held = 0, alive = 0, i;
+	CLIENT **cl = calloc(n ? n : 1, sizeof(*cl));
+	double t0 = rb_now_us(), open_s;
+	socklen_t len = make_addr(&ss);
+	sigset_t usr1;
+	int sig;
+
+	if (!cl || !n || n > HOLD_MAX || !len)
+		fail("bad connection count %u (1 to %u)", n, HOLD_MAX);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	while (held < n) {
+		CLIENT *c;
+
+		if (rb_now_us() - t0 > o.seconds * 1e6) {
+			snprintf(why, sizeof(why),
+				 "the %.0f s to open them ran out", o.seconds);
+			break;
+		}
+		c = try_connect(&ss, len, HOLD_CREDITS);
+		if (!c) {
+			snprintf(why, sizeof(why), "%s",
+				 clnt_spcreateerror("create"));
+			break;
+		}
+		clnt_control(c, CLSET_TIMEOUT, (char *)&tv);
+		if (!rb_null(c, is_rdma(), why, sizeof(why))) {
+			clnt_destroy(c);
+			break;
+		}
+		cl[held++] = c;
+	}
+	open_s = (rb_now_us() - t0) / 1e6;
+	unquote(why);
+	printf("HELD conns=%u asked=%u open_s=%.1f stopped=\"%s\"\n", held, n,
+	       open_s, why);
+	fflush(stdout);
+	sigwait(&usr1, &sig);
+	for (i = 0; i < held; i++) {
+		char err[RB_ERRLEN];
+
+		alive += rb_null(cl[i], is_rdma(), err, sizeof(err));
+	}
+	printf("RESULT test=hold netid=%s conns=%u asked=%u alive=%u open_s=%.1f stopped=\"%s\"\n",
+	       o.netid, held, n, alive, open_s, why);
+	fflush(stdout);
+	/* Not destroyed one by one: exiting releases every connection at
+	 * once, and hundreds of orderly disconnects would only cost time. */
+	_exit(0);
+}
+
 static int client_main(void)
 {
 	unsigned int budget = 60;
@@ -478,6 +573,11 @@ static int client_main(void)
 	} else if (!strcmp(o.test, "lat")) {
 		budget += o.seconds > 0 ? (unsigned int)o.seconds :
 					  (unsigned int)(o.calls / 100);
+	} else if (!strcmp(o.test, "hold")) {
+		if (o.seconds <= 0)
+			o.seconds = 20;
+		/* the opening, the driver's count, the check of each */
+		budget += 2 * (unsigned int)o.seconds + 2 * HOLD_CALL_S;
 	} else
 		budget += o.conns;
 	alarm(budget);
@@ -491,6 +591,8 @@ static int client_main(void)
 		return test_threads(RB_READ_CALLS);
 	if (!strcmp(o.test, "idle"))
 		return test_idle();
+	if (!strcmp(o.test, "hold"))
+		return test_hold();
 	usage();
 	return 2;
 }

@@ -14,10 +14,14 @@
 #      one CLIENT, and one CLIENT per thread
 #   3. 1 MiB goodput of a READ-shaped call (result in a Write chunk) and a
 #      WRITE-shaped call (argument in a Read chunk) against ib_write_bw and
-#      ib_read_bw at 1 MiB, and the CLIENT's DDP copy counters
+#      ib_read_bw at 1 MiB, with 1 call outstanding and with several (threads
+#      sharing one CLIENT), and the CLIENT's DDP copy counters
 #   4. the same program over libtirpc's "tcp" and over "tcp" with rsockets
 #      preloaded (librspreload.so, server and client)
-#   5. CPU time per call on both sides; memory per idle connection
+#   5. CPU time per call on both sides; memory per idle connection; how
+#      many idle connections one server holds at once, opened by several
+#      client processes (asked: 1000), with its fds and registered memory
+#      per connection
 #   6. NFSv3: the Linux kernel client against rpcrdma-nfs3d(8) and against
 #      the kernel's own NFS server, same tmpfs export, same device:
 #      sequential 1 MiB write and read goodput and 4 KiB random-read IOPS
@@ -27,7 +31,8 @@
 #      chunked call (a 64 KiB READ, result in a Write chunk, memory
 #      windows; per Write chunk offered) with the server's remote
 #      invalidation and without it
-# and prints one table, then one "BENCH name=..." line per figure.
+# and prints one table, then one "BENCH name=..." line per figure, and
+# writes the whole result, rounds included, as one JSON file.
 #
 # Soft-RoCE under TCG follows the host's load, which can move figures by
 # 10x within a minute.  So what is compared is measured in interleaved
@@ -46,7 +51,13 @@
 # 1), TIRPC_RDMA_BENCH_RSPRELOAD (path of librspreload.so),
 # TIRPC_RDMA_BENCH_DEV (default rxe0), TIRPC_RDMA_BENCH_PORT (first of the
 # ports used, default 20100), TIRPC_RDMA_BENCH_NFS3D_THREADS (rpcrdma-nfs3d's
-# -t, worker threads; default its own default).
+# -t, worker threads; default its own default), TIRPC_RDMA_BENCH_MT_THREADS
+# (calls outstanding in the several-outstanding goodput runs, default 4),
+# TIRPC_RDMA_BENCH_PIN=1 (pin every server to vCPU 0 and every client to
+# vCPU 1 with taskset; tests/vm/run's TIRPC_RDMA_VM_PIN=1 pins the vCPUs
+# on the host), TIRPC_RDMA_BENCH_JSON (the JSON file; default
+# BUILDDIR/rbench.json), TIRPC_RDMA_BENCH_HOLD (connections asked of the
+# held-connections figure, default 1000, spread over 4 client processes).
 set -u
 
 usage() {
@@ -62,18 +73,26 @@ DEV=${TIRPC_RDMA_BENCH_DEV:-rxe0}
 A=${RDMA_ADDR4:-192.0.2.1}
 PORT=${TIRPC_RDMA_BENCH_PORT:-20100}
 BULK_T=${TIRPC_RDMA_BENCH_THREADS:-1}
+MT_T=${TIRPC_RDMA_BENCH_MT_THREADS:-4}
+HOLD_N=${TIRPC_RDMA_BENCH_HOLD:-1000} HOLD_PROCS=4 HOLD_SECS=20
+JSON=${TIRPC_RDMA_BENCH_JSON:-$B/rbench.json}
 SIZE=1048576
 
 # per round: calls of a latency run (at most LAT_SECS seconds of them),
 # seconds of a rate or goodput run, iterations of perftest
 # NFS_MIB: the file of the NFS runs; NFS_SECS: seconds of a random-read run;
 # NFS_ROUNDS: their rounds (each fio run costs seconds of start-up in the VM)
+# RS_ROUNDS: the rounds with rsockets runs: each rsockets client spends ~5 s
+# in librspreload's connect in the VM (a 5 s poll of its own), so in short
+# mode they run in the first 3 rounds only, to keep CI near 5 minutes
 case $MODE in
 short)
-	ROUNDS=3 LAT_N=1000 LAT_SECS=1 PT_LAT_N=500 SECS=1 BULK_SECS=1 PT_BW_N=10 IDLE=8
+	RS_ROUNDS=3
+	ROUNDS=5 LAT_N=1000 LAT_SECS=1 PT_LAT_N=500 SECS=1 BULK_SECS=1 PT_BW_N=10 IDLE=8
 	NFS_MIB=16 NFS_SECS=2 NFS_ROUNDS=2
 	;;
 full)
+	RS_ROUNDS=5
 	ROUNDS=5 LAT_N=10000 LAT_SECS=8 PT_LAT_N=4000 SECS=10 BULK_SECS=6 PT_BW_N=60 IDLE=32
 	NFS_MIB=128 NFS_SECS=10 NFS_ROUNDS=5
 	;;
@@ -83,6 +102,8 @@ esac
 [[ -x $RB ]] || { echo "rbench.sh: no $RB (make tests/bench/rbench)" >&2; exit 2; }
 [[ -r $CONF ]] || { echo "rbench.sh: no $CONF (make tests/bench/rbench.conf)" >&2; exit 2; }
 [[ -e /sys/class/infiniband/$DEV ]] || { echo "rbench.sh: no RDMA device $DEV" >&2; exit 2; }
+[[ $MT_T =~ ^[1-9][0-9]*$ && $HOLD_N =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "rbench.sh: bad TIRPC_RDMA_BENCH_MT_THREADS or _HOLD" >&2; exit 2; }
 # Both sides load the Upper-Layer Binding table generated from rbench.x.
 export RPCRDMA_ULB_CONF=$CONF
 unset RPCRDMA_COMP_MODE RPCRDMA_REG_MODE RPCRDMA_STATS RPCRDMA_VERSION \
@@ -106,6 +127,26 @@ if [[ -z $RSPRELOAD ]]; then
 		[[ -e $f ]] && { RSPRELOAD=$f; break; }
 	done
 fi
+
+# Pinning (TIRPC_RDMA_BENCH_PIN=1): every server, rbench's and perftest's,
+# on vCPU 0 and every client on vCPU 1, so that the two sides of a pair
+# never share a vCPU.  Soft-RoCE's packet processing (softirq, rxe's
+# tasklets) and the kernel NFS client cannot be pinned; rpcrdma-nfs3d is
+# left unpinned too, so that it meets the kernel's nfsd on equal terms.
+PIN_SRV=() PIN_CLI=() PIN=off
+if [[ ${TIRPC_RDMA_BENCH_PIN:-0} == 1 ]]; then
+	if ! command -v taskset >/dev/null; then
+		PIN="off (asked, but no taskset)"
+	elif (($(nproc) < 2)); then
+		PIN="off (asked, but $(nproc) vCPU)"
+	else
+		PIN_SRV=(taskset -c 0) PIN_CLI=(taskset -c 1)
+		PIN="on (servers vCPU 0, clients vCPU 1)"
+	fi
+fi
+# tests/vm/run pins each vCPU thread to a host CPU when asked to
+VM_PIN=off
+[[ ${TIRPC_RDMA_VM_PIN:-0} == 1 ]] && VM_PIN=on
 
 # The GID index rdma_cm picks for the IPv4 address (informational: perftest
 # runs with -R, i.e. rdma_cm resolves it, as librpcrdma does).
@@ -171,8 +212,8 @@ start_server() {
 	local key=$1 netid=$2 port=$3 log=$WORK/$1.srv i
 	shift 3
 	say "$key: rbench server -n $netid -p $port $*"
-	env "$@" "$RB" server -n "$netid" -a "$A" -p "$port" --lifetime 3600 \
-		>"$log" 2>&1 &
+	"${PIN_SRV[@]}" env "$@" "$RB" server -n "$netid" -a "$A" -p "$port" \
+		--lifetime 3600 >"$log" 2>&1 &
 	SRV[$key]=$!
 	for ((i = 0; i < 300; i++)); do
 		grep -q '^rbench: listening' "$log" && return 0
@@ -202,7 +243,8 @@ client() {
 	fi
 	say "$key: rbench client $*"
 	# shellcheck disable=SC2086 # envs is a list of assignments
-	out=$(env $envs timeout -k 5 "$limit" "$RB" client -a "$A" "$@" 2>"$WORK/$key.err")
+	out=$("${PIN_CLI[@]}" env $envs timeout -k 5 "$limit" "$RB" client -a "$A" "$@" \
+		2>"$WORK/$key.err")
 	rc=$?
 	line=$(grep -m1 '^RESULT ' <<<"$out")
 	if ((rc == 0)) && [[ -n $line ]]; then
@@ -238,11 +280,12 @@ perftest() {
 		return 1
 	fi
 	say "$key: $* -d $DEV -R -p $port"
-	timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" >"$slog" 2>&1 &
+	"${PIN_SRV[@]}" timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" >"$slog" 2>&1 &
 	spid=$!
 	for ((try = 0; try < 20; try++)); do
 		sleep 0.5
-		if timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" >"$clog" 2>&1; then
+		if "${PIN_CLI[@]}" timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" \
+			>"$clog" 2>&1; then
 			ok=1
 			break
 		fi
@@ -318,6 +361,7 @@ pcombine() {
 # ---- Measurements ----------------------------------------------------------
 
 say "rbench $MODE mode: device $DEV, $A (GID index $(gid_index)), $ROUNDS rounds, ULB table $CONF"
+say "pinning: in the VM $PIN; vCPUs on the host $VM_PIN"
 
 BULK_LIMIT=$((BULK_SECS + 120))
 RATE_LIMIT=$((SECS + 120))
@@ -355,7 +399,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	client lat_rdma_sleep.$r srv_sleep $LAT_LIMIT "RPCRDMA_POLL_US=0" -n rdma -p $((PORT + 6)) \
 		--comp event lat -N $LAT_N -s $LAT_SECS
 	client lat_tcp.$r srv_tcp $LAT_LIMIT "" -n tcp -p $((PORT + 1)) lat -N $LAT_N -s $LAT_SECS
-	client lat_rs.$r srv_rs $LAT_LIMIT "$RS_ENV" -n tcp -p $((PORT + 2)) lat -N $LAT_N -s $LAT_SECS
+	((r <= RS_ROUNDS)) &&
+		client lat_rs.$r srv_rs $LAT_LIMIT "$RS_ENV" -n tcp -p $((PORT + 2)) lat -N $LAT_N -s $LAT_SECS
 done
 stop_server srv_sleep
 
@@ -365,15 +410,22 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	perftest pt_write_bw.$r 4 ib_write_bw -s $SIZE -n "$PT_BW_N"
 	for k in rdma:srv_rdma:$PORT: tcp:srv_tcp:$((PORT + 1)): rs:srv_rs:$((PORT + 2)):"$RS_ENV"; do
 		IFS=: read -r n s p e <<<"$k"
+		[[ $n == rs ]] && ((r > RS_ROUNDS)) && continue
 		client read_$n.$r $s $BULK_LIMIT "$e" -n "${n/rs/tcp}" -p "$p" read \
 			-t "$BULK_T" -s $BULK_SECS --size $SIZE
 	done
+	# several calls outstanding: MT_T threads sharing one CLIENT
+	client read_mt.$r srv_rdma $BULK_LIMIT "" -n rdma -p $PORT read \
+		-t "$MT_T" -s $BULK_SECS --size $SIZE
 	perftest pt_read_bw.$r 4 ib_read_bw -s $SIZE -n "$PT_BW_N"
 	for k in rdma:srv_rdma:$PORT: tcp:srv_tcp:$((PORT + 1)): rs:srv_rs:$((PORT + 2)):"$RS_ENV"; do
 		IFS=: read -r n s p e <<<"$k"
+		[[ $n == rs ]] && ((r > RS_ROUNDS)) && continue
 		client write_$n.$r $s $BULK_LIMIT "$e" -n "${n/rs/tcp}" -p "$p" write \
 			-t "$BULK_T" -s $BULK_SECS --size $SIZE
 	done
+	client write_mt.$r srv_rdma $BULK_LIMIT "" -n rdma -p $PORT write \
+		-t "$MT_T" -s $BULK_SECS --size $SIZE
 done
 stop_server srv_tcp
 stop_server srv_rs
@@ -406,6 +458,97 @@ if start_server srv_idle rdma $((PORT + 3)); then
 	client idle_rdma srv_idle $((IDLE * 5 + 120)) "" -n rdma -p $((PORT + 3)) idle --conns $IDLE
 	stop_server srv_idle
 fi
+
+# 5: connections held at once.  HOLD_PROCS client processes, HOLD_N
+# connections asked in all, each process opening idle connections (one NULL
+# call each, 2 credits) to one fresh server until one is refused or
+# HOLD_SECS run out; when all have stopped, the server's fds and registered
+# memory are counted, then every client checks each of its connections
+# with a NULL call.  A connection takes several fds on both sides, so the
+# fd limit of server and clients is raised to HOLD_NOFILE for this: what
+# shows is then the library's own limit, or the fds it needs.  Never an
+# error of the benchmark: the figure says what happened and why it stopped.
+HOLD_PORT=$((PORT + 7)) HOLD_NOFILE=16384
+
+# mr_bytes PID: the registered memory of PID (rdma resource show mr), or n/a
+mr_bytes() {
+	local out
+	out=$(rdma resource show mr 2>/dev/null) || { echo n/a; return; }
+	awk -v pid="$1" '
+		{ p = m = ""; for (i = 1; i < NF; i++) {
+			if ($i == "pid") p = $(i + 1); if ($i == "mrlen") m = $(i + 1) } }
+		p == pid { sum += m } END { print sum + 0 }' <<<"$out"
+}
+
+fd_count() {
+	local f n=0
+	for f in /proc/"$1"/fd/*; do
+		[[ -e $f || -L $f ]] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# raise_nofile: the shell's fd limit to HOLD_NOFILE (root may raise the hard
+# one), or as far as it goes; restore_nofile SOFT HARD puts it back.
+raise_nofile() {
+	ulimit -Hn "$HOLD_NOFILE" 2>/dev/null
+	ulimit -Sn "$HOLD_NOFILE" 2>/dev/null || ulimit -Sn "$(ulimit -Hn)"
+}
+restore_nofile() {
+	ulimit -Sn "$1"
+	ulimit -Hn "$2" 2>/dev/null
+}
+
+hold_conns() {
+	local soft hard per n i pid spid left end
+	local -a pids=()
+	soft=$(ulimit -Sn) hard=$(ulimit -Hn)
+	raise_nofile
+	start_server srv_hold rdma $HOLD_PORT
+	spid=${SRV[srv_hold]:-}
+	if [[ -z $spid ]]; then
+		restore_nofile "$soft" "$hard"
+		return 1
+	fi
+	H_FDS0=$(fd_count "$spid") H_MR0=$(mr_bytes "$spid")
+	H_RSS0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$spid/status")
+	H_LIMIT=$(awk '/^Max open files/ { print $4 }' "/proc/$spid/limits")
+	per=$(((HOLD_N + HOLD_PROCS - 1) / HOLD_PROCS)) left=$HOLD_N
+	say "hold: $HOLD_PROCS clients, $HOLD_N idle connections asked (fd limit $H_LIMIT)"
+	# no timeout(1) around them: it would not pass SIGUSR1 on; each
+	# client ends itself (alarm) after its opening time plus a margin
+	for ((i = 1; i <= HOLD_PROCS && left > 0; i++)); do
+		n=$((left < per ? left : per)) left=$((left - n))
+		"${PIN_CLI[@]}" "$RB" client -a "$A" -n rdma -p $HOLD_PORT hold \
+			--conns $n -s $HOLD_SECS >"$WORK/hold.$i.out" 2>"$WORK/hold.$i.err" &
+		pids+=($!)
+	done
+	restore_nofile "$soft" "$hard"
+	end=$((SECONDS + HOLD_SECS + 20))
+	for i in "${!pids[@]}"; do
+		while ((SECONDS < end)) && kill -0 "${pids[$i]}" 2>/dev/null &&
+			! grep -q '^HELD ' "$WORK/hold.$((i + 1)).out"; do
+			sleep 0.2
+		done
+	done
+	H_FDS1=$(fd_count "$spid") H_MR1=$(mr_bytes "$spid")
+	H_RSS1=$(awk '/^VmRSS:/ { print $2 }' "/proc/$spid/status" 2>/dev/null)
+	kill -USR1 "${pids[@]}" 2>/dev/null
+	end=$((SECONDS + 30))
+	for pid in "${pids[@]}"; do
+		while ((SECONDS < end)) && kill -0 "$pid" 2>/dev/null; do
+			sleep 0.2
+		done
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	alive srv_hold || true
+	stop_server srv_hold
+}
+# the server's fds, registered memory and VmRSS (KiB) before and while
+# held, and its fd limit
+H_FDS0=0 H_FDS1=0 H_MR0=n/a H_MR1=n/a H_RSS0=0 H_RSS1=0 H_LIMIT=unknown
+hold_conns
 
 # 6: NFSv3 with the kernel client: rpcrdma-nfs3d against the kernel's nfsd.
 # Both export the same tmpfs directory at once (nfsd on 20049 with mountd
@@ -517,7 +660,7 @@ BULK_F="write_chunks read_chunks reply_chunks long_calls ddp_copies ddp_zero_cop
 for n in rdma_event rdma_poll rdma_sleep tcp rs; do
 	combine lat_$n "$LAT_F" "calls reply_chunks registrations"
 done
-for n in rdma tcp rs; do
+for n in rdma tcp rs mt; do
 	combine read_$n MiBps "$BULK_F"
 	combine write_$n MiBps "$BULK_F"
 done
@@ -538,13 +681,124 @@ LINES=$WORK/lines
 # row NAME MEASURED REFERENCE RATIO TARGET MET
 row() {
 	printf '%-30s %-40s %-34s %6s %7s %s\n' "$@" >>"$TABLE"
+	FIG_ROW[$1]="\"measured\": $(json_str "$2"), \"reference\": $(json_str "$3"), \"ratio\": $(json_val "$4"), \"target\": $(json_str "$5"), \"met\": $(json_str "$6")"
 }
 
 # bench NAME KEY=VALUE...
+declare -a FIG_ORDER=()
+declare -A FIG_ROW PR
 bench() {
 	local name=$1
 	shift
 	printf 'BENCH name=%s %s\n' "$name" "$*" >>"$LINES"
+	FIG_ORDER+=("$name")
+}
+
+# ---- JSON ------------------------------------------------------------------
+# Written by the shell (the VM's root is the host's, whose python3 may not
+# be there): strings quoted and escaped, numbers bare, "n/a" a string.
+
+# json_str TEXT: TEXT as a JSON string.
+json_str() {
+	local t=$1
+	t=${t//\\/\\\\} t=${t//\"/\\\"} t=${t//$'\t'/\\t} t=${t//$'\n'/\\n}
+	t=${t//$'\r'/}
+	printf '"%s"' "$t"
+}
+
+# json_val TEXT: a JSON number when TEXT is one, null when empty, else a
+# string.
+json_val() {
+	if [[ -z $1 ]]; then
+		printf 'null'
+	elif [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then
+		printf '%s' "$1"
+	else
+		json_str "$1"
+	fi
+}
+
+# rounds_of KEY FIELD [N]: FIELD of RES[KEY.1..N] (N: ROUNDS) as a JSON
+# array, null for a round that failed.
+rounds_of() {
+	local key=$1 f=$2 n=${3:-$ROUNDS} r v out=""
+	for ((r = 1; r <= n; r++)); do
+		if v=$(field "$key.$r" "$f"); then
+			out+=",$(json_val "$v")"
+		else
+			out+=",null"
+		fi
+	done
+	printf '[%s]' "${out#,}"
+}
+
+# prounds_of KEY: perftest's PTV[KEY.1..ROUNDS] as a JSON array.
+prounds_of() {
+	local r out=""
+	for ((r = 1; r <= ROUNDS; r++)); do
+		if [[ -n ${PTV[$1.$r]:-} ]]; then
+			out+=",$(json_val "${PTV[$1.$r]}")"
+		else
+			out+=",null"
+		fi
+	done
+	printf '[%s]' "${out#,}"
+}
+
+# per_round NAME LABEL ARRAY [LABEL ARRAY...]: the rounds of figure NAME.
+per_round() {
+	local name=$1 out=""
+	shift
+	while (($# >= 2)); do
+		out+=", $(json_str "$1"): $2"
+		shift 2
+	done
+	PR[$name]=${out#, }
+}
+
+# json_fields "KEY=VALUE ...": the pairs of a BENCH line (values possibly
+# "quoted") as JSON members.
+json_fields() {
+	local rest=$1 out="" k v
+	while [[ $rest =~ ^\ *([A-Za-z0-9_]+)=(\"([^\"]*)\"|([^ ]*))(.*)$ ]]; do
+		k=${BASH_REMATCH[1]} rest=${BASH_REMATCH[5]}
+		if [[ ${BASH_REMATCH[2]} == \"* ]]; then
+			v=$(json_str "${BASH_REMATCH[3]}")
+		else
+			v=$(json_val "${BASH_REMATCH[4]}")
+		fi
+		out+=", $(json_str "$k"): $v"
+	done
+	printf '%s' "${out#, }"
+}
+
+# write_json FILE: the whole result.
+write_json() {
+	local line name sep="" kv
+	{
+		printf '{\n  "benchmark": "rbench",\n  "mode": %s,\n  "rounds": %s,\n' \
+			"$(json_str "$MODE")" "$ROUNDS"
+		printf '  "rsockets_rounds": %s,\n' "$RS_ROUNDS"
+		printf '  "nfs_rounds": %s,\n  "pin_in_vm": %s,\n  "pin_vcpus_on_host": %s,\n' \
+			"$NFS_ROUNDS" "$(json_str "$PIN")" "$(json_str "$VM_PIN")"
+		printf '  "device": %s,\n  "address": %s,\n  "date": %s,\n  "elapsed_s": %s,\n' \
+			"$(json_str "$DEV")" "$(json_str "$A")" \
+			"$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$ELAPSED"
+		printf '  "goodput_threads": %s,\n  "goodput_mt_threads": %s,\n  "errors": %s,\n' \
+			"$BULK_T" "$MT_T" "$ERRORS"
+		printf '  "kernel": %s,\n  "figures": [' "$(json_str "$(uname -r)")"
+		while IFS= read -r line; do
+			line=${line#BENCH name=}
+			name=${line%% *} kv=${line#"$name"}
+			printf '%s\n    {"name": %s' "$sep" "$(json_str "$name")"
+			[[ -n ${FIG_ROW[$name]:-} ]] && printf ', %s' "${FIG_ROW[$name]}"
+			printf ', "fields": {%s}' "$(json_fields "$kv")"
+			[[ -n ${PR[$name]:-} ]] && printf ', "per_round": {%s}' "${PR[$name]}"
+			printf '}'
+			sep=,
+		done <"$LINES"
+		printf '\n  ]\n}\n'
+	} >"$1"
 }
 
 # fig_error NAME WHY [COUNTS]: a figure that could not be measured.
@@ -590,6 +844,8 @@ for m in event poll sleep; do
 		ratio=$(calc "$med / $raw")
 		ok=$(met le "$ratio" 1.3)
 		row $name "median $med us, p99 $p99 us" "2x $ref: $raw us" "$ratio" "<=1.3" "$ok"
+		per_round $name median_us "$(rounds_of $key median_us)" \
+			p99_us "$(rounds_of $key p99_us)" raw_one_way_us "$(prounds_of $pt)"
 		bench $name "median_us=$med p99_us=$p99 raw_us=$raw ratio=$ratio target=1.3 op=le met=$ok rounds=$(field $key rounds) calls=$(field $key calls) reply_chunks=$(field $key reply_chunks) registrations=$(field $key registrations)"
 	else
 		fig_error $name "$(why $key $pt srv_rdma)"
@@ -611,21 +867,26 @@ for mode in shared perclient; do
 done
 
 # 3. 1 MiB goodput against ib_write_bw / ib_read_bw
-# goodput NAME KEY PT REFNAME TARGET
+# goodput NAME KEY PT REFNAME TARGET THREADS
 goodput() {
-	local name=$1 key=$2 pt=$3 refname=$4 target=$5 g raw ratio ok
+	local name=$1 key=$2 pt=$3 refname=$4 target=$5 t=$6 g raw ratio ok
 	if [[ -n ${RES[$key]:-} && -n ${PTV[$pt]:-} ]]; then
 		g=$(field $key MiBps) raw=${PTV[$pt]}
 		ratio=$(calc "$g / $raw")
 		ok=$(met ge "$ratio" "$target")
-		row $name "$g MiB/s" "$refname 1 MiB: $raw MiB/s" "$ratio" ">=$target" "$ok"
-		bench $name "MiBps=$g raw_MiBps=$raw ratio=$ratio target=$target op=ge met=$ok threads=$BULK_T rounds=$(field $key rounds) write_chunks=$(field $key write_chunks) read_chunks=$(field $key read_chunks) reply_chunks=$(field $key reply_chunks) long_calls=$(field $key long_calls) ddp_copies=$(field $key ddp_copies) ddp_zero_copies=$(field $key ddp_zero_copies) srv_ddp_copies=$(field $key srv_ddp_copies)"
+		row $name "$g MiB/s, $t outstanding" "$refname 1 MiB: $raw MiB/s" "$ratio" ">=$target" "$ok"
+		per_round $name MiBps "$(rounds_of $key MiBps)" raw_MiBps "$(prounds_of $pt)"
+		bench $name "MiBps=$g raw_MiBps=$raw ratio=$ratio target=$target op=ge met=$ok threads=$t rounds=$(field $key rounds) write_chunks=$(field $key write_chunks) read_chunks=$(field $key read_chunks) reply_chunks=$(field $key reply_chunks) long_calls=$(field $key long_calls) ddp_copies=$(field $key ddp_copies) ddp_zero_copies=$(field $key ddp_zero_copies) srv_ddp_copies=$(field $key srv_ddp_copies)"
 	else
 		fig_error $name "$(why $key $pt srv_rdma)"
 	fi
 }
-goodput goodput_write_chunk read_rdma pt_write_bw "ib_write_bw" 0.95
-goodput goodput_read_chunk write_rdma pt_read_bw "ib_read_bw" 0.9
+goodput goodput_write_chunk read_rdma pt_write_bw "ib_write_bw" 0.95 "$BULK_T"
+goodput goodput_read_chunk write_rdma pt_read_bw "ib_read_bw" 0.95 "$BULK_T"
+# several calls outstanding (threads sharing one CLIENT), as perftest
+# keeps several RDMA operations outstanding
+goodput goodput_write_chunk_mt read_mt pt_write_bw "ib_write_bw" 0.95 "$MT_T"
+goodput goodput_read_chunk_mt write_mt pt_read_bw "ib_read_bw" 0.95 "$MT_T"
 
 # DDP copies: none wanted, and the DDP paths must have been taken
 if [[ -n ${RES[read_rdma]:-} || -n ${RES[write_rdma]:-} ]]; then
@@ -670,6 +931,7 @@ versus() {
 		return
 	fi
 	rv=$(field $rkey "$f")
+	per_round $name "$f" "$(rounds_of "$key" "$f")" "rdma_$f" "$(rounds_of "$rkey" "$f")"
 	ratio=$(calc "$rv / $v")
 	[[ $op != - ]] && ok=$(met "$op" "$ratio" "$target")
 	row $name "$v $unit$extra" "rdma $desc: $rv $unit" "$ratio" "$tshow" "$ok"
@@ -690,6 +952,7 @@ for k in rdma_event rdma_poll rdma_sleep tcp rs; do
 	if [[ -n ${RES[lat_$k]:-} ]]; then
 		c=$(field lat_$k cli_cpu_us) s=$(field lat_$k srv_cpu_us)
 		row $name "client $c us, server $s us" "user+system per NULL call" "" "" ""
+		per_round $name cli_us "$(rounds_of lat_$k cli_cpu_us)" srv_us "$(rounds_of lat_$k srv_cpu_us)"
 		bench $name "cli_us=$c srv_us=$s calls=$(field lat_$k calls) rounds=$(field lat_$k rounds)"
 	else
 		fig_error $name "$(why lat_$k $srv)" $counts
@@ -706,6 +969,58 @@ else
 	fig_error mem_idle_conn "$(why idle_rdma srv_idle)"
 fi
 
+# held connections: never counted as an error (the figure says what
+# happened), but a client that printed nothing is reported
+conns_held() {
+	local i f held=0 alive=0 procs=0 open=0 v stop="" srvwhy kv fpc mpc rpc
+	declare -A h
+	for ((i = 1; i <= HOLD_PROCS; i++)); do
+		f=$WORK/hold.$i.out
+		[[ -e $f ]] || continue
+		procs=$((procs + 1))
+		RES[hold]=$(grep -m1 '^HELD ' "$f")
+		RES[hold]=${RES[hold]#HELD }
+		if [[ -z ${RES[hold]} ]]; then
+			v=$(grep -m1 '^ERROR ' "$f")
+			[[ -z $v ]] && v="client $i printed nothing: $(tail -n 1 "$WORK/hold.$i.err")"
+			stop+="; ${v#ERROR }"
+			continue
+		fi
+		held=$((held + $(field hold conns)))
+		open=$(awk -v a="$open" -v b="$(field hold open_s)" 'BEGIN { print (b > a ? b : a) }')
+		v=${RES[hold]#*stopped=\"} v=${v%\"}
+		[[ $v == "all asked for were opened" || -n ${h[$v]:-} ]] || stop+="; client: $v"
+		h[$v]=1
+		v=$(grep -m1 '^RESULT ' "$f")
+		v=${v#* alive=} v=${v%% *}
+		[[ $v =~ ^[0-9]+$ ]] && alive=$((alive + v))
+	done
+	((procs)) || { fig_error conns_held "$(why srv_hold)" 0; return; }
+	[[ -z $stop ]] && stop="; all asked for were opened"
+	srvwhy=$(grep -m1 -iE 'refused|too many|cannot|fail' "$WORK/srv_hold.srv" | tr -d '"')
+	[[ -n $srvwhy ]] && stop+="; server: ${srvwhy}"
+	[[ $H_LIMIT =~ ^[0-9]+$ ]] && ((H_FDS1 + 8 >= H_LIMIT)) &&
+		stop+="; server: $H_FDS1 fds open, its limit is $H_LIMIT"
+	stop=${stop#; }
+	fpc=n/a mpc=n/a rpc=n/a
+	if ((held)); then
+		fpc=$(calc "($H_FDS1 - $H_FDS0) / $held")
+		rpc=$(calc "(${H_RSS1:-0} - ${H_RSS0:-0}) / $held" 1)
+		[[ $H_MR0 != n/a && $H_MR1 != n/a ]] && mpc=$(calc "($H_MR1 - $H_MR0) / $held" 0)
+	fi
+	ok=$(met ge "$held" "$HOLD_N")
+	row conns_held "$held of $HOLD_N held ($alive answered)" \
+		"server: $fpc fds, $mpc B reg./conn" "$(calc "$held / $HOLD_N")" ">=$HOLD_N" "$ok"
+	kv="held=$held asked=$HOLD_N alive=$alive procs=$procs open_s=$open"
+	kv+=" srv_fds_per_conn=$fpc srv_reg_bytes_per_conn=$mpc srv_rss_kb_per_conn=$rpc"
+	kv+=" srv_fds_before=$H_FDS0 srv_fds_held=$H_FDS1 srv_fd_limit=$H_LIMIT"
+	kv+=" target=$HOLD_N op=ge met=$ok"
+	bench conns_held "$kv stopped=\"$stop\""
+	HOLD_STOP=$stop
+}
+HOLD_STOP=
+conns_held
+
 # 7. version 2 against version 1
 if [[ -n ${RES[lat_v1]:-} && -n ${RES[lat_v2]:-} ]]; then
 	m1=$(field lat_v1 median_us) m2=$(field lat_v2 median_us)
@@ -718,6 +1033,8 @@ if [[ -n ${RES[lat_v1]:-} && -n ${RES[lat_v2]:-} ]]; then
 		fig_error v2_null_rtt "the clients spoke versions $g1 and $g2, not 1 and 2"
 	else
 		row v2_null_rtt "v2: median $m2 us" "v1: median $m1 us" "$ratio" "<=1.05" "$ok"
+		per_round v2_null_rtt v2_median_us "$(rounds_of lat_v2 median_us)" \
+			v1_median_us "$(rounds_of lat_v1 median_us)"
 		bench v2_null_rtt "v2_median_us=$m2 v1_median_us=$m1 ratio=$ratio target=1.05 op=le met=$ok rounds=$(field lat_v2 rounds)"
 	fi
 else
@@ -737,6 +1054,10 @@ if [[ -n ${RES[inv_on]:-} && -n ${RES[inv_off]:-} ]]; then
 		saved=$(calc "$lpoff - $lpon")
 		ok=$(met ge "$saved" 1)
 		row v2_remote_inv "v2: $lpon local, $rpon remote per call" "no remote inv.: $lpoff local per call" "-$saved" ">=1 fewer" "$ok"
+		per_round v2_remote_inv invalidations "$(rounds_of inv_on invalidations)" \
+			write_chunks "$(rounds_of inv_on write_chunks)" \
+			invalidations_without "$(rounds_of inv_off invalidations)" \
+			write_chunks_without "$(rounds_of inv_off write_chunks)"
 		bench v2_remote_inv "local_per_call=$lpon remote_per_call=$rpon local_per_call_without=$lpoff saved=$saved target=1 op=ge met=$ok chunked_calls=$pon chunked_calls_without=$poff rounds=$(field inv_on rounds)"
 	fi
 else
@@ -752,6 +1073,8 @@ nfs_versus() {
 		ratio=$(calc "$o / $k")
 		ok=$(met ge "$ratio" 0.8)
 		row $name "rpcrdma-nfs3d: $o $unit" "kernel nfsd: $k $unit" "$ratio" ">=0.8" "$ok"
+		per_round $name "$f" "$(rounds_of nfs_${t}_ours "$f" "$NFS_ROUNDS")" \
+			"knfsd_$f" "$(rounds_of nfs_${t}_kernel "$f" "$NFS_ROUNDS")"
 		bench $name "$f=$o knfsd_$f=$k ratio=$ratio target=0.8 op=ge met=$ok rounds=$(field nfs_${t}_ours rounds) desc=\"$desc\""
 	else
 		fig_error $name "$(why nfs nfs_ours nfs_kernel nfs_${t}_ours nfs_${t}_kernel)"
@@ -776,16 +1099,23 @@ else
 fi
 
 echo
-echo "RPC-over-RDMA benchmark, $MODE mode: $DEV on $A, perftest -R, $ROUNDS interleaved rounds, $ELAPSED s"
+echo "RPC-over-RDMA benchmark, $MODE mode: $DEV on $A, perftest -R, $ROUNDS interleaved rounds (rsockets $RS_ROUNDS), $ELAPSED s"
+echo "Pinning: in the VM $PIN; vCPU threads on the host $VM_PIN."
 printf '%-30s %-40s %-34s %6s %7s %s\n' figure measured reference ratio target met
 printf '%s\n' "$(printf '%.0s-' {1..128})"
 cat "$TABLE"
 echo "Each figure: the median of its rounds.  Ratios: rdma/raw verbs; rdma/tcp and rdma/rsockets"
 echo "(round-trip time, or MiB/s).  Goodput: $BULK_T call(s) outstanding on one CLIENT, MiB/s = 2^20 B/s"
 echo "as perftest.  Idle connections: $IDLE, $regnote.  NFS: ratio rpcrdma-nfs3d / kernel nfsd, the"
-echo "kernel client on both, $NFS_DESC, same tmpfs export."
+echo "kernel client on both, $NFS_DESC, same tmpfs export.  Goodput *_mt: $MT_T calls outstanding"
+echo "(threads sharing one CLIENT).  Held connections: $HOLD_PROCS client processes; stopped: ${HOLD_STOP:-n/a}."
 echo
 cat "$LINES"
+if write_json "$JSON" 2>"$WORK/json.err"; then
+	echo "rbench: the whole result as JSON: $JSON"
+else
+	echo "rbench: cannot write $JSON: $(tail -n 1 "$WORK/json.err")"
+fi
 if ((ERRORS)); then
 	echo "rbench: $ERRORS figure(s) could not be measured"
 	exit 1
