@@ -10,7 +10,8 @@
  * which the address's least recently used idle connection is closed to
  * make room, so one program's idle connections cannot lock its host's
  * other programs out), and connections whose fd svc_run could not poll
- * (>= FD_SETSIZE) are refused with a message rather than silently ignored.
+ * (>= _rpc_dtablesize()) are refused with a message rather than silently
+ * ignored.
  * Connections idle past idle_timeout are closed by a timer the listener
  * registers with svc_run as an SVCXPRT of its own (a timerfd).
  *
@@ -841,7 +842,8 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_detach(SVCXPRT *xprt)
  * An SVCXPRT for an accepted connection, registered.  Takes accepted: NULL
  * when done, else why it could not be (accepted is then destroyed).  The
  * fd svc_run will poll is checked here, where it exists: libtirpc silently
- * never polls one at or above FD_SETSIZE.
+ * never polls one at or above _rpc_dtablesize() (the soft RLIMIT_NOFILE
+ * when it first asked, kept; not capped at FD_SETSIZE: svc_run polls).
  */
 static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 {
@@ -863,7 +865,8 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 	if (fd >= _rpc_dtablesize()) {
 		rr_srv_destroy(conn->rr);
 		free(conn);
-		return "its fd is beyond what svc_run() polls (FD_SETSIZE)";
+		return "its fd is beyond what svc_run() polls (libtirpc's "
+		       "descriptor table: RLIMIT_NOFILE at its first use)";
 	}
 	conn->xprt = svc_xprt_new(fd, &conn_ops, &conn_ops2, conn, srv->netid,
 				  rr_conn_local_addr(accepted),

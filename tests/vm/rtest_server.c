@@ -19,7 +19,8 @@
  *
  * --spend-fds N (a test knob) raises the fd limit and opens N fds once
  * listening, so that the fds of new connections are beyond what svc_run
- * can poll (FD_SETSIZE): they must be refused with a message.
+ * can poll (libtirpc sized its descriptor table by the limit before it
+ * was raised): they must be refused with a message.
  *
  * RTEST_STATS answers from the transport's own counters
  * (SVC_CONTROL(SVCGET_RDMA_STATS)): calls handed to the RPC layer, the most

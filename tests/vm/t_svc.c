@@ -736,7 +736,7 @@ static void test_idle(const struct ts_server *s)
 
 /*
  * What an idle connection costs the server (issue 17 item 4).  File
- * descriptors: svc_run polls only fds below FD_SETSIZE, so they bound the
+ * descriptors: they count against the fd limit, which bounds the
  * connections one server holds; the transport's epoll, wake-up eventfd and
  * completion channel (the accepted rdma_cm id shares the listener's
  * channel), the responder adds none of its own.  Registered memory: the
@@ -1051,7 +1051,7 @@ static void fd_limit_server(void)
 		return;
 	}
 	CHECK(refused(&s),
-	      "connection whose fd would be >= FD_SETSIZE refused (svc_run would never poll it)");
+	      "connection whose fd would be beyond libtirpc's descriptor table refused (svc_run would never poll it)");
 	CHECK(kill(s.pid, 0) == 0, "... and the server goes on");
 	stop(&s, "fd-limit server");
 }
