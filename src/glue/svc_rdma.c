@@ -537,6 +537,23 @@ static const struct xp_ops2 conn_ops2 = {
 	.xp_control = conn_control,
 };
 
+/* ---- SVCXPRTs that never yield a message (listener, idle timer) --------- */
+
+static enum xprt_stat nomsg_stat(SVCXPRT *xprt)
+{
+	return XPRT_IDLE;
+}
+
+static bool_t nomsg_args(SVCXPRT *xprt, xdrproc_t proc, void *where)
+{
+	return FALSE;
+}
+
+static bool_t nomsg_reply(SVCXPRT *xprt, struct rpc_msg *msg)
+{
+	return FALSE;
+}
+
 /* ---- Idle connections ---------------------------------------------------- */
 
 /*
@@ -606,21 +623,6 @@ static bool_t reaper_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	return FALSE;
 }
 
-static enum xprt_stat reaper_stat(SVCXPRT *xprt)
-{
-	return XPRT_IDLE;
-}
-
-static bool_t reaper_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
-{
-	return FALSE;
-}
-
-static bool_t reaper_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	return FALSE;
-}
-
 static void reaper_destroy(SVCXPRT *xprt)
 {
 	struct svr *srv = xprt->xp_p1;
@@ -638,10 +640,10 @@ static bool_t reaper_control(SVCXPRT *xprt, const u_int rq, void *in)
 
 static const struct xp_ops reaper_ops = {
 	.xp_recv = reaper_recv,
-	.xp_stat = reaper_stat,
-	.xp_getargs = reaper_getargs,
-	.xp_reply = reaper_reply,
-	.xp_freeargs = reaper_getargs,
+	.xp_stat = nomsg_stat,
+	.xp_getargs = nomsg_args,
+	.xp_reply = nomsg_reply,
+	.xp_freeargs = nomsg_args,
 	.xp_destroy = reaper_destroy,
 };
 
@@ -1000,26 +1002,6 @@ static bool_t lsn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	return FALSE;
 }
 
-static enum xprt_stat lsn_stat(SVCXPRT *xprt)
-{
-	return XPRT_IDLE;
-}
-
-static bool_t lsn_getargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
-{
-	return FALSE;
-}
-
-static bool_t lsn_reply(SVCXPRT *xprt, struct rpc_msg *msg)
-{
-	return FALSE;
-}
-
-static bool_t lsn_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
-{
-	return FALSE;
-}
-
 static void lsn_destroy(SVCXPRT *xprt)
 {
 	struct svr *srv = xprt->xp_p1;
@@ -1052,10 +1034,10 @@ static bool_t lsn_control(SVCXPRT *xprt, const u_int rq, void *in)
 
 static const struct xp_ops lsn_ops = {
 	.xp_recv = lsn_recv,
-	.xp_stat = lsn_stat,
-	.xp_getargs = lsn_getargs,
-	.xp_reply = lsn_reply,
-	.xp_freeargs = lsn_freeargs,
+	.xp_stat = nomsg_stat,
+	.xp_getargs = nomsg_args,
+	.xp_reply = nomsg_reply,
+	.xp_freeargs = nomsg_args,
 	.xp_destroy = lsn_destroy,
 };
 

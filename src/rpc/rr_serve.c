@@ -106,7 +106,6 @@ static int wait_events(struct rr_srv *srv, int timeout_ms)
 
 	if (srv->kicked)
 		rt_conn_kick(srv->conn);
-
 	if (n > 0)
 		drain(srv, false);
 	return srv->dead ? -ENOTCONN : n;

@@ -228,9 +228,9 @@ const struct rt_err *rr_srv_error(const struct rr_srv *srv);
 /*
  * True when the connection has no Call in progress (received and not yet
  * answered) and none waiting in its completion queue, or is dead:
- * closing it now loses nothing.  Collects what completed, without a system call; a Call
- * found that way keeps rr_srv_fd() readable.  For the svc_run thread,
- * between calls.
+ * closing it now loses nothing.  Collects what completed, without a
+ * system call; a Call found that way keeps rr_srv_fd() readable.  For the
+ * svc_run thread, between calls.
  */
 bool rr_srv_idle(struct rr_srv *srv);
 
