@@ -94,6 +94,7 @@
 
 #define LSN_BACKLOG 64
 #define LSN_BATCH   16
+#define LSN_WOKEN   64 /* connections served per listener wake-up */
 /* Receives for calls a connection starts with; a client that uses them
  * all gets more, up to attr.credits: an idle connection registers
  * 8 + bc_credits Receive and 4 Send buffers, 64 KiB (issue 17 item 4). */
@@ -120,6 +121,8 @@ struct svr {
 	pthread_mutex_t lock;
 	struct svr_conn *conns;
 	unsigned int nconns;
+	struct svr_conn **byfd; /* conns by their xp_fd (serve_woken) */
+	unsigned int nbyfd;
 	struct rpcrdma_svc_stats st; /* listener counters and those of
 					 * connections already destroyed */
 	time_t last_warn;
@@ -150,6 +153,7 @@ struct svr_conn {
 	struct call_id id;   /* ... its procedure */
 	struct svr_conn *next;
 	struct svr_conn *prev;
+	int fd;		     /* xprt->xp_fd, kept past the xprt */
 	bool in_call;	     /* inside svc_getreq_common */
 	unsigned int streak; /* calls taken in this turn */
 	bool dead;
@@ -195,6 +199,7 @@ static void svr_put(struct svr *srv)
 	rpcrdma_stats_untrack(&srv->stats_reg, true);
 	rr_xidlog_destroy(srv->opts.xidlog);
 	pthread_mutex_destroy(&srv->lock);
+	free(srv->byfd);
 	free(srv);
 }
 
@@ -419,6 +424,27 @@ static void conn_unlink(struct svr_conn *conn)
 	if (conn->next)
 		conn->next->prev = conn->prev;
 	srv->nconns--;
+	if (conn->fd >= 0 && (unsigned int)conn->fd < srv->nbyfd)
+		srv->byfd[conn->fd] = NULL;
+}
+
+/* Make room for fd in srv->byfd (lock held). */
+static bool byfd_room(struct svr *srv, int fd)
+{
+	unsigned int n = srv->nbyfd ? srv->nbyfd : 64;
+	struct svr_conn **m;
+
+	if ((unsigned int)fd < srv->nbyfd)
+		return true;
+	while (n <= (unsigned int)fd)
+		n *= 2;
+	m = realloc(srv->byfd, n * sizeof(*m));
+	if (!m)
+		return false;
+	memset(m + srv->nbyfd, 0, (n - srv->nbyfd) * sizeof(*m));
+	srv->byfd = m;
+	srv->nbyfd = n;
+	return true;
 }
 
 /* The last reference is gone: the connection with it. */
@@ -886,6 +912,9 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 	conn->seen_use = conn->last_use;
 	conn->idle_since = rr_clock_ms();
 	pthread_mutex_lock(&srv->lock);
+	conn->fd = byfd_room(srv, fd) ? fd : -1;
+	if (conn->fd >= 0)
+		srv->byfd[fd] = conn;
 	conn->next = srv->conns;
 	if (srv->conns)
 		srv->conns->prev = conn;
@@ -980,6 +1009,29 @@ static void lsn_failed(SVCXPRT *xprt, const struct rt_err *err)
 	xprt_unregister(xprt);
 }
 
+/*
+ * The listener took the completion events of the connections it accepted
+ * (they share its completion channels): serve the connections it woke now
+ * rather than after another poll() of svc_run's, which cost a sleeping
+ * server 8% on a NULL round trip.  An fd is served only while it is still
+ * one of our connections' (srv->byfd): svc_getreq_common() on anything
+ * else's could block.
+ */
+static void serve_woken(struct svr *srv)
+{
+	int fds[LSN_WOKEN];
+	unsigned int n = rr_listener_woken(srv->lsn, fds, LSN_WOKEN), i;
+	bool ours;
+
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&srv->lock);
+		ours = (unsigned int)fds[i] < srv->nbyfd && srv->byfd[fds[i]];
+		pthread_mutex_unlock(&srv->lock);
+		if (ours)
+			svc_getreq_common(fds[i]);
+	}
+}
+
 static bool_t lsn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svr *srv = xprt->xp_p1;
@@ -998,6 +1050,7 @@ static bool_t lsn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 		for (i = 0; i < n; i++)
 			admit(srv, nc[i]);
 	} while (n == LSN_BATCH);
+	serve_woken(srv);
 	/* There is never an RPC message on the listener. */
 	return FALSE;
 }

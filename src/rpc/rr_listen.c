@@ -35,6 +35,12 @@ int rr_listener_accept(struct rt_listener *l, struct rt_conn **newc,
 	return rt_listener_process(l, newc, max, err);
 }
 
+unsigned int rr_listener_woken(struct rt_listener *l, int *fds,
+			       unsigned int max)
+{
+	return rt_listener_woken(l, fds, max);
+}
+
 void rr_listener_destroy(struct rt_listener *l)
 {
 	rt_listener_destroy(l);

@@ -42,6 +42,11 @@ uint16_t rr_listener_port(const struct rt_listener *l);
 int rr_listener_accept(struct rt_listener *l, struct rt_conn **newc,
 		       unsigned int max, struct rt_err *err);
 
+/* The fds of connections rr_listener_accept() woke for their completions
+ * (rt_listener_woken()): readable, perhaps no longer a connection's. */
+unsigned int rr_listener_woken(struct rt_listener *l, int *fds,
+			       unsigned int max);
+
 /* Stop listening; accepted connections live on. */
 void rr_listener_destroy(struct rt_listener *l);
 

@@ -375,7 +375,7 @@ void rr_srv_destroy(struct rr_srv *srv)
 	free(srv);
 }
 
-/* The connection's own fd: two fewer than an epoll of it plus a kick. */
+/* The connection's own fd, which its kick makes readable too. */
 int rr_srv_fd(const struct rr_srv *srv)
 {
 	return rt_conn_fd(srv->conn);

@@ -37,7 +37,6 @@
  * one is made on the new connection.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,14 +158,13 @@ void rr_srv_bc_free(struct rr_srv *srv)
  * asleep), then make svc_run look at what this found for it. */
 static void lead_once(struct rr_srv *srv, int64_t deadline)
 {
-	struct pollfd pfd = { .fd = rt_conn_fd(srv->conn), .events = POLLIN };
 	int64_t left = deadline - rr_clock_ms();
 
 	srv->bc_leading = true;
 	pthread_mutex_unlock(&srv->lock);
 	if (left > 0)
-		poll(&pfd, 1,
-		     left < RR_BC_SLICE_MS ? (int)left : RR_BC_SLICE_MS);
+		rt_conn_wait(srv->conn, left < RR_BC_SLICE_MS ? (int)left :
+								RR_BC_SLICE_MS);
 	pthread_mutex_lock(&srv->lock);
 	srv->bc_leading = false;
 	if (srv->progress_locked(srv) > 0)

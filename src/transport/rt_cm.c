@@ -15,6 +15,15 @@
  * it to the error state is thread-safe in verbs) and its wake-up fd, and
  * only while the connection is linked, under the listener's lock; a
  * connection unlinks itself before freeing anything.
+ *
+ * Their completion events come the same way: the listener keeps one
+ * completion channel per device and every connection it accepts there
+ * makes its CQ on it, so that an accepted connection needs no fd but its
+ * wake-up eventfd.  Whoever finds a channel readable - the listener's
+ * processing, or a connection waiting by itself (rt_cq_wait) - takes the
+ * events, asks each connection, still linked, to re-arm its CQ and wakes
+ * it; it acknowledges every event whatever became of the connection,
+ * since ibv_destroy_cq() waits for that.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +34,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "transport/rt_priv.h"
 #include "transport/rt_cq.h"
@@ -32,6 +42,7 @@
 #include "transport/rt_state.h"
 
 #define RT_LISTEN_BACKLOG 16
+#define RT_CHAN_BUDGET	  64 /* completion events taken per call */
 
 static int64_t now_ms(void)
 {
@@ -473,6 +484,14 @@ static int bind_failed(const struct sockaddr *addr, const char *a, int code,
 			  strerror(code));
 }
 
+/* Make the listener's fd readable while fd is. */
+static int listener_watch(struct rt_listener *l, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 			int backlog, struct rt_err *err)
 {
@@ -482,6 +501,11 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 	l->ch = rdma_create_event_channel();
 	if (!l->ch || nonblock(l->ch->fd))
 		return cm_open_failed(err);
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0 || listener_watch(l, l->ch->fd))
+		return rt_err_set(err, errno,
+				  "cannot create the listener's fd: %s",
+				  strerror(errno));
 	if (rdma_create_id(l->ch, &l->id, l, RDMA_PS_TCP))
 		return rt_err_set(err, errno, "cannot create an RDMA CM id: %s",
 				  strerror(errno));
@@ -501,8 +525,14 @@ static int listen_setup(struct rt_listener *l, const struct sockaddr *addr,
 
 static void listener_free(struct rt_listener *l)
 {
+	unsigned int i;
+
 	if (l->id)
 		rdma_destroy_id(l->id);
+	for (i = 0; i < l->nchans; i++)
+		ibv_destroy_comp_channel(l->chans[i].cch);
+	if (l->epfd >= 0)
+		close(l->epfd);
 	if (l->ch)
 		rdma_destroy_event_channel(l->ch);
 	pthread_mutex_destroy(&l->lock);
@@ -524,6 +554,7 @@ struct rt_listener *rt_listen(const struct sockaddr *addr, int backlog,
 		return NULL;
 	}
 	pthread_mutex_init(&l->lock, NULL);
+	l->epfd = -1;
 	if (attr)
 		l->attr = *attr;
 	else
@@ -538,7 +569,7 @@ struct rt_listener *rt_listen(const struct sockaddr *addr, int backlog,
 
 int rt_listener_fd(const struct rt_listener *l)
 {
-	return l->ch->fd;
+	return l->epfd;
 }
 
 uint16_t rt_listener_port(const struct rt_listener *l)
@@ -634,6 +665,85 @@ void rt_listener_destroy(struct rt_listener *l)
 		listener_free(l);
 }
 
+/* The listener's completion channel for a device, made on first use. */
+static struct ibv_comp_channel *listener_chan(struct rt_listener *l,
+					      struct ibv_context *ctx,
+					      struct rt_err *err)
+{
+	struct ibv_comp_channel *cch = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&l->lock);
+	for (i = 0; i < l->nchans; i++)
+		if (l->chans[i].ctx == ctx)
+			cch = l->chans[i].cch;
+	if (cch || l->nchans == RT_LISTEN_DEVS)
+		goto out;
+	cch = ibv_create_comp_channel(ctx);
+	if (!cch)
+		goto out;
+	if (nonblock(cch->fd) || listener_watch(l, cch->fd)) {
+		ibv_destroy_comp_channel(cch);
+		cch = NULL;
+		goto out;
+	}
+	l->chans[l->nchans].ctx = ctx;
+	l->chans[l->nchans++].cch = cch;
+out:
+	pthread_mutex_unlock(&l->lock);
+	if (!cch)
+		rt_err_set(err, errno ? errno : EMFILE,
+			   "cannot make a completion channel on %s%s",
+			   ibv_get_device_name(ctx->device),
+			   i == RT_LISTEN_DEVS ? ": too many devices" : "");
+	return cch;
+}
+
+/* Remember a connection the listener woke, once (rt_listener_woken). */
+static void note_woken(struct rt_listener *l, int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->nwoken; i++)
+		if (l->woken[i] == fd)
+			return;
+	if (l->nwoken < RT_LISTEN_WOKEN)
+		l->woken[l->nwoken++] = fd;
+}
+
+/* Take up to RT_CHAN_BUDGET events from a shared completion channel; what
+ * is left keeps the listener's fd readable.  note: the caller is the
+ * listener's processing (l->woken is its own). */
+static void chan_events(struct rt_listener *l, struct ibv_comp_channel *cch,
+			bool note)
+{
+	struct rt_conn *conn;
+	struct ibv_cq *cq;
+	void *ctx;
+	int n;
+
+	for (n = 0; n < RT_CHAN_BUDGET; n++) {
+		if (ibv_get_cq_event(cch, &cq, &ctx))
+			return;
+		conn = ctx;
+		pthread_mutex_lock(&l->lock);
+		if (conn->linked) {
+			atomic_store(&conn->rearm, true);
+			rt_conn_wake(conn);
+			if (note)
+				note_woken(l, conn->wakefd);
+		}
+		pthread_mutex_unlock(&l->lock);
+		ibv_ack_cq_events(cq, 1);
+	}
+}
+
+void rt_cm_chan_events(struct rt_conn *conn)
+{
+	if (conn->scch && conn->listener)
+		chan_events(conn->listener, conn->scch, false);
+}
+
 /* Serve one CONNECT_REQUEST: a connection with every Receive posted, the
  * client's private data parsed and ours in the accept. */
 static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
@@ -652,6 +762,10 @@ static struct rt_conn *accept_one(struct rt_listener *l, struct rdma_cm_id *id,
 		return NULL;
 	}
 	id->context = conn;
+	conn->accepted = true;
+	if (!l->attr.busy_poll &&
+	    !(conn->scch = listener_chan(l, id->verbs, err)))
+		goto fail;
 	if (rt_conn_setup(conn, id, err))
 		goto fail;
 	rt_conn_set_peer_private(conn, req->private_data,
@@ -789,11 +903,13 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 			unsigned int max, struct rt_err *err)
 {
 	struct rdma_cm_event *ev;
-	unsigned int n = 0;
+	unsigned int n = 0, i;
 
 	rt_err_clear(err);
 	if (!l->id)
 		return rt_err_set(err, EBADF, "listener closed");
+	for (i = 0; i < l->nchans; i++)
+		chan_events(l, l->chans[i].cch, true);
 	/* A dead listener still hands its accepted connections their
 	 * events (each learns about the device removal by its own). */
 	while (n < max && !rdma_get_cm_event(l->ch, &ev)) {
@@ -815,4 +931,14 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 	if (l->dead && !n)
 		return rt_err_set(err, l->err.code, "%s", l->err.msg);
 	return (int)n;
+}
+
+unsigned int rt_listener_woken(struct rt_listener *l, int *fds,
+			       unsigned int max)
+{
+	unsigned int n = l->nwoken < max ? l->nwoken : max;
+
+	memcpy(fds, l->woken, n * sizeof(*fds));
+	l->nwoken = 0;
+	return n;
 }

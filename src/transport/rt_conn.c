@@ -25,7 +25,7 @@ void rt_conn_attr_init(struct rt_conn_attr *a)
 
 int rt_conn_fd(const struct rt_conn *conn)
 {
-	return conn->epfd;
+	return conn->epfd >= 0 ? conn->epfd : conn->wakefd;
 }
 
 enum rt_state rt_conn_state(const struct rt_conn *conn)

@@ -16,10 +16,13 @@
  *            private data; it returns an established connection or an error
  *            naming the cause, within attr->timeout_ms.
  *   server:  rt_listen() binds and listens; its fd (rt_listener_fd()) becomes
- *            readable when CM events are pending; rt_listener_process(),
- *            which never blocks, accepts CONNECT_REQUESTs (Receives posted
- *            before the accept, V1-RB-1) and returns the new connections, and
- *            notices disconnection of connections it accepted.
+ *            readable when CM events are pending, or completion events of
+ *            the connections it accepted (they share one completion channel
+ *            per device, so each has one fd); rt_listener_process(), which
+ *            never blocks, accepts CONNECT_REQUESTs (Receives posted before
+ *            the accept, V1-RB-1) and returns the new connections, notices
+ *            disconnection of connections it accepted, and wakes those
+ *            whose completions came.
  *   both:    rt_conn_fd() is readable when rt_conn_poll() has something to
  *            report; rt_conn_poll() returns typed events (a Receive with its
  *            buffer, a caller-signalled Send/Read/Write done, the connection
@@ -182,6 +185,16 @@ uint16_t rt_listener_port(const struct rt_listener *l);
 int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 			unsigned int max, struct rt_err *err);
 
+/*
+ * The fds (rt_conn_fd()) of up to max connections the last
+ * rt_listener_process() calls woke for their completions, each once, and
+ * forget them.  They are readable already; this is for a caller that would
+ * rather serve them now than poll for them again (svc_rdma.c).  An fd may
+ * belong to a connection destroyed since, or to another object by now.
+ */
+unsigned int rt_listener_woken(struct rt_listener *l, int *fds,
+			       unsigned int max);
+
 /* Stop listening.  Accepted connections stay valid, but from now on only
  * their own completions (flushes, errors) tell that they ended. */
 void rt_listener_destroy(struct rt_listener *l);
@@ -219,6 +232,15 @@ struct rt_event {
  * the caller.  Suitable as a SVCXPRT's xp_fd.
  */
 int rt_conn_fd(const struct rt_conn *c);
+
+/*
+ * Wait at most timeout_ms (< 0: no limit) for rt_conn_fd() to be readable;
+ * > 0 when it is, 0 on timeout, < 0 (errno set) when poll() fails.  An
+ * accepted connection's completion events arrive on its listener's
+ * channel, taken by rt_listener_process() or by this: a thread waiting for
+ * its connection must wait here, not in poll() on the fd alone.
+ */
+int rt_conn_wait(struct rt_conn *c, int timeout_ms);
 
 /*
  * Collect up to max events, waiting at most timeout_ms (0: do not wait,

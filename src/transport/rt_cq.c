@@ -7,7 +7,10 @@
  * acknowledged), re-arm, then poll until the queue is empty, so that a
  * completion that arrives between the poll and the re-arm still raises an
  * event; an event that finds no completion is harmless.  In busy-poll mode
- * there is no channel and rt_conn_poll() spins on ibv_poll_cq().
+ * there is no channel and rt_conn_poll() spins on ibv_poll_cq().  An
+ * accepted connection's channel is its listener's (rt_cm.c): whoever takes
+ * an event there asks it to re-arm and wakes it, and its service re-arms
+ * before it polls, for the same reason.
  *
  * The service asks epoll, with one system call, which of the connection's
  * sources are ready and touches only those: asking each source in turn
@@ -130,14 +133,25 @@ void rt_cq_reap(struct rt_conn *conn)
 	rt_sq_run_pending(conn);
 }
 
+/* An accepted connection's fd is its wake-up eventfd alone. */
+static void accepted_sources(struct rt_conn *conn)
+{
+	clear_wake(conn);
+	if (atomic_exchange(&conn->rearm, false))
+		ibv_req_notify_cq(conn->cq, 0);
+}
+
 /* Everything that needs doing without blocking: CM events, completions,
  * queued work.  Only the sources epoll reports ready are asked. */
 void rt_cq_service(struct rt_conn *conn)
 {
 	struct epoll_event ready[RT_NFDS];
-	int n, i;
+	int n = 0, i;
 
-	n = epoll_wait(conn->epfd, ready, RT_NFDS, 0);
+	if (conn->epfd < 0)
+		accepted_sources(conn);
+	else
+		n = epoll_wait(conn->epfd, ready, RT_NFDS, 0);
 	for (i = 0; i < n; i++) {
 		if (ready[i].data.fd == conn->wakefd)
 			clear_wake(conn);
@@ -152,15 +166,39 @@ void rt_cq_service(struct rt_conn *conn)
 	rt_sq_run_pending(conn);
 }
 
+/* An accepted connection waits on its listener's channel too: the
+ * thread that would take the events there (svc_run's) may be this one. */
+static int wait_shared(struct rt_conn *conn, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = conn->wakefd, .events = POLLIN },
+		{ .fd = conn->scch->fd, .events = POLLIN },
+	};
+	int n = poll(pfd, 2, timeout_ms);
+
+	if (n > 0 && pfd[1].revents) {
+		rt_cm_chan_events(conn);
+		n = poll(pfd, 1, 0); /* was the event ours? */
+	}
+	return n;
+}
+
+int rt_conn_wait(struct rt_conn *conn, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = rt_conn_fd(conn), .events = POLLIN };
+
+	if (conn->scch && conn->listener)
+		return wait_shared(conn, timeout_ms);
+	return poll(&pfd, 1, timeout_ms);
+}
+
 /* Wait for the fd, at most timeout_ms (< 0: no limit).  In busy-poll mode
  * a live connection does not sleep. */
 int rt_cq_wait(struct rt_conn *conn, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = conn->epfd, .events = POLLIN };
-
 	if (conn->attr.busy_poll && !conn->dead)
 		return 0;
-	return poll(&pfd, 1, timeout_ms);
+	return rt_conn_wait(conn, timeout_ms);
 }
 
 static int64_t now_ms(void)

@@ -41,4 +41,8 @@ void rt_sq_run_pending(struct rt_conn *conn);
 /* rt_cm.c: the client's own CM events (DISCONNECTED, device removal). */
 void rt_cm_client_events(struct rt_conn *conn);
 
+/* rt_cm.c: an accepted connection's completion channel is readable: hand
+ * its events to the connections they belong to (any of the listener's). */
+void rt_cm_chan_events(struct rt_conn *conn);
+
 #endif /* RT_CQ_H */

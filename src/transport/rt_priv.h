@@ -24,7 +24,7 @@
  *   rt_state -> rt_post  rt_sq_drop_pending      (rt_state.h)
  *   rt_cq    -> rt_buf   rt_buf_recv_done        (rt_cq.h)
  *   rt_cq    -> rt_post  rt_sq_complete, rt_sq_run_pending
- *   rt_cq    -> rt_cm    rt_cm_client_events
+ *   rt_cq    -> rt_cm    rt_cm_client_events, rt_cm_chan_events
  *   rt_buf   -> rt_reg   rt_reg_peer_invalidated (rt_buf_priv.h)
  *   rt_post  -> rt_reg   rt_reg_wr_done          (rt_post.h)
  *   rt_post  -> rt_reg   rt_reg_sink_get/_sge/_hold/_put (rt_post.h: an
@@ -156,8 +156,26 @@ struct rt_regset {
 
 /* ---- The connection -------------------------------------------------- */
 
+/* Devices one listener's connections may be on (a wildcard listener takes
+ * connections on any): one shared completion channel each. */
+#define RT_LISTEN_DEVS 16
+/* Connections rt_listener_process() remembers having woken. */
+#define RT_LISTEN_WOKEN 64
+
+/* A listener's completion channel for one device, shared by every
+ * connection it accepted there (rt_cm.c). */
+struct rt_chan {
+	struct ibv_context *ctx;
+	struct ibv_comp_channel *cch;
+};
+
 struct rt_listener {
 	struct rdma_event_channel *ch;
+	int epfd; /* rt_listener_fd(): ch and every chans[].cch */
+	struct rt_chan chans[RT_LISTEN_DEVS];
+	unsigned int nchans;	    /* grown under lock, never shrinks */
+	int woken[RT_LISTEN_WOKEN]; /* rt_listener_woken() */
+	unsigned int nwoken;
 	struct rdma_cm_id *id;
 	struct rt_conn_attr attr;
 	uint16_t port;
@@ -175,6 +193,7 @@ struct rt_conn {
 	struct rdma_cm_id *id;
 	struct rdma_event_channel *cm_ch; /* client: our own */
 	struct rt_listener *listener;	  /* accepted: the owner */
+	bool accepted;			  /* set before rt_conn_setup() */
 	struct rt_conn *lnext;		  /* listener's children */
 	struct rt_conn *lprev;
 	bool linked;
@@ -182,13 +201,15 @@ struct rt_conn {
 	/* verbs */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_comp_channel *cch;
+	struct ibv_comp_channel *cch;  /* client: our own */
+	struct ibv_comp_channel *scch; /* accepted: the listener's */
+	atomic_bool rearm;	       /* scch: an event came, re-arm */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	unsigned int cq_unacked;
 	unsigned int busy_spins; /* busy poll: spins so far (rt_cq.c) */
-	int epfd;
-	int wakefd;
+	int epfd;   /* client: wakefd, cch and cm_ch; accepted: -1 */
+	int wakefd; /* accepted: the connection's only fd */
 	char devname[IBV_SYSFS_NAME_MAX];
 	uint32_t max_msg;
 	unsigned int max_sge;

@@ -77,6 +77,7 @@ struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr)
 	atomic_init(&conn->ext_up, false);
 	atomic_init(&conn->ext_dead, false);
 	atomic_init(&conn->closed, false);
+	atomic_init(&conn->rearm, false);
 	rw_credits_init(&conn->credits, conn->attr.credits);
 	rw_srv_credits_init(&conn->srv_credits, conn->attr.credits);
 	return conn;
@@ -98,18 +99,28 @@ static int epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-/* The pollable fd: an epoll set of the completion channel, a wake-up
- * eventfd (death noticed elsewhere, work left over) and, for a client, its
- * CM event channel (added by rt_cm.c). */
+/*
+ * The pollable fd.  A client's is an epoll set of its completion channel,
+ * a wake-up eventfd (death noticed elsewhere, work left over) and its CM
+ * event channel (added by rt_cm.c).  An accepted connection has the
+ * eventfd alone: its CM events and its completion events arrive on its
+ * listener's channels, which wake it (rt_cm.c), so that a server holding
+ * many connections spends one fd on each.
+ */
 static int setup_fds(struct rt_conn *conn, struct rt_err *err)
 {
-	conn->epfd = epoll_create1(EPOLL_CLOEXEC);
 	conn->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (conn->epfd < 0 || conn->wakefd < 0 ||
-	    epoll_add(conn->epfd, conn->wakefd))
-		return rt_err_set(err, errno, "cannot create a pollable fd: %s",
-				  strerror(errno));
+	if (conn->wakefd < 0)
+		goto fail;
+	if (conn->accepted)
+		return 0;
+	conn->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (conn->epfd < 0 || epoll_add(conn->epfd, conn->wakefd))
+		goto fail;
 	return 0;
+fail:
+	return rt_err_set(err, errno, "cannot create a pollable fd: %s",
+			  strerror(errno));
 }
 
 static int query_device(struct rt_conn *conn, struct ibv_device_attr *da,
@@ -156,7 +167,7 @@ static int setup_cq(struct rt_conn *conn, const struct ibv_device_attr *da,
 {
 	uint32_t cqe = conn->sq_size + conn->nrbufs;
 
-	if (!conn->attr.busy_poll) {
+	if (!conn->attr.busy_poll && !conn->accepted) {
 		conn->cch = ibv_create_comp_channel(conn->ctx);
 		if (!conn->cch || set_nonblock(conn->cch->fd) ||
 		    epoll_add(conn->epfd, conn->cch->fd))
@@ -166,13 +177,14 @@ static int setup_cq(struct rt_conn *conn, const struct ibv_device_attr *da,
 				conn->devname);
 	}
 	cqe = clamp_u32(cqe, 1, (uint32_t)da->max_cqe);
-	conn->cq = ibv_create_cq(conn->ctx, (int)cqe, conn, conn->cch, 0);
+	conn->cq = ibv_create_cq(conn->ctx, (int)cqe, conn,
+				 conn->cch ? conn->cch : conn->scch, 0);
 	if (!conn->cq)
 		return rt_err_set(
 			err, errno ? errno : ENOMEM,
 			"cannot create a completion queue of %u entries on %s",
 			cqe, conn->devname);
-	if (conn->cch && ibv_req_notify_cq(conn->cq, 0))
+	if ((conn->cch || conn->scch) && ibv_req_notify_cq(conn->cq, 0))
 		return rt_err_set(err, EIO, "cannot arm the completion queue");
 	return 0;
 }

@@ -709,6 +709,13 @@ int rt_conn_fd(const struct rt_conn *c)
 	return fd;
 }
 
+int rt_conn_wait(struct rt_conn *c, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = rt_conn_fd(c), .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms);
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -969,6 +976,13 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 		misuse("eventfd read failed");
 	unlock();
 	return (int)n;
+}
+
+/* The fake's connections have fds of their own: the listener wakes none. */
+unsigned int rt_listener_woken(struct rt_listener *l, int *fds,
+			       unsigned int max)
+{
+	return 0;
 }
 
 static void listener_free(struct rt_listener *l)
