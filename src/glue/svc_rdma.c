@@ -954,28 +954,38 @@ static struct svr_conn *peer_lru(struct svr *srv, const struct sockaddr *pa)
 }
 
 /*
- * Why accepted must be refused, or NULL.  The transport has accepted it already
+ * A client address at max_conns_per_peer connects again: close its least
+ * recently used idle connection to make room.  The limit bounds what one
+ * host holds, but one program that leaves connections open must not lock
+ * the host's others out.  False when none of them is idle.
+ */
+static bool make_room(struct svr *srv, const struct sockaddr *pa)
+{
+	struct svr_conn *lru = peer_lru(srv, pa);
+
+	if (!lru)
+		return false;
+	conn_reap(lru, "least recently used of its address, which is at "
+		       "max_conns_per_peer and connected again");
+	return true;
+}
+
+/*
+ * Why accepted must be refused, or NULL (after make_room() if its address
+ * is at its limit).  The transport has accepted it already
  * (rr_listener_accept() offers no earlier hook), so a refused connection
  * is closed at once: the client sees it end before its first reply.
- * A peer at max_conns_per_peer has its least recently used idle connection
- * closed instead: the limit bounds what one host holds, but one program
- * that leaves connections open must not lock the host's others out.
  */
 static const char *refusal(struct svr *srv, struct rt_conn *accepted)
 {
 	const struct sockaddr *pa = rr_conn_peer_addr(accepted);
-	struct svr_conn *lru;
 
 	if (srv->nconns >= srv->attr.max_conns)
 		return "connections at the limit (max_conns)";
-	if (peer_conns(srv, pa) < srv->attr.max_conns_per_peer)
-		return NULL;
-	lru = peer_lru(srv, pa);
-	if (!lru)
+	if (peer_conns(srv, pa) >= srv->attr.max_conns_per_peer &&
+	    !make_room(srv, pa))
 		return "connections from this address at the limit "
 		       "(max_conns_per_peer), none of them idle";
-	conn_reap(lru, "least recently used of its address, which is at "
-		       "max_conns_per_peer and connected again");
 	return NULL;
 }
 
