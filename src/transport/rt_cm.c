@@ -43,6 +43,7 @@
 
 #define RT_LISTEN_BACKLOG 16
 #define RT_CHAN_BUDGET	  64 /* completion events taken per call */
+#define RT_CM_EVERY	  8  /* rt_listener_process() with completions */
 
 static int64_t now_ms(void)
 {
@@ -699,43 +700,53 @@ out:
 	return cch;
 }
 
-/* Remember a connection the listener woke, once (rt_listener_woken). */
-static void note_woken(struct rt_listener *l, int fd)
+/* Remember a connection for rt_listener_woken(), once; false when there
+ * is no more room. */
+static bool note_woken(struct rt_listener *l, int fd)
 {
 	unsigned int i;
 
 	for (i = 0; i < l->nwoken; i++)
 		if (l->woken[i] == fd)
-			return;
-	if (l->nwoken < RT_LISTEN_WOKEN)
-		l->woken[l->nwoken++] = fd;
+			return true;
+	if (l->nwoken == RT_LISTEN_WOKEN)
+		return false;
+	l->woken[l->nwoken++] = fd;
+	return true;
 }
 
-/* Take up to RT_CHAN_BUDGET events from a shared completion channel; what
- * is left keeps the listener's fd readable.  note: the caller is the
- * listener's processing (l->woken is its own). */
-static void chan_events(struct rt_listener *l, struct ibv_comp_channel *cch,
-			bool note)
+/*
+ * Take up to RT_CHAN_BUDGET events from a shared completion channel; what
+ * is left keeps the listener's fd readable.  Returns how many it took.
+ * note: the caller is the listener's processing (l->woken is its own);
+ * a connection it notes for a caller that serves them (serves_woken) is
+ * woken through its fd only if a thread waits for it (wait_shared in
+ * rt_cq.c: rearm first, then waiters, against its waiters then rearm).
+ */
+static unsigned int chan_events(struct rt_listener *l,
+				struct ibv_comp_channel *cch, bool note)
 {
 	struct rt_conn *conn;
 	struct ibv_cq *cq;
+	unsigned int n;
 	void *ctx;
-	int n;
 
 	for (n = 0; n < RT_CHAN_BUDGET; n++) {
 		if (ibv_get_cq_event(cch, &cq, &ctx))
-			return;
+			break;
 		conn = ctx;
 		pthread_mutex_lock(&l->lock);
 		if (conn->linked) {
 			atomic_store(&conn->rearm, true);
-			rt_conn_wake(conn);
-			if (note)
-				note_woken(l, conn->wakefd);
+			if (!note || !l->serves_woken ||
+			    !note_woken(l, conn->wakefd) ||
+			    atomic_load(&conn->waiters))
+				rt_conn_wake(conn);
 		}
 		pthread_mutex_unlock(&l->lock);
 		ibv_ack_cq_events(cq, 1);
 	}
+	return n;
 }
 
 void rt_cm_chan_events(struct rt_conn *conn)
@@ -903,13 +914,18 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 			unsigned int max, struct rt_err *err)
 {
 	struct rdma_cm_event *ev;
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, taken = 0;
 
 	rt_err_clear(err);
 	if (!l->id)
 		return rt_err_set(err, EBADF, "listener closed");
 	for (i = 0; i < l->nchans; i++)
-		chan_events(l, l->chans[i].cch, true);
+		taken += chan_events(l, l->chans[i].cch, true);
+	/* Asking the CM channel costs a system call: while completions
+	 * keep coming, only every RT_CM_EVERY-th time (its events wait in
+	 * the channel and keep the fd readable). */
+	if (taken && ++l->rounds % RT_CM_EVERY)
+		return 0;
 	/* A dead listener still hands its accepted connections their
 	 * events (each learns about the device removal by its own). */
 	while (n < max && !rdma_get_cm_event(l->ch, &ev)) {
@@ -938,7 +954,9 @@ unsigned int rt_listener_woken(struct rt_listener *l, int *fds,
 {
 	unsigned int n = l->nwoken < max ? l->nwoken : max;
 
+	l->serves_woken = true;
 	memcpy(fds, l->woken, n * sizeof(*fds));
-	l->nwoken = 0;
+	memmove(l->woken, l->woken + n, (l->nwoken - n) * sizeof(*fds));
+	l->nwoken -= n;
 	return n;
 }

@@ -186,11 +186,14 @@ int rt_listener_process(struct rt_listener *l, struct rt_conn **newc,
 			unsigned int max, struct rt_err *err);
 
 /*
- * The fds (rt_conn_fd()) of up to max connections the last
- * rt_listener_process() calls woke for their completions, each once, and
- * forget them.  They are readable already; this is for a caller that would
- * rather serve them now than poll for them again (svc_rdma.c).  An fd may
- * belong to a connection destroyed since, or to another object by now.
+ * The fds (rt_conn_fd()) of up to max connections whose completion events
+ * rt_listener_process() took since the last call, each once, and forget
+ * them; for a caller that serves them at once (svc_rdma.c).  Calling it
+ * once is a promise: from then on the listener does not make the fds of
+ * the connections it returns readable (unless a thread waits in
+ * rt_conn_wait()), so the caller must call rt_conn_poll() or
+ * rt_conn_collect() on every one that still exists.  An fd may belong to
+ * a connection destroyed since, or to another object by now.
  */
 unsigned int rt_listener_woken(struct rt_listener *l, int *fds,
 			       unsigned int max);

@@ -100,12 +100,24 @@ static void channel_event(struct rt_conn *conn)
 	ibv_req_notify_cq(conn->cq, 0);
 }
 
+/* Only what rt_conn_wake() wrote: no read that would say EAGAIN. */
 static void clear_wake(struct rt_conn *conn)
 {
 	uint64_t v;
 
+	if (!atomic_exchange(&conn->woken, false))
+		return;
 	if (read(conn->wakefd, &v, sizeof(v)) < 0)
-		return; /* EAGAIN: nothing to clear */
+		return; /* EAGAIN: a racing read took it */
+}
+
+/* An accepted connection's shared channel had an event for it: re-arm
+ * before polling (the poll then finds what came before the arm). */
+static void accepted_rearm(struct rt_conn *conn)
+{
+	if (conn->scch && atomic_load(&conn->rearm) &&
+	    atomic_exchange(&conn->rearm, false))
+		ibv_req_notify_cq(conn->cq, 0);
 }
 
 /* Death noticed by the listener (another thread) becomes ours. */
@@ -127,6 +139,7 @@ static void take_external_state(struct rt_conn *conn)
  * and the next rt_cq_service() takes it. */
 void rt_cq_reap(struct rt_conn *conn)
 {
+	accepted_rearm(conn);
 	take_external_state(conn);
 	if (poll_cq(conn))
 		rt_conn_wake(conn);
@@ -137,8 +150,7 @@ void rt_cq_reap(struct rt_conn *conn)
 static void accepted_sources(struct rt_conn *conn)
 {
 	clear_wake(conn);
-	if (atomic_exchange(&conn->rearm, false))
-		ibv_req_notify_cq(conn->cq, 0);
+	accepted_rearm(conn);
 }
 
 /* Everything that needs doing without blocking: CM events, completions,
@@ -166,20 +178,31 @@ void rt_cq_service(struct rt_conn *conn)
 	rt_sq_run_pending(conn);
 }
 
-/* An accepted connection waits on its listener's channel too: the
- * thread that would take the events there (svc_run's) may be this one. */
+/*
+ * An accepted connection waits on its listener's channel too: the thread
+ * that would take the events there (svc_run's) may be this one.  A
+ * listener whose caller serves the connections it woke does not write
+ * their fds unless someone waits here (rt_cm.c chan_events): so a waiter
+ * counts itself before it looks for an event already taken for it (rearm),
+ * and the listener sets rearm before it looks for waiters - one of the two
+ * sees the other.
+ */
 static int wait_shared(struct rt_conn *conn, int timeout_ms)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = conn->wakefd, .events = POLLIN },
 		{ .fd = conn->scch->fd, .events = POLLIN },
 	};
-	int n = poll(pfd, 2, timeout_ms);
+	int n = 1;
 
+	atomic_fetch_add(&conn->waiters, 1);
+	if (!atomic_load(&conn->rearm))
+		n = poll(pfd, 2, timeout_ms);
 	if (n > 0 && pfd[1].revents) {
 		rt_cm_chan_events(conn);
 		n = poll(pfd, 1, 0); /* was the event ours? */
 	}
+	atomic_fetch_sub(&conn->waiters, 1);
 	return n;
 }
 

@@ -176,6 +176,8 @@ struct rt_listener {
 	unsigned int nchans;	    /* grown under lock, never shrinks */
 	int woken[RT_LISTEN_WOKEN]; /* rt_listener_woken() */
 	unsigned int nwoken;
+	bool serves_woken;   /* its caller serves them (rt_listener_woken) */
+	unsigned int rounds; /* rt_listener_process() calls */
 	struct rdma_cm_id *id;
 	struct rt_conn_attr attr;
 	uint16_t port;
@@ -204,6 +206,8 @@ struct rt_conn {
 	struct ibv_comp_channel *cch;  /* client: our own */
 	struct ibv_comp_channel *scch; /* accepted: the listener's */
 	atomic_bool rearm;	       /* scch: an event came, re-arm */
+	atomic_uint waiters;	       /* scch: threads in rt_conn_wait() */
+	atomic_bool woken;	       /* wakefd written, not yet read */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	unsigned int cq_unacked;

@@ -78,6 +78,8 @@ struct rt_conn *rt_conn_alloc(const struct rt_conn_attr *attr)
 	atomic_init(&conn->ext_dead, false);
 	atomic_init(&conn->closed, false);
 	atomic_init(&conn->rearm, false);
+	atomic_init(&conn->waiters, 0);
+	atomic_init(&conn->woken, false);
 	rw_credits_init(&conn->credits, conn->attr.credits);
 	rw_srv_credits_init(&conn->srv_credits, conn->attr.credits);
 	return conn;

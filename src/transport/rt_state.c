@@ -23,12 +23,18 @@
 #include "transport/rt_priv.h"
 #include "transport/rt_state.h"
 
+/* The flag is set after the write and cleared before the read
+ * (rt_cq.c clear_wake), so that it is never false while the fd is
+ * readable for good: at worst a read finds nothing. */
 void rt_conn_wake(struct rt_conn *conn)
 {
 	uint64_t one = 1;
 
-	if (conn->wakefd >= 0 && write(conn->wakefd, &one, sizeof(one)) < 0)
-		return; /* counter saturated: it is readable anyway */
+	if (conn->wakefd < 0)
+		return;
+	if (write(conn->wakefd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return;
+	atomic_store(&conn->woken, true);
 }
 
 static void qp_to_error(struct ibv_qp *qp)
