@@ -21,9 +21,11 @@
  * makes its CQ on it, so that an accepted connection needs no fd but its
  * wake-up eventfd.  Whoever finds a channel readable - the listener's
  * processing, or a connection waiting by itself (rt_cq_wait) - takes the
- * events, asks each connection, still linked, to re-arm its CQ and wakes
- * it; it acknowledges every event whatever became of the connection,
- * since ibv_destroy_cq() waits for that.
+ * events and asks each connection, still linked, to re-arm its CQ; it
+ * wakes it through its eventfd unless the listener's caller serves it at
+ * once (rt_listener_woken) and no thread waits for it; and it acknowledges
+ * every event whatever became of the connection, since ibv_destroy_cq()
+ * waits for that.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
  *            never blocks, accepts CONNECT_REQUESTs (Receives posted before
  *            the accept, V1-RB-1) and returns the new connections, notices
  *            disconnection of connections it accepted, and wakes those
- *            whose completions came.
+ *            whose completions came (or hands them to rt_listener_woken()).
  *   both:    rt_conn_fd() is readable when rt_conn_poll() has something to
  *            report; rt_conn_poll() returns typed events (a Receive with its
  *            buffer, a caller-signalled Send/Read/Write done, the connection

@@ -9,8 +9,9 @@
  * event; an event that finds no completion is harmless.  In busy-poll mode
  * there is no channel and rt_conn_poll() spins on ibv_poll_cq().  An
  * accepted connection's channel is its listener's (rt_cm.c): whoever takes
- * an event there asks it to re-arm and wakes it, and its service re-arms
- * before it polls, for the same reason.
+ * an event there asks it to re-arm (and wakes it, unless it is served at
+ * once), and its service or collect re-arms before it polls, for the same
+ * reason.
  *
  * The service asks epoll, with one system call, which of the connection's
  * sources are ready and touches only those: asking each source in turn
