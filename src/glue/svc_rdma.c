@@ -878,6 +878,7 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 	struct svr_conn *conn = calloc(1, sizeof(*conn));
 	struct rr_srv_opts opts = srv->opts;
 	struct rt_err err;
+	bool room;
 	int fd;
 
 	opts.xcharext =
@@ -896,9 +897,15 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 		return "its fd is beyond what svc_run() polls (libtirpc's "
 		       "descriptor table: RLIMIT_NOFILE at its first use)";
 	}
-	conn->xprt = svc_xprt_new(fd, &conn_ops, &conn_ops2, conn, srv->netid,
-				  rr_conn_local_addr(accepted),
-				  rr_conn_peer_addr(accepted));
+	/* room first: a conn missing from byfd would never be served woken */
+	pthread_mutex_lock(&srv->lock);
+	room = byfd_room(srv, fd);
+	pthread_mutex_unlock(&srv->lock);
+	if (room)
+		conn->xprt = svc_xprt_new(fd, &conn_ops, &conn_ops2, conn,
+					  srv->netid,
+					  rr_conn_local_addr(accepted),
+					  rr_conn_peer_addr(accepted));
 	if (!conn->xprt) {
 		rr_srv_destroy(conn->rr);
 		free(conn);
@@ -912,9 +919,8 @@ static const char *conn_new(struct svr *srv, struct rt_conn *accepted)
 	conn->seen_use = conn->last_use;
 	conn->idle_since = rr_clock_ms();
 	pthread_mutex_lock(&srv->lock);
-	conn->fd = byfd_room(srv, fd) ? fd : -1;
-	if (conn->fd >= 0)
-		srv->byfd[fd] = conn;
+	conn->fd = fd; /* byfd only grows: the room made above is there */
+	srv->byfd[fd] = conn;
 	conn->next = srv->conns;
 	if (srv->conns)
 		srv->conns->prev = conn;
