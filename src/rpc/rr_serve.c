@@ -368,7 +368,7 @@ void rr_srv_destroy(struct rr_srv *srv)
 		 * (taken out of the list by rr_replay_take) */
 		if (srv->all[i]->replay)
 			rr_replay_free(srv, srv->all[i]->replay);
-		free(srv->all[i]->msg);
+		free(srv->all[i]->copy);
 		free(srv->all[i]);
 	}
 	free(srv->all);

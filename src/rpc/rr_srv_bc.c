@@ -111,6 +111,10 @@ bool rr_srv_bc_reply(struct rr_srv *srv, struct rr_sreq *req)
 	    h->has_reply ||
 	    rw_check_payload(h, req->msg + h->hdr_len, req->len - h->hdr_len))
 		return false;
+	/* Its caller reads it later; its Receive goes back now, as the
+	 * credit does (out of memory: as if it were lost). */
+	if (!bcall->orphan && !rr_srv_release_recv(srv, req, true))
+		return false;
 	if (h->credit)
 		srv->bc_granted = h->credit; /* a 0 never counts (V1-BD-2) */
 	credit_back(srv);

@@ -1,8 +1,15 @@
 /*
  * rr_srv_pool.c - the responder's requests: the pool of request objects,
  * the FIFOs they wait in, the cookies that name them in transport events,
- * and what a request holds until it is freed (its sink of pulled Read
- * chunks, its reply sources).  The bottom of the server files: it calls
+ * and what a request holds until it is freed (its Receive, its sink of
+ * pulled Read chunks, its reply sources).
+ *
+ * Messages are decoded where they arrived: a request holds its Receive
+ * until it is answered (a Call in service holds the credit it came with
+ * either way) and the Receive is posted again just before the answer's
+ * Send, so that the grant in it is backed (V1-CR-8, V1-RB-3).  Nothing is
+ * copied on the way in; only what is still to be read after that point
+ * (arguments a procedure decodes after replying, a backward Reply) is.  The bottom of the server files: it calls
  * no other of them (rr_srv_priv.h draws the graph).
  *
  * Event cookies carry a request's index and generation: a late completion
@@ -10,6 +17,7 @@
  * one of the new request.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rpc/rr_srv_pool.h"
 
@@ -73,6 +81,9 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *srv)
 	req->answered = false;
 	req->counted = false;
 	req->len = 0;
+	req->msg = NULL;
+	req->rbuf = NULL;
+	req->ax_on_msg = false;
 	req->pull_len = 0;
 	req->sink = NULL;
 	req->nchunks = 0;
@@ -87,6 +98,7 @@ struct rr_sreq *rr_srv_req_get(struct rr_srv *srv)
 
 void rr_srv_req_put(struct rr_srv *srv, struct rr_sreq *req)
 {
+	rr_srv_release_recv(srv, req, false);
 	rr_srv_release_sink(srv, req);
 	rr_srv_release_reply(srv, req); /* its Send is done, if it had one */
 	if (req->counted) {
@@ -113,6 +125,7 @@ struct rr_sreq *rr_srv_req_by_cookie(struct rr_srv *srv, uint64_t cookie)
 
 void rr_srv_answered(struct rr_srv *srv, struct rr_sreq *req)
 {
+	rr_srv_release_recv(srv, req, false);
 	req->answered = true;
 	if (req->counted) {
 		req->counted = false;
@@ -141,6 +154,56 @@ void rr_srv_done(struct rr_srv *srv, struct rr_sreq *req)
 }
 
 /* ---- What a request holds ---------------------------------------------- */
+
+static bool copy_room(struct rr_sreq *req, uint32_t len)
+{
+	uint8_t *m;
+
+	if (len <= req->copy_cap)
+		return true;
+	m = realloc(req->copy, len);
+	if (!m)
+		return false;
+	req->copy = m;
+	req->copy_cap = len;
+	return true;
+}
+
+/* Copy req's message out of its Receive; false out of memory. */
+static bool copy_msg(struct rr_sreq *req)
+{
+	const uint8_t *was = req->msg;
+
+	if (!copy_room(req, req->len))
+		return false;
+	memcpy(req->copy, was, req->len);
+	req->msg = req->copy;
+	if (req->ax_on_msg) {
+		req->payload = req->copy + (req->payload - was);
+		rw_axdr_move(&req->ax, req->payload);
+	}
+	return true;
+}
+
+bool rr_srv_release_recv(struct rr_srv *srv, struct rr_sreq *req, bool keep)
+{
+	bool need, ok;
+
+	if (!req->rbuf)
+		return true;
+	need = keep || (req->ax_on_msg && rw_axdr_unread(&req->ax));
+	ok = !need || copy_msg(req);
+	if (!need || !ok) {
+		if (need && req->ax_on_msg)
+			rw_axdr_lose(&req->ax); /* its unread arguments */
+		req->msg = NULL;
+		req->len = 0;
+	}
+	req->ax_on_msg = false;
+	rt_recv_repost(srv->conn, req->rbuf);
+	req->rbuf = NULL;
+	return ok;
+}
 
 void rr_srv_release_sink(struct rr_srv *srv, struct rr_sreq *req)
 {

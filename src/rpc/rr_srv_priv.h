@@ -92,10 +92,15 @@ struct rr_sreq {
 	bool answered; /* reply or RDMA_ERROR posted */
 	bool counted;  /* counted in inflight */
 
-	/* the message as received */
-	uint8_t *msg; /* a copy, ours */
+	/* The message as received, decoded in place: msg lies in the Receive
+	 * rbuf until rr_srv_release_recv() posts it again (at the latest
+	 * just before anything answers it), then in copy if still needed. */
+	const uint8_t *msg;
 	uint32_t len;
-	uint32_t msg_cap;
+	struct rt_rbuf *rbuf;
+	bool ax_on_msg; /* ax reads the inline payload, in msg */
+	uint8_t *copy;
+	uint32_t copy_cap;
 	struct rw_rx_call rx;
 	struct rw_hdr_space sp;
 

@@ -1,10 +1,10 @@
 /*
  * rr_srv_recv.c - from a Receive to a ready request (digest 1.5, 1.7,
- * 1.10): the message is copied out and its Receive posted again, decoded
- * and checked by the wire layer, answered with the RDMA_ERROR it calls for
- * or dropped, its Read chunks pulled by RDMA Read within the connection's
- * budget, and its decode stream built over the inline payload or the PZRC
- * plus the item chunks.
+ * 1.10): the message is decoded where it arrived (its Receive is posted
+ * again when it is answered, rr_srv_pool.c), checked by the wire layer,
+ * answered with the RDMA_ERROR it calls for or dropped, its Read chunks
+ * pulled by RDMA Read within the connection's budget, and its decode
+ * stream built over the inline payload or the PZRC plus the item chunks.
  *
  * Peer-claimed sizes: the Read chunks' total is compared with
  * max_read_bytes before any memory is taken for them (V1-SEC-4), each
@@ -15,8 +15,6 @@
  * data (or one Call's worth).
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "rpc/rr_srv_bc.h"
 #include "rpc/rr_srv_conn.h"
@@ -92,8 +90,10 @@ static void make_ready(struct rr_srv *srv, struct rr_sreq *req)
 	if (!rw_axdr_create(&req->ax, req->payload, req->plen, RW_AXDR_READ,
 			    req->chunks, req->nchunks, &none))
 		goto bad;
-	if (h->proc == RW_MSG)
+	if (h->proc == RW_MSG) {
+		req->ax_on_msg = true; /* read in the Receive buffer */
 		srv->st.inline_bytes += req->plen;
+	}
 	srv->vers_seen = h->vers;
 	if (h->vers == RW_VERS_2 && !srv->v2_send)
 		rr_srv_v2_limits(srv);
@@ -225,25 +225,6 @@ void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status)
 
 /* ---- Receive ----------------------------------------------------------- */
 
-static bool copy_msg(struct rr_sreq *req, const struct rt_event *ev)
-{
-	uint8_t *m;
-
-	if (ev->len > req->msg_cap) {
-		m = realloc(req->msg, ev->len);
-		if (!m)
-			return false;
-		req->msg = m;
-		req->msg_cap = ev->len;
-	}
-	/* A 0-octet Send is a runt for classify(); a fresh request has no
-	 * buffer, and memcpy() with NULL is undefined even for 0 octets. */
-	if (ev->len)
-		memcpy(req->msg, ev->data, ev->len);
-	req->len = ev->len;
-	return true;
-}
-
 /* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (digest
  * 1.14), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
  * refused as a Call only for its direction). */
@@ -369,14 +350,9 @@ static void classify(struct rr_srv *srv, struct rr_sreq *req)
 void rr_srv_on_recv(struct rr_srv *srv, const struct rt_event *ev)
 {
 	struct rr_sreq *req = rr_srv_req_get(srv);
-	bool ok = req && copy_msg(req, ev);
 
-	/* Post the buffer again before anything can answer this message,
-	 * so that the answer's grant counts it (V1-CR-8). */
-	rt_recv_repost(srv->conn, ev->rbuf);
-	if (!ok) {
-		if (req)
-			rr_srv_req_put(srv, req);
+	if (!req) {
+		rt_recv_repost(srv->conn, ev->rbuf);
 		if (srv->nall >= srv->max_reqs)
 			rr_srv_kill(srv, EPROTO,
 				    "peer exceeded its credits (%u requests)",
@@ -385,5 +361,9 @@ void rr_srv_on_recv(struct rr_srv *srv, const struct rt_event *ev)
 			rr_srv_kill(srv, ENOMEM, "out of memory for a request");
 		return;
 	}
+	/* Lent until req is answered or put (rr_srv_release_recv) */
+	req->msg = ev->data;
+	req->len = ev->len;
+	req->rbuf = ev->rbuf;
 	classify(srv, req);
 }

@@ -250,11 +250,11 @@ static int post(struct rr_srv *srv, struct rr_sreq *req, struct rt_sbuf *b,
 	int ret;
 
 	req->send_pending = signal;
+	rr_srv_answered(srv, req); /* its Receive first (V1-CR-8) */
 	ret = rt_post_send(srv->conn, b, len, NULL, 0, inv, rr_srv_cookie(req),
 			   flags, &err);
 	if (!ret && inv)
 		srv->st.replies_inv++;
-	rr_srv_answered(srv, req);
 	if (ret) {
 		/* Not accepted: no completion will come for it. */
 		req->send_pending = false;

@@ -15,7 +15,11 @@
  * rdma_accept(), so that nothing the peer sends can find an empty queue
  * (V1-RB-1).  The count of posted Receives is kept in the responder credit
  * state too (rw_srv_credits.posted): a grant can then never exceed what is
- * really there (V1-CR-8).  A Receive completion is checked before it is
+ * really there (V1-CR-8).  A Receive lent to the caller (its message
+ * decoded in place) counts as posted there: the caller posts it again
+ * before it answers the message, so a Call in service holds the credit it
+ * came with and gives it back before the Reply that frees it reaches the
+ * peer.  A Receive completion is checked before it is
  * trusted: its buffer must be one of ours and posted, its length within the
  * buffer.
  */
@@ -179,7 +183,11 @@ static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
 		return ret;
 	b->posted = true;
 	c->rposted++;
-	c->srv_credits.posted = c->rposted;
+	if (b->lent) {
+		b->lent = false;
+		c->rlent--;
+	}
+	c->srv_credits.posted = c->rposted + c->rlent;
 	return 0;
 }
 
@@ -301,11 +309,14 @@ void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
 	b = &c->rbufs[index];
 	b->posted = false;
 	c->rposted--;
-	c->srv_credits.posted = c->rposted;
+	c->srv_credits.posted = c->rposted + c->rlent;
 	if (wc->status != IBV_WC_SUCCESS || wc->byte_len > b->size) {
 		recv_failed(c, wc, b);
 		return;
 	}
+	b->lent = true;
+	c->rlent++;
+	c->srv_credits.posted = c->rposted + c->rlent;
 	c->st.recvs++;
 	ev.status_str = rt_wc_status_str(IBV_WC_SUCCESS);
 	ev.rbuf = b;

@@ -14,7 +14,10 @@
  * Receive buffers: attr.credits + attr.recv_extra of them, each of the local
  * inline receive size (>= 1024), registered once and all posted before the
  * connection can receive anything (V1-RB-1).  RT_EV_RECV lends one to the
- * caller; rt_recv_repost() posts it again.
+ * caller; rt_recv_repost() posts it again.  A lent Receive counts toward
+ * the grant (rw_srv_credits.posted): a responder that decodes a Call in
+ * place must post its buffer again before it sends anything that answers
+ * the Call.
  *
  * Local memory (responder side; the choice made here): two ways, both
  * LOCAL access only.

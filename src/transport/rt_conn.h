@@ -401,7 +401,9 @@ unsigned int rt_conn_ird(const struct rt_conn *c);
  * Credit state for the glue (rw_credit.h).  The requester side is
  * initialized with attr.credits and reset on every new connection; the
  * responder side's "posted" is kept equal to the Receives really posted by
- * this layer, so rw_srv_credits_grant() never grants more than exists.
+ * this layer plus those lent to the caller (RT_EV_RECV, not yet
+ * rt_recv_repost()ed: the caller posts each again before it answers its
+ * message), so rw_srv_credits_grant() never grants more than exists.
  */
 struct rw_credits *rt_conn_credits(struct rt_conn *c);
 struct rw_srv_credits *rt_conn_srv_credits(struct rt_conn *c);

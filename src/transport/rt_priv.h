@@ -64,6 +64,7 @@ struct rt_rbuf {
 	uint32_t lkey;
 	uint32_t index;
 	bool posted;
+	bool lent; /* its message is with the caller until rt_recv_repost() */
 };
 
 /* Power-of-two size classes of cached local memory: 4 KiB .. 64 MiB. */
@@ -263,6 +264,7 @@ struct rt_conn {
 	unsigned int nrbufs;
 	unsigned int rreg; /* rbufs[0..rreg) registered (and posted) */
 	unsigned int rposted;
+	unsigned int rlent; /* delivered, not yet posted again */
 	struct rt_lmem *lcache[RT_LMEM_CLASSES];
 	struct rt_lmem *rcache[RT_LMEM_CLASSES]; /* reg pool */
 	struct rt_lmem *lall;

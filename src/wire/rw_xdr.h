@@ -397,6 +397,31 @@ static inline enum rw_xdr_err rw_axdr_error(const struct rw_axdr *a)
  */
 bool rw_axdr_set_policy(struct rw_axdr *a, const struct rw_ddp_policy *pol);
 
+/* Payload octets not read yet. */
+static inline uint32_t rw_axdr_unread(const struct rw_axdr *a)
+{
+	return a->plen - a->poff;
+}
+
+/*
+ * The payload was copied, all of it, to payload (its old memory is about
+ * to be reused): a reads it there from now on, at the same offset.  All
+ * of it, not only what is unread: a designator's view looks back at the
+ * body read so far.
+ */
+static inline void rw_axdr_move(struct rw_axdr *a, const void *payload)
+{
+	a->pay = payload;
+}
+
+/* The payload is gone and was not copied: every later read fails
+ * (RW_XERR_SHORT, unless a has failed already). */
+static inline void rw_axdr_lose(struct rw_axdr *a)
+{
+	if (a->err == RW_XERR_OK)
+		a->err = RW_XERR_SHORT;
+}
+
 /* Chunks consumed so far. */
 static inline uint32_t rw_axdr_chunks_used(const struct rw_axdr *a)
 {

@@ -56,8 +56,9 @@ static void teardown(void)
 	fake_reset();
 }
 
-/* A responder over a fresh connection, with opts and max_read. */
-static void srv_start(uint32_t credits, size_t max_read)
+/* A responder over a fresh connection, with opts and max_read; extra:
+ * Receives beyond the credits (a real server's are for backward Replies). */
+static void srv_start_extra(uint32_t credits, size_t max_read, uint32_t extra)
 {
 	struct rr_srv_opts o = opts;
 	struct rt_conn_attr a;
@@ -66,9 +67,15 @@ static void srv_start(uint32_t credits, size_t max_read)
 	o.max_read_bytes = max_read;
 	rt_conn_attr_init(&a);
 	a.credits = credits;
+	a.recv_extra = extra;
 	conn = fake_conn_new(&a);
 	srv = rr_srv_create(conn, &o, &err);
 	ck_assert_msg(srv != NULL, "rr_srv_create: %s", err.msg);
+}
+
+static void srv_start(uint32_t credits, size_t max_read)
+{
+	srv_start_extra(credits, max_read, 0);
 }
 
 static void peer_recv(const void *m, uint32_t len)
@@ -361,14 +368,20 @@ START_TEST(test_srv_bad_header_err_chunk)
 }
 END_TEST
 
-/* V1-CR-4/5: a requester over its credits loses the connection. */
+/*
+ * V1-CR-4/5: a requester over its credits loses the connection.  Its
+ * excess Call needs a Receive to arrive at all: each of the 4 Calls in
+ * service holds its own (decoded in place), so it lands in the spare one.
+ * Without a spare, the peer's Send finds none and fails in its transport
+ * (V1-RB-1).
+ */
 START_TEST(test_srv_over_credits_closes)
 {
 	uint8_t arg[8] = { 1 };
 	struct rw_hdr h;
 	uint32_t i;
 
-	srv_start(4, 1 << 20);
+	srv_start_extra(4, 1 << 20, 1);
 	for (i = 0; i < 4; i++) {
 		rw_hdr_init(&h, RW_VERS_1, RW_MSG, XID + i, 4);
 		short_call(&h, XID + i, arg, sizeof(arg));
@@ -435,6 +448,69 @@ START_TEST(test_srv_short_call_inline_reply)
 	ck_assert_uint_eq(stats().replies_inline, 1);
 	ck_assert_uint_eq(stats().inflight, 0);
 	ck_assert_uint_eq(stats().dropped, 0);
+}
+END_TEST
+
+/*
+ * Calls are decoded in the Receive they arrived in (issue 17 item 2): each
+ * of three Calls in service holds its Receive, and it is posted again
+ * before the Send that answers the Call, so the grant in that answer is
+ * backed by Receives really posted for every Call not in service
+ * (V1-CR-8, V1-RB-3).  Arguments a procedure reads after replying were
+ * copied out first: a later Call reusing that Receive does not change
+ * them.  A Call dropped unanswered gives its Receive back too.
+ */
+START_TEST(test_srv_decoded_in_place)
+{
+	uint8_t arg[3][64], out[128], res[8] = { 5 };
+	const struct fake_msg *m;
+	struct rr_sreq *r[3];
+	struct rw_hdr_space sp;
+	uint32_t i, len = 0;
+	struct rw_hdr h;
+
+	srv_start(CREDITS, 1 << 20);
+	for (i = 0; i < 3; i++) {
+		rp_fill(arg[i], sizeof(arg[i]), 40 + i);
+		rw_hdr_init(&h, RW_VERS_1, RW_MSG, XID + i, CREDITS);
+		short_call(&h, XID + i, arg[i], sizeof(arg[i]));
+	}
+	ck_assert_int_eq(pump(), 3);
+	for (i = 0; i < 3; i++)
+		r[i] = rr_srv_next(srv);
+	ck_assert_ptr_nonnull(r[2]);
+	ck_assert_uint_eq(rt_conn_recvs_posted(conn), CREDITS - 3);
+
+	/* arguments, then the reply: its Receive back first */
+	ck_assert(decode_args(r[0], NULL, out, sizeof(out), &len));
+	ck_assert_mem_eq(out, arg[0], sizeof(arg[0]));
+	ck_assert_int_eq(reply(r[0], res, sizeof(res), 0), 0);
+	m = sent(0, &h, &sp);
+	ck_assert_uint_eq(h.xid, XID);
+	ck_assert_uint_eq(h.credit, CREDITS);
+	ck_assert_uint_eq(m->recvs_posted, CREDITS - 2);
+	rr_sreq_done(srv, r[0]);
+
+	/* the reply first, the arguments after, with a new Call in between */
+	ck_assert_int_eq(reply(r[1], res, sizeof(res), 0), 0);
+	m = sent(1, &h, &sp);
+	ck_assert_uint_eq(h.credit, CREDITS);
+	ck_assert_uint_eq(m->recvs_posted, CREDITS - 1);
+	memset(arg[0], 0xee, sizeof(arg[0]));
+	for (i = 0; i < CREDITS - 1; i++) { /* every posted one reused */
+		rw_hdr_init(&h, RW_VERS_1, RW_MSG, XID + 10 + i, CREDITS);
+		short_call(&h, XID + 10 + i, arg[0], sizeof(arg[0]));
+	}
+	ck_assert_uint_eq(rt_conn_recvs_posted(conn), 0);
+	ck_assert(decode_args(r[1], NULL, out, sizeof(out), &len));
+	ck_assert_uint_eq(len, sizeof(arg[1]));
+	ck_assert_mem_eq(out, arg[1], sizeof(arg[1]));
+	rr_sreq_done(srv, r[1]);
+
+	/* dropped unanswered: its Receive back all the same */
+	rr_sreq_done(srv, r[2]);
+	ck_assert_uint_eq(rt_conn_recvs_posted(conn), 1);
+	ck_assert_uint_eq(stats().dropped, 1);
 }
 END_TEST
 
@@ -980,6 +1056,7 @@ Suite *rpc_srv_suite(void)
 	tcase_add_test(tc, test_srv_over_credits_closes);
 	tcase_add_test(tc, test_srv_dead_connection);
 	tcase_add_test(tc, test_srv_short_call_inline_reply);
+	tcase_add_test(tc, test_srv_decoded_in_place);
 	tcase_add_test(tc, test_srv_unanswered_counted);
 	tcase_add_test(tc, test_srv_fail_sends_err_chunk);
 	tcase_add_test(tc, test_srv_respxch_own_rbsiz);

@@ -42,6 +42,7 @@ struct rt_rbuf {
 	uint8_t *data;
 	uint32_t size;
 	bool posted;
+	bool lent; /* delivered, not posted again (counts for the grant) */
 };
 
 struct rt_lmem {
@@ -121,7 +122,7 @@ struct rt_conn {
 	struct rt_sbuf *sbufs;
 	unsigned int nsbufs;
 	struct rt_rbuf *rbufs;
-	unsigned int nrbufs, rposted;
+	unsigned int nrbufs, rposted, rlent;
 
 	struct rt_lmem *lmems;
 	unsigned int lmem_live, lmem_allocs;
@@ -1090,7 +1091,11 @@ int rt_recv_repost(struct rt_conn *c, struct rt_rbuf *b)
 	if (!c->dead) {
 		b->posted = true;
 		c->rposted++;
-		c->scr.posted = c->rposted;
+		if (b->lent) {
+			b->lent = false;
+			c->rlent--;
+		}
+		c->scr.posted = c->rposted + c->rlent;
 	}
 	unlock();
 	return 0;
@@ -1236,6 +1241,7 @@ static void send_log(struct rt_conn *c, const struct rt_sbuf *b, uint32_t len,
 	m->len = total;
 	m->inv_rkey = inv;
 	m->seq = ++fk.seq;
+	m->recvs_posted = c->rposted;
 	memcpy(m->data, b->data, len);
 	for (i = 0; i < nmore; i++) {
 		memcpy(m->data + off, more[i].addr, more[i].length);
@@ -1869,8 +1875,10 @@ int fake_recv(struct rt_conn *c, const void *data, uint32_t len,
 	}
 	memcpy(b->data, data, len);
 	b->posted = false;
+	b->lent = true;
 	c->rposted--;
-	c->scr.posted = c->rposted;
+	c->rlent++;
+	c->scr.posted = c->rposted + c->rlent;
 	c->st.recvs++;
 	ev.rbuf = b;
 	ev.data = b->data;

@@ -53,8 +53,9 @@
 struct fake_msg {
 	uint8_t *data;
 	uint32_t len;
-	uint32_t inv_rkey; /* Send With Invalidate: the handle, else 0 */
-	uint64_t seq;	   /* when it was posted (fake_mark order) */
+	uint32_t inv_rkey;     /* Send With Invalidate: the handle, else 0 */
+	uint64_t seq;	       /* when it was posted (fake_mark order) */
+	uint32_t recvs_posted; /* Receives posted at that moment */
 };
 
 struct fake_cfg {
