@@ -17,7 +17,9 @@
  * detached call whose connection the client closed gets FALSE from
  * svc_sendreply and is destroyed; the same when the listener is destroyed
  * meanwhile; a call destroyed unanswered is dropped and the pull budget
- * it held goes to the next; svc_rdma_detach() refuses a TCP transport, a call taken
+ * it held goes to the next; a client address whose every connection has a
+ * call in service is refused one more (max_conns_per_peer), and served
+ * again once they are idle; svc_rdma_detach() refuses a TCP transport, a call taken
  * already and a detached transport.  Under ASan the end of each shows
  * as a leak or a use after free.
  */
@@ -40,7 +42,7 @@
 #include "tests/vm/t_util.h"
 
 #define NWORKERS 4
-#define MAXTAG	 8
+#define MAXTAG	 10
 #define KiB	 1024u
 
 /* Tags of the calls (the offset's high word). */
@@ -51,12 +53,17 @@ enum {
 	TAG_CLOSED,
 	TAG_LSN_GONE,
 	TAG_DROP,
-	TAG_AFTER_DROP
+	TAG_AFTER_DROP,
+	TAG_HOLD
 };
 
 /* The listener's pull budget (max_read_bytes): two of the bulk WRITEs of
  * case_parallel fit, the dropped one and the next do not. */
 #define PULL_BUDGET (600 * KiB)
+
+/* The listener's max_conns_per_peer: case_busy_peer keeps each of them
+ * busy (every client here has the same address). */
+#define PER_PEER 2
 
 /* ---- Server ------------------------------------------------------------- */
 
@@ -77,7 +84,7 @@ static atomic_int in_service, max_in_service;
 static atomic_int destroyed;
 static atomic_int tcp_detach = -1; /* 1: svc_rdma_detach() gave NULL */
 static atomic_int null_checks = -1;
-static atomic_bool closed_done, lsn_gone;
+static atomic_bool closed_done, lsn_gone, hold_done;
 /* per tag: svc_sendreply's result (0/1, -1 not yet), the uid seen */
 static atomic_int reply_ok[MAXTAG];
 static atomic_uint uid_seen[MAXTAG];
@@ -177,6 +184,8 @@ static void serve_write(struct job *job)
 		wait_conns(job->dx, 0);
 	} else if (tag == TAG_LSN_GONE) {
 		wait_flag(&lsn_gone);
+	} else if (tag == TAG_HOLD) { /* in service until the test says */
+		wait_flag(&hold_done);
 	} else if (tag == TAG_DROP) { /* never answered */
 		usleep(300 * 1000);
 		atomic_fetch_sub(&in_service, 1);
@@ -518,6 +527,94 @@ static void case_drop(SVCXPRT *lsn)
 	client_free(cl);
 }
 
+static struct rpcrdma_svc_stats svc_stats(SVCXPRT *lsn)
+{
+	struct rpcrdma_svc_stats st;
+
+	memset(&st, 0, sizeof(st));
+	SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st);
+	return st;
+}
+
+static enum clnt_stat null_call(CLIENT *cl, int timeout_s)
+{
+	struct timeval tv = { timeout_s, 0 };
+
+	return clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
+			 (xdrproc_t)xdr_void, NULL, tv);
+}
+
+/*
+ * max_conns_per_peer when every connection of the address is busy (issue
+ * 17 item 4): each of PER_PEER CLIENTs has a WRITE detached and in
+ * service, so none can be closed to make room, and one more connection
+ * from the address is refused (counted), while the busy ones go on and are
+ * answered in full.  Once they are idle, a new connection is served (the
+ * least recently used one makes room).
+ */
+static void case_busy_peer(SVCXPRT *lsn)
+{
+	struct wcall held[PER_PEER];
+	CLIENT *cl[PER_PEER] = { NULL }, *extra;
+	struct rpcrdma_svc_stats s0, s1;
+	int before = atomic_load(&destroyed);
+	enum clnt_stat st = RPC_FAILED;
+	int64_t deadline;
+	int i, n = 0;
+
+	for (i = 0; i < PER_PEER; i++) {
+		cl[i] = rdma_client();
+		if (!cl[i] || null_call(cl[i], 10) != RPC_SUCCESS)
+			break;
+		held[i] = (struct wcall){ .cl = cl[i],
+					  .tag = TAG_HOLD,
+					  .len = 4 * KiB,
+					  .timeout_s = 30 };
+		wcall_start(&held[i]);
+		n++;
+	}
+	deadline = tu_now_ms() + 15000;
+	while (atomic_load(&in_service) < n && tu_now_ms() < deadline)
+		usleep(5000);
+	CHECK(n == PER_PEER && atomic_load(&in_service) == PER_PEER,
+	      "per-peer limit %d: as many connections, each with a WRITE "
+	      "held in service (%d)",
+	      PER_PEER, atomic_load(&in_service));
+	s0 = svc_stats(lsn);
+	extra = clnt_rdma_create((struct sockaddr *)&srv_addr, NFS_PROGRAM,
+				 NFS_V3, NULL);
+	if (extra)
+		st = null_call(extra, 3);
+	s1 = svc_stats(lsn);
+	CHECK(st != RPC_SUCCESS && s1.conns_rejected > s0.conns_rejected &&
+		      s1.conns_reaped == s0.conns_reaped,
+	      "one more connection from the address is refused, none of the "
+	      "busy ones closed for it (%s; %u refused, %u closed)",
+	      extra ? clnt_sperrno(st) : "clnt_rdma_create failed",
+	      s1.conns_rejected - s0.conns_rejected,
+	      s1.conns_reaped - s0.conns_reaped);
+	if (extra)
+		clnt_destroy(extra);
+	atomic_store(&hold_done, true);
+	for (i = 0; i < n; i++) {
+		wcall_join(&held[i]);
+		CHECK(held[i].stat == RPC_SUCCESS && held[i].data_ok,
+		      "held WRITE %d answered, data right (%s)", i,
+		      clnt_sperrno(held[i].stat));
+	}
+	/* idle once the workers have let go of the calls */
+	wait_destroyed(before + n);
+	extra = rdma_client();
+	st = extra ? null_call(extra, 10) : RPC_FAILED;
+	CHECK(st == RPC_SUCCESS,
+	      "once they are idle, a new connection from the address is "
+	      "served (%s)",
+	      clnt_sperrno(st));
+	client_free(extra);
+	for (i = 0; i < PER_PEER; i++)
+		client_free(cl[i]);
+}
+
 /* NULL on a TCP transport: svc_rdma_detach() refuses it. */
 static void case_tcp(SVCXPRT *tx)
 {
@@ -633,6 +730,7 @@ static SVCXPRT *listen_rdma(const char *addr)
 		return NULL;
 	rpcrdma_attr_init(&attr);
 	attr.max_read_bytes = PULL_BUDGET;
+	attr.max_conns_per_peer = PER_PEER;
 	lsn = svc_rdma_create((struct sockaddr *)sin, &attr);
 	if (!lsn)
 		return NULL;
@@ -692,6 +790,7 @@ int main(void)
 	case_tcp(tx);
 	case_parallel(lsn);
 	case_drop(lsn);
+	case_busy_peer(lsn);
 	case_closed();
 	case_lsn_gone(lsn, loop);
 	pthread_mutex_lock(&q_lock);
