@@ -9,8 +9,10 @@
  * either way) and the Receive is posted again just before the answer's
  * Send, so that the grant in it is backed (V1-CR-8, V1-RB-3).  Nothing is
  * copied on the way in; only what is still to be read after that point
- * (arguments a procedure decodes after replying, a backward Reply) is.  The bottom of the server files: it calls
- * no other of them (rr_srv_priv.h draws the graph).
+ * (arguments a procedure decodes after replying, a backward Reply) is.
+ *
+ * The bottom of the server files: it calls no other of them
+ * (rr_srv_priv.h draws the graph).
  *
  * Event cookies carry a request's index and generation: a late completion
  * for a request object that has been reused since cannot be mistaken for

@@ -19,9 +19,8 @@
  * decoded in place) counts as posted there: the caller posts it again
  * before it answers the message, so a Call in service holds the credit it
  * came with and gives it back before the Reply that frees it reaches the
- * peer.  A Receive completion is checked before it is
- * trusted: its buffer must be one of ours and posted, its length within the
- * buffer.
+ * peer.  A Receive completion is checked before it is trusted: its buffer
+ * must be one of ours and posted, its length within the buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
