@@ -7,9 +7,14 @@
  * soon after the reconnect or not at all, so a small record kept for a few
  * minutes is enough, and a peer that fails requests on purpose can only
  * push its own older entries out.
+ *
+ * Every Call asks it, and it is nearly always empty: a count of the slots
+ * in use answers that without the lock or the clock (a system call under
+ * some clock sources, make profile).
  */
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +31,7 @@ struct rr_xident {
 
 struct rr_xidlog {
 	pthread_mutex_t lock;
+	atomic_uint used;  /* slots with an entry (when != 0) */
 	unsigned int next; /* the slot the next failure takes */
 	struct rr_xident e[RR_XIDLOG_SIZE];
 };
@@ -73,6 +79,8 @@ void rr_xidlog_add(struct rr_xidlog *log, const struct sockaddr *peer,
 	pthread_mutex_lock(&log->lock);
 	e = &log->e[log->next];
 	log->next = (log->next + 1) % RR_XIDLOG_SIZE;
+	if (!e->when)
+		atomic_fetch_add(&log->used, 1);
 	memset(e, 0, sizeof(*e));
 	memcpy(&e->peer, peer, addr_len(peer));
 	e->xid = xid;
@@ -80,24 +88,37 @@ void rr_xidlog_add(struct rr_xidlog *log, const struct sockaddr *peer,
 	pthread_mutex_unlock(&log->lock);
 }
 
+/* Free e (lock held). */
+static void forget(struct rr_xidlog *log, struct rr_xident *e)
+{
+	e->when = 0;
+	atomic_fetch_sub(&log->used, 1);
+}
+
 bool rr_xidlog_take(struct rr_xidlog *log, const struct sockaddr *peer,
 		    uint32_t xid)
 {
-	time_t now = now_s();
 	bool found = false;
 	unsigned int i;
+	time_t now;
 
-	if (!log || !peer)
+	if (!log || !peer || !atomic_load(&log->used))
 		return false;
+	now = now_s();
 	pthread_mutex_lock(&log->lock);
 	for (i = 0; i < RR_XIDLOG_SIZE && !found; i++) {
 		struct rr_xident *e = &log->e[i];
 
-		if (!e->when || e->xid != xid ||
-		    now - e->when > RR_XIDLOG_TTL_S ||
+		if (!e->when)
+			continue;
+		if (now - e->when > RR_XIDLOG_TTL_S) {
+			forget(log, e); /* expired: no longer asked for */
+			continue;
+		}
+		if (e->xid != xid ||
 		    !rt_addr_same_host((const struct sockaddr *)&e->peer, peer))
 			continue;
-		e->when = 0;
+		forget(log, e);
 		found = true;
 	}
 	pthread_mutex_unlock(&log->lock);

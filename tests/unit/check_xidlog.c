@@ -60,7 +60,8 @@ START_TEST(test_v1_err_11_take_once_per_host)
 }
 END_TEST
 
-/* A full record forgets its oldest failure first, and only that one. */
+/* A full record forgets its oldest failure first, and only that one; an
+ * emptied one records again. */
 START_TEST(test_xidlog_ring)
 {
 	struct rr_xidlog *log = rr_xidlog_create();
@@ -73,6 +74,17 @@ START_TEST(test_xidlog_ring)
 	for (x = 1; x < RR_XIDLOG_SIZE + 1; x++)
 		ck_assert_msg(rr_xidlog_take(log, SA(a), 1000 + x), "xid %u",
 			      1000 + x);
+	/* emptied (the quick "nothing recorded" answer), then used again:
+	 * slots freed by takes count once more when refilled */
+	ck_assert(!rr_xidlog_take(log, SA(a), 1001));
+	for (x = 0; x < 3; x++)
+		rr_xidlog_add(log, SA(a), 2000 + x);
+	ck_assert(rr_xidlog_take(log, SA(a), 2001));
+	ck_assert(rr_xidlog_take(log, SA(a), 2000));
+	ck_assert(rr_xidlog_take(log, SA(a), 2002));
+	ck_assert(!rr_xidlog_take(log, SA(a), 2002));
+	rr_xidlog_add(log, SA(a), 3000);
+	ck_assert(rr_xidlog_take(log, SA(a), 3000));
 	rr_xidlog_destroy(log);
 }
 END_TEST
