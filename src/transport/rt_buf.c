@@ -169,6 +169,12 @@ int rt_buf_setup(struct rt_conn *c, struct rt_err *err)
 	return ret ? ret : setup_rbufs(c, err);
 }
 
+/* What the grant may count: posted Receives and those lent out. */
+static void credits_posted(struct rt_conn *c)
+{
+	c->srv_credits.posted = c->rposted + c->rlent;
+}
+
 static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
 {
 	struct ibv_sge sge = { (uintptr_t)b->data, b->size, b->lkey };
@@ -186,7 +192,7 @@ static int post_recv(struct rt_conn *c, struct rt_rbuf *b)
 		b->lent = false;
 		c->rlent--;
 	}
-	c->srv_credits.posted = c->rposted + c->rlent;
+	credits_posted(c);
 	return 0;
 }
 
@@ -308,14 +314,14 @@ void rt_buf_recv_done(struct rt_conn *c, uint32_t index,
 	b = &c->rbufs[index];
 	b->posted = false;
 	c->rposted--;
-	c->srv_credits.posted = c->rposted + c->rlent;
 	if (wc->status != IBV_WC_SUCCESS || wc->byte_len > b->size) {
+		credits_posted(c);
 		recv_failed(c, wc, b);
 		return;
 	}
 	b->lent = true;
 	c->rlent++;
-	c->srv_credits.posted = c->rposted + c->rlent;
+	credits_posted(c);
 	c->st.recvs++;
 	ev.status_str = rt_wc_status_str(IBV_WC_SUCCESS);
 	ev.rbuf = b;
