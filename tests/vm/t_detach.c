@@ -19,8 +19,8 @@
  * meanwhile; a call destroyed unanswered is dropped and the pull budget
  * it held goes to the next; a client address whose every connection has a
  * call in service is refused one more (max_conns_per_peer), and served
- * again once they are idle; svc_rdma_detach() refuses a TCP transport, a call taken
- * already and a detached transport.  Under ASan the end of each shows
+ * again once they are idle; svc_rdma_detach() refuses a TCP transport, a
+ * call taken already and a detached transport.  Under ASan the end of each shows
  * as a leak or a use after free.
  */
 #include <arpa/inet.h>
@@ -375,11 +375,26 @@ static void wcall_join(struct wcall *w)
 		pthread_join(w->thr, NULL);
 }
 
-static uint64_t read_chunks(SVCXPRT *lsn)
+static struct rpcrdma_svc_stats svc_stats(SVCXPRT *lsn)
 {
 	struct rpcrdma_svc_stats st;
 
-	return SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st) ? st.read_chunks : 0;
+	memset(&st, 0, sizeof(st));
+	SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st);
+	return st;
+}
+
+static enum clnt_stat null_call(CLIENT *cl, int timeout_s)
+{
+	struct timeval tv = { timeout_s, 0 };
+
+	return clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
+			 (xdrproc_t)xdr_void, NULL, tv);
+}
+
+static uint64_t read_chunks(SVCXPRT *lsn)
+{
+	return svc_stats(lsn).read_chunks;
 }
 
 static void wait_destroyed(int n)
@@ -413,15 +428,13 @@ static void case_parallel(SVCXPRT *lsn)
 			     .len = 1 * KiB,
 			     .timeout_s = 30 };
 	uint64_t rc0 = read_chunks(lsn);
-	struct timeval tv = { 10, 0 };
 	int64_t deadline;
 
 	if (!cl)
 		return;
 	/* A new connection carries one call until the first reply brings
 	 * the real grant (V1-CR-6): take it first. */
-	CHECK(clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
-			(xdrproc_t)xdr_void, NULL, tv) == RPC_SUCCESS,
+	CHECK(null_call(cl, 10) == RPC_SUCCESS,
 	      "NULL first: the connection has its grant");
 	wcall_start(&slow);
 	deadline = tu_now_ms() + 15000;
@@ -476,9 +489,7 @@ static uint16_t tcp_port(SVCXPRT *tx)
 
 static uint64_t dropped(SVCXPRT *lsn)
 {
-	struct rpcrdma_svc_stats st;
-
-	return SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st) ? st.dropped : 0;
+	return svc_stats(lsn).dropped;
 }
 
 /*
@@ -496,14 +507,12 @@ static void case_drop(SVCXPRT *lsn)
 			      .tag = TAG_AFTER_DROP,
 			      .len = 256 * KiB,
 			      .timeout_s = 15 };
-	struct timeval tv = { 10, 0 };
 	uint64_t d0 = dropped(lsn);
 	int64_t deadline, t0;
 
 	if (!cl)
 		return;
-	CHECK(clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
-			(xdrproc_t)xdr_void, NULL, tv) == RPC_SUCCESS,
+	CHECK(null_call(cl, 10) == RPC_SUCCESS,
 	      "NULL first: the connection has its grant");
 	wcall_start(&drop);
 	deadline = tu_now_ms() + 15000;
@@ -525,23 +534,6 @@ static void case_drop(SVCXPRT *lsn)
 	      "the dropped call ends, after %lld ms (%s)",
 	      (long long)(next.done_ms - t0), clnt_sperrno(next.stat));
 	client_free(cl);
-}
-
-static struct rpcrdma_svc_stats svc_stats(SVCXPRT *lsn)
-{
-	struct rpcrdma_svc_stats st;
-
-	memset(&st, 0, sizeof(st));
-	SVC_CONTROL(lsn, SVCGET_RDMA_STATS, &st);
-	return st;
-}
-
-static enum clnt_stat null_call(CLIENT *cl, int timeout_s)
-{
-	struct timeval tv = { timeout_s, 0 };
-
-	return clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
-			 (xdrproc_t)xdr_void, NULL, tv);
 }
 
 /*
@@ -644,14 +636,12 @@ static void case_tcp(SVCXPRT *tx)
 
 static void case_null(void)
 {
-	struct timeval tv = { 10, 0 };
 	CLIENT *cl = rdma_client();
 	enum clnt_stat st;
 
 	if (!cl)
 		return;
-	st = clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
-		       (xdrproc_t)xdr_void, NULL, tv);
+	st = null_call(cl, 10);
 	CHECK(st == RPC_SUCCESS && null_checks == 3,
 	      "NULL answered on its detached handle; a second detach and a "
 	      "detach of the handle give NULL (%d of 3, %s)",
