@@ -148,7 +148,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->size_hint += CLNT_RDMA_HDR_MAX;
 	ddp_lookup(cl, e, req, xres, resp);
 	req->send_only = tv.tv_sec == 0 && tv.tv_usec == 0;
-	req->deadline_ms = rr_now_ms() + tv_ms(&tv);
+	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
 }
 
 static bool call_decoded(void *call)

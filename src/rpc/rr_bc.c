@@ -299,7 +299,7 @@ static void bcq_idle(struct rr_clnt *rr, struct rr_bcq *q)
 static struct rt_sbuf *bc_sbuf(struct rr_clnt *rr, struct rr_conn *conn,
 			       struct rr_result *res)
 {
-	int64_t deadline = rr_now_ms() + RR_BC_SEND_WAIT_MS;
+	int64_t deadline = rr_deadline_ms(RR_BC_SEND_WAIT_MS);
 	struct rt_sbuf *b;
 	struct rt_err err;
 

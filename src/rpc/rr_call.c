@@ -1254,7 +1254,7 @@ enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
 	memset(res, 0, sizeof(*res));
 	memset(&tr, 0, sizeof(tr));
 	if (req->send_only)
-		deadline = rr_now_ms() + rr->opts.conn.timeout_ms;
+		deadline = rr_deadline_ms(rr->opts.conn.timeout_ms);
 	pthread_mutex_lock(&rr->lock);
 	for (;;) {
 		call = call_slot(rr, req, deadline, res);

@@ -151,7 +151,7 @@ struct rr_req {
 						 * results (ulb.h) */
 	xdrproc_t xres;
 	void *resp;
-	int64_t deadline_ms; /* CLOCK_MONOTONIC, see rr_now_ms() */
+	int64_t deadline_ms; /* rr_deadline_ms() */
 	bool send_only;	     /* post and return RR_SENT */
 };
 
@@ -213,8 +213,12 @@ struct rr_stats {
 				 * polling ended, without a sleep */
 };
 
-/* Milliseconds of CLOCK_MONOTONIC, the clock of rr_req.deadline_ms. */
+/* Milliseconds of CLOCK_MONOTONIC_COARSE, the clock of rr_req.deadline_ms;
+ * rr_tick_ms() is how far it may lag; rr_deadline_ms() is timeout_ms from
+ * now, a tick added so that it does not come early. */
 int64_t rr_now_ms(void);
+int64_t rr_tick_ms(void);
+int64_t rr_deadline_ms(int64_t timeout_ms);
 
 /*
  * Could this host reach dst over RDMA (an RDMA device, the address and

@@ -53,10 +53,10 @@ struct rr_clnt *rr_clnt_create(const struct sockaddr *dst,
 	if (rr->opts.vers != RR_VERS_1 &&
 	    rr->opts.conn.inline_recv < RW_V2_INLINE_DEFAULT)
 		rr->opts.conn.inline_recv = RW_V2_INLINE_DEFAULT;
-	rr->ctl_xid = (uint32_t)rr_now_ms() * 2654435761u;
+	rr->ctl_xid = (uint32_t)rr_clock_us() * 2654435761u;
 	rw_hdr_space_init(&rr->hsp, &rw_v2_limits);
 	rr->conn =
-		rr_conn_open(rr, rr_now_ms() + rr->opts.conn.timeout_ms, err);
+		rr_conn_open(rr, rr_deadline_ms(rr->opts.conn.timeout_ms), err);
 	if (!rr->conn) {
 		pthread_mutex_destroy(&rr->lock);
 		free(rr);

@@ -119,12 +119,17 @@ void rr_wake_all(struct rr_clnt *rr)
 		pthread_cond_signal(&w->cv);
 }
 
+/* Until deadline (rr_now_ms()) and a tick: the condition variable's clock
+ * is the fine one, ahead of the coarse by up to a tick, and a wait that
+ * ended before the coarse clock reached the deadline would be repeated at
+ * once until it did. */
 static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
 		       int64_t deadline)
 {
+	int64_t until = deadline + rr_tick_ms();
 	struct timespec ts = {
-		.tv_sec = deadline / 1000,
-		.tv_nsec = (deadline % 1000) * 1000000,
+		.tv_sec = until / 1000,
+		.tv_nsec = (until % 1000) * 1000000,
 	};
 
 	pthread_cond_timedwait(&w->cv, &rr->lock, &ts);
@@ -175,17 +180,18 @@ static bool alone(const struct rr_clnt *rr)
 /*
  * Lead until done, the connection is lost or the deadline.  One slice of
  * sleep at most per turn, so that a leader also notices its own deadline
- * and a changed world.  While polling, the clock (a system call on some
- * clock sources) is read every RR_SPIN_CLOCK_EVERY spins only.
+ * and a changed world.  While polling, the clocks are read every
+ * RR_SPIN_CLOCK_EVERY spins only.  The fine clock (a system call on some
+ * clock sources) is read for the event-mode budget alone: busy polling
+ * and the deadline need only the coarse one.
  */
 static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		 void *arg, int64_t deadline)
 {
 	bool event = !conn->busy_poll && rr->spin.max_us && alone(rr);
-	int64_t start = rr_clock_us(), now_ms = start / 1000;
+	int64_t start = event ? rr_clock_us() : 0, now_ms = rr_now_ms();
 	bool polling = event && rr->spin.cur_us, slept = false;
 	unsigned int spin = 0;
-	int64_t now;
 
 	rr->leading = true;
 	conn->refs++;
@@ -194,9 +200,9 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 				   polling || conn->busy_poll);
 		if ((polling || conn->busy_poll) && spin % RR_SPIN_CLOCK_EVERY)
 			continue;
-		now = rr_clock_us();
-		now_ms = now / 1000;
-		polling = polling && now - start < (int64_t)rr->spin.cur_us;
+		now_ms = rr_now_ms();
+		polling = polling &&
+			  rr_clock_us() - start < (int64_t)rr->spin.cur_us;
 		/* company came: sleep, and do not judge the budget by it */
 		if (polling && !alone(rr))
 			polling = event = false;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -586,6 +587,33 @@ START_TEST(test_clnt_timeout_then_late_reply)
 }
 END_TEST
 
+static int64_t fine_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Deadlines are kept on the coarse clock, which lags the fine one by up to
+ * a tick: a deadline T ms away is still not reached before T ms have
+ * passed on the fine clock. */
+START_TEST(test_clnt_deadline_not_early)
+{
+	int64_t t0, deadline;
+	int i;
+
+	ck_assert_int_gt(rr_tick_ms(), 0);
+	for (i = 0; i < 20; i++) {
+		t0 = fine_us();
+		deadline = rr_deadline_ms(7);
+		while (rr_now_ms() < deadline)
+			usleep(100);
+		ck_assert_int_ge(fine_us() - t0, 7000);
+	}
+}
+END_TEST
+
 /* An orphan's XID stays taken until its Reply or its connection ends. */
 START_TEST(test_clnt_orphan_xid_in_use)
 {
@@ -956,6 +984,7 @@ Suite *rpc_clnt_suite(void)
 	tcase_add_checked_fixture(tr, setup, teardown);
 	tcase_add_checked_fixture(tf, setup, teardown);
 	tcase_add_test(tc, test_clnt_short_call);
+	tcase_add_test(tc, test_clnt_deadline_not_early);
 	tcase_add_test(tc, test_clnt_one_credit_until_first_reply);
 	tcase_add_test(tc, test_clnt_never_more_than_grant);
 	tcase_add_test(tc, test_clnt_orphans_hold_all_credits);
