@@ -28,6 +28,7 @@
 #include "glue/rpcrdma_err.h"
 #include "glue/svc_rdma.h"
 #include "glue/svc_xprt.h"
+#include "rpc/rr_clock.h"
 #include "rpc/rr_serve.h"
 
 struct clnt_rdma_bc {
@@ -83,7 +84,7 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	m.vers = clnt->vers;
 	pthread_mutex_unlock(&clnt->lock);
 	if (rr_srv_bc_call(clnt->srv, m.xid, clnt_msg_encode, &m,
-			   rr_deadline_ms(tv_ms(&tv)), &call, &res) != RR_OK) {
+			   rr_clock_ms() + tv_ms(&tv), &call, &res) != RR_OK) {
 		clnt_msg_status(&res, &e);
 		set_err(clnt, &e, res.msg);
 		return e.re_status;

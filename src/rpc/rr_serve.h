@@ -326,7 +326,7 @@ struct rr_srv_bcall;
 /*
  * Call the client back on srv's connection: enc encodes the whole RPC Call
  * (header with xid, credentials, arguments) with plain XDR; the message
- * goes inline.  Waits until deadline (CLOCK_MONOTONIC ms, rr_now_ms()) for
+ * goes inline.  Waits until deadline (CLOCK_MONOTONIC ms, rr_clock_ms()) for
  * the Reply, polling the connection itself when nobody else does.  RR_OK:
  * *callp's stream (rr_srv_bcall_xdr) is the RPC Reply; give it back with
  * rr_srv_bcall_done().  Otherwise res says why: RR_CANTENCODE (too large

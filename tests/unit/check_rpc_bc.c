@@ -27,6 +27,7 @@
 #include "rpc_peer.h"
 #include "trace_file.h"
 #include "rpc/rr_call.h"
+#include "rpc/rr_clock.h"
 #include "rpc/rr_serve.h"
 #include "wire/rw_props.h"
 #include "wire/rw_role.h"
@@ -754,7 +755,7 @@ static void *bcc_run(void *arg)
 	XDR *x;
 
 	b->st = rr_srv_bc_call(srv, b->xid, rp_xdr_call, &a,
-			       rr_now_ms() + b->timeout_ms, &k, &b->res);
+			       rr_clock_ms() + b->timeout_ms, &k, &b->res);
 	if (b->st == RR_OK) {
 		x = rr_srv_bcall_xdr(k);
 		b->decoded = rp_xdr_reply_hdr(x, &r) && rp_xdr_opaque(x, &r);
