@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include "rpc/rr_clock.h"
 #include "rpc/rr_util.h"
 
 /*
@@ -14,15 +15,12 @@
  * not one user space can read - qemu's emulated HPET in our test VM - a
  * read of CLOCK_MONOTONIC is a system call and an emulated device access,
  * 0.8 to 2 us each there, while CLOCK_MONOTONIC_COARSE stays in the vDSO
- * (0.04 us).  The coarse clock lags by up to one tick, so a deadline gets a tick
- * more (rr_deadline_ms()) and never comes early.
+ * (0.04 us).  The coarse clock lags by up to one tick, so a deadline gets
+ * a tick more (rr_deadline_ms()) and never comes early.
  */
 int64_t rr_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return rr_clock_coarse_ms();
 }
 
 int64_t rr_tick_ms(void)

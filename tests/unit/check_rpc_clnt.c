@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -21,6 +20,7 @@
 #include "fake_rt.h"
 #include "rpc_peer.h"
 #include "rpc/rr_call.h"
+#include "rpc/rr_clock.h"
 #include "wire/rw_role.h"
 
 #define XID	    0x51000000u
@@ -587,14 +587,6 @@ START_TEST(test_clnt_timeout_then_late_reply)
 }
 END_TEST
 
-static int64_t fine_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Deadlines are kept on the coarse clock, which lags the fine one by up to
  * a tick: a deadline T ms away is still not reached before T ms have
  * passed on the fine clock. */
@@ -605,11 +597,11 @@ START_TEST(test_clnt_deadline_not_early)
 
 	ck_assert_int_gt(rr_tick_ms(), 0);
 	for (i = 0; i < 20; i++) {
-		t0 = fine_us();
+		t0 = rr_clock_us();
 		deadline = rr_deadline_ms(7);
 		while (rr_now_ms() < deadline)
 			usleep(100);
-		ck_assert_int_ge(fine_us() - t0, 7000);
+		ck_assert_int_ge(rr_clock_us() - t0, 7000);
 	}
 }
 END_TEST
