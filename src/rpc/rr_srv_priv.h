@@ -161,6 +161,7 @@ struct rr_srv {
 	struct rr_srv_queue errq;
 
 	uint64_t pull_held; /* octets of sinks held */
+	uint32_t pulling;   /* Calls whose Reads are posted, not done */
 	struct rr_srv_stats st;
 
 	/* versions and properties (digest 2.10, 2.11) */

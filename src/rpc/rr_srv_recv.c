@@ -195,11 +195,19 @@ static void start_pull(struct rr_srv *srv, struct rr_sreq *req)
 		return;
 	}
 	srv->pull_held += req->pull_len;
-	req->state = RR_PULLING;
+	req->state = RR_PULLING; /* its completion comes in that state */
+	srv->pulling++;
 	if (post_reads(srv, req))
 		return; /* the connection is closed */
 	srv->st.read_chunks += count_chunks(&req->rx.hdr);
 	srv->st.read_bytes += req->pull_len;
+	/* How many Calls' Reads are posted at once, and the limit they are
+	 * held to: the pipelining of Read chunks, seen from outside. */
+	TR_EVENT(srv_pull, srv->trace_id, req->rx.hdr.xid,
+		 "bytes=%llu pulling=%u held=%llu limit=%llu",
+		 (unsigned long long)req->pull_len, srv->pulling,
+		 (unsigned long long)srv->pull_held,
+		 (unsigned long long)srv->opts.max_read_bytes);
 }
 
 void rr_srv_start_pulls(struct rr_srv *srv)
@@ -216,6 +224,10 @@ void rr_srv_start_pulls(struct rr_srv *srv)
 
 void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status)
 {
+	if (srv->pulling)
+		srv->pulling--;
+	TR_EVENT(srv_pulled, srv->trace_id, req->rx.hdr.xid,
+		 "status=%d pulling=%u", status, srv->pulling);
 	/* A failed Read ended the connection; the sink stays until the
 	 * transport frees it with the connection. */
 	if (status)

@@ -8,6 +8,10 @@
 # (each side's inline_send is the other's inline_recv), the client's
 # version, each call's plan (short) and reply with the XID the server's
 # srv_call and srv_reply lines carry, and a disconnect on both sides.
+# Then tests/bench/rbench's server, traced, takes 1 MiB WRITE-shaped calls
+# from four client threads: its srv_pull lines must show the Reads of
+# several Calls posted at once, within max_read_bytes, and each pull
+# completed and answered (issue 17 item 3).
 #
 # Holds with RPCRDMA_VERSION=1, 2 or unset.  One line per check; exit 0
 # only when all passed.
@@ -19,6 +23,7 @@ else
 fi
 PING=$B/tools/rpcrdma-ping
 SERVER_BIN=$B/tests/vm/rtest_server
+RBENCH=$B/tests/bench/rbench
 H4=${RDMA_ADDR4:-192.0.2.1}
 PROG=$((0x20005243))
 VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
@@ -124,5 +129,47 @@ check $? "client: its connection's disconnect, once, as the last line"
 SCONN=$(awk '$6 == "accept" { sub("conn=", "", $4); print $4; exit }' "$ST")
 grep -Eq "conn=${SCONN:-none} xid=0x00000000 disconnect code=[0-9]+ reason=.+$" "$ST"
 check $? "server: the accepted connection's disconnect"
+
+# ---- Read chunks of several Calls in flight (issue 17 item 3) ---------------
+
+PT=$TMP/pull.trace
+RB_PORT=20467
+RPCRDMA_TRACE="$PT" "$RBENCH" server -n rdma -a "$H4" -p $RB_PORT \
+	--lifetime 120 >"$TMP/rbench_server" 2>&1 &
+SERVER=$!
+pids=$SERVER
+wait_for "$TMP/rbench_server" '^rbench: listening'
+check $? "rbench server listening on $H4 port $RB_PORT (traced into $PT)"
+timeout 60 "$RBENCH" client -a "$H4" -n rdma -p $RB_PORT write -t 4 -s 2 \
+	--size 1048576 >"$TMP/rbench_client" 2>&1 &&
+	grep -Eq '^RESULT test=write .*calls=[1-9]' "$TMP/rbench_client"
+check $? "rbench client: 1 MiB WRITE-shaped calls from 4 threads answered"
+show "$TMP/rbench_client"
+kill "$SERVER" 2>/dev/null
+wait "$SERVER" 2>/dev/null
+pids=
+grep -E ' srv_pull | srv_pulled ' "$PT" | head -n 12 | sed 's/^/    /'
+
+pulls=$(grep -c ' srv_pull ' "$PT")
+[ "$pulls" -ge 8 ] &&
+	! grep ' srv_pull ' "$PT" | grep -Ev ' srv_pull bytes=1048576 pulling=[1-9][0-9]* held=[0-9]+ limit=[0-9]+$'
+check $? "server: $pulls srv_pull lines, each of one 1 MiB Read chunk"
+awk '$6 == "srv_pull" {
+	for (i = 7; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] + 0 }
+	if (v["held"] > v["limit"] || v["held"] < v["bytes"]) bad++
+	if (v["pulling"] > max) max = v["pulling"]
+} END { printf "%d %d\n", bad, max }' "$PT" >"$TMP/pull.sum"
+read -r over most <"$TMP/pull.sum"
+[ "$over" -eq 0 ]
+check $? "server: the pulled data held never over its max_read_bytes ($over lines over)"
+[ "$most" -ge 2 ]
+check $? "server: the Reads of $most Calls posted at once (at least 2: Read chunks pipelined across Calls)"
+[ "$(grep -c ' srv_pulled status=0 ' "$PT")" -eq "$pulls" ]
+check $? "server: every pull completed with status 0 ($(grep -c ' srv_pulled status=0 ' "$PT") of $pulls)"
+unanswered=$(awk '$6 == "srv_pull" { pulled[$5] = 1 }
+	$6 == "srv_reply" { answered[$5] = 1 }
+	END { for (x in pulled) n += !(x in answered); print n + 0 }' "$PT")
+[ "$unanswered" -eq 0 ]
+check $? "server: every pulled Call answered ($unanswered not)"
 
 lib_done
