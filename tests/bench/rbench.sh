@@ -272,7 +272,7 @@ client() {
 # their own.  PTV[KEY] = column COLUMN of the client's result line.
 PT_PORT=$((PORT + 10))
 perftest() {
-	local key=$1 column=$2 port=$((PT_PORT++)) slog clog spid try ok=0 line limit=120
+	local key=$1 column=$2 port=$((PT_PORT++)) slog clog spid try ok=0 line limit=120 rc=0
 	shift 2
 	slog=$WORK/$key.srv clog=$WORK/$key.cli
 	if ! command -v "$1" >/dev/null; then
@@ -284,11 +284,17 @@ perftest() {
 	spid=$!
 	for ((try = 0; try < 20; try++)); do
 		sleep 0.5
-		if "${PIN_CLI[@]}" timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" \
-			>"$clog" 2>&1; then
+		"${PIN_CLI[@]}" timeout -k 5 "$limit" "$@" -d "$DEV" -R -p "$port" "$A" \
+			>"$clog" 2>&1
+		rc=$?
+		if ((rc == 0)); then
 			ok=1
 			break
 		fi
+		# A client that died of a signal or timed out had connected: its
+		# server is no longer waiting for another (a retry would hang
+		# until the limit).
+		((rc > 123)) && break
 		kill -0 "$spid" 2>/dev/null || break
 	done
 	kill "$spid" 2>/dev/null
@@ -300,6 +306,8 @@ perftest() {
 		return 0
 	fi
 	ERR[$key]="$1 failed: $(grep -v '^[ -]*$' "$clog" | tail -n 1 | tr -d '"')"
+	((rc > 128 && rc != 137)) && ERR[$key]+=" (client killed by SIG$(kill -l $((rc - 128))))"
+	((rc == 124 || rc == 137)) && ERR[$key]+=" (client timed out after $limit s)"
 	say "$key: ERROR: ${ERR[$key]}"
 	return 1
 }
