@@ -189,6 +189,27 @@ int svc_rdma_bc_poll(SVCXPRT *xprt, int timeout_ms);
 #define CLGET_RDMA_PEER_PROPS \
 	0x52440009 /* struct rpcrdma_props *: the
 						 * server's */
+#define CLGET_RDMA_CALL_STATS \
+	0x5244000a /* struct rpcrdma_clnt_call_stats
+						 * *: calls no reply ends */
+
+/*
+ * Calls of one CLIENT that no reply of their own ends (CLGET_RDMA_CALL_STATS,
+ * clnt_rdma_create(3)): one-way calls (a zero timeout: batching), the NULL
+ * calls the library sends so that the server's reply gives back the credits
+ * one-way calls hold, and the connections it closed because calls that
+ * timed out held every credit.
+ */
+struct rpcrdma_clnt_call_stats {
+	uint64_t oneway_calls; /* calls sent with a zero timeout */
+	uint64_t null_calls;   /* NULL calls sent for their credits */
+	uint64_t abandoned;    /* calls whose caller stopped waiting (timed
+				 * out) */
+	uint64_t late_replies; /* replies that came after that */
+	uint64_t recoveries;   /* connections closed: timed-out calls held
+				 * every credit */
+	uint64_t reserved[11]; /* zero */
+};
 
 /*
  * Transport properties of the peer of a connection (RPC-over-RDMA version

@@ -27,6 +27,11 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 	m.rm_call.cb_vers = call->vers;
 	if (!xdr_callhdr(xdrs, &m) || !XDR_PUTINT32(xdrs, &proc))
 		return false;
+	if (call->anon) {
+		ok = AUTH_MARSHALL(call->anon, xdrs);
+		rr_begin_body(xdrs);
+		return ok && call->xargs(xdrs, call->argsp);
+	}
 	pthread_mutex_lock(call->auth_lock);
 	ok = AUTH_MARSHALL(call->cl->cl_auth, xdrs);
 	rr_begin_body(xdrs); /* false for a plain stream: fine */

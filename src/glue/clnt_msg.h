@@ -19,6 +19,9 @@
 struct clnt_msg_call {
 	CLIENT *cl;
 	pthread_mutex_t *auth_lock; /* serializes AUTH_* on cl_auth */
+	AUTH *anon;		    /* set: marshal this AUTH_NONE instead
+				     * of cl_auth (the library's own NULL
+				     * calls, doc/oneway.md) */
 	uint32_t xid;
 	rpcprog_t prog;
 	rpcvers_t vers;

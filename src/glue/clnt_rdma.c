@@ -73,6 +73,10 @@ struct clnt_rdma {
 struct clnt_rdma_enc {
 	struct clnt_msg_call m;
 	struct rpcrdma_ulb_entry reply_ulb; /* this call's results */
+	/* a one-way call's: the NULL call the requester may send so that
+	 * the server's reply gives back one-way credits (doc/oneway.md) */
+	struct clnt_msg_call null_m;
+	struct rr_req null_req;
 };
 
 static const struct clnt_ops clnt_rdma_ops;
@@ -127,16 +131,40 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 	}
 }
 
-/* Set up one attempt: the XID, the deadline, the request. */
+/* The NULL call of a one-way call's request: procedure 0 of the same
+ * program and version, AUTH_NONE (no credential of the program's is
+ * spent on it), nothing reduced. */
+static void make_null_req(struct clnt_rdma_enc *e, uint32_t xid)
+{
+	e->null_m = e->m;
+	e->null_m.xid = xid;
+	e->null_m.proc = NULLPROC;
+	e->null_m.anon = authnone_create();
+	e->null_m.xargs = (xdrproc_t)(void (*)(void))xdr_void;
+	e->null_m.argsp = NULL;
+	memset(&e->null_req, 0, sizeof(e->null_req));
+	e->null_req.xid = xid;
+	e->null_req.encode = clnt_msg_encode;
+	e->null_req.arg = &e->null_m;
+	e->null_req.size_hint = CLNT_RDMA_HDR_MAX;
+}
+
+/* Set up one attempt: the XID, the deadline, the request.  A zero timeout
+ * makes a one-way call (clnt_vc: "send, do not wait"), which reduces
+ * nothing: the caller's memory is its own again when clnt_call returns. */
 static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 		     xdrproc_t xres, void *resp, struct timeval timeout)
 {
 	struct clnt_rdma *clnt = cl->cl_private;
+	uint32_t null_xid;
 	struct timeval tv;
+	bool oneway;
 
 	pthread_mutex_lock(&clnt->lock);
 	tv = clnt->waitset ? clnt->wait : timeout;
+	oneway = tv.tv_sec == 0 && tv.tv_usec == 0;
 	e->m.xid = --clnt->xid;
+	null_xid = oneway ? --clnt->xid : 0;
 	e->m.prog = clnt->prog;
 	e->m.vers = clnt->vers;
 	pthread_mutex_unlock(&clnt->lock);
@@ -146,9 +174,14 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->arg = &e->m;
 	req->size_hint = e->m.xargs ? xdr_sizeof(e->m.xargs, e->m.argsp) : 0;
 	req->size_hint += CLNT_RDMA_HDR_MAX;
-	ddp_lookup(cl, e, req, xres, resp);
-	req->send_only = tv.tv_sec == 0 && tv.tv_usec == 0;
+	req->send_only = oneway;
 	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
+	if (!oneway) {
+		ddp_lookup(cl, e, req, xres, resp);
+		return;
+	}
+	make_null_req(e, null_xid);
+	req->null_req = &e->null_req;
 }
 
 static bool call_decoded(void *call)
@@ -336,6 +369,20 @@ static void stats_get(struct clnt_rdma *clnt, struct rpcrdma_clnt_stats *o)
 	o->waits_polled = s.waits_polled;
 }
 
+static void call_stats_get(struct clnt_rdma *clnt,
+			   struct rpcrdma_clnt_call_stats *o)
+{
+	struct rr_stats s;
+
+	rr_clnt_stats(clnt->rr, &s);
+	memset(o, 0, sizeof(*o));
+	o->oneway_calls = s.oneways;
+	o->null_calls = s.flushes;
+	o->abandoned = s.timeouts;
+	o->late_replies = s.late_replies;
+	o->recoveries = s.recoveries;
+}
+
 /* The server's properties as <rpc/rpcrdma.h> publishes them. */
 static bool peer_props(struct clnt_rdma *clnt, struct rpcrdma_props *o)
 {
@@ -420,6 +467,9 @@ static bool_t control_rdma(struct clnt_rdma *clnt, u_int req, void *info)
 		return TRUE;
 	case CLGET_RDMA_STATS:
 		stats_get(clnt, info);
+		return TRUE;
+	case CLGET_RDMA_CALL_STATS:
+		call_stats_get(clnt, info);
 		return TRUE;
 	case CLGET_RDMA_VERSION:
 		*(unsigned int *)info = rr_clnt_version(clnt->rr, NULL);

@@ -84,11 +84,33 @@ static struct rw_credits *call_credits(struct rr_call *call)
 	return rt_conn_credits(call->conn->rt);
 }
 
+/*
+ * Credits a call needs free before it takes one: a one-way Call leaves the
+ * last one to the NULL Call that brings one-way credits back, unless that
+ * is on its way already or the grant is a single credit (doc/oneway.md).
+ */
+static uint32_t credits_needed(const struct rr_call *call)
+{
+	const struct rw_credits *credits = rt_conn_credits(call->conn->rt);
+
+	if (!call->oneway || call->flush || call->conn->flush_pending ||
+	    credits->granted < 2)
+		return 1;
+	return 2;
+}
+
 static bool credit_ready(void *arg)
 {
 	struct rr_call *call = arg;
 
-	return call->conn->lost || rw_credits_window(call_credits(call)) > 0;
+	return call->conn->lost ||
+	       rw_credits_window(call_credits(call)) >= credits_needed(call);
+}
+
+static bool credit_take(struct rr_call *call)
+{
+	return rw_credits_window(call_credits(call)) >= credits_needed(call) &&
+	       rw_credits_take(call_credits(call));
 }
 
 static void note_inflight(struct rr_clnt *rr, const struct rw_credits *credits)
@@ -101,34 +123,67 @@ static void note_inflight(struct rr_clnt *rr, const struct rw_credits *credits)
 		rr->st.over_grant++;
 }
 
-/* Every call in flight on conn was abandoned: nothing but closing the
- * connection gives their credits back. */
-static bool only_orphans(struct rr_clnt *rr, const struct rr_conn *conn)
+/* Calls of conn that hold a credit: how many, and how many of them timed
+ * out (abandoned by their caller, not one-way). */
+static unsigned int holders(struct rr_clnt *rr, const struct rr_conn *conn,
+			    unsigned int *abandoned)
 {
 	struct rr_call *call;
-	unsigned int i;
+	unsigned int i, n = 0;
 
+	*abandoned = 0;
 	for (i = 0; i < RR_XID_BUCKETS; i++)
-		for (call = rr->xids[i]; call; call = call->next)
-			if (call->conn == conn && call->state != RR_S_ORPHAN)
-				return false;
-	return true;
+		for (call = rr->xids[i]; call; call = call->next) {
+			if (call->conn != conn || !call->credit)
+				continue;
+			n++;
+			*abandoned += call->state == RR_S_ORPHAN &&
+				      !call->oneway;
+		}
+	return n;
+}
+
+/*
+ * Only a new connection gives back the credits of calls no Reply will
+ * finish: close conn (counted, traced), so that the next attempt connects
+ * afresh - as the kernel's xprtrdma disconnects when an RPC times out.
+ */
+static void recover(struct rr_clnt *rr, struct rr_conn *conn,
+		    unsigned int abandoned, unsigned int oneways)
+{
+	rr->st.recoveries++;
+	TR_EVENT(recover, conn->trace_id, 0, "abandoned=%u oneway=%u",
+		 abandoned, oneways);
+	rr_conn_retire(rr, conn);
 }
 
 static bool take_credit(struct rr_clnt *rr, struct rr_call *call,
 			int64_t deadline, struct rr_result *res)
 {
 	struct rr_conn *conn = call->conn;
+	unsigned int abandoned, n;
 	bool ready;
 
-	while (!conn->lost && !rw_credits_take(call_credits(call))) {
+	while (!conn->lost && !credit_take(call)) {
+		/* Every call holding a credit timed out: waiting is waiting
+		 * for Replies that will not come (the server dropped the
+		 * calls, or is gone). */
+		n = holders(rr, conn, &abandoned);
+		if (abandoned && abandoned == n) {
+			recover(rr, conn, abandoned, 0);
+			call->recovered = true;
+			break;
+		}
 		rr->credit_waiters++;
 		ready = rr_wait(rr, conn, credit_ready, call, deadline, NULL);
 		rr->credit_waiters--;
 		if (ready)
 			continue;
-		if (only_orphans(rr, conn))
-			rt_conn_disconnect(conn->rt);
+		/* Nothing but calls the layer finishes holds a credit: one-way
+		 * Calls whose NULL Call went unanswered, or calls that timed
+		 * out (the Replies they wait for are not coming). */
+		if (holders(rr, conn, &abandoned) == abandoned + conn->oneways)
+			recover(rr, conn, abandoned, conn->oneways);
 		rr_res_set(
 			res, RR_TIMEDOUT, ETIMEDOUT,
 			"no credit for a new call before the deadline (%u calls outstanding)",
@@ -158,7 +213,9 @@ static void credit_return(struct rr_clnt *rr, struct rr_call *call)
 	if (call->conn->lost)
 		return; /* the window died with the connection */
 	credits = call_credits(call);
-	if (call->state == RR_S_PREP)
+	/* A one-way Call finished by a later Reply carries no grant: its
+	 * credit comes back as one never used. */
+	if (call->state == RR_S_PREP || call->retired)
 		rw_credits_cancel(credits);
 	else
 		rw_credits_complete(credits, call->grant,
@@ -195,6 +252,36 @@ static void free_bufs(struct rr_call *call)
 	}
 }
 
+/* ---- One-way Calls (doc/oneway.md) ------------------------------------- */
+
+static void oneway_link(struct rr_conn *conn, struct rr_call *call)
+{
+	call->oneway_next = NULL;
+	call->oneway_prev = conn->oneway_tail;
+	if (conn->oneway_tail)
+		conn->oneway_tail->oneway_next = call;
+	else
+		conn->oneway_head = call;
+	conn->oneway_tail = call;
+	conn->oneways++;
+}
+
+static void oneway_unlink(struct rr_conn *conn, struct rr_call *call)
+{
+	if (call->oneway_prev)
+		call->oneway_prev->oneway_next = call->oneway_next;
+	else
+		conn->oneway_head = call->oneway_next;
+	if (call->oneway_next)
+		call->oneway_next->oneway_prev = call->oneway_prev;
+	else
+		conn->oneway_tail = call->oneway_prev;
+	call->oneway_prev = call->oneway_next = NULL;
+	conn->oneways--;
+	if (call->flush)
+		conn->flush_pending = false;
+}
+
 /* Give back everything of call (lock held).  Its exposures are revoked first
  * if that has not happened yet. */
 static void release(struct rr_clnt *rr, struct rr_call *call)
@@ -208,6 +295,8 @@ static void release(struct rr_clnt *rr, struct rr_call *call)
 	if (call->rbuf)
 		rt_recv_repost(conn->rt, call->rbuf);
 	call->rbuf = NULL;
+	if (call->oneway_prev || conn->oneway_head == call)
+		oneway_unlink(conn, call);
 	credit_return(rr, call);
 	free_bufs(call);
 	if (call->state != RR_S_PREP)
@@ -256,10 +345,28 @@ static void orphan(struct rr_clnt *rr, struct rr_call *call)
 		fence(rr, call);
 }
 
+/*
+ * A Reply (or RDMA_ERROR) to the Call sent seq-th on conn: the server has
+ * taken every one-way Call sent before it, so their credits come back and
+ * their memory is fenced (doc/oneway.md, the convention of AMB-V2-6).
+ */
+static void oneways_retire(struct rr_clnt *rr, struct rr_conn *conn,
+			   uint64_t seq)
+{
+	struct rr_call *call;
+
+	while ((call = conn->oneway_head) && call->seq < seq) {
+		call->retired = true;
+		orphan_finish(rr, call);
+	}
+}
+
 void rr_call_complete(struct rr_clnt *rr, struct rr_call *call)
 {
+	oneways_retire(rr, call->conn, call->seq);
 	if (call->state == RR_S_ORPHAN) {
-		rr->st.late_replies++;
+		if (!call->oneway)
+			rr->st.late_replies++;
 		orphan_finish(rr, call);
 		return;
 	}
@@ -1241,34 +1348,31 @@ static struct rr_call *call_slot(struct rr_clnt *rr, const struct rr_req *req,
 /*
  * One RPC: one attempt, or several with the same XID when the server's
  * RDMA_ERROR asks for a resend (digest 2.9, 2.11); the deadline covers
- * them all.
+ * them all.  An attempt whose wait for a credit closed the connection
+ * (recover()) goes once more, on a new one.
  */
-enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
-		       struct rr_call **callp, struct rr_result *res)
+static void call_waited(struct rr_clnt *rr, const struct rr_req *req,
+			int64_t deadline, struct rr_call **callp,
+			struct rr_result *res)
 {
-	int64_t deadline = req->deadline_ms;
+	bool reconnected = false;
 	struct rr_try tr;
 	struct rr_call *call;
 
-	*callp = NULL;
-	memset(res, 0, sizeof(*res));
 	memset(&tr, 0, sizeof(tr));
-	if (req->send_only)
-		deadline = rr_deadline_ms(rr->opts.conn.timeout_ms);
-	pthread_mutex_lock(&rr->lock);
 	for (;;) {
 		call = call_slot(rr, req, deadline, res);
 		if (!call)
 			break;
 		if (!start(rr, call, req, &tr, deadline, res)) {
+			bool again = call->recovered && !reconnected;
+
 			release(rr, call);
-			break;
-		}
-		if (req->send_only) {
-			orphan(rr, call);
-			rr_res_set(res, RR_SENT, 0,
-				   "sent without waiting for a reply");
-			break;
+			if (!again)
+				break;
+			reconnected = true;
+			memset(res, 0, sizeof(*res));
+			continue;
 		}
 		if (!rr_wait(rr, call->conn, call_done, call, deadline,
 			     &call->waiter)) {
@@ -1294,6 +1398,127 @@ enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
 		release(rr, call);
 		memset(res, 0, sizeof(*res));
 	}
+}
+
+/* The call is sent: the layer finishes it (lock held). */
+static void oneway_sent(struct rr_clnt *rr, struct rr_call *call)
+{
+	orphan(rr, call);
+	oneway_link(call->conn, call);
+	if (call->flush)
+		rr->st.flushes++;
+	else
+		rr->st.oneways++;
+}
+
+/* Time for the NULL Call: half the grant is held by one-way Calls, or
+ * the next one-way Call would need the last credit. */
+static bool flush_wanted(const struct rr_conn *conn)
+{
+	const struct rw_credits *credits = rt_conn_credits(conn->rt);
+	uint32_t half = credits->granted / 2;
+
+	if (conn->flush_pending || conn->lost)
+		return false;
+	return conn->oneways >= (half ? half : 1) ||
+	       rw_credits_window(credits) <= 1;
+}
+
+/* Send the NULL Call on conn as a one-way Call of the layer's own: its
+ * Reply finishes every one-way Call sent before it. */
+static void send_flush(struct rr_clnt *rr, struct rr_conn *conn,
+		       const struct rr_req *null_req, int64_t deadline)
+{
+	struct rr_result res;
+	struct rr_call *call;
+	struct rr_try tr;
+
+	if (!null_req || rr_xid_find(rr, null_req->xid))
+		return;
+	call = slot_get(rr);
+	if (!call)
+		return;
+	memset(&tr, 0, sizeof(tr));
+	call->xid = null_req->xid;
+	call->conn = conn;
+	conn->refs++;
+	call->oneway = true;
+	call->flush = true;
+	if (!start(rr, call, null_req, &tr, deadline, &res)) {
+		release(rr, call);
+		return;
+	}
+	conn->flush_pending = true;
+	oneway_sent(rr, call);
+}
+
+/*
+ * A one-way Call goes on a connection whose version and grant are known:
+ * on a new one the NULL Call goes first and is waited for, since before
+ * the first Reply there is a single credit, which a one-way Call would
+ * keep (V1-CR-6).
+ */
+static bool oneway_settle(struct rr_clnt *rr, const struct rr_req *req,
+			  int64_t deadline, struct rr_result *res)
+{
+	struct rr_conn *conn = rr_conn_get(rr, deadline, res);
+	struct rr_call *call = NULL;
+	bool settled;
+
+	if (!conn)
+		return false;
+	settled = conn->known && rt_conn_credits(conn->rt)->established;
+	rr_conn_put(rr, conn);
+	if (settled || !req->null_req)
+		return true;
+	call_waited(rr, req->null_req, deadline, &call, res);
+	if (call)
+		release(rr, call);
+	return res->status == RR_OK;
+}
+
+/*
+ * A send-only Call (batching: clnt_call with a zero timeout) is posted and
+ * left to the layer, which finishes it when the Reply to a later Call on
+ * its connection arrives (the server has taken it by then), its own Reply,
+ * or the connection's end (doc/oneway.md).  Nothing is reduced: the
+ * caller's memory is its own again when this returns.
+ */
+static void call_oneway(struct rr_clnt *rr, const struct rr_req *req,
+			int64_t deadline, struct rr_result *res)
+{
+	struct rr_call *call;
+	struct rr_try tr;
+
+	memset(&tr, 0, sizeof(tr));
+	if (!oneway_settle(rr, req, deadline, res))
+		return;
+	memset(res, 0, sizeof(*res));
+	call = call_slot(rr, req, deadline, res);
+	if (!call)
+		return;
+	call->oneway = true;
+	if (!start(rr, call, req, &tr, deadline, res)) {
+		release(rr, call);
+		return;
+	}
+	oneway_sent(rr, call);
+	rr_res_set(res, RR_SENT, 0, "sent without waiting for a reply");
+	if (flush_wanted(call->conn))
+		send_flush(rr, call->conn, req->null_req, deadline);
+}
+
+enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
+		       struct rr_call **callp, struct rr_result *res)
+{
+	*callp = NULL;
+	memset(res, 0, sizeof(*res));
+	pthread_mutex_lock(&rr->lock);
+	if (req->send_only)
+		call_oneway(rr, req, rr_deadline_ms(rr->opts.conn.timeout_ms),
+			    res);
+	else
+		call_waited(rr, req, req->deadline_ms, callp, res);
 	pthread_mutex_unlock(&rr->lock);
 	return res->status;
 }

@@ -152,7 +152,14 @@ struct rr_req {
 	xdrproc_t xres;
 	void *resp;
 	int64_t deadline_ms; /* rr_deadline_ms() */
-	bool send_only;	     /* post and return RR_SENT */
+	bool send_only;	     /* post and return RR_SENT: a one-way Call */
+	/* With send_only: a NULL Call (procedure 0 of the same program,
+	 * an XID of its own, nothing reduced) the layer may send, and for
+	 * a connection not yet settled wait for, so that the Reply to it
+	 * brings back the credits one-way Calls hold (doc/oneway.md).
+	 * NULL: none, and one-way Calls then wait for a later Call's
+	 * Reply. */
+	const struct rr_req *null_req;
 };
 
 /* Counters of one rr_clnt, cumulative over its connections. */
@@ -167,6 +174,11 @@ struct rr_stats {
 	uint64_t discarded;    /* Replies dropped (V1-ERR-4, V1-ERR-10) */
 	uint64_t unknown_xid;  /* Replies for no call of ours */
 	uint64_t orphans;      /* calls abandoned (timeout, send-only) */
+	uint64_t oneways;      /* send-only Calls (doc/oneway.md) */
+	uint64_t flushes;      /* NULL Calls the layer sent for their
+				* credits */
+	uint64_t recoveries;   /* connections closed because calls that
+				* timed out held every credit */
 	uint64_t late_replies; /* Replies to abandoned calls */
 	uint64_t foreign_inv;  /* Send With Invalidate of a handle the call
 				 * did not nominate */

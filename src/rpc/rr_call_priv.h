@@ -98,6 +98,14 @@ struct rr_conn {
 	bool oneway_credit;
 	uint64_t oneway_seq;
 	uint64_t seq; /* Calls sent on this connection */
+	/* One-way Calls (send-only) not yet known to be taken by the
+	 * server, oldest first: the Reply to any later Call finishes them
+	 * (doc/oneway.md); flush_pending while the layer's NULL Call that
+	 * brings such a Reply is on its way */
+	struct rr_call *oneway_head;
+	struct rr_call *oneway_tail;
+	unsigned int oneways;
+	bool flush_pending;
 	struct rw_props peer;
 	unsigned int refs; /* the rr_clnt's while current, calls (in
 				 * flight, orphaned or finishing), a polling
@@ -130,10 +138,18 @@ struct rr_call {
 	bool caller_mem;	  /* exposes memory of the caller */
 	uint64_t seq;		  /* its order among conn's Calls */
 	bool negotiating;	  /* sent as conn's version probe */
+	bool oneway;		  /* send-only: on conn's one-way list */
+	bool flush;		  /* the layer's NULL Call for them */
+	bool retired;		  /* finished by a later Call's Reply */
+	bool recovered;		  /* its wait for a credit closed conn */
 	bool reply_sized;	  /* its Reply chunk (or none) follows a
 					 * known largest Reply */
 	struct rw_hdr errh;	  /* RDMA_ERROR that ended it (proc
 					 * RW_ERROR), fixed words and err */
+
+	/* its place on conn's one-way list */
+	struct rr_call *oneway_prev;
+	struct rr_call *oneway_next;
 
 	/* what the Call offered (rw_validate_reply compares with it) */
 	struct rw_hdr hdr;
@@ -274,6 +290,9 @@ void rr_conn_end(struct rr_clnt *rr);
  * released while connecting).  NULL with res set on failure. */
 struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 			    struct rr_result *res);
+/* End conn now (lock held): disconnect, then everything rr_conn_lost()
+ * does, so the next call connects afresh. */
+void rr_conn_retire(struct rr_clnt *rr, struct rr_conn *conn);
 /* conn ended: fail the calls still waiting on it, finish its orphans. */
 void rr_conn_lost(struct rr_clnt *rr, struct rr_conn *conn);
 /* A valid Reply came on conn: its version is settled (lock held). */

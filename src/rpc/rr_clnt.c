@@ -269,8 +269,7 @@ static bool conn_wrong_mode(struct rr_clnt *rr, const struct rr_conn *conn)
 	       conn->refs == 1 + orphans_on(rr, conn);
 }
 
-/* End conn (its abandoned calls are fenced and finished on the way). */
-static void conn_retire(struct rr_clnt *rr, struct rr_conn *conn)
+void rr_conn_retire(struct rr_clnt *rr, struct rr_conn *conn)
 {
 	rt_conn_disconnect(conn->rt);
 	rr_drain(rr, conn);
@@ -321,7 +320,7 @@ struct rr_conn *rr_conn_get(struct rr_clnt *rr, int64_t deadline,
 			return conn;
 		}
 		if (conn && !conn->lost)
-			conn_retire(rr, conn);
+			rr_conn_retire(rr, conn);
 		if (conn)
 			conn_detach(rr);
 		if (rr->connecting) {
@@ -349,7 +348,7 @@ void rr_conn_end(struct rr_clnt *rr)
 	struct rr_conn *conn = rr->conn;
 
 	if (conn) {
-		conn_retire(rr, conn);
+		rr_conn_retire(rr, conn);
 		conn_detach(rr);
 	}
 }

@@ -42,8 +42,14 @@ static struct rpcrdma_ulb_entry sized_reply;
 /* What the scripted server does with each Call. */
 static struct {
 	bool answer;	    /* answer at once (else the test does) */
+	bool null_only;	    /* ... only NULL Calls (procedure 0), as a
+			     * server whose other routines send no
+			     * reply (batching) */
 	uint32_t grant;	    /* rdma_credit of its Replies */
 	unsigned int calls; /* Calls it saw */
+	unsigned int nulls; /* ... of procedure 0 */
+	uint32_t last_xid;  /* XID of the last non-NULL Call */
+	bool out_of_order;  /* a non-NULL Call came out of order */
 } srv;
 
 static void setup(void)
@@ -141,6 +147,15 @@ static void on_send(struct rt_conn *c, const struct fake_msg *m, void *arg)
 	if (!srv.answer)
 		return;
 	ck_assert(seen_parse(c, m, &s));
+	if (s.args.proc == 0)
+		srv.nulls++;
+	if (srv.null_only && s.args.proc != 0) {
+		/* the one-way tests number their Calls downwards */
+		if (srv.last_xid && s.rx.hdr.xid != srv.last_xid - 1)
+			srv.out_of_order = true;
+		srv.last_xid = s.rx.hdr.xid;
+		return;
+	}
 	answer(c, &s, srv.grant, s.arg, s.args.len, 0);
 }
 
@@ -652,27 +667,185 @@ START_TEST(test_clnt_orphan_reply_chunk_until_late_reply)
 }
 END_TEST
 
-/* Orphans holding every credit: a new call cannot get one before its
- * deadline, the connection is closed, the next call connects afresh. */
+/* Calls that timed out holding every credit: the next call does not wait
+ * for its own deadline - the connection is closed at once (a recovery,
+ * counted) and the call goes on a new connection, where it is answered. */
 START_TEST(test_clnt_orphans_hold_all_credits)
 {
-	static struct one o, starved, fresh;
+	static struct one o, next;
 	struct rt_conn *c = clnt_start(REQUESTED, SMALL_REPLY);
 
 	one_init(&o, XID, 40, 100);
 	one_run(&o);
 	ck_assert_int_eq(o.st, RR_TIMEDOUT);
-	one_init(&starved, XID + 1, 40, 200);
-	one_run(&starved);
-	ck_assert_int_eq(starved.st, RR_TIMEDOUT);
+	ck_assert_uint_eq(stats().recoveries, 0);
+	srv.answer = true;
+	one_init(&next, XID + 1, 8, 5000);
+	one_run(&next);
+	one_echoed(&next);
+	ck_assert_int_lt(next.elapsed_ms, 2500);
 	ck_assert_uint_eq(fake_nsends(c), 1);
 	ck_assert_uint_eq(fake_disconnects(c), 1);
-	srv.answer = true;
-	one_init(&fresh, XID + 2, 8, 2000);
-	one_run(&fresh);
-	one_echoed(&fresh);
 	ck_assert_uint_eq(fake_connects(), 2);
 	ck_assert(fake_destroyed(c));
+	ck_assert_uint_eq(stats().recoveries, 1);
+}
+END_TEST
+
+/* Calls the server never answers, one after the other, each timing out:
+ * one recovery per grant's worth of them, never more (no reconnect
+ * storm), and an answered call after them all. */
+START_TEST(test_clnt_dropped_calls_recover)
+{
+	static struct one o;
+	unsigned int i;
+
+	clnt_start(REQUESTED, SMALL_REPLY);
+	srv.answer = true;
+	srv.grant = 4;
+	one_init(&o, XID, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	srv.null_only = true;
+	for (i = 1; i <= 12; i++) {
+		one_init(&o, XID + 100 - i, 8, 30);
+		one_run(&o);
+		ck_assert_int_eq(o.st, RR_TIMEDOUT);
+	}
+	srv.null_only = false;
+	one_init(&o, XID + 1000, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	/* The first connection's 4 credits held by calls 1-4; calls 5-12
+	 * each find a connection whose single credit (no Reply has set a
+	 * grant) a timed-out call holds, and so does the last call: one
+	 * recovery per timed-out call beyond the grant, each after a full
+	 * timeout, never two in a row */
+	ck_assert_uint_eq(stats().recoveries, 12 - 4 + 1);
+	ck_assert_uint_eq(stats().connects, 12 - 4 + 2);
+	ck_assert_uint_eq(stats().over_grant, 0);
+}
+END_TEST
+
+/* One one-way call: with a connection not yet settled, the NULL Call goes
+ * first and is waited for; then the call is posted, RR_SENT. */
+static enum rr_status oneway_run(uint32_t xid, uint32_t alen,
+				 struct rr_result *res)
+{
+	static uint8_t arg[512];
+	struct rp_args a = { .xid = xid, .proc = 3, .data = arg, .len = alen };
+	struct rp_args n = { .xid = xid + 0x800000u, .proc = 0 };
+	struct rr_req req, null_req;
+	struct rr_call *call;
+	enum rr_status st;
+
+	rp_fill(arg, alen, xid);
+	memset(&null_req, 0, sizeof(null_req));
+	null_req.xid = n.xid;
+	null_req.encode = rp_xdr_call;
+	null_req.arg = &n;
+	null_req.size_hint = 64;
+	memset(&req, 0, sizeof(req));
+	req.xid = xid;
+	req.encode = rp_xdr_call;
+	req.arg = &a;
+	req.size_hint = alen + 64;
+	req.send_only = true;
+	req.null_req = &null_req;
+	st = rr_call(clnt, &req, &call, res);
+	ck_assert_ptr_null(call);
+	return st;
+}
+
+/* Batching (doc/oneway.md): 10 000 one-way Calls to a server that answers
+ * only NULL Calls never run out of credits, go out in order, never more
+ * in flight than the grant (V1-CR-4); the layer's NULL Calls bring their
+ * credits back; an ordinary call after them is answered. */
+START_TEST(test_clnt_oneway_batch)
+{
+	static struct one o;
+	struct rr_result res;
+	unsigned int i;
+
+	clnt_start(REQUESTED, SMALL_REPLY);
+	srv.answer = true;
+	srv.null_only = true;
+	srv.grant = 8;
+	for (i = 0; i < 10000; i++)
+		ck_assert_msg(oneway_run(XID - i, 40, &res) == RR_SENT,
+			      "one-way call %u: %s", i, res.msg);
+	ck_assert(!srv.out_of_order);
+	ck_assert_uint_eq(srv.calls - srv.nulls, 10000);
+	ck_assert_uint_eq(stats().oneways, 10000);
+	ck_assert_uint_gt(stats().flushes, 0);
+	/* one NULL per half grant, and the first that settled the
+	 * connection */
+	ck_assert_uint_le(stats().flushes, 10000 / 4 + 2);
+	ck_assert_uint_eq(srv.nulls, stats().flushes + 1);
+	ck_assert_uint_eq(stats().over_grant, 0);
+	ck_assert_uint_le(stats().max_inflight, 8);
+	ck_assert_uint_eq(stats().recoveries, 0);
+	ck_assert_uint_eq(stats().connects, 1);
+	srv.null_only = false;
+	one_init(&o, XID + 1, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	/* that Reply gave back every one-way credit */
+	ck_assert_uint_eq(inflight(), 0);
+}
+END_TEST
+
+struct oneway_thread {
+	pthread_t thread;
+	uint32_t first;
+	unsigned int n, sent;
+};
+
+static void *oneway_thread(void *arg)
+{
+	struct oneway_thread *t = arg;
+	struct rr_result res;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		t->sent += oneway_run(t->first - i, 24, &res) == RR_SENT;
+	return NULL;
+}
+
+/* Several threads batching on one rr_clnt: every call sent, none blocks
+ * for good, never more in flight than the grant. */
+START_TEST(test_clnt_oneway_threads)
+{
+	static struct oneway_thread t[4];
+	static struct one o;
+	unsigned int i;
+
+	clnt_start(REQUESTED, SMALL_REPLY);
+	srv.answer = true;
+	srv.grant = 4;
+	one_init(&o, XID + 1, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	srv.null_only = true;
+	for (i = 0; i < 4; i++) {
+		t[i].first = XID - 0x10000u * (i + 1);
+		t[i].n = 2500;
+		ck_assert_int_eq(pthread_create(&t[i].thread, NULL,
+						oneway_thread, &t[i]),
+				 0);
+	}
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(pthread_join(t[i].thread, NULL), 0);
+		ck_assert_uint_eq(t[i].sent, 2500);
+	}
+	ck_assert_uint_eq(stats().oneways, 10000);
+	ck_assert_uint_eq(stats().over_grant, 0);
+	ck_assert_uint_eq(stats().recoveries, 0);
+	srv.null_only = false;
+	one_init(&o, XID + 2, 8, 2000);
+	one_run(&o);
+	one_echoed(&o);
+	ck_assert_uint_eq(inflight(), 0);
 }
 END_TEST
 
@@ -980,6 +1153,9 @@ Suite *rpc_clnt_suite(void)
 	tcase_add_test(tc, test_clnt_one_credit_until_first_reply);
 	tcase_add_test(tc, test_clnt_never_more_than_grant);
 	tcase_add_test(tc, test_clnt_orphans_hold_all_credits);
+	tcase_add_test(tc, test_clnt_dropped_calls_recover);
+	tcase_add_test(tc, test_clnt_oneway_batch);
+	tcase_add_test(tc, test_clnt_oneway_threads);
 	tcase_add_test(tc, test_clnt_conn_loss_reconnect);
 	tcase_add_test(tc, test_clnt_connect_refused);
 	tcase_add_test(tc, test_clnt_reg_mode_change);
