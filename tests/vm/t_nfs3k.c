@@ -325,6 +325,42 @@ static void getattr_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
 		xdr_free((xdrproc_t)xdr_GETATTR3res, (char *)&res);
 }
 
+/* Batching against a server that answers every call (doc/oneway.md): NULL
+ * calls with a zero timeout and no results return RPC_SUCCESS at once,
+ * each finished by a Reply (its own or a later one) without the library's
+ * NULL calls being needed to make progress, and the GETATTR after them is
+ * answered on the same connection. */
+static void batch_case(CLIENT *cl, const nfs_fh3 *fh, uint64_t size)
+{
+	static const struct timeval zero = { 0, 0 };
+	struct rpcrdma_clnt_call_stats a, b;
+	struct rpcrdma_clnt_stats sa, sb;
+	unsigned int i, ok = 0, n = 2000;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	CHECK(clnt_control(cl, CLGET_RDMA_CALL_STATS, (char *)&a) &&
+		      clnt_control(cl, CLGET_RDMA_STATS, (char *)&sa),
+	      "CLGET_RDMA_CALL_STATS before the batch");
+	for (i = 0; i < n; i++)
+		ok += clnt_call(cl, NFSPROC3_NULL, (xdrproc_t)xdr_void, NULL,
+				NULL, NULL, zero) == RPC_SUCCESS;
+	CHECK(ok == n, "%u of %u batched NULL calls returned RPC_SUCCESS", ok,
+	      n);
+	getattr_case(cl, fh, size);
+	CHECK(clnt_control(cl, CLGET_RDMA_CALL_STATS, (char *)&b) &&
+		      clnt_control(cl, CLGET_RDMA_STATS, (char *)&sb),
+	      "CLGET_RDMA_CALL_STATS after the batch");
+	CHECK(b.oneway_calls - a.oneway_calls == n &&
+		      b.recoveries == a.recoveries &&
+		      sb.connects == sa.connects,
+	      "batch: %llu one-way calls, %llu NULL calls of the library's, %llu recoveries, %u new connections",
+	      (unsigned long long)(b.oneway_calls - a.oneway_calls),
+	      (unsigned long long)(b.null_calls - a.null_calls),
+	      (unsigned long long)(b.recoveries - a.recoveries),
+	      sb.connects - sa.connects);
+}
+
 /* READ count at off: want (wlen octets) and eof. */
 static bool do_read(CLIENT *cl, const nfs_fh3 *fh, uint64_t off, uint32_t count,
 		    const uint8_t *want, uint32_t wlen, bool eof,
@@ -792,6 +828,7 @@ int main(int argc, char **argv)
 		write_case(cl, &fh, MiB, data + MiB, SMALL, UNSTABLE);
 		commit_case(cl, &fh);
 		getattr_case(cl, &fh, MiB + SMALL);
+		batch_case(cl, &fh, MiB + SMALL);
 		read_case(cl, &fh, 0, MiB, data, MiB, false);
 		read_case(cl, &fh, MiB, MiB, data + MiB, SMALL, true);
 		export_case(name, data, MiB + SMALL);
