@@ -92,6 +92,7 @@ static void resolve_all(void)
 	RESOLVE(svc_tli_create);
 	RESOLVE(svc_reg);
 	RESOLVE(svc_unreg);
+	RESOLVE(rpc_reg);
 	RESOLVE(rpcb_set);
 	RESOLVE(rpcb_unset);
 	RESOLVE(rpcb_getaddr);

@@ -17,6 +17,8 @@
  * versions, as libtirpc's does, in a list of its own: for nettypes "rdma"
  * and "rdma6", and for "netpath" when NETPATH names an rdma netid (then
  * its other netids are created here through libtirpc's svc_tp_create()).
+ * rpc_reg() (netid_simple.c) makes and registers its transports through
+ * rpcrdma_svc_listener() and rpcrdma_svc_register(), the same routes.
  */
 #include "config.h"
 
@@ -143,6 +145,29 @@ static SVCXPRT *rdma_tp_create(dispatch_fn dispatch, rpcprog_t prog,
 	return x;
 }
 
+/* ---- For rpc_reg() (netid_simple.c) ------------------------------------------------ */
+
+SVCXPRT *rpcrdma_svc_listener(const struct netconfig *nc, rpcprog_t prog)
+{
+	if (!rpcrdma_nconf_family(nc))
+		return REAL(svc_tli_create)(RPC_ANYFD, nc, NULL, 0, 0);
+	return rdma_listen(nc->nc_netid, NULL, rpcrdma_env_port(prog));
+}
+
+bool rpcrdma_svc_register(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
+			  dispatch_fn dispatch, const struct netconfig *nc)
+{
+	if (!nc)
+		return REAL(svc_reg)(x, prog, vers, dispatch, NULL);
+	if (rpcrdma_nconf_family(nc)) {
+		if (rpcrdma_env_rpcbind())
+			rpcbind_unregister(prog, vers, nc->nc_netid);
+		return rdma_reg(x, prog, vers, dispatch, nc);
+	}
+	REAL(rpcb_unset)(prog, vers, nc);
+	return REAL(svc_reg)(x, prog, vers, dispatch, nc);
+}
+
 /* ---- svc_create() ------------------------------------------------------------------ */
 
 struct xlist {
@@ -167,16 +192,8 @@ static struct xlist *xlist_find(const char *netid)
 static bool reuse(struct xlist *l, dispatch_fn dispatch, rpcprog_t prog,
 		  rpcvers_t vers, const struct netconfig *nc)
 {
-	bool ok;
+	bool ok = rpcrdma_svc_register(l->x, prog, vers, dispatch, nc);
 
-	if (rpcrdma_nconf_family(nc)) {
-		if (rpcrdma_env_rpcbind())
-			rpcbind_unregister(prog, vers, nc->nc_netid);
-		ok = rdma_reg(l->x, prog, vers, dispatch, nc);
-	} else {
-		REAL(rpcb_unset)(prog, vers, nc);
-		ok = REAL(svc_reg)(l->x, prog, vers, dispatch, nc);
-	}
 	if (!ok)
 		reg_failed("svc_create", prog, vers, nc);
 	return ok;

@@ -12,6 +12,7 @@
  *   netid_env.c  RPCRDMA_PORT and RPCRDMA_RPCBIND
  *   netid_clnt.c the client entry points
  *   netid_svc.c  the server entry points
+ *   netid_simple.c rpc_reg(), the simplified interface, and its dispatcher
  *   netid_err.c  the clnt_spcreateerror() and clnt_pcreateerror() that
  *                show the words of glue/rpcrdma_err.h
  *   rpcb_rdma.c  rpcbind: finding a remote rdma service
@@ -74,6 +75,8 @@ struct rpcrdma_real {
 			  void (*)(struct svc_req *, SVCXPRT *),
 			  const struct netconfig *);
 	void (*svc_unreg)(const rpcprog_t, const rpcvers_t);
+	int (*rpc_reg)(rpcprog_t, rpcvers_t, rpcproc_t, char *(*)(char *),
+		       xdrproc_t, xdrproc_t, char *);
 	bool_t (*rpcb_set)(const rpcprog_t, const rpcvers_t,
 			   const struct netconfig *, const struct netbuf *);
 	bool_t (*rpcb_unset)(const rpcprog_t, const rpcvers_t,
@@ -182,6 +185,28 @@ bool rpcrdma_rpcb_unset(rpcprog_t prog, rpcvers_t vers, const char *netid,
  * removed at exit (atexit).  netid NULL: every netid of prog/vers. */
 void rpcrdma_reg_remember(rpcprog_t prog, rpcvers_t vers, const char *netid);
 void rpcrdma_reg_forget(rpcprog_t prog, rpcvers_t vers, const char *netid);
+
+/* ---- Server transports (netid_svc.c), for rpc_reg() ---------------------- */
+
+/*
+ * A listener for nc as svc_tp_create() makes it, registered nowhere: for
+ * an rdma netid svc_rdma_create() on the wildcard address and the port
+ * RPCRDMA_PORT (or the NFS convention) gives prog; for the others
+ * libtirpc's svc_tli_create(RPC_ANYFD, nc, NULL, 0, 0).  NULL on failure,
+ * which the constructor has reported.
+ */
+SVCXPRT *rpcrdma_svc_listener(const struct netconfig *nc, rpcprog_t prog);
+
+/*
+ * prog/vers with dispatch on x.  nc NULL: the dispatch table only
+ * (libtirpc's svc_reg() without a netconfig).  Otherwise as
+ * svc_tp_create() registers: the old rpcbind entry of prog/vers on nc's
+ * netid removed, then svc_reg() with nc - for an rdma netid ours (rpcbind
+ * unless RPCRDMA_RPCBIND=0, removed at exit), for the others libtirpc's.
+ */
+bool rpcrdma_svc_register(SVCXPRT *x, rpcprog_t prog, rpcvers_t vers,
+			  void (*dispatch)(struct svc_req *, SVCXPRT *),
+			  const struct netconfig *nc);
 
 /* ---- Shared by the client and server entry points ------------------------ */
 

@@ -16,6 +16,12 @@
 #                           calls never reach librpcrdma
 #   tests/vm/netid-rpcbind  unregistration at exit, the NFS port convention,
 #                           a missing rpcbind (client and server)
+#   tests/vm/netid-simple   the simplified interface (t_netid_simple):
+#                           rpc_reg() over rdma, rdma6, NETPATH=rdma:tcp and
+#                           a visible rdma line, next to tcp; rpc_call()'s
+#                           cached CLIENT (one connection to the server, as
+#                           rpcrdma-stat counts it), procedures that do not
+#                           reply, the failures
 # Each check prints one line ("ok - ..." / "FAIL - ..."); the exit status
 # is 1 if any failed, 77 (a "SKIP - ..." line says why) if a check could
 # not run here and none failed: a pass means every check ran.  The only
@@ -248,10 +254,98 @@ part_rpcbind() {
 	stop_server "no rpcbind" "$TMP/one"
 }
 
+# ---- netid-simple -------------------------------------------------------------
+
+SIMPLE=$here/t_netid_simple
+PS=$((0x20005160)) PT=$((0x20005161)) PN=$((0x20005162)) PM=$((0x20005163))
+PE=$((0x20005164)) PV=$((0x20005165))
+
+# uaddr PROG VERS NETID: the address rpcinfo lists, empty if none.
+uaddr() {
+	awk -v p="$1" -v v="$2" -v n="$3" \
+		'$1 == p && $2 == v && $3 == n { print $4; exit }' "$TMP/rpcinfo"
+}
+
+simple_rpcinfo() {
+	rpcinfo >"$TMP/rpcinfo" 2>&1
+	grep "^ *\($PS\|$PT\|$PN\|$PM\|$PV\) " "$TMP/rpcinfo" | sed 's/^/# rpcinfo: /'
+	a=$(uaddr $PS 1 rdma)
+	[ -n "$a" ] && [ "$(uaddr $PS 2 rdma)" = "$a" ] && [ "$(uaddr $PN 1 rdma)" = "$a" ] &&
+		[ "$(uaddr $PM 1 rdma)" = "$a" ] &&
+		[ "$(awk '$3 == "rdma"' "$TMP/rpcinfo" | wc -l)" -eq 4 ]
+	check $? "rpcinfo: $PS v1 and v2, $PN, $PM on rdma, all at $a (one transport)"
+	[ -n "$(uaddr $PS 1 rdma6)" ]
+	check $? "rpcinfo: $PS v1 on rdma6 at $(uaddr $PS 1 rdma6)"
+	a=$(uaddr $PS 1 tcp)
+	[ -n "$a" ] && [ "$(uaddr $PN 1 tcp)" = "$a" ] && [ -n "$(uaddr $PT 1 tcp)" ] &&
+		[ -n "$(uaddr $PM 1 tcp)" ]
+	check $? "rpcinfo: $PS and $PN (NETPATH=rdma:tcp) on one tcp transport, $PT and $PM on tcp"
+	[ -n "$(uaddr $PV 1 tcp)" ] && [ -z "$(uaddr $PV 1 rdma)" ]
+	check $? "rpcinfo: $PV (\"visible\", NETPATH=rdma:tcp) on tcp, not on rdma"
+}
+
+# svc_value FILE LABEL-REGEX NAME: NAME's value on the line of rpcrdma-stat's
+# output whose label matches (empty if none).
+svc_value() {
+	awk -v re="^rpcrdma: $2: " -v name="$3" '
+		$0 ~ re {
+			sub(re, "")
+			n = split($0, f, " ")
+			for (i = 1; i < n; i += 2)
+				if (f[i] == name)
+					print f[i + 1]
+		}' "$1"
+}
+
+# The server's counters after the "calls" client: one connection per
+# listener, which served every call.
+simple_conns() {	# simple_conns CALLS-PER-NETID
+	"$top/tools/rpcrdma-stat" -d "$TMP/sock" "$SERVER" >"$TMP/stat" 2>&1
+	rc=$?
+	grep "^rpcrdma: svc " "$TMP/stat" | sed 's/^/# /'
+	for l in 'svc 0\.0\.0\.0:[0-9]*' 'svc \[::\]:[0-9]*'; do
+		c=$(svc_value "$TMP/stat" "$l" conns_accepted)
+		r=$(svc_value "$TMP/stat" "$l" requests)
+		[ $rc -eq 0 ] && [ "${c:-x}" = 1 ] && [ -n "$1" ] && [ "${r:-0}" -ge "$1" ]
+		check $? "rpcrdma-stat, listener '$l': ${c:-no} connection(s) accepted (want 1), ${r:-no} requests (want >= ${1:-?})"
+	done
+}
+
+part_simple() {
+	rpcbind_start || return
+	mkdir -p "$TMP/sock"
+	start_server "$TMP/server" '^ready' env RPCRDMA_STATS_SOCKET="$TMP/sock" \
+		"$SIMPLE" server "$H4" "$H6"
+	check $? "rpc_reg server ready"
+	simple_rpcinfo
+	run_prog "rpc_call over rdma and rdma6" env "$TIRPC_LEAKS" "$SIMPLE" calls "$H4" "$H6"
+	simple_conns "$(sed -n 's/^# calls per netid: //p' "$TMP/out")"
+	run_prog "tcp beside rdma, NETPATH, no replies" env "$TIRPC_LEAKS" "$SIMPLE" more "$H4" "$H6"
+	run_prog "rpc_reg failures" env "$TIRPC_LEAKS" "$SIMPLE" errors
+	n=$(grep -c "rpc_reg: *can't reassign procedure number 0" "$TMP/err")
+	[ "$n" -eq 2 ]
+	check $? "rpc_reg(NULLPROC): the same words over rdma and tcp ($n times, want 2)"
+	grep -q "rpcrdma: rpc_reg: couldn't register prog $PE vers 2 for rdma" "$TMP/err" &&
+		grep -q "rpc_reg: *couldn't register prog $PE vers 3 for tcp" "$TMP/err"
+	check $? "rpc_reg() on a program another dispatch function has: the same words over rdma and tcp"
+	# A visible rdma entry (which rpcrdma-netconfig(5) advises against)
+	# puts rdma into libtirpc's nettype "visible".
+	{ cat /etc/netconfig && echo 'rdma tpi_cots_ord v inet rdma - -'; } >"$TMP/netconfig"
+	run_prog "rpc_reg(\"visible\"), a visible rdma line in /etc/netconfig" \
+		env "$TIRPC_LEAKS" unshare -m sh -c 'mount --bind "$1" /etc/netconfig && exec "$2" visible "$3"' \
+		sh "$TMP/netconfig" "$SIMPLE" "$H4"
+	stop_server "rpc_reg server" "$TMP/server"
+	rpcinfo >"$TMP/rpcinfo" 2>&1
+	[ -z "$(uaddr $PS 1 rdma)" ] && [ -z "$(uaddr $PS 1 rdma6)" ] && [ -z "$(uaddr $PN 1 rdma)" ] &&
+		grep -q "^ *100000 " "$TMP/rpcinfo"
+	check $? "rpcbind answers: the rdma registrations of rpc_reg() gone at exit"
+	stop_rpcbind
+}
+
 case $part in
-offline | linked | preload | symbolic | rpcbind) "part_$part" ;;
+offline | linked | preload | symbolic | rpcbind | simple) "part_$part" ;;
 *)
-	echo "usage: netid-{offline,linked,preload,symbolic,rpcbind} (or T_NETID_PART=...)" >&2
+	echo "usage: netid-{offline,linked,preload,symbolic,rpcbind,simple} (or T_NETID_PART=...)" >&2
 	exit 2
 	;;
 esac
