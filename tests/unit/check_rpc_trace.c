@@ -36,13 +36,16 @@
 /* What the scripted server saw and does. */
 static struct {
 	uint32_t err_xid;    /* answer this XID with ERR_VERS */
+	uint32_t drop_xid;   /* never answer this XID */
 	unsigned int pulled; /* Read chunks it read from our memory */
+	int timeout_ms;	     /* the requester's calls wait this long */
 } peer;
 
 static void setup(void)
 {
 	fake_reset();
 	memset(&peer, 0, sizeof(peer));
+	peer.timeout_ms = 5000;
 	tf_open();
 }
 
@@ -76,6 +79,8 @@ static void on_send(struct rt_conn *c, const struct fake_msg *m, void *arg)
 				 0);
 		peer.pulled++;
 	}
+	if (rx.hdr.xid == peer.drop_xid)
+		return;
 	if (rx.hdr.xid == peer.err_xid) {
 		rw_hdr_init(&h, RW_VERS_1, RW_ERROR, rx.hdr.xid, GRANT);
 		h.err.code = RW_ERR_VERS;
@@ -137,7 +142,7 @@ static enum rr_status call(struct rr_clnt *clnt, uint32_t xid, uint32_t alen,
 	req.size_hint = alen + 64;
 	req.ddp.mode = ddp ? RW_DDP_ITEMS : RW_DDP_NONE;
 	req.ddp.mask = 1; /* the opaque argument */
-	req.deadline_ms = rr_now_ms() + 5000;
+	req.deadline_ms = rr_now_ms() + peer.timeout_ms;
 	st = rr_call(clnt, &req, &k, &out);
 	if (st != RR_OK)
 		return st;
@@ -204,6 +209,34 @@ START_TEST(test_trace_clnt_calls)
 		 "rdma_error code=1 err=ERR_VERS low=1 high=1 credits=%u\n",
 		 fake_send(c, 2)->len, rp_call_len(40), GRANT);
 	ck_assert_events(id, XID_E, want);
+}
+END_TEST
+
+/* A call the server drops holds the only credit of a new connection: the
+ * next call replaces the connection at once, and the old one's log says
+ * why, once (rpcrdma-trace(7), recover; doc/oneway.md). */
+START_TEST(test_trace_clnt_recover)
+{
+	struct rr_clnt *clnt = clnt_start();
+	struct rt_conn *c = fake_last_conn();
+	uint32_t id = rt_conn_trace_id(c);
+	char got[1024];
+
+	peer.drop_xid = XID_S;
+	peer.timeout_ms = 100;
+	ck_assert_int_eq(call(clnt, XID_S, 100, false), RR_TIMEDOUT);
+	peer.timeout_ms = 5000;
+	ck_assert_int_eq(call(clnt, XID_C, 100, false), RR_OK);
+	ck_assert_ptr_ne(fake_last_conn(), c);
+	rr_clnt_destroy(clnt);
+	tf_read();
+	tf_events(id, 0, got, sizeof(got));
+	ck_assert_msg(strstr(got, "recover abandoned=1 oneway=0\n") != NULL,
+		      "no recover line in\n%s", got);
+	ck_assert_ptr_null(strstr(strstr(got, "recover ") + 1, "recover "));
+	tf_events(id, XID_S, got, sizeof(got));
+	ck_assert_msg(strstr(got, "timeout inflight=1\n") != NULL,
+		      "no timeout line in\n%s", got);
 }
 END_TEST
 
@@ -315,6 +348,7 @@ Suite *rpc_trace_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_trace_clnt_calls);
 	tcase_add_test(tc, test_trace_clnt_off);
+	tcase_add_test(tc, test_trace_clnt_recover);
 	tcase_add_test(tc, test_trace_srv_call_reply_error);
 	suite_add_tcase(s, tc);
 	return s;

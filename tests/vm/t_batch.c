@@ -47,11 +47,11 @@
 #define B_DROP	   3u /* u_int: no reply (a dropped call) */
 #define B_QUIT	   4u /* replies, then svc_exit() */
 
-#define PORT	   20760 /* tcp; rdma +1, rdma6 +2 */
-#define NTHREADS   4
-#define NBATCH	   10000
-#define ITEM_MAX   256
-#define SLOW_MS	   5000 /* a batched call that takes this long blocked */
+#define PORT	 20760 /* tcp; rdma +1, rdma6 +2 */
+#define NTHREADS 4
+#define NBATCH	 10000
+#define ITEM_MAX 256
+#define SLOW_MS	 5000 /* a batched call that takes this long blocked */
 
 /* ---- The messages --------------------------------------------------------- */
 
@@ -202,7 +202,8 @@ static bool listen_on(const char *netid, const char *addr, int port)
 	tb.qlen = 64;
 	xprt = nc ? svc_tli_create(RPC_ANYFD, nc, &tb, 0, 0) : NULL;
 	if (!xprt || !svc_reg(xprt, BATCH_PROG, BATCH_VERS, dispatch, NULL)) {
-		fprintf(stderr, "t_batch server: %s on %s port %d: cannot serve\n",
+		fprintf(stderr,
+			"t_batch server: %s on %s port %d: cannot serve\n",
 			netid, addr, port);
 		return false;
 	}
@@ -257,8 +258,8 @@ static CLIENT *connect_to(const char *netid)
 	}
 	nb.maxlen = sizeof(ss);
 	nb.buf = &ss;
-	cl = nc ? clnt_tli_create(RPC_ANYFD, nc, &nb, BATCH_PROG, BATCH_VERS,
-				  0, 0) :
+	cl = nc ? clnt_tli_create(RPC_ANYFD, nc, &nb, BATCH_PROG, BATCH_VERS, 0,
+				  0) :
 		  NULL;
 	if (nc)
 		freenetconfigent(nc);
@@ -288,8 +289,8 @@ struct batcher {
 	CLIENT *cl;
 	u_int thread_no;
 	u_int n;
-	u_int ok;	  /* calls that returned RPC_SUCCESS */
-	int64_t slowest;  /* longest clnt_call, microseconds */
+	u_int ok;	 /* calls that returned RPC_SUCCESS */
+	int64_t slowest; /* longest clnt_call, microseconds */
 	enum clnt_stat first_bad;
 };
 
@@ -384,8 +385,9 @@ static void dropped(CLIENT *cl, const char *netid)
 	struct report r;
 	int64_t t0;
 
-	if (is_rdma(netid) && clnt_control(cl, CLGET_RDMA_CREDITS,
-					   (char *)&credits) && credits > 64)
+	if (is_rdma(netid) &&
+	    clnt_control(cl, CLGET_RDMA_CREDITS, (char *)&credits) &&
+	    credits > 64)
 		credits = 64;
 	for (i = 0; i < credits + 2; i++) {
 		st = clnt_call(cl, B_DROP, (xdrproc_t)xdr_u_int, (char *)&i,
@@ -433,13 +435,24 @@ static void one_netid(const char *netid)
 {
 	struct rpcrdma_clnt_call_stats cs;
 	struct rpcrdma_clnt_stats st;
+	unsigned int grant1 = 0, grant2 = 0;
 	struct report r1, r2;
 	CLIENT *cl = connect_to(netid);
 
 	if (!cl)
 		return;
 	batch(cl, netid, 1, NBATCH, &r1);
+	if (is_rdma(netid))
+		clnt_control(cl, CLGET_RDMA_CREDITS, (char *)&grant1);
 	batch(cl, netid, NTHREADS, NBATCH / NTHREADS, &r2);
+	/* the server's grant backs every credit with a posted Receive
+	 * (V1-CR-8): 10 000 more unanswered calls leave it where it was */
+	if (is_rdma(netid)) {
+		clnt_control(cl, CLGET_RDMA_CREDITS, (char *)&grant2);
+		CHECK(grant1 > 1 && grant2 == grant1,
+		      "%s: the server's grant %u after the first batch, %u after the second",
+		      netid, grant1, grant2);
+	}
 	if (r1.rss_kb && r2.rss_kb)
 		CHECK(r2.rss_kb < r1.rss_kb + 4096,
 		      "%s: server VmRSS %u kB after the first batch, %u after the second (bound +4096)",
