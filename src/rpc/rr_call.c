@@ -161,15 +161,16 @@ static bool take_credit(struct rr_clnt *rr, struct rr_call *call,
 			int64_t deadline, struct rr_result *res)
 {
 	struct rr_conn *conn = call->conn;
-	unsigned int abandoned, n;
+	unsigned int abandoned;
 	bool ready;
 
 	while (!conn->lost && !credit_take(call)) {
-		/* Every call holding a credit timed out: waiting is waiting
-		 * for Replies that will not come (the server dropped the
-		 * calls, or is gone). */
-		n = holders(rr, conn, &abandoned);
-		if (abandoned && abandoned == n) {
+		/* Every credit is held by a call that timed out (not one
+		 * being built, which holds a credit outside the XID table):
+		 * waiting is waiting for Replies that will not come (the
+		 * server dropped the calls, or is gone). */
+		holders(rr, conn, &abandoned);
+		if (abandoned && abandoned == call_credits(call)->inflight) {
 			recover(rr, conn, abandoned, 0);
 			call->recovered = true;
 			break;
