@@ -62,7 +62,8 @@ struct clnt_rdma {
 	uint32_t xid;	      /* XID of the latest call */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	struct rpc_err err; /* of the latest call to finish */
+	struct rr_policy_memo ulb_memo; /* has prog/vers a binding? */
+	struct rpc_err err;		/* of the latest call to finish */
 	char errmsg[RPCRDMA_ERRMSG_LEN];
 	struct sockaddr_storage addr;
 	struct netbuf nb;		    /* CLGET_SVC_ADDR: points at addr */
@@ -158,7 +159,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	struct clnt_rdma *clnt = cl->cl_private;
 	uint32_t null_xid;
 	struct timeval tv;
-	bool oneway;
+	bool oneway, bound;
 
 	pthread_mutex_lock(&clnt->lock);
 	tv = clnt->waitset ? clnt->wait : timeout;
@@ -167,6 +168,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	null_xid = oneway ? --clnt->xid : 0;
 	e->m.prog = clnt->prog;
 	e->m.vers = clnt->vers;
+	bound = rr_policy_bound(&clnt->ulb_memo, clnt->prog, clnt->vers);
 	pthread_mutex_unlock(&clnt->lock);
 	memset(req, 0, sizeof(*req));
 	req->xid = e->m.xid;
@@ -177,7 +179,9 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->send_only = oneway;
 	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
 	if (!oneway) {
-		ddp_lookup(cl, e, req, xres, resp);
+		/* no lookup for a program without a binding */
+		if (bound)
+			ddp_lookup(cl, e, req, xres, resp);
 		return;
 	}
 	make_null_req(e, null_xid);

@@ -141,6 +141,8 @@ struct call_id {
 					 * eligible (rr_policy_gss_wrapped) */
 	bool gss;     /* any RPCSEC_GSS: never detached, its
 					 * context state is the xprt's */
+	bool unbound; /* the program has no Upper-Layer
+					 * Binding: nothing is eligible */
 };
 
 struct svr_conn {
@@ -153,9 +155,10 @@ struct svr_conn {
 	struct call_id id;   /* ... its procedure */
 	struct svr_conn *next;
 	struct svr_conn *prev;
-	int fd;		     /* xprt->xp_fd, kept past the xprt */
-	bool in_call;	     /* inside svc_getreq_common */
-	unsigned int streak; /* calls taken in this turn */
+	int fd;				/* xprt->xp_fd, kept past the xprt */
+	bool in_call;			/* inside svc_getreq_common */
+	unsigned int streak;		/* calls taken in this turn */
+	struct rr_policy_memo ulb_memo; /* svc_run's thread only */
 	bool dead;
 	/* svc_run's thread only: when it last took a call (srv->use_seq),
 	 * and the reaper's view of that (seen_use, since idle_since). */
@@ -291,6 +294,9 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
 			conn->id.gss = msg->rm_call.cb_cred.oa_flavor ==
 				       RPCSEC_GSS;
+			conn->id.unbound = !rr_policy_bound(&conn->ulb_memo,
+							    conn->id.prog,
+							    conn->id.vers);
 			conn->streak++;
 			conn->last_use = ++conn->srv->use_seq;
 			return TRUE;
@@ -338,7 +344,8 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 static void call_policy(const struct call_id *id, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
-	rr_policy_srv(id->prog, id->vers, id->proc, id->wrapped, dir, pol);
+	rr_policy_srv(id->prog, id->vers, id->proc, id->wrapped || id->unbound,
+		      dir, pol);
 }
 
 /* Decode the arguments of req, a call whose header named id, through

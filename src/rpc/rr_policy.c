@@ -10,6 +10,18 @@
 #include "wire/rw_be.h"
 #include "wire/rw_xdr.h"
 
+bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
+		     rpcvers_t vers)
+{
+	if (memo->gen && memo->gen == ulb_generation() && memo->prog == prog &&
+	    memo->vers == vers)
+		return memo->bound;
+	memo->gen = ulb_bound(prog, vers, &memo->bound);
+	memo->prog = prog;
+	memo->vers = vers;
+	return memo->bound;
+}
+
 bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 		    bool wrapped, uint32_t dflt_min, struct rr_req *req,
 		    struct rpcrdma_ulb_entry *reply)

@@ -21,6 +21,23 @@
 #include "rpc/rr_call.h"
 
 /*
+ * Whether program prog version vers has any Upper-Layer Binding, remembered
+ * in memo (owned and serialized by the caller: one per CLIENT or
+ * connection) until the table changes: a call of a program without one
+ * then costs no lookup.  Without one, rr_policy_clnt() and rr_policy_srv()
+ * would give no placement: the caller may skip them.
+ */
+struct rr_policy_memo {
+	unsigned int gen; /* 0: nothing remembered */
+	rpcprog_t prog;
+	rpcvers_t vers;
+	bool bound;
+};
+
+bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
+		     rpcvers_t vers);
+
+/*
  * The client's policy for one call: req->ddp for its arguments (dflt_min:
  * the smallest item moved when the binding names none), and, if the
  * binding has a REPLY entry, req->reply_ulb = reply (filled) and

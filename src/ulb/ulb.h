@@ -90,6 +90,16 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	       enum rpcrdma_ulb_dir dir, struct rpcrdma_ulb_entry *e,
 	       const struct ulb_walker **walk);
 
+/*
+ * Whether the table has any entry for (prog, vers), in *bound, and the
+ * generation of the table it was read in; ulb_generation() is the
+ * table's generation now.  An answer remembered with its generation holds
+ * while the two are equal: a caller that asks per call keeps the lookup
+ * off its path for programs without a binding (rr_policy_bound()).
+ */
+unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound);
+unsigned int ulb_generation(void);
+
 /* The NFSv4 COMPOUND walker (ulb_nfs4.c), registered by ulb_nfs_register. */
 extern const struct ulb_walker ulb_nfs4_walker;
 

@@ -14,6 +14,7 @@
 #define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,9 @@ static struct ulb_slot *ulb_slots;
 static size_t ulb_nslots;
 static size_t ulb_cap;
 static pthread_once_t ulb_once = PTHREAD_ONCE_INIT;
+/* Bumped by every change of the table, under its write lock: an answer
+ * remembered with the generation it was read in holds while it stays. */
+static atomic_uint ulb_gen = 1;
 
 /* ---------------------------------------------------------------------- */
 /* lazy initialization                                                     */
@@ -174,6 +178,7 @@ static int put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
 	int err;
 
 	i = find(e->prog, e->vers, e->proc, e->dir, &found);
+	atomic_fetch_add(&ulb_gen, 1);
 	if (found) {
 		sl = &ulb_slots[i];
 		if (src >= sl->src) {
@@ -260,6 +265,7 @@ RPCRDMA_EXPORT int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers,
 		memmove(&ulb_slots[i], &ulb_slots[i + 1],
 			(ulb_nslots - i - 1) * sizeof(*ulb_slots));
 		ulb_nslots--;
+		atomic_fetch_add(&ulb_gen, 1);
 	}
 	pthread_rwlock_unlock(&ulb_lock);
 	return found ? 0 : ENOENT;
@@ -281,6 +287,29 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 		*walk = found ? ulb_slots[i].walk : NULL;
 	pthread_rwlock_unlock(&ulb_lock);
 	return found ? 0 : ENOENT;
+}
+
+unsigned int ulb_generation(void)
+{
+	ensure_init();
+	return atomic_load(&ulb_gen);
+}
+
+unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound)
+{
+	unsigned int gen;
+	bool found;
+	size_t i;
+
+	ensure_init();
+	pthread_rwlock_rdlock(&ulb_lock);
+	/* the first key of (prog, vers) sorts first: procedure 0, CALL */
+	i = find(prog, vers, 0, RPCRDMA_ULB_CALL, &found);
+	*bound = found || (i < ulb_nslots && ulb_slots[i].e.prog == prog &&
+			   ulb_slots[i].e.vers == vers);
+	gen = atomic_load(&ulb_gen);
+	pthread_rwlock_unlock(&ulb_lock);
+	return gen;
 }
 
 RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,

@@ -89,6 +89,42 @@ START_TEST(test_register_lookup)
 }
 END_TEST
 
+/* Whether a program has any binding (ulb_bound), and the generation a
+ * caller remembers that answer with (rr_policy_bound): the same while the
+ * table does not change, another after a registration or a removal. */
+START_TEST(test_bound_generation)
+{
+	struct rpcrdma_ulb_entry e = mk(400002, 3, RPCRDMA_ULB_REPLY, 2);
+	unsigned int gen, gen2;
+	bool bound = true;
+
+	gen = ulb_bound(400002, 1, &bound);
+	ck_assert(!bound);
+	ck_assert_uint_eq(ulb_generation(), gen);
+	ck_assert_uint_eq(ulb_bound(400002, 1, &bound), gen);
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	ck_assert_uint_ne(ulb_generation(), gen);
+	gen2 = ulb_bound(400002, 1, &bound);
+	ck_assert(bound);
+	ck_assert_uint_eq(gen2, ulb_generation());
+	ulb_bound(400002, 2, &bound);
+	ck_assert(!bound);
+	ulb_bound(400003, 1, &bound);
+	ck_assert(!bound);
+	ulb_bound(400001, 1, &bound);
+	ck_assert(!bound);
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400002, 1, 3,
+						RPCRDMA_ULB_REPLY),
+			 0);
+	ck_assert_uint_ne(ulb_generation(), gen2);
+	ulb_bound(400002, 1, &bound);
+	ck_assert(!bound);
+	/* the built-in bindings (RFC 8267): NFS version 3 */
+	ulb_bound(100003, 3, &bound);
+	ck_assert(bound);
+}
+END_TEST
+
 /* Many keys registered out of order all stay findable (sorted insert). */
 START_TEST(test_many)
 {
@@ -1115,6 +1151,7 @@ Suite *ulb_suite(void)
 	const char *fork;
 
 	tcase_add_test(tc, test_register_lookup);
+	tcase_add_test(tc, test_bound_generation);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_register_invalid);
 	tcase_add_test(tc, test_precedence);
