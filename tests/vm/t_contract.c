@@ -374,6 +374,39 @@ static void p_get_null(CLIENT *cl, const char *netid, char *out, size_t len)
 	snprintf(out, len, "%d", clnt_control(cl, CLGET_TIMEOUT, NULL));
 }
 
+/* clnt_vc's time_not_ok(): a second or microsecond count of -1 is
+ * refused (clnt_dg's accepts it). */
+static void p_timeout_bad(CLIENT *cl, const char *netid, char *out, size_t len)
+{
+	struct timeval s = { -1, 0 }, u = { 0, -1 }, back = { 20, 0 };
+
+	snprintf(out, len, "{-1, 0} %d, {0, -1} %d",
+		 clnt_control(cl, CLSET_TIMEOUT, (char *)&s),
+		 clnt_control(cl, CLSET_TIMEOUT, (char *)&u));
+	clnt_control(cl, CLSET_TIMEOUT, (char *)&back);
+}
+
+/* Without CLSET_TIMEOUT, CLGET_TIMEOUT gives the timeout of the latest
+ * call (clnt_vc keeps it), on a CLIENT of its own. */
+static void p_timeout_last(CLIENT *unused, const char *netid, char *out,
+			   size_t len)
+{
+	struct timeval got = { -5, -5 };
+	CLIENT *cl = mk_timed(netid, CT_VERS_LO, 10);
+	enum clnt_stat st;
+	bool_t r;
+
+	if (!cl) {
+		snprintf(out, len, "no CLIENT");
+		return;
+	}
+	st = null_call(cl, 7000);
+	r = clnt_control(cl, CLGET_TIMEOUT, (char *)&got);
+	snprintf(out, len, "%s, get %d {%ld, %ld}", clnt_sperrno(st), r,
+		 (long)got.tv_sec, (long)got.tv_usec);
+	clnt_destroy(cl);
+}
+
 /* CLSET_TIMEOUT 0.5 s wins over clnt_call()'s 20 s: a call the server
  * answers after 3 s times out. */
 static void p_timeout_wins(CLIENT *cl, const char *netid, char *out, size_t len)
@@ -798,6 +831,10 @@ static int clnt(void)
 	both("CLSET_TIMEOUT {7, 0}, CLGET_TIMEOUT", p_timeout,
 	     "set 1, get 1 {7, 0}");
 	both("CLGET_TIMEOUT without a buffer", p_get_null, "0");
+	both("CLSET_TIMEOUT of -1 s or -1 us", p_timeout_bad,
+	     "{-1, 0} 0, {0, -1} 0");
+	both("clnt_call(7 s) without CLSET_TIMEOUT, then CLGET_TIMEOUT",
+	     p_timeout_last, "RPC: Success, get 1 {7, 0}");
 	both("CLSET_TIMEOUT 0.5 s, clnt_call(20 s) of a 3 s procedure",
 	     p_timeout_wins, "RPC: Timed out before the reply");
 	both_differ("CLSET_RETRY_TIMEOUT {3, 0}, CLGET_RETRY_TIMEOUT", p_retry,
