@@ -7,7 +7,9 @@
 #                           libtirpc that binds its own calls (as built with
 #                           -Bsymbolic-functions), and the start-up check of
 #                           a wrongly linked program
-#   tests/vm/netid-linked   rpcbind, t_netid server + client, rpcinfo,
+#   tests/vm/netid-linked   rpcbind, t_netid server + client, the
+#                           system's rpcinfo (its list, -s with and
+#                           without LD_PRELOAD, -T rdma/rdma6 with it),
 #                           binaries linked -lrpcrdma -ltirpc
 #   tests/vm/netid-preload  the same with binaries linked -ltirpc only and
 #                           LD_PRELOAD=librpcrdma.so.1, and the system's
@@ -164,17 +166,49 @@ part_offline() {
 	check $? "linked -ltirpc -lrpcrdma: $(cat "$TMP/out")"
 }
 
+# has_item LIST ITEM: ITEM is one of the comma-separated LIST.
+has_item() {
+	case ",$1," in
+	*",$2,"*) return 0 ;;
+	esac
+	return 1
+}
+
+# rpcinfo_s LABEL HOW [ENV...]: the system's rpcinfo -s (rpcbind's DUMP,
+# summarised), run with ENV, lists P with versions 1-5 under netids rdma
+# and rdma6 (and tcp, which the server also registers).
+rpcinfo_s() {
+	rs_label=$1 rs_how=$2
+	shift 2
+	env "$@" rpcinfo -s "$H4" >"$TMP/out" 2>&1
+	rc=$?
+	grep "^ *$P \|program" "$TMP/out" | sed 's/^/# rpcinfo -s: /'
+	# program version(s) netid(s) service owner
+	# shellcheck disable=SC2046 # split into its columns
+	set -- $(grep "^ *$P " "$TMP/out")
+	[ $rc -eq 0 ] && [ $# -ge 3 ] && has_item "$3" rdma &&
+		has_item "$3" rdma6 && has_item "$3" tcp &&
+		[ "$(echo "$2" | tr , '\n' | sort -n | tr '\n' ' ')" = "1 2 3 4 5 " ]
+	check $? "$rs_label: ${rs_how}rpcinfo -s $H4 lists P, versions 1-5, under netids rdma, rdma6 and tcp (exit $rc)"
+}
+
 rpcinfo_checks() {	# rpcinfo_checks LABEL
 	rpcinfo >"$TMP/rpcinfo" 2>&1
 	n=$(grep -c "^ *$P .* rdma6\? " "$TMP/rpcinfo")
 	grep "^ *$P " "$TMP/rpcinfo" | sed 's/^/# rpcinfo: /'
 	[ "$n" -eq 8 ]
 	check $? "$1: rpcinfo on the server shows $n rdma/rdma6 registrations of P (want 8)"
+	rpcinfo_s "$1" ""
+	rpcinfo_s "$1" "LD_PRELOAD " "$NOLEAKS" LD_PRELOAD="$PRELOAD"
 	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T rdma "$H4" $P >"$TMP/out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$TMP/out"
 	[ $rc -eq 0 ] && [ "$(grep -c 'ready and waiting' "$TMP/out")" -eq 5 ]
 	check $? "$1: LD_PRELOAD rpcinfo -T rdma $H4 $P: versions 1-5 ready"
+	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T rdma "$H4" $P 1 >"$TMP/out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "version 1 ready and waiting" "$TMP/out"
+	check $? "$1: LD_PRELOAD rpcinfo -T rdma $H4 $P 1 (exit $rc): $(cat "$TMP/out")"
 	env "$NOLEAKS" LD_PRELOAD="$PRELOAD" rpcinfo -T rdma6 "$H6" $P 3 >"$TMP/out" 2>&1
 	grep -q "version 3 ready and waiting" "$TMP/out"
 	check $? "$1: LD_PRELOAD rpcinfo -T rdma6 $H6 $P 3: $(cat "$TMP/out")"
