@@ -132,6 +132,14 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 	}
 }
 
+/* A timeout clnt_vc refuses (its time_not_ok()): CLSET_TIMEOUT fails with
+ * it, and a call's own is not remembered for CLGET_TIMEOUT. */
+static bool bad_time(const struct timeval *t)
+{
+	return t->tv_sec <= -1 || t->tv_sec > 100000000 || t->tv_usec <= -1 ||
+	       t->tv_usec > 1000000;
+}
+
 /* The NULL call of a one-way call's request: procedure 0 of the same
  * program and version, AUTH_NONE (no credential of the program's is
  * spent on it), nothing reduced. */
@@ -162,6 +170,10 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	bool oneway, bound;
 
 	pthread_mutex_lock(&clnt->lock);
+	/* As clnt_vc: without CLSET_TIMEOUT, CLGET_TIMEOUT gives the latest
+	 * call's timeout. */
+	if (!clnt->waitset && !bad_time(&timeout))
+		clnt->wait = timeout;
 	tv = clnt->waitset ? clnt->wait : timeout;
 	oneway = tv.tv_sec == 0 && tv.tv_usec == 0;
 	e->m.xid = --clnt->xid;
@@ -307,12 +319,6 @@ static void cl_destroy(CLIENT *cl)
 }
 
 /* As clnt_vc's time_not_ok(). */
-static bool bad_time(const struct timeval *t)
-{
-	return t->tv_sec < -1 || t->tv_sec > 100000000 || t->tv_usec < -1 ||
-	       t->tv_usec > 1000000;
-}
-
 static enum rt_reg_mode reg_mode_rt(enum rpcrdma_reg_mode m)
 {
 	return m == RPCRDMA_REG_MW ? RT_REG_MW :
@@ -651,7 +657,9 @@ static struct clnt_rdma *priv_alloc(const struct sockaddr *raddr,
 	}
 	atomic_init(&clnt->refs, 1);
 	atomic_init(&clnt->gone, false);
-	clnt->wait.tv_sec = 25; /* what rpcgen stubs pass */
+	/* CLGET_TIMEOUT before any call and CLSET_TIMEOUT: 0, as clnt_vc */
+	clnt->wait.tv_sec = 0;
+	clnt->wait.tv_usec = 0;
 	clnt->xid = first_xid();
 	clnt->prog = prog;
 	clnt->vers = vers;
