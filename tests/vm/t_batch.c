@@ -53,6 +53,15 @@
 #define ITEM_MAX 256
 #define SLOW_MS	 5000 /* a batched call that takes this long blocked */
 
+/* Under AddressSanitizer freed memory waits in its quarantine, so the
+ * server's resident memory grows with every call whatever the library
+ * does: there LeakSanitizer's verdict at the server's exit is the check. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_COMPARED false
+#else
+#define RSS_COMPARED true
+#endif
+
 /* ---- The messages --------------------------------------------------------- */
 
 struct item {
@@ -453,8 +462,11 @@ static void one_netid(const char *netid)
 		      "%s: the server's grant %u after the first batch, %u after the second",
 		      netid, grant1, grant2);
 	}
-	if (r1.rss_kb && r2.rss_kb)
-		CHECK(r2.rss_kb < r1.rss_kb + 4096,
+	if (!RSS_COMPARED)
+		NOTE("%s: server VmRSS %u kB, then %u: not compared under ASan (its quarantine keeps freed memory)",
+		     netid, r1.rss_kb, r2.rss_kb);
+	else
+		CHECK(r1.rss_kb && r2.rss_kb && r2.rss_kb < r1.rss_kb + 4096,
 		      "%s: server VmRSS %u kB after the first batch, %u after the second (bound +4096)",
 		      netid, r1.rss_kb, r2.rss_kb);
 	zero_timeout_with_results(cl, netid);
