@@ -386,8 +386,8 @@ static void call_stats_get(struct clnt_rdma *clnt,
 
 	rr_clnt_stats(clnt->rr, &s);
 	memset(o, 0, sizeof(*o));
-	o->oneway_calls = s.oneways;
-	o->null_calls = s.flushes;
+	o->oneway_calls = s.oneway_calls;
+	o->null_calls = s.null_calls;
 	o->abandoned = s.timeouts;
 	o->late_replies = s.late_replies;
 	o->recoveries = s.recoveries;

@@ -1407,9 +1407,9 @@ static void oneway_sent(struct rr_clnt *rr, struct rr_call *call)
 	orphan(rr, call);
 	oneway_link(call->conn, call);
 	if (call->flush)
-		rr->st.flushes++;
+		rr->st.null_calls++;
 	else
-		rr->st.oneways++;
+		rr->st.oneway_calls++;
 }
 
 /* Time for the NULL Call: half the grant is held by one-way Calls, or

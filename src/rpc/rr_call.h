@@ -174,8 +174,8 @@ struct rr_stats {
 	uint64_t discarded;    /* Replies dropped (V1-ERR-4, V1-ERR-10) */
 	uint64_t unknown_xid;  /* Replies for no call of ours */
 	uint64_t orphans;      /* calls abandoned (timeout, send-only) */
-	uint64_t oneways;      /* send-only Calls (doc/oneway.md) */
-	uint64_t flushes;      /* NULL Calls the layer sent for their
+	uint64_t oneway_calls; /* send-only Calls (doc/oneway.md) */
+	uint64_t null_calls;   /* NULL Calls the layer sent for their
 				* credits */
 	uint64_t recoveries;   /* connections closed because calls that
 				* timed out held every credit */

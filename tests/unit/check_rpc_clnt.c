@@ -776,12 +776,12 @@ START_TEST(test_clnt_oneway_batch)
 			      "one-way call %u: %s", i, res.msg);
 	ck_assert(!srv.out_of_order);
 	ck_assert_uint_eq(srv.calls - srv.nulls, 10000);
-	ck_assert_uint_eq(stats().oneways, 10000);
-	ck_assert_uint_gt(stats().flushes, 0);
+	ck_assert_uint_eq(stats().oneway_calls, 10000);
+	ck_assert_uint_gt(stats().null_calls, 0);
 	/* one NULL per half grant, and the first that settled the
 	 * connection */
-	ck_assert_uint_le(stats().flushes, 10000 / 4 + 2);
-	ck_assert_uint_eq(srv.nulls, stats().flushes + 1);
+	ck_assert_uint_le(stats().null_calls, 10000 / 4 + 2);
+	ck_assert_uint_eq(srv.nulls, stats().null_calls + 1);
 	ck_assert_uint_eq(stats().over_grant, 0);
 	ck_assert_uint_le(stats().max_inflight, 8);
 	ck_assert_uint_eq(stats().recoveries, 0);
@@ -838,7 +838,7 @@ START_TEST(test_clnt_oneway_threads)
 		ck_assert_int_eq(pthread_join(t[i].thread, NULL), 0);
 		ck_assert_uint_eq(t[i].sent, 2500);
 	}
-	ck_assert_uint_eq(stats().oneways, 10000);
+	ck_assert_uint_eq(stats().oneway_calls, 10000);
 	ck_assert_uint_eq(stats().over_grant, 0);
 	ck_assert_uint_eq(stats().recoveries, 0);
 	srv.null_only = false;
