@@ -210,6 +210,7 @@ static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 again:
 	make_req(cl, &enc, &req, xres, resp, timeout);
 	if (rr_call(clnt->rr, &req, &call, &res) != RR_OK) {
+		clnt_msg_release(&enc.m);
 		clnt_msg_status(&res, &e);
 		/* clnt_vc: a zero timeout means "send, do not wait"; only a
 		 * call without results (batching) reports success. */
@@ -221,6 +222,7 @@ again:
 	refused = clnt_msg_decode(cl, &clnt->auth_lock, rr_call_xdr(call), xres,
 				  resp, call_decoded, call, &reply, &e);
 	rr_call_done(clnt->rr, call);
+	clnt_msg_release(&enc.m);
 	if (refused && refreshes-- > 0 &&
 	    clnt_msg_refresh(cl, &clnt->auth_lock, &reply))
 		goto again;
