@@ -157,6 +157,7 @@ struct svr_conn {
 	bool in_call;	     /* inside svc_getreq_common */
 	unsigned int streak; /* calls taken in this turn */
 	bool dead;
+	bool gss_purged; /* RPCSEC_GSS seen: svc_xprt_gss_purge done */
 	/* svc_run's thread only: when it last took a call (srv->use_seq),
 	 * and the reaper's view of that (seen_use, since idle_since). */
 	uint64_t last_use;
@@ -291,6 +292,11 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
 			conn->id.gss = msg->rm_call.cb_cred.oa_flavor ==
 				       RPCSEC_GSS;
+			if (conn->id.gss && !conn->gss_purged) {
+				svc_xprt_gss_purge(xprt);
+				xprt->xp_verf.oa_base = conn->verf;
+				conn->gss_purged = true;
+			}
 			conn->streak++;
 			conn->last_use = ++conn->srv->use_seq;
 			return TRUE;
@@ -479,6 +485,8 @@ static void conn_destroy(SVCXPRT *xprt)
 	conn_unlink(conn);
 	pthread_mutex_unlock(&srv->lock);
 	rr_srv_disconnect(conn->rr);
+	if (conn->gss_purged)
+		svc_xprt_gss_purge(xprt);
 	svc_xprt_free(xprt);
 	conn->xprt = NULL;
 	conn_put(conn);

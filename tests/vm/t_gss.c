@@ -532,6 +532,68 @@ static void threaded(CLIENT *cl, const char *netid)
 	      netid, NTHREADS, NTCALLS, ok, clnt_sperrno(last));
 }
 
+/*
+ * Clients that go away without destroying their context (a process that
+ * exits): each of NFRESH processes in turn connects, makes a krb5i
+ * context and 8 calls (past libtirpc's sequence window of 5), and exits.
+ * The server must serve the next one as a new client: libtirpc finds
+ * contexts by the address of the SVCXPRT, which the next connection's is
+ * likely to reuse.  Over tcp this is libtirpc's own doing: noted only.
+ */
+#define NFRESH 4
+
+static const char *self_path; /* argv[0] */
+
+static int fresh_client(const char *netid)
+{
+	CLIENT *cl = connect_to(netid);
+	unsigned int i;
+	bool same;
+
+	alarm(120);
+	if (!cl || !(cl->cl_auth = gss_auth(cl, service_name(),
+					    RPCSEC_GSS_SVC_INTEGRITY)))
+		return 2;
+	for (i = 0; i < 8; i++)
+		if (echo(cl, 100, i, &same) != RPC_SUCCESS || !same)
+			return 1;
+	return 0; /* no AUTH_DESTROY, no clnt_destroy */
+}
+
+static void fresh_clients(const char *netid)
+{
+	unsigned int i, ok = 0;
+	int status, last = 0;
+	pid_t pid;
+
+	for (i = 0; i < NFRESH; i++) {
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			/* a new process, nothing of ours inherited */
+			execl(self_path, self_path, "--fresh", netid,
+			      (char *)NULL);
+			_exit(127);
+		}
+		status = -1;
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			ok++;
+		else
+			last = status;
+	}
+	if (is_rdma(netid))
+		CHECK(ok == NFRESH,
+		      "%s: %u clients in turn that exit without destroying "
+		      "their krb5i context: %u served (last failure: status "
+		      "0x%x; 2: no context)",
+		      netid, NFRESH, ok, last);
+	else
+		NOTE("%s: %u clients in turn that exit without destroying "
+		     "their krb5i context: %u served",
+		     netid, NFRESH, ok);
+}
+
 /* AUTH_NONE to a procedure that wants RPCSEC_GSS: AUTH_TOOWEAK. */
 static void check_tooweak(CLIENT *cl, const char *netid)
 {
@@ -629,6 +691,7 @@ static void one_netid(const char *netid)
 		      (unsigned long long)(s1.resends - s0.resends));
 	}
 	failures(cl, netid);
+	fresh_clients(netid);
 	/* and the server still serves */
 	cl->cl_auth = gss_auth(cl, service_name(), RPCSEC_GSS_SVC_PRIVACY);
 	if (CHECK_OK(cl->cl_auth != NULL,
@@ -695,6 +758,9 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--serve"))
 		return serve();
+	if (argc == 3 && !strcmp(argv[1], "--fresh"))
+		return fresh_client(argv[2]);
+	self_path = argv[0];
 	if (!getenv("KRB5_KTNAME") || !getenv("KRB5_CONFIG")) {
 		printf("SKIP: no Kerberos realm (run through tests/vm/t_gss.sh)\n");
 		return 77;
