@@ -43,6 +43,16 @@ check $? "an expired ticket"
 export KRB5_HOST KRB5_REALM KRB5_USER
 export T_GSS_STALE_CC=FILE:$KRB5_DIR/stale.cc
 export T_GSS_EXPIRED_CC=FILE:$KRB5_DIR/expired.cc
+# Under ASan: libtirpc's tcp record stream, past its limit, decodes
+# garbage lengths and expects calloc to fail (not ASan's abort); libtirpc
+# and MIT Kerberos keep global state that LeakSanitizer counts (the
+# server's acceptor credentials, the GSS mechanism's tables).
+echo 'leak:libtirpc.so.3' >"$TMP/lsan.supp"
+echo 'leak:libgssapi_krb5.so.2' >>"$TMP/lsan.supp"
+echo 'leak:libkrb5.so.3' >>"$TMP/lsan.supp"
+echo 'leak:libk5crypto.so.3' >>"$TMP/lsan.supp"
+export LSAN_OPTIONS=${LSAN_OPTIONS:-}${LSAN_OPTIONS:+:}suppressions=$TMP/lsan.supp
+export ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}allocator_may_return_null=1
 "$T_GSS"
 check $? "t_gss: RPCSEC_GSS krb5, krb5i, krb5p over tcp and rdma"
 lib_done
