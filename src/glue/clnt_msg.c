@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <rpc/rpc.h>
@@ -12,12 +13,12 @@
 #include "rpc/rr_call.h"
 #include "rpc/rr_policy.h"
 
-bool clnt_msg_encode(XDR *xdrs, void *arg)
+/* The call header, the procedure and the credential and verifier of auth
+ * (the RPC header, up to the arguments). */
+static bool encode_hdr(XDR *xdrs, const struct clnt_msg_call *call, AUTH *auth)
 {
-	struct clnt_msg_call *call = arg;
 	struct rpc_msg m;
 	int32_t proc = (int32_t)call->proc;
-	bool ok;
 
 	memset(&m, 0, sizeof(m));
 	m.rm_xid = call->xid;
@@ -25,19 +26,102 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
 	m.rm_call.cb_prog = call->prog;
 	m.rm_call.cb_vers = call->vers;
-	if (!xdr_callhdr(xdrs, &m) || !XDR_PUTINT32(xdrs, &proc))
+	return xdr_callhdr(xdrs, &m) && XDR_PUTINT32(xdrs, &proc) &&
+	       AUTH_MARSHALL(auth, xdrs);
+}
+
+static bool is_gss(const AUTH *auth)
+{
+	return auth && auth->ah_cred.oa_flavor == RPCSEC_GSS;
+}
+
+/* Octets beyond the arguments an RPCSEC_GSS Call may need: the RPC
+ * header with the largest credential and verifier, the sequence number,
+ * the lengths and the checksum or wrap token of integrity and privacy. */
+#define GSS_SLACK (6 * 4 + 2 * (8 + MAX_AUTH_BYTES) + 1024)
+
+/*
+ * The RPCSEC_GSS Call, encoded once into call->gss_msg (lock held).
+ * AUTH_MARSHALL takes the context's next sequence number and the
+ * credential carries it; AUTH_VALIDATE and AUTH_UNWRAP then check the
+ * Reply against that number.  An attempt encoded again would take a new
+ * one, and its Reply - which the server answers from the record of the
+ * first attempt when the Reply did not fit (rr_srv_replay.c) - would carry
+ * the old one: RPC_AUTHERROR.  So every attempt sends the same octets.
+ */
+static bool gss_encode_once(struct clnt_msg_call *call)
+{
+	AUTH *auth = call->cl->cl_auth;
+	unsigned long want;
+	u_int cap;
+	XDR x;
+	int i;
+
+	want = call->xargs ? xdr_sizeof(call->xargs, call->argsp) : 0;
+	if (want > UINT32_MAX / 2 - GSS_SLACK)
 		return false;
+	cap = (u_int)want + GSS_SLACK;
+	/* a wrap token larger than the slack: once more, twice the room
+	 * (a sequence number skipped is nothing to the server's window) */
+	for (i = 0; i < 2; i++, cap *= 2) {
+		call->gss_msg = malloc(cap);
+		if (!call->gss_msg)
+			return false;
+		xdrmem_create(&x, (char *)call->gss_msg, cap, XDR_ENCODE);
+		if (encode_hdr(&x, call, auth)) {
+			call->gss_body = XDR_GETPOS(&x);
+			if (AUTH_WRAP(auth, &x, call->xargs, call->argsp)) {
+				call->gss_len = XDR_GETPOS(&x);
+				return true;
+			}
+		}
+		free(call->gss_msg);
+		call->gss_msg = NULL;
+	}
+	return false;
+}
+
+static bool encode_gss(XDR *xdrs, struct clnt_msg_call *call)
+{
+	bool ok;
+
+	if (!call->gss_msg) {
+		pthread_mutex_lock(call->auth_lock);
+		ok = gss_encode_once(call);
+		pthread_mutex_unlock(call->auth_lock);
+		if (!ok)
+			return false;
+	}
+	ok = XDR_PUTBYTES(xdrs, (char *)call->gss_msg, call->gss_body);
+	rr_begin_body(xdrs);
+	return ok && XDR_PUTBYTES(xdrs, (char *)call->gss_msg + call->gss_body,
+				  call->gss_len - call->gss_body);
+}
+
+bool clnt_msg_encode(XDR *xdrs, void *arg)
+{
+	struct clnt_msg_call *call = arg;
+	bool ok;
+
 	if (call->anon) {
-		ok = AUTH_MARSHALL(call->anon, xdrs);
+		ok = encode_hdr(xdrs, call, call->anon);
 		rr_begin_body(xdrs);
 		return ok && call->xargs(xdrs, call->argsp);
 	}
+	if (is_gss(call->cl->cl_auth))
+		return encode_gss(xdrs, call);
 	pthread_mutex_lock(call->auth_lock);
-	ok = AUTH_MARSHALL(call->cl->cl_auth, xdrs);
+	ok = encode_hdr(xdrs, call, call->cl->cl_auth);
 	rr_begin_body(xdrs); /* false for a plain stream: fine */
 	ok = ok && AUTH_WRAP(call->cl->cl_auth, xdrs, call->xargs, call->argsp);
 	pthread_mutex_unlock(call->auth_lock);
 	return ok;
+}
+
+void clnt_msg_release(struct clnt_msg_call *call)
+{
+	free(call->gss_msg);
+	call->gss_msg = NULL;
 }
 
 bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock, XDR *xdrs,

@@ -28,11 +28,26 @@ struct clnt_msg_call {
 	rpcproc_t proc;
 	xdrproc_t xargs;
 	void *argsp;
+	/* Under RPCSEC_GSS, the Call as first encoded: every attempt of the
+	 * RPC sends these octets (clnt_msg_encode) */
+	uint8_t *gss_msg;
+	uint32_t gss_len;  /* octets of the Call */
+	uint32_t gss_body; /* where the arguments begin */
 };
 
-/* Encode the whole Call on xdrs; rr_begin_body() before the
- * arguments, which a plain xdrmem stream ignores. */
+/*
+ * Encode the whole Call on xdrs; rr_begin_body() before the arguments,
+ * which a plain xdrmem stream ignores.  The requester calls it once per
+ * attempt of the RPC (a resend after an RDMA_ERROR, a Long call after an
+ * inline one that did not fit); under RPCSEC_GSS each attempt must carry
+ * the same credential and sequence number, so the Call is encoded once
+ * into memory of its own, and copied from there (clnt_msg_release frees
+ * it).
+ */
 bool clnt_msg_encode(XDR *xdrs, void *arg);
+
+/* Free what clnt_msg_encode kept of the call, once the RPC is over. */
+void clnt_msg_release(struct clnt_msg_call *call);
 
 /*
  * Decode a Reply from xdrs into *e (and the results into resp).  finish

@@ -56,6 +56,7 @@ struct clnt_rdma {
 	struct rr_clnt *rr;
 	pthread_mutex_t lock;	   /* the members below */
 	pthread_mutex_t auth_lock; /* AUTH_* operations on cl_auth */
+	pthread_mutex_t gss_lock;  /* one RPCSEC_GSS call at a time */
 	struct timeval wait;	   /* CLSET_TIMEOUT */
 	bool waitset;
 	struct timeval retry; /* CLSET_RETRY_TIMEOUT (unused) */
@@ -205,9 +206,9 @@ static bool call_decoded(void *call)
 	return rr_call_decoded(call);
 }
 
-static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
-			      void *argsp, xdrproc_t xres, void *resp,
-			      struct timeval timeout)
+static enum clnt_stat call_one(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+			       void *argsp, xdrproc_t xres, void *resp,
+			       struct timeval timeout)
 {
 	struct clnt_rdma *clnt = cl->cl_private;
 	struct clnt_rdma_enc enc = { .m = { .cl = cl,
@@ -226,6 +227,7 @@ static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 again:
 	make_req(cl, &enc, &req, xres, resp, timeout);
 	if (rr_call(clnt->rr, &req, &call, &res) != RR_OK) {
+		clnt_msg_release(&enc.m);
 		clnt_msg_status(&res, &e);
 		/* clnt_vc: a zero timeout means "send, do not wait"; only a
 		 * call without results (batching) reports success. */
@@ -237,12 +239,36 @@ again:
 	refused = clnt_msg_decode(cl, &clnt->auth_lock, rr_call_xdr(call), xres,
 				  resp, call_decoded, call, &reply, &e);
 	rr_call_done(clnt->rr, call);
+	clnt_msg_release(&enc.m);
 	if (refused && refreshes-- > 0 &&
 	    clnt_msg_refresh(cl, &clnt->auth_lock, &reply))
 		goto again;
 	set_err(clnt, &e,
 		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
+}
+
+/*
+ * libtirpc's RPCSEC_GSS context checks a Reply's verifier and wrapped
+ * results against the sequence number it gave last (authgss_validate,
+ * authgss_unwrap): the calls of a context must not overlap, or a Reply
+ * is checked against another call's number and fails with
+ * RPC_AUTHERROR.  clnt_vc serializes every call of a CLIENT; here only
+ * RPCSEC_GSS calls are (other flavours keep their concurrency).
+ */
+static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
+			      void *argsp, xdrproc_t xres, void *resp,
+			      struct timeval timeout)
+{
+	struct clnt_rdma *clnt = cl->cl_private;
+	enum clnt_stat st;
+
+	if (!is_gss(cl))
+		return call_one(cl, proc, xargs, argsp, xres, resp, timeout);
+	pthread_mutex_lock(&clnt->gss_lock);
+	st = call_one(cl, proc, xargs, argsp, xres, resp, timeout);
+	pthread_mutex_unlock(&clnt->gss_lock);
+	return st;
 }
 
 /* ---- The other operations ----------------------------------------------- */
@@ -270,6 +296,7 @@ static void priv_free(struct clnt_rdma *clnt)
 {
 	pthread_mutex_destroy(&clnt->lock);
 	pthread_mutex_destroy(&clnt->auth_lock);
+	pthread_mutex_destroy(&clnt->gss_lock);
 	free(clnt);
 }
 
@@ -651,6 +678,12 @@ static struct clnt_rdma *priv_alloc(const struct sockaddr *raddr,
 		return NULL;
 	}
 	if (pthread_mutex_init(&clnt->auth_lock, NULL)) {
+		pthread_mutex_destroy(&clnt->lock);
+		free(clnt);
+		return NULL;
+	}
+	if (pthread_mutex_init(&clnt->gss_lock, NULL)) {
+		pthread_mutex_destroy(&clnt->auth_lock);
 		pthread_mutex_destroy(&clnt->lock);
 		free(clnt);
 		return NULL;

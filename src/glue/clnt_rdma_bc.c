@@ -85,6 +85,7 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	pthread_mutex_unlock(&clnt->lock);
 	if (rr_srv_bc_call(clnt->srv, m.xid, clnt_msg_encode, &m,
 			   rr_clock_ms() + tv_ms(&tv), &call, &res) != RR_OK) {
+		clnt_msg_release(&m);
 		clnt_msg_status(&res, &e);
 		set_err(clnt, &e, res.msg);
 		return e.re_status;
@@ -94,6 +95,7 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	clnt_msg_decode(cl, &clnt->auth_lock, rr_srv_bcall_xdr(call), xres,
 			resp, NULL, NULL, &reply, &e);
 	rr_srv_bcall_done(clnt->srv, call);
+	clnt_msg_release(&m);
 	set_err(clnt, &e,
 		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;

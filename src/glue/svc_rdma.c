@@ -160,6 +160,7 @@ struct svr_conn {
 	unsigned int streak;		/* calls taken in this turn */
 	struct rr_policy_memo ulb_memo; /* svc_run's thread only */
 	bool dead;
+	bool gss_purged; /* RPCSEC_GSS seen: svc_xprt_gss_purge done */
 	/* svc_run's thread only: when it last took a call (srv->use_seq),
 	 * and the reaper's view of that (seen_use, since idle_since). */
 	uint64_t last_use;
@@ -270,6 +271,27 @@ static void conn_end_call(struct svr_conn *conn)
 	conn->cur = NULL;
 }
 
+/* What the reply path needs to know of the call just decoded: its
+ * procedure, its flavour, whether a ULB binds it.  A connection's first
+ * RPCSEC_GSS call also drops libtirpc's context of the SVCXPRT's address
+ * (svc_xprt_gss_purge says why). */
+static void conn_take_call(struct svr_conn *conn, SVCXPRT *xprt,
+			   const struct rpc_msg *msg)
+{
+	conn->id.prog = msg->rm_call.cb_prog;
+	conn->id.vers = msg->rm_call.cb_vers;
+	conn->id.proc = msg->rm_call.cb_proc;
+	conn->id.wrapped = rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
+	conn->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
+	conn->id.unbound =
+		!rr_policy_bound(&conn->ulb_memo, conn->id.prog, conn->id.vers);
+	if (conn->id.gss && !conn->gss_purged) {
+		svc_xprt_gss_purge(xprt);
+		xprt->xp_verf.oa_base = conn->verf;
+		conn->gss_purged = true;
+	}
+}
+
 static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 {
 	struct svr_conn *conn = xprt->xp_p1;
@@ -287,16 +309,7 @@ static bool_t conn_recv(SVCXPRT *xprt, struct rpc_msg *msg)
 	for (; req; req = rr_srv_next(conn->rr)) {
 		if (xdr_callmsg(rr_sreq_xdr(req), msg)) {
 			conn->cur = req;
-			conn->id.prog = msg->rm_call.cb_prog;
-			conn->id.vers = msg->rm_call.cb_vers;
-			conn->id.proc = msg->rm_call.cb_proc;
-			conn->id.wrapped =
-				rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
-			conn->id.gss = msg->rm_call.cb_cred.oa_flavor ==
-				       RPCSEC_GSS;
-			conn->id.unbound = !rr_policy_bound(&conn->ulb_memo,
-							    conn->id.prog,
-							    conn->id.vers);
+			conn_take_call(conn, xprt, msg);
 			conn->streak++;
 			conn->last_use = ++conn->srv->use_seq;
 			return TRUE;
@@ -486,6 +499,8 @@ static void conn_destroy(SVCXPRT *xprt)
 	conn_unlink(conn);
 	pthread_mutex_unlock(&srv->lock);
 	rr_srv_disconnect(conn->rr);
+	if (conn->gss_purged)
+		svc_xprt_gss_purge(xprt);
 	svc_xprt_free(xprt);
 	conn->xprt = NULL;
 	conn_put(conn);

@@ -93,6 +93,30 @@ SVCAUTH *svc_xprt_auth(SVCXPRT *xprt)
 	return a->svc_ah_ops ? a : NULL;
 }
 
+/*
+ * _svcauth_gss (exported by libtirpc, declared in <rpc/auth.h>) looks up
+ * the context of rq_xprt's address, or makes an empty one, and installs
+ * it on the SVCXPRT before it reads the credential; with none it stops
+ * there (AUTH_BADCRED).  Destroying what it installed removes the entry.
+ */
+void svc_xprt_gss_purge(SVCXPRT *xprt)
+{
+	bool_t no_dispatch = FALSE;
+	struct rpc_msg msg;
+	struct svc_req rq;
+
+	memset(&rq, 0, sizeof(rq));
+	memset(&msg, 0, sizeof(msg));
+	rq.rq_xprt = xprt;
+	SVC_XP_AUTH(xprt).svc_ah_ops = NULL;
+	SVC_XP_AUTH(xprt).svc_ah_private = NULL;
+	(void)_svcauth_gss(&rq, &msg, &no_dispatch);
+	if (SVC_XP_AUTH(xprt).svc_ah_ops && SVC_XP_AUTH(xprt).svc_ah_private)
+		SVCAUTH_DESTROY(&SVC_XP_AUTH(xprt));
+	SVC_XP_AUTH(xprt).svc_ah_ops = NULL;
+	SVC_XP_AUTH(xprt).svc_ah_private = NULL;
+}
+
 void svc_xprt_reply_init(struct svc_xprt_reply *rep, SVCXPRT *xprt,
 			 struct rpc_msg *msg)
 {

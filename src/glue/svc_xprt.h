@@ -35,6 +35,19 @@ void svc_xprt_free(SVCXPRT *xprt);
  * bypassed. */
 SVCAUTH *svc_xprt_auth(SVCXPRT *xprt);
 
+/*
+ * libtirpc keeps RPCSEC_GSS contexts in a cache it searches by the
+ * SVCXPRT's address.  Destroy the one of xprt's address, if any: before a
+ * connection's first RPCSEC_GSS call reaches libtirpc (one left by an
+ * SVCXPRT freed before - libtirpc 1.3.3's own svc_vc leaves them - would
+ * be taken for this connection's, and its client's RPCSEC_GSS_INIT
+ * refused), and before a connection's SVCXPRT that had one is freed.
+ * Never through a pointer kept on the SVCXPRT, which libtirpc may have
+ * freed meanwhile (it drops contexts idle for 5 minutes).  Leaves xp_verf
+ * to be reset by the caller.
+ */
+void svc_xprt_gss_purge(SVCXPRT *xprt);
+
 /* A reply as svc_vc_reply encodes it: the RPC header with xdr_void in
  * place of the results, which go through SVCAUTH_WRAP after it. */
 struct svc_xprt_reply {
