@@ -1017,22 +1017,31 @@ static const char *refusal(struct svr *srv, struct rt_conn *accepted)
 	return NULL;
 }
 
+static void admit_count(struct svr *srv, bool accepted)
+{
+	pthread_mutex_lock(&srv->lock);
+	if (accepted)
+		srv->st.conns_accepted++;
+	else
+		srv->st.conns_rejected++;
+	pthread_mutex_unlock(&srv->lock);
+}
+
 static void admit(struct svr *srv, struct rt_conn *accepted)
 {
 	const char *why = refusal(srv, accepted);
 	char a[RR_ADDR_STRLEN];
 
 	rr_addr_str(rr_conn_peer_addr(accepted), 1, a);
-	if (why)
+	if (why) {
+		/* counted first: a peer that saw the refusal and then asks
+		 * for the statistics finds it there */
+		admit_count(srv, false);
 		rr_conn_refuse(accepted);
-	else
+	} else {
 		why = conn_new(srv, accepted);
-	pthread_mutex_lock(&srv->lock);
-	if (!why)
-		srv->st.conns_accepted++;
-	else
-		srv->st.conns_rejected++;
-	pthread_mutex_unlock(&srv->lock);
+		admit_count(srv, !why);
+	}
 	if (!why)
 		return;
 	warn_rate(srv, "connection from %s refused: %s", a, why);

@@ -455,10 +455,13 @@ static void one_netid(const char *netid)
 		clnt_control(cl, CLGET_RDMA_CREDITS, (char *)&grant1);
 	batch(cl, netid, NTHREADS, NBATCH / NTHREADS, &r2);
 	/* the server's grant backs every credit with a posted Receive
-	 * (V1-CR-8): 10 000 more unanswered calls leave it where it was */
+	 * (V1-CR-8): 10 000 more unanswered calls do not shrink it (a
+	 * Receive not re-posted would); it may have grown meanwhile, as the
+	 * server adds Receives to a connection that uses its whole grant
+	 * (rr_srv_recv.c) */
 	if (is_rdma(netid)) {
 		clnt_control(cl, CLGET_RDMA_CREDITS, (char *)&grant2);
-		CHECK(grant1 > 1 && grant2 == grant1,
+		CHECK(grant1 > 1 && grant2 >= grant1,
 		      "%s: the server's grant %u after the first batch, %u after the second",
 		      netid, grant1, grant2);
 	}
