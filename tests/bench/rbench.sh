@@ -1336,7 +1336,7 @@ for side in client server; do
 		cg_rounds insn_raw_$side $key
 		bench insn_raw_$side "provider=$(field $key provider) libc=$(field $key libc) other=$(field $key other) total=$(field $key total) spread_pct=$(field $key spread_pct) segments=$(field $key segments) size=64"
 	else
-		fig_error insn_raw_$side "$(why $key cg_raw)"
+		fig_error insn_raw_$side "$(why $key cg_raw cg)"
 	fi
 done
 for side in client server; do
@@ -1357,7 +1357,7 @@ for side in client server; do
 				"$ratio" "<=2" "$ok"
 			bench insn_null_${side}_vs_raw "total=$tot raw=$rt ratio=$ratio target=2 op=le met=$ok"
 		else
-			fig_error insn_null_${side}_vs_raw "$(why $raw cg_raw)"
+			fig_error insn_null_${side}_vs_raw "$(why $raw cg_raw cg)"
 		fi
 	else
 		fig_error insn_null_$side "$(why $key cg_count srv_cg cg)"
