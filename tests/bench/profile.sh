@@ -17,7 +17,11 @@
 #        warm-up and tear-down cancel out;
 #      - perf record of the client and of the server: top symbols (self),
 #        CPU split by object and by class (kernel, librpcrdma, libtirpc,
-#        libibverbs, librxe, libc, ...), CPU microseconds per call.
+#        libibverbs, librxe, libc, ...), CPU microseconds per call;
+#      - both under callgrind (event mode, RPCRDMA_POLL_US=0), as make
+#        bench-rdma counts them (tests/bench/cg.sh): user-space
+#        instructions per call by object, and the top 20 functions of each
+#        side by their own instructions per call (inclusive=no).
 #   2. NFSv3 1 MiB sequential WRITE, the kernel client (vers=3, proto=rdma)
 #      against rpcrdma-nfs3d and against the kernel's nfsd, the same tmpfs
 #      export (tests/vm/nfs_kernel.sh), fio as rbench.sh runs it: goodput
@@ -33,6 +37,7 @@
 #
 # Environment (optional; tests/vm/run passes TIRPC_RDMA_* into the VM):
 # TIRPC_RDMA_PROFILE_CALLS (NULL calls per perf run, default 4000),
+# TIRPC_RDMA_PROFILE_CG_CALLS (the first callgrind segment, default 100),
 # TIRPC_RDMA_PROFILE_STRACE_CALLS (the two strace run lengths, default
 # "150 450": both below 500, so both warm up with the same 50 calls,
 # rbench_run.c), TIRPC_RDMA_PROFILE_NFS_MIB (file size, default 64),
@@ -56,6 +61,9 @@ DEV=${TIRPC_RDMA_BENCH_DEV:-rxe0}
 A=${RDMA_ADDR4:-192.0.2.1}
 PORT=${TIRPC_RDMA_BENCH_PORT:-20200}
 CALLS=${TIRPC_RDMA_PROFILE_CALLS:-4000}
+CG_N=${TIRPC_RDMA_PROFILE_CG_CALLS:-100}
+CG_PORT=$((PORT + 6))
+CG_SH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cg.sh
 read -r ST1 ST2 <<<"${TIRPC_RDMA_PROFILE_STRACE_CALLS:-150 450}"
 NFS_MIB=${TIRPC_RDMA_PROFILE_NFS_MIB:-64}
 CG_MODE=${TIRPC_RDMA_PROFILE_CALLGRAPH:-fp}
@@ -67,7 +75,7 @@ die() {
 	echo "profile.sh: $*" >&2
 	exit 2
 }
-for n in "$CALLS" "$ST1" "$ST2" "$NFS_MIB"; do
+for n in "$CALLS" "$ST1" "$ST2" "$NFS_MIB" "$CG_N"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "not a positive count: '$n'"
 done
 ((ST2 > ST1)) || die "TIRPC_RDMA_PROFILE_STRACE_CALLS: the second count must be larger"
@@ -549,6 +557,62 @@ nfs_write() {
 	nfs_teardown
 }
 
+# ---- 3. NULL calls under callgrind ----------------------------------------
+
+# The instructions of a NULL call per side by function (issue 33 item 4),
+# counted as make bench-rdma counts them (tests/bench/cg.sh, rbench.sh's
+# section 8): rbench's server and client under callgrind, event mode
+# without polling (RPCRDMA_POLL_US=0), segments of CG_N, CG_N and 2 x CG_N
+# calls, each call after a pause that is not counted; per function its
+# own instructions (inclusive=no) per call.  Written by cg.sh's cg_top,
+# not callgrind_annotate, whose 3.19 charges whole call trees to
+# __libc_start_main in a dump taken within them.  The dumps stay in
+# OUT/callgrind (kcachegrind reads them; --dump-line=no: by function only).
+cg_null() {
+	local d=$OUT/callgrind slog=$WORK/cg_srv.log spid side f s n=$CG_N
+	local -a files kv
+	command -v valgrind >/dev/null || { fail "callgrind: valgrind not installed (package valgrind)"; return 1; }
+	# shellcheck source=tests/bench/cg.sh
+	. "$CG_SH" || { fail "callgrind: cannot read $CG_SH"; return 1; }
+	rm -rf "$d"
+	mkdir -p "$d" || { fail "callgrind: cannot create $d"; return 1; }
+	say "callgrind: rbench server and client under callgrind, NULL calls in segments of $n, $n, $((2 * n))"
+	env RPCRDMA_ULB_CONF="$CONF" RPCRDMA_POLL_US=0 valgrind --tool=callgrind --dump-line=no \
+		--callgrind-out-file="$d/srv.out" "$RB" server -n rdma -a "$A" -p "$CG_PORT" \
+		--lifetime 3600 --callgrind >"$slog" 2>&1 &
+	spid=$!
+	KILL+=("$spid")
+	if ! wait_for "$slog" '^rbench: listening' 180 "$spid"; then
+		fail "callgrind: rbench server did not start: $(grep -v '^==' "$slog" | tail -n 1)"
+		stop "$spid" KILL 1
+		return 1
+	fi
+	client_run cg_null env RPCRDMA_ULB_CONF="$CONF" RPCRDMA_POLL_US=0 valgrind \
+		--tool=callgrind --dump-line=no --callgrind-out-file="$d/cli.out" "$RB" client \
+		-n rdma -a "$A" -p "$CG_PORT" --comp event count -N "$n" --kinds null \
+		--gap-us 10000
+	s=$?
+	stop "$spid" TERM 10
+	((s == 0)) || return 1
+	sum ""
+	sum "== NULL call over rdma under callgrind: user-space instructions (Ir) per call, RPCRDMA_POLL_US=0 =="
+	sum "  segments of $n, $n and $((2 * n)) calls; per call the mean of (3rd - 1st) / $n and (3rd - 2nd) / $n"
+	for side in client server; do
+		files=()
+		for s in 1 2 3; do
+			f=$(cg_index "$d/$([[ $side == client ]] && echo cli || echo srv).out" | awk -F'\t' -v l="null $s" '$1 == l { print $2; exit }')
+			[[ -n $f ]] || { fail "callgrind: no dump 'null $s' of the $side"; continue 2; }
+			files+=("$f")
+		done
+		# (no process substitution: the VM has no /dev/fd)
+		mapfile -t kv <<<"$(cg_sum "${files[@]}" | cut -f2)"
+		cg_top 20 "$n $n $((2 * n))" "${files[@]}" >"$OUT/null_callgrind.$side.txt"
+		sum "  $side: $(cg_per_call "$n $n $((2 * n))" "${kv[@]}" | sed 's/ memcpy=.*spread_pct=/ spread_pct=/; s/ units=.*//')"
+		sum "    top 20 functions by their own instructions per call (inclusive=no), share of the total:"
+		sed 's/^/    /' "$OUT/null_callgrind.$side.txt" >>"$SUMMARY"
+	done
+}
+
 # ---- Run -------------------------------------------------------------------
 
 : >"$SUMMARY"
@@ -556,6 +620,7 @@ perf_setup
 sum "profile.sh: rbench NULL calls and NFSv3 WRITE on $DEV ($A), $(uname -r), perf event $EVENT, call graph $CG_MODE"
 sum "Percentages are of the samples of the process or system named; self time (--no-children)."
 null_calls
+cg_null
 nfs_write
 sum ""
 sum "Elapsed $((SECONDS - T0)) s.  Reports: $OUT/*.txt (sym: dso,sym; dso; comm; pid; callgraph)."

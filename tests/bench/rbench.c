@@ -10,7 +10,7 @@
  * port).  The tcp runs also work with rsockets preloaded
  * (librspreload.so): see getsockopt() and the notes at the socket calls.
  *
- *   rbench server -n rdma|tcp -a ADDR -p PORT [--lifetime SECONDS]
+ *   rbench server -n rdma|tcp -a ADDR -p PORT [--lifetime SECONDS] [--callgrind]
  *   rbench client -n rdma|tcp -a ADDR -p PORT [--comp event|poll] TEST ...
  *
  * TEST is one of
@@ -33,6 +33,16 @@
  *                           (default 20), stop at the first refused; print
  *                           "HELD ...", keep them until SIGUSR1, then check
  *                           each with a NULL call and print RESULT
+ *   count -N CALLS [--bulk-calls N] [--size N] [--kinds null,echo,read,write]
+ *         [--bulk-port PORT] [--gap-us US]
+ *                           calls for callgrind, under which client and
+ *                           server run (the server with --callgrind): per
+ *                           kind, segments of CALLS, CALLS and 2 x CALLS
+ *                           calls (N for read and write, default 3), each
+ *                           cut out of the counts of both sides by
+ *                           callgrind's client requests (rb_count); read
+ *                           and write to the server on PORT if given; a
+ *                           pause of US before each counted call
  *
  * The client prints one "RESULT test=... key=value ..." line, or one
  * "ERROR test=... reason" line and exits 1; the driver turns these into
@@ -59,6 +69,11 @@
 #include <rpc/rpc.h>
 #include <rpc/rpcrdma.h>
 
+#include "config.h"
+#ifdef HAVE_VALGRIND_CALLGRIND_H
+#include <valgrind/callgrind.h>
+#endif
+
 #include "tests/bench/rbench_run.h"
 #include "tests/vm/t_opt.h"
 #include "tests/vm/t_util.h"
@@ -79,19 +94,30 @@ struct opts {
 	double seconds;
 	size_t size;
 	unsigned int conns;
+	bool callgrind;		  /* server: RB_MARK dumps callgrind's counts */
+	unsigned long bulk_calls; /* count: segment unit of read and write */
+	unsigned int bulk_port;	  /* count: their server's port, if not port */
+	unsigned int gap_us;	  /* count: pause before each counted call */
+	const char *kinds;	  /* count: which calls */
 };
 
 static struct opts o;
+/* connecting: each attempt's limit (0: the library's), and how long to
+ * retry; count, under valgrind, takes longer (both sides are slow) */
+static unsigned int connect_ms;
+static double connect_window_s = 10;
 static const char *test_name = "-";
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: rbench server -n rdma|tcp -a ADDR -p PORT [--lifetime SECONDS]\n"
+		"usage: rbench server -n rdma|tcp -a ADDR -p PORT [--lifetime SECONDS] [--callgrind]\n"
 		"       rbench client -n rdma|tcp -a ADDR -p PORT [--comp event|poll]\n"
 		"                     lat [-N CALLS] [-s SECONDS] | rate -t THREADS [--per-thread] -s SECONDS\n"
 		"                     [--size N] | write|read -t THREADS -s SECONDS [--size N] |\n"
-		"                     idle --conns N | hold --conns N [-s SECONDS]\n");
+		"                     idle --conns N | hold --conns N [-s SECONDS] |\n"
+		"                     count -N CALLS [--bulk-calls N] [--size N] [--kinds LIST]\n"
+		"                           [--bulk-port PORT] [--gap-us US]\n");
 	exit(2);
 }
 
@@ -166,6 +192,55 @@ int getsockopt(int fd, int level, int name, void *restrict val,
 	return rc;
 }
 
+/*
+ * Callgrind's client requests: no-ops outside valgrind.  The server cuts
+ * its counts at each RB_MARK, the client before and after each segment of
+ * calls, so that its dump "LABEL" holds those calls and nothing of the
+ * set-up, warm-up or the markers ("LABEL start" holds what came before).
+ * Cut by dumps alone: after CALLGRIND_ZERO_STATS callgrind 3.19 charged
+ * tens to hundreds of thousands of instructions more than the same calls
+ * cost later, to a function that was not even running (rxe's poll_cq in
+ * ib_send_lat), where a dump, which zeroes the counts as well, did not.
+ */
+#ifdef HAVE_VALGRIND_CALLGRIND_H
+#define CG_MARKERS 1
+#else
+#define CG_MARKERS		       0
+#define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#define CALLGRIND_TOGGLE_COLLECT
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+static void cg_srv_mark(const char *label)
+{
+	CALLGRIND_DUMP_STATS_AT(label);
+}
+
+static void cg_clnt_mark(const char *label, bool start)
+{
+	char what[RB_MARK_MAX + 16];
+
+	if (start) {
+		snprintf(what, sizeof(what), "%s start", label);
+		CALLGRIND_DUMP_STATS_AT(what);
+	} else {
+		CALLGRIND_DUMP_STATS_AT(label);
+	}
+}
+
+static unsigned int cg_layers(void)
+{
+	return (unsigned int)RUNNING_ON_VALGRIND;
+}
+
+/* count --gap-us: a pause before each counted call, itself not counted. */
+static void cg_gap(void)
+{
+	CALLGRIND_TOGGLE_COLLECT;
+	usleep(o.gap_us);
+	CALLGRIND_TOGGLE_COLLECT;
+}
+
 static int server_main(void)
 {
 	struct sockaddr_storage ss;
@@ -183,6 +258,14 @@ static int server_main(void)
 		return 1;
 	}
 	rb_srv_set_rdma(is_rdma());
+	if (o.callgrind) {
+		if (!CG_MARKERS) {
+			fprintf(stderr,
+				"rbench: --callgrind: built without <valgrind/callgrind.h> (package valgrind)\n");
+			return 2;
+		}
+		rb_srv_set_mark(cg_srv_mark);
+	}
 	/* SIGTERM ends the server (default action); the lifetime is a
 	 * backstop against a driver that died without killing it. */
 	signal(SIGTERM, SIG_DFL);
@@ -285,11 +368,14 @@ static CLIENT *try_connect(const struct sockaddr_storage *ss, socklen_t len,
 	rpcrdma_attr_init(&attr);
 	attr.comp_mode = o.comp;
 	attr.credits = credits ? credits : 32;
+	if (connect_ms)
+		attr.connect_timeout_ms = connect_ms;
 	return clnt_rdma_create((struct sockaddr *)ss, RBENCH_PROG, RBENCH_VERS,
 				&attr);
 }
 
-/* A connected CLIENT; retries for up to 10 s while the server starts. */
+/* A connected CLIENT; retries for up to connect_window_s (10 s) while the
+ * server starts. */
 static CLIENT *connect_clnt(void)
 {
 	struct sockaddr_storage ss;
@@ -303,7 +389,7 @@ static CLIENT *connect_clnt(void)
 		fail("bad address %s", o.addr);
 	for (;;) {
 		cl = try_connect(&ss, len, 0);
-		if (cl || rb_now_us() - t0 > 10e6)
+		if (cl || rb_now_us() - t0 > connect_window_s * 1e6)
 			break;
 		usleep(200000);
 	}
@@ -556,6 +642,95 @@ static int test_hold(void)
 	_exit(0);
 }
 
+/* ---- Calls for callgrind ---------------------------------------------------- */
+
+/* Whether name is one of the comma-separated words of list. */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Per kind of o.kinds, in this order: segments of n, n and 2n calls, so
+ * that (third - first) / n and (third - second) / n are two measures of
+ * one call, which set-up and markers do not enter; their difference says
+ * how deterministic the count is.  With --bulk-port, the read and write
+ * calls go to the server on that port: rbench.sh counts this client's
+ * 1 MiB calls against a server that does not run under valgrind, as one
+ * that does takes 0.5-2 s per call there, which wakes this client's
+ * wait every 200 ms slice (RR_LEAD_SLICE_MS) a varying number of times.
+ * With --gap-us, a pause before each counted call, outside the counts
+ * (CALLGRIND_TOGGLE_COLLECT), lets the server finish the call before and
+ * go to sleep: without it, whether the next call arrived while the server
+ * was still at work, and its wake-up was saved or came spurious, depended
+ * on timing, and moved the server's count by 2-3 % between runs.
+ */
+static int test_count(void)
+{
+	static const struct {
+		const char *name;
+		enum rb_kind kind;
+		bool bulk;
+	} all[] = {
+		{ "null", RB_NULL_CALLS, false },
+		{ "echo", RB_ECHO_CALLS, false },
+		{ "read", RB_READ_CALLS, true },
+		{ "write", RB_WRITE_CALLS, true },
+	};
+	const struct rb_count_hooks hooks = { cg_clnt_mark,
+					      o.gap_us ? cg_gap : NULL };
+	char done[64] = "";
+	struct rb_run r;
+	CLIENT *main_cl, *bulk_cl = NULL;
+	unsigned int i;
+
+	if (!CG_MARKERS)
+		fail("built without <valgrind/callgrind.h> (package valgrind): no markers");
+	connect_ms = 60000;
+	connect_window_s = 120;
+	run_init(&r);
+	main_cl = r.cl;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		unsigned long n = all[i].bulk ? o.bulk_calls : o.calls;
+		unsigned long seg[3] = { n, n, 2 * n };
+
+		if (!in_list(o.kinds, all[i].name))
+			continue;
+		if (all[i].bulk && o.bulk_port && !bulk_cl) {
+			unsigned int port = o.port;
+
+			o.port = o.bulk_port;
+			bulk_cl = connect_clnt();
+			o.port = port;
+		}
+		r.cl = all[i].bulk && bulk_cl ? bulk_cl : main_cl;
+		r.size = o.size;
+		if (!rb_count(&r, all[i].kind, all[i].name, seg, 3, &hooks))
+			fail("%s", r.err);
+		rb_run_free(&r);
+		r.cl = main_cl;
+		snprintf(done + strlen(done), sizeof(done) - strlen(done),
+			 "%s%s", *done ? "," : "", all[i].name);
+	}
+	if (!*done)
+		fail("no known kind in '%s'", o.kinds);
+	printf("RESULT test=count netid=%s kinds=%s calls=%lu bulk_calls=%lu size=%zu valgrind=%u rdma_version=%u\n",
+	       o.netid, done, o.calls, o.bulk_calls, o.size, cg_layers(),
+	       r.res.rdma_version);
+	if (bulk_cl)
+		clnt_destroy(bulk_cl);
+	run_end(&r);
+	return 0;
+}
+
 static int client_main(void)
 {
 	unsigned int budget = 60;
@@ -573,6 +748,15 @@ static int client_main(void)
 	} else if (!strcmp(o.test, "lat")) {
 		budget += o.seconds > 0 ? (unsigned int)o.seconds :
 					  (unsigned int)(o.calls / 100);
+	} else if (!strcmp(o.test, "count")) {
+		/* 8 segment units of calls of each size, under valgrind:
+		 * 10-20 ms per small call, 0.5-2 s per MiB */
+		budget += 120 +
+			  (unsigned int)(4 * o.calls / 10 +
+					 8 * (o.calls + o.bulk_calls) *
+						 (o.gap_us / 1000 + 1) / 1000 +
+					 32 * o.bulk_calls *
+						 ((o.size >> 20) + 1));
 	} else if (!strcmp(o.test, "hold")) {
 		if (o.seconds <= 0)
 			o.seconds = 20;
@@ -593,6 +777,8 @@ static int client_main(void)
 		return test_idle();
 	if (!strcmp(o.test, "hold"))
 		return test_hold();
+	if (!strcmp(o.test, "count"))
+		return test_count();
 	usage();
 	return 2;
 }
@@ -611,6 +797,11 @@ int main(int argc, char **argv)
 		{ "per-thread", no_argument, NULL, 'P' },
 		{ "size", required_argument, NULL, 'S' },
 		{ "conns", required_argument, NULL, 'K' },
+		{ "callgrind", no_argument, NULL, 'G' },
+		{ "bulk-calls", required_argument, NULL, 'B' },
+		{ "kinds", required_argument, NULL, 'k' },
+		{ "bulk-port", required_argument, NULL, 'b' },
+		{ "gap-us", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool server;
@@ -629,6 +820,8 @@ int main(int argc, char **argv)
 	o.seconds = 0;
 	o.size = 64;
 	o.conns = 8;
+	o.bulk_calls = 3;
+	o.kinds = "null,echo,read,write";
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "n:a:p:N:t:s:", lo, NULL)) != -1) {
 		switch (c) {
@@ -670,6 +863,21 @@ int main(int argc, char **argv)
 		case 'K':
 			o.conns = (unsigned int)number(optarg);
 			break;
+		case 'G':
+			o.callgrind = true;
+			break;
+		case 'B':
+			o.bulk_calls = number(optarg);
+			break;
+		case 'k':
+			o.kinds = optarg;
+			break;
+		case 'b':
+			o.bulk_port = (unsigned int)number(optarg);
+			break;
+		case 'g':
+			o.gap_us = (unsigned int)number(optarg);
+			break;
 		default:
 			usage();
 		}
@@ -677,7 +885,7 @@ int main(int argc, char **argv)
 	if (strcmp(o.netid, "rdma") && strcmp(o.netid, "tcp"))
 		usage();
 	if (!o.port || o.port > 65535 || !o.size || o.size > RB_MAXDATA ||
-	    !o.calls)
+	    !o.calls || !o.bulk_calls || o.bulk_port > 65535)
 		usage();
 	if (server) {
 		if (optind != argc)

@@ -85,13 +85,19 @@ SIZE=1048576
 # RS_ROUNDS: the rounds with rsockets runs: each rsockets client spends ~5 s
 # in librspreload's connect in the VM (a 5 s poll of its own), so in short
 # mode they run in the first 3 rounds only, to keep CI near 5 minutes
+# CG_N, CG_BULK, CG_RAW: the calls (1 MiB calls, perftest iterations) of
+# the first of the three segments the instruction counts are cut into
+# (section 8); valgrind under TCG takes 10-20 ms per small call, 0.5-2 s
+# per 1 MiB call
 case $MODE in
 short)
+	CG_N=100 CG_BULK=3 CG_RAW=100
 	RS_ROUNDS=3
 	ROUNDS=5 LAT_N=1000 LAT_SECS=1 PT_LAT_N=500 SECS=1 BULK_SECS=1 PT_BW_N=10 IDLE=8
 	NFS_MIB=16 NFS_SECS=2 NFS_ROUNDS=2
 	;;
 full)
+	CG_N=500 CG_BULK=10 CG_RAW=500
 	RS_ROUNDS=5
 	ROUNDS=5 LAT_N=10000 LAT_SECS=8 PT_LAT_N=4000 SECS=10 BULK_SECS=6 PT_BW_N=60 IDLE=32
 	NFS_MIB=128 NFS_SECS=10 NFS_ROUNDS=5
@@ -207,21 +213,25 @@ stop_server() {
 }
 
 # start_server SRVKEY NETID PORT [VAR=VALUE...]: start rbench server and
-# wait (30 s at most) for its "listening" line; ERR[SRVKEY] on failure.
+# wait (SRV_WAIT s, 30 by default, at most; 0: not at all) for its
+# "listening" line; ERR[SRVKEY] on failure.  SRV_WRAP: a command the server runs under
+# (valgrind), SRV_ARGS: more arguments of the server; none by default.
+SRV_WRAP=() SRV_ARGS=() SRV_WAIT=30
 start_server() {
 	local key=$1 netid=$2 port=$3 log=$WORK/$1.srv i
 	shift 3
-	say "$key: rbench server -n $netid -p $port $*"
-	"${PIN_SRV[@]}" env "$@" "$RB" server -n "$netid" -a "$A" -p "$port" \
-		--lifetime 3600 >"$log" 2>&1 &
+	say "$key: ${SRV_WRAP[*]:+${SRV_WRAP[*]} }rbench server -n $netid -p $port $* ${SRV_ARGS[*]}"
+	"${PIN_SRV[@]}" env "$@" "${SRV_WRAP[@]}" "$RB" server -n "$netid" -a "$A" -p "$port" \
+		--lifetime 3600 "${SRV_ARGS[@]}" >"$log" 2>&1 &
 	SRV[$key]=$!
-	for ((i = 0; i < 300; i++)); do
+	((SRV_WAIT)) || return 0
+	for ((i = 0; i < SRV_WAIT * 10; i++)); do
 		grep -q '^rbench: listening' "$log" && return 0
 		alive "$key" || break
 		sleep 0.1
 	done
 	if [[ -n ${SRV[$key]} ]]; then
-		ERR[$key]="the server did not start within 30 s"
+		ERR[$key]="the server did not start within $SRV_WAIT s"
 		stop_server "$key"
 	fi
 	ERR[$key]="cannot start: ${ERR[$key]}"
@@ -233,7 +243,9 @@ start_server() {
 
 # client KEY SRVKEY SECONDS "VAR=VALUE ..." ARGS...: one rbench client run
 # under a deadline, if the server still runs; its RESULT line goes to
-# RES[KEY], or the reason to ERR[KEY].
+# RES[KEY], or the reason to ERR[KEY].  CLI_WRAP: a command the client
+# runs under (valgrind), none by default.
+CLI_WRAP=()
 client() {
 	local key=$1 srv=$2 limit=$3 envs=$4 out rc line
 	shift 4
@@ -243,8 +255,8 @@ client() {
 	fi
 	say "$key: rbench client $*"
 	# shellcheck disable=SC2086 # envs is a list of assignments
-	out=$("${PIN_CLI[@]}" env $envs timeout -k 5 "$limit" "$RB" client -a "$A" "$@" \
-		2>"$WORK/$key.err")
+	out=$("${PIN_CLI[@]}" env $envs timeout -k 5 "$limit" "${CLI_WRAP[@]}" "$RB" client \
+		-a "$A" "$@" 2>"$WORK/$key.err")
 	rc=$?
 	line=$(grep -m1 '^RESULT ' <<<"$out")
 	if ((rc == 0)) && [[ -n $line ]]; then
@@ -374,6 +386,7 @@ say "pinning: in the VM $PIN; vCPUs on the host $VM_PIN"
 BULK_LIMIT=$((BULK_SECS + 120))
 RATE_LIMIT=$((SECS + 120))
 LAT_LIMIT=$((LAT_SECS + 120))
+CG_LIMIT=$((300 + CG_N * 4 / 10 + CG_BULK * 64))
 RS_ENV=
 [[ -n $RSPRELOAD ]] && RS_ENV="LD_PRELOAD=$RSPRELOAD"
 
@@ -657,6 +670,201 @@ for n in kernel ours; do
 		ROUNDS=$NFS_ROUNDS combine nfs_${t}_$n "MiBps iops" ""
 	done
 done
+
+# 8: instructions per call, counted by callgrind (tests/bench/cg.sh), in
+# event mode without polling on both sides (RPCRDMA_POLL_US=0), so that no
+# spinning is counted: one rbench server and one client (rbench count:
+# NULL, 64-octet ECHO, 1 MiB READ-shaped and WRITE-shaped calls), each
+# cutting its counts around segments of CG_N, CG_N and 2 x CG_N calls
+# (CG_BULK for 1 MiB).  The 1 MiB calls are counted on each side against
+# a peer that does not run under valgrind (srv_cgpeer, a client without
+# it): against one that does, a call takes 0.5-2 s, and the client's wait
+# wakes every 200 ms slice a varying number of times, a few hundred
+# instructions each.  And perftest's ib_send_lat -e -s 64, both sides
+# under callgrind, cut by libcgcut.so after CG_RAW_WARM iterations into
+# segments of CG_RAW, CG_RAW and 2 x CG_RAW iterations.  After everything
+# else: the counts are not times, but how many completions one wake-up of
+# ours finds depends on timing.  perftest's counts do not (each of its
+# waits sleeps for one completion), so it runs while rbench's server
+# starts under valgrind, which takes half a minute under TCG.
+CG=${TIRPC_RDMA_BENCH_CG_DIR:-$B/rbench-callgrind}
+CG_PORT=$((PORT + 8))
+CGCUT=$B/tests/bench/.libs/libcgcut.so
+CG_SH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cg.sh
+CG_OPTS=(--tool=callgrind --dump-line=no)
+CG_RAW_WARM=50 CG_RAW_RX=64
+# a pause before each counted call of ours (not counted: rbench.c)
+CG_GAP_US=10000
+CG_KINDS="null echo read write"
+
+# cg_perftest: ib_send_lat -e under callgrind with the cuts, server in the
+# background, client retried while the server starts (valgrind takes
+# 10-20 s to start under TCG); ERR[cg_raw] on failure.  ib_send_lat posts
+# a Receive per iteration but in its last rx-depth iterations, so the
+# segments end before those: with -r CG_RAW_RX (default 512) it needs that
+# many iterations fewer to reach its steady loop's end.
+cg_perftest() {
+	local port=$((PT_PORT++)) n=$CG_RAW e0 e1 e2 e3 iters spid try rc=1 end
+	# two completion events per iteration (one for the Send, one for the
+	# Receive): the cuts fall between iterations
+	e0=$((2 * CG_RAW_WARM + 1)) e1=$((e0 + 2 * n)) e2=$((e1 + 2 * n)) e3=$((e2 + 4 * n))
+	iters=$((CG_RAW_WARM + 4 * n + CG_RAW_RX + 10))
+	local -a ptcmd=(ib_send_lat -e -d "$DEV" -R -p "$port" -n "$iters" -s 64 -r "$CG_RAW_RX")
+	local -a envs=(LD_PRELOAD="$CGCUT" CGCUT_AT="$e0 $e1 $e2 $e3" CGCUT_NAME=raw)
+	say "cg_raw: callgrind: ${ptcmd[*]}, cuts at completion events $e0 $e1 $e2 $e3"
+	"${PIN_SRV[@]}" env "${envs[@]}" timeout -k 5 300 valgrind "${CG_OPTS[@]}" \
+		--callgrind-out-file="$CG/raws.out" "${ptcmd[@]}" >"$WORK/cg_raws.log" 2>&1 &
+	spid=$!
+	end=$((SECONDS + 120))
+	for ((try = 1; SECONDS < end; try++)); do
+		sleep 2
+		rm -f "$CG"/rawc.out*
+		"${PIN_CLI[@]}" env "${envs[@]}" timeout -k 5 240 valgrind "${CG_OPTS[@]}" \
+			--callgrind-out-file="$CG/rawc.out" "${ptcmd[@]}" "$A" >"$WORK/cg_rawc.log" 2>&1
+		rc=$?
+		((rc == 0 || rc > 123)) && break
+		kill -0 "$spid" 2>/dev/null || break
+	done
+	for ((try = 0; try < 300; try++)); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	if ((rc != 0)); then
+		ERR[cg_raw]="ib_send_lat -e under callgrind failed (status $rc): $(grep -v '^[ -]*$' \
+			"$WORK/cg_rawc.log" | grep -v '^==' | tail -n 1 | tr -d '"')"
+		say "cg_raw: ERROR: ${ERR[cg_raw]}"
+		return 1
+	fi
+}
+
+# cg_side KEY OUT "UNITS" [UNIT-KEY]: RES[KEY] = instructions per call of
+# the dumps of OUT cut at "NAME 1..3" (NAME: KEY's kind; CG_F, CG_S),
+# UNITS the calls of each segment, or, with UNIT-KEY, that count of each
+# dump (write_calls: perftest's sends, i.e. its iterations), with
+# cq_events, the calls of ibv_get_cq_event() per call (the wake-ups on a
+# completion event; the server's include those that find none, as its
+# completion channel does not block); else ERR[KEY].  CG_SEG[KEY]: the
+# segments' totals.
+cg_side() {
+	local key=$1 out=$2 units=$3 uk=${4:-} name=${1#cg_} s f v kv=() u=""
+	name=${name%_*}
+	for s in 1 2 3; do
+		f=${CG_F[$out|$name $s]:-}
+		if [[ -z $f || -z ${CG_S[$f]:-} ]]; then
+			ERR[$key]="no callgrind dump '$name $s' of ${out##*/}"
+			return 1
+		fi
+		kv+=("${CG_S[$f]}")
+		if [[ -n $uk ]]; then
+			v=${CG_S[$f]#*"$uk"=}
+			u+=" ${v%% *}"
+		fi
+	done
+	[[ -n $uk ]] && units=${u# }
+	RES[$key]=$(cg_per_call "$units" "${kv[@]}")
+	[[ -n ${RES[$key]} ]] || { ERR[$key]="segments of $units calls give no figure"; return 1; }
+	RES[$key]+=" segments=${units// /,}"
+	CG_SEG[$key]=$(for f in "${kv[@]}"; do v=${f#*total=}; echo "${v%% *}"; done | paste -sd,)
+}
+
+# cg_read: CG_F[OUT|LABEL], the dump of OUT cut at LABEL, for rbench's and
+# perftest's dumps; CG_S[FILE], cg_sum's line of each segment's dump.
+declare -A CG_F CG_S
+cg_read() {
+	local out label f kv
+	local -a files=()
+	for out in "$CG/cli.out" "$CG/srv.out" "$CG/rawc.out" "$CG/raws.out"; do
+		while IFS=$'\t' read -r label f; do
+			[[ -n $f ]] || continue
+			CG_F[$out|$label]=$f
+			[[ $label == *' '[123] ]] && files+=("$f")
+		done <<<"$(cg_index "$out")"
+	done
+	((${#files[@]})) || return 0
+	while IFS=$'\t' read -r f kv; do
+		[[ -n $f ]] && CG_S[$f]=$kv
+	done <<<"$(cg_sum "${files[@]}")"
+}
+
+declare -A CG_SEG
+cg_measure() {
+	local k n run side
+	local -a bulk=(--kinds "null,echo")
+	if ! command -v valgrind >/dev/null; then
+		ERR[cg]="valgrind not installed (package valgrind)"
+		return 1
+	fi
+	# shellcheck source=tests/bench/cg.sh
+	. "$CG_SH" || { ERR[cg]="cannot read $CG_SH"; return 1; }
+	rm -rf "$CG"
+	mkdir -p "$CG" || { ERR[cg]="cannot create $CG"; return 1; }
+	# rbench's server starts in the background while perftest runs
+	SRV_WRAP=(valgrind "${CG_OPTS[@]}" --callgrind-out-file="$CG/srv.out") SRV_ARGS=(--callgrind)
+	SRV_WAIT=0
+	start_server srv_cg rdma $CG_PORT RPCRDMA_POLL_US=0
+	SRV_WRAP=() SRV_ARGS=() SRV_WAIT=30
+	start_server srv_cgpeer rdma $((CG_PORT + 1)) RPCRDMA_POLL_US=0
+	if [[ ! -e $CGCUT ]]; then
+		ERR[cg_raw]="no $CGCUT (configure found no valgrind/callgrind.h: package valgrind)"
+	elif command -v ib_send_lat >/dev/null; then
+		cg_perftest
+	else
+		ERR[cg_raw]="ib_send_lat not installed (package perftest)"
+	fi
+	for ((n = 0; n < 1800; n++)); do
+		grep -q '^rbench: listening' "$WORK/srv_cg.srv" && break
+		alive srv_cg || break
+		sleep 0.1
+	done
+	if ! grep -q '^rbench: listening' "$WORK/srv_cg.srv"; then
+		alive srv_cg && ERR[srv_cg]="the server did not start under valgrind within 180 s"
+		stop_server srv_cg
+		ERR[srv_cg]="cannot start: ${ERR[srv_cg]:-the server did not start}"
+		say "srv_cg: ERROR: ${ERR[srv_cg]}"
+	else
+		# the client's 1 MiB calls against srv_cgpeer, if it runs
+		alive srv_cgpeer && bulk=(--bulk-port $((CG_PORT + 1)))
+		CLI_WRAP=(valgrind "${CG_OPTS[@]}" --callgrind-out-file="$CG/cli.out")
+		client cg_count srv_cg $CG_LIMIT "RPCRDMA_POLL_US=0" -n rdma -p $CG_PORT \
+			--comp event count -N "$CG_N" --bulk-calls "$CG_BULK" --size $SIZE "${bulk[@]}" \
+			--gap-us $CG_GAP_US
+		CLI_WRAP=()
+		if [[ -n ${RES[cg_count]:-} && $(field cg_count valgrind) == 0 ]]; then
+			ERR[cg_count]="rbench count did not run under valgrind"
+			RES[cg_count]=
+		fi
+		# the server's 1 MiB calls, from a client not under valgrind
+		client cg_count_bulk srv_cg $CG_LIMIT "RPCRDMA_POLL_US=0" -n rdma -p $CG_PORT \
+			--comp event count -N "$CG_N" --bulk-calls "$CG_BULK" --size $SIZE \
+			--kinds read,write --gap-us $CG_GAP_US
+		stop_server srv_cg
+	fi
+	stop_server srv_cgpeer
+	say "cg: reading the dumps ($CG)"
+	cg_read
+	for side in client server; do
+		if [[ -z ${ERR[cg_raw]:-} ]]; then
+			cg_side cg_raw_$side "$CG/raw${side:0:1}.out" "" write_calls
+		else
+			ERR[cg_raw_$side]=${ERR[cg_raw]}
+		fi
+		# without a client's figures, the report says why (cg_count...)
+		for k in $CG_KINDS; do
+			n=$CG_N run=cg_count
+			if [[ $k == read || $k == write ]]; then
+				n=$CG_BULK
+				[[ $side == server ]] && run=cg_count_bulk
+				[[ $side == client && ${bulk[0]} == --kinds ]] && continue
+			fi
+			[[ -n ${RES[$run]:-} ]] || continue
+			cg_side cg_${k}_$side "$CG/$([[ $side == client ]] && echo cli || echo srv).out" \
+				"$n $n $((2 * n))"
+		done
+	done
+}
+cg_measure
 
 ELAPSED=$((SECONDS - T0))
 
@@ -1106,6 +1314,91 @@ else
 	fig_error nfs3d_chunks "$(why nfs_ours nfs)"
 fi
 
+# 8. Instructions per call (callgrind), per side: by object, against raw
+# verbs (ib_send_lat -e, per iteration) and ECHO against NULL
+# cg_kv KEY: the by-object fields of RES[KEY], then its spread
+cg_kv() {
+	local f out=""
+	for f in librpcrdma libtirpc libc provider other total; do
+		out+=" $f=$(field "$1" $f)"
+	done
+	printf '%s' "${out# }"
+}
+# cg_rounds NAME KEY: the segments' totals into the JSON
+cg_rounds() {
+	per_round "$1" segment_units "[$(field "$2" segments)]" segment_total "[${CG_SEG[$2]:-}]"
+}
+for side in client server; do
+	key=cg_raw_$side
+	if [[ -n ${RES[$key]:-} ]]; then
+		row insn_raw_$side "$(field $key total) Ir/iteration (+-$(field $key spread_pct)%)" \
+			"provider $(field $key provider), libc $(field $key libc)" "" "" ""
+		cg_rounds insn_raw_$side $key
+		bench insn_raw_$side "provider=$(field $key provider) libc=$(field $key libc) other=$(field $key other) total=$(field $key total) spread_pct=$(field $key spread_pct) segments=$(field $key segments) size=64"
+	else
+		fig_error insn_raw_$side "$(why $key cg_raw cg)"
+	fi
+done
+for side in client server; do
+	key=cg_null_$side raw=cg_raw_$side
+	if [[ -n ${RES[$key]:-} ]]; then
+		lib=$(field $key librpcrdma) tot=$(field $key total) sp=$(field $key spread_pct)
+		ok=$(met le "$lib" 1000)
+		row insn_null_$side "librpcrdma $lib, total $tot Ir (+-$sp%)" \
+			"libtirpc $(field $key libtirpc), libc $(field $key libc), prov. $(field $key provider)" \
+			"" "<=1000" "$ok"
+		cg_rounds insn_null_$side $key
+		bench insn_null_$side "$(cg_kv $key) spread_pct=$sp cq_events=$(field $key cq_events) segments=$(field $key segments) target=1000 op=le met=$ok"
+		if [[ -n ${RES[$raw]:-} ]]; then
+			rt=$(field $raw total)
+			ratio=$(calc "$tot / $rt")
+			ok=$(met le "$ratio" 2)
+			row insn_null_${side}_vs_raw "total $tot Ir/call" "ib_send_lat -e: $rt Ir/iteration" \
+				"$ratio" "<=2" "$ok"
+			bench insn_null_${side}_vs_raw "total=$tot raw=$rt ratio=$ratio target=2 op=le met=$ok"
+		else
+			fig_error insn_null_${side}_vs_raw "$(why $raw cg_raw cg)"
+		fi
+	else
+		fig_error insn_null_$side "$(why $key cg_count srv_cg cg)"
+		fig_error insn_null_${side}_vs_raw "$(why $key cg_count srv_cg cg)"
+	fi
+	key=cg_echo_$side nul=cg_null_$side
+	if [[ -n ${RES[$key]:-} && -n ${RES[$nul]:-} ]]; then
+		tot=$(field $key total) nt=$(field $nul total) sp=$(field $key spread_pct)
+		ratio=$(calc "$tot / $nt" 3)
+		ok=$(met le "$ratio" 1.1)
+		rr=n/a
+		[[ -n ${RES[$raw]:-} ]] && rr=$(calc "$tot / $(field $raw total)")
+		row insn_echo64_$side "librpcrdma $(field $key librpcrdma), total $tot Ir (+-$sp%)" \
+			"NULL: total $nt Ir" "$ratio" "<=1.1" "$ok"
+		cg_rounds insn_echo64_$side $key
+		bench insn_echo64_$side "$(cg_kv $key) null_total=$nt ratio=$ratio raw_ratio=$rr spread_pct=$sp cq_events=$(field $key cq_events) segments=$(field $key segments) size=64 target=1.1 op=le met=$ok"
+	else
+		fig_error insn_echo64_$side "$(why $key $nul cg_count srv_cg cg)"
+	fi
+	# READ-shaped: the result in a Write chunk; WRITE-shaped: the argument
+	# in a Read chunk
+	for k in read:write_chunk write:read_chunk; do
+		key=cg_${k%%:*}_$side name=insn_${k#*:}_$side
+		if [[ -n ${RES[$key]:-} ]]; then
+			tot=$(field $key total) sp=$(field $key spread_pct)
+			rr=n/a
+			[[ -n ${RES[$raw]:-} ]] && rr=$(calc "$tot / $(field $raw total)" 1)
+			row $name "librpcrdma $(field $key librpcrdma), total $tot Ir (+-$sp%)" \
+				"memcpy $(field $key memcpy), memset $(field $key memset)" "" "" ""
+			cg_rounds $name $key
+			bench $name "$(cg_kv $key) memcpy=$(field $key memcpy) memset=$(field $key memset) raw_ratio=$rr spread_pct=$sp cq_events=$(field $key cq_events) segments=$(field $key segments) size=$SIZE"
+		else
+			if [[ $side == client ]]; then
+				fig_error $name "$(why $key cg_count srv_cg srv_cgpeer cg)"
+			else
+				fig_error $name "$(why $key cg_count_bulk srv_cg cg)"
+			fi
+		fi
+	done
+done
+
 echo
 echo "RPC-over-RDMA benchmark, $MODE mode: $DEV on $A, perftest -R, $ROUNDS interleaved rounds (rsockets $RS_ROUNDS), $ELAPSED s"
 echo "Pinning: in the VM $PIN; vCPU threads on the host $VM_PIN."
@@ -1117,6 +1410,9 @@ echo "(round-trip time, or MiB/s).  Goodput: $BULK_T call(s) outstanding on one 
 echo "as perftest.  Idle connections: $IDLE, $regnote.  NFS: ratio rpcrdma-nfs3d / kernel nfsd, the"
 echo "kernel client on both, $NFS_DESC, same tmpfs export.  Goodput *_mt: $MT_T calls outstanding"
 echo "(threads sharing one CLIENT).  Held connections: $HOLD_PROCS client processes; stopped: ${HOLD_STOP:-n/a}."
+echo "insn_*: user-space instructions (Ir) per call counted by callgrind, RPCRDMA_POLL_US=0 on both sides,"
+echo "segments of $CG_N, $CG_N, $((2 * CG_N)) calls ($CG_BULK, $CG_BULK, $((2 * CG_BULK)) of 1 MiB; raw: ib_send_lat -e -s 64, $CG_RAW, $CG_RAW, $((2 * CG_RAW)) iterations):"
+echo "per call = mean of (3rd - 1st) and (3rd - 2nd) over the difference of calls, +- half their difference."
 echo
 cat "$LINES"
 if write_json "$JSON" 2>"$WORK/json.err"; then

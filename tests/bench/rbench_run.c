@@ -141,6 +141,7 @@ bool rb_ulb_load(char *err, size_t len)
 /* ---- Server procedures ---------------------------------------------------- */
 
 static bool srv_rdma = true;
+static void (*srv_mark)(const char *label);
 static uint64_t srv_requests;
 static char *read_buf; /* RB_READ's results: never freed */
 static size_t read_cap;
@@ -149,6 +150,19 @@ static unsigned int read_seed;
 void rb_srv_set_rdma(bool rdma)
 {
 	srv_rdma = rdma;
+}
+
+void rb_srv_set_mark(void (*mark)(const char *label))
+{
+	srv_mark = mark;
+}
+
+/* Not counted in srv_requests: a marker is no call of the benchmark. */
+bool_t rb_mark_1_svc(rb_label *arg, void *res, struct svc_req *rq)
+{
+	if (srv_mark && *arg)
+		srv_mark(*arg);
+	return TRUE;
 }
 
 bool_t rb_null_1_svc(void *arg, void *res, struct svc_req *rq)
@@ -496,6 +510,7 @@ static const char *kind_name(enum rb_kind kind)
 {
 	return kind == RB_ECHO_CALLS  ? "ECHO" :
 	       kind == RB_WRITE_CALLS ? "WRITE" :
+	       kind == RB_NULL_CALLS  ? "NULL" :
 					"READ";
 }
 
@@ -601,6 +616,9 @@ static bool one_call(struct worker *w, bool check)
 	enum clnt_stat s;
 
 	switch (w->b->kind) {
+	case RB_NULL_CALLS:
+		s = rb_null_1(NULL, NULL, w->cl);
+		break;
 	case RB_ECHO_CALLS:
 		s = echo_call(w, check);
 		break;
@@ -804,6 +822,88 @@ bool rb_bulk(struct rb_run *r, enum rb_kind kind)
 		return false;
 	diff(&r->res, &s1, &s0);
 	return rdma_version(r);
+}
+
+/* ---- Client: calls for an instruction counter ----------------------------- */
+
+#define COUNT_WARMUP	  20 /* small calls before the segments */
+#define COUNT_WARMUP_BULK 2  /* calls with data in a chunk */
+
+/* RB_MARK with label: the server cuts its counts. */
+static bool mark_server(struct rb_run *r, const char *label)
+{
+	rb_label l = (rb_label)label;
+	enum clnt_stat s = rb_mark_1(&l, NULL, r->cl);
+
+	if (s == RPC_SUCCESS)
+		return true;
+	say(r->err, sizeof(r->err), "RB_MARK: %s",
+	    rb_clnt_why(r->cl, r->rdma, s));
+	return false;
+}
+
+bool rb_count(struct rb_run *r, enum rb_kind kind, const char *name,
+	      const unsigned long *seg, unsigned int nseg,
+	      const struct rb_count_hooks *hooks)
+{
+	char label[RB_MARK_MAX + 1];
+	unsigned long i, warm = COUNT_WARMUP;
+	struct worker *w;
+	struct bulk *b;
+	unsigned int s;
+
+	memset(&r->res, 0, sizeof(r->res));
+	r->err[0] = '\0';
+	r->threads = 1;
+	r->connect = NULL;
+	if (kind == RB_ECHO_CALLS)
+		r->size = RB_ECHO_SIZE;
+	else if (kind != RB_NULL_CALLS)
+		warm = COUNT_WARMUP_BULK;
+	if (!r->size || r->size > RB_MAXDATA) {
+		say(r->err, sizeof(r->err), "%s data cannot be %zu octets",
+		    kind_name(kind), r->size);
+		return false;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		say(r->err, sizeof(r->err), "out of memory");
+		return false;
+	}
+	b->kind = kind;
+	r->priv = b;
+	if (!bulk_prepare(r, b))
+		return false;
+	w = &b->w[0];
+	for (i = 0; i < warm; i++)
+		if (!one_call(w, i == 0))
+			goto fail;
+	snprintf(label, sizeof(label), "%s 0", name);
+	if (!mark_server(r, label))
+		return false;
+	for (s = 0; s < nseg; s++) {
+		snprintf(label, sizeof(label), "%s %u", name, s + 1);
+		if (hooks->mark)
+			hooks->mark(label, true);
+		for (i = 0; i < seg[s]; i++) {
+			if (hooks->gap)
+				hooks->gap();
+			if (!one_call(w, false))
+				goto fail;
+		}
+		if (hooks->mark)
+			hooks->mark(label, false);
+		if (!mark_server(r, label))
+			return false;
+		r->res.calls += seg[s];
+	}
+	/* the data is still right after the counted calls */
+	if (!one_call(w, true))
+		goto fail;
+	return rdma_version(r);
+fail:
+	memcpy(r->err, w->err, sizeof(r->err));
+	return false;
 }
 
 void rb_run_free(struct rb_run *r)

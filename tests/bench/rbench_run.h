@@ -45,6 +45,11 @@ bool rb_ulb_load(char *err, size_t len);
  * applies); true unless told otherwise. */
 void rb_srv_set_rdma(bool rdma);
 
+/* Server: what RB_MARK calls with its label (the counts of an instruction
+ * counter cut there: rbench's callgrind runs); NULL, the default, does
+ * nothing. */
+void rb_srv_set_mark(void (*mark)(const char *label));
+
 /* CLOCK_MONOTONIC in microseconds. */
 double rb_now_us(void);
 
@@ -63,6 +68,7 @@ enum rb_kind {
 	RB_ECHO_CALLS,	/* ECHO: inline both ways */
 	RB_WRITE_CALLS, /* WRITE: argument data in a Read chunk */
 	RB_READ_CALLS,	/* READ: result data in a Write chunk */
+	RB_NULL_CALLS,	/* NULL: no data (rb_count) */
 };
 
 /* X(field) for every counter of struct rpcrdma_clnt_stats (the levels
@@ -143,6 +149,30 @@ bool rb_lat(struct rb_run *r);
 
 /* kind calls from r->threads threads. */
 bool rb_bulk(struct rb_run *r, enum rb_kind kind);
+
+/* What rb_count() calls around the calls it makes; each may be NULL. */
+struct rb_count_hooks {
+	/* before a segment (start true), after it (false) */
+	void (*mark)(const char *label, bool start);
+	/* before each call of a segment, so that calls do not overlap the
+	 * server's work of the one before */
+	void (*gap)(void);
+};
+
+/*
+ * Calls to be counted by an instruction counter (callgrind): on r->cl, one
+ * thread, kind calls of r->size octets (ECHO: RB_ECHO_SIZE) in nseg
+ * segments of seg[i] calls, none of them checked or timed.  Before a
+ * segment hooks->mark(label, true), after it hooks->mark(label, false)
+ * and one RB_MARK call with the same label, "NAME N" for segment N (1, 2,
+ * ...), so that both sides can cut their counts at the segment's ends;
+ * one RB_MARK call "NAME 0" before the first.  Warm-up calls precede it
+ * (the first checked) and a checked call follows.  false with the reason
+ * in r->err.
+ */
+bool rb_count(struct rb_run *r, enum rb_kind kind, const char *name,
+	      const unsigned long *seg, unsigned int nseg,
+	      const struct rb_count_hooks *hooks);
 
 /* Destroy the per-thread CLIENTs and buffers rb_bulk() made (r->cl stays
  * the caller's); left until here so that a front end may print first. */
