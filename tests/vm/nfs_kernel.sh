@@ -30,12 +30,12 @@ nfsk_rpcbind() {
 	return 1
 }
 
-# nfsk_start EXPORT [RDMA_PORT]: the kernel server exports EXPORT (rw,
-# no_root_squash, fsid=1) over NFSv3 on tcp and on rdma/rdma6 RDMA_PORT
-# (default 20049), with rpc.mountd registered with rpcbind; READ and WRITE
-# up to 1 MiB.
+# nfsk_start EXPORT [RDMA_PORT [OPTIONS]]: the kernel server exports
+# EXPORT (rw, no_root_squash, fsid=1, and ",OPTIONS" if given: sec=krb5,
+# say) over NFSv3 on tcp and on rdma/rdma6 RDMA_PORT (default 20049), with
+# rpc.mountd registered with rpcbind; READ and WRITE up to 1 MiB.
 nfsk_start() {
-	local exp=$1 port=${2:-20049} t i
+	local exp=$1 port=${2:-20049} extra=${3:+,$3} t i
 	for t in exportfs rpc.nfsd rpc.mountd; do
 		command -v $t >/dev/null || {
 			nfsk_say "$t not installed (Debian nfs-kernel-server)"
@@ -56,7 +56,7 @@ nfsk_start() {
 	echo 1048576 >/proc/fs/nfsd/max_block_size 2>>"$NFSK_LOG"
 	echo 10 >/proc/fs/nfsd/nfsv4gracetime 2>/dev/null
 	echo 10 >/proc/fs/nfsd/nfsv4leasetime 2>/dev/null
-	timeout 20 exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=1 \
+	timeout 20 exportfs -i -o rw,insecure,no_root_squash,no_subtree_check,fsid=1$extra \
 		"*:$exp" >>"$NFSK_LOG" 2>&1 || { nfsk_say "exportfs $exp failed"; return 1; }
 	rpc.mountd -F >>"$NFSK_LOG" 2>&1 &
 	NFSK_MOUNTD=$!

@@ -18,6 +18,15 @@
  *              a child process and noted, as they fail in libtirpc);
  *   the server sees the principal and the service (rpc_gss_getcred) and
  *              refuses AUTH_NONE with AUTH_TOOWEAK;
+ *   expiry     a krb5i context from a ticket of 20 s, on a tcp and an rdma
+ *              CLIENT: once ticket and context expired, the next call on
+ *              the same CLIENT ends as over tcp (it succeeds: nothing
+ *              checks an established context's lifetime), and with the
+ *              ticket renewed a fresh CLIENT works;
+ *   window     64 sequential calls on one krb5i context, more than 3
+ *              sequence windows, all succeed (each Reply's verifier
+ *              checks its call's number), and the server grants the same
+ *              window over both;
  *   failures   a stale ticket (the service's key changed since it was
  *              issued), an expired one and an unknown service principal:
  *              authgss_create_default() returns NULL within the deadline,
@@ -28,7 +37,8 @@
  * environment (tests/vm/t_gss.sh): KRB5_CONFIG, KRB5CCNAME (the user's
  * ticket), KRB5_KTNAME, KRB5_HOST, KRB5_REALM, KRB5_USER, T_GSS_STALE_CC
  * and T_GSS_EXPIRED_CC (credential caches holding a stale and an expired
- * ticket).
+ * ticket), KRB5_USER_PW and T_GSS_SHORT_CC (where expiry kinits its
+ * short ticket).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -709,6 +719,253 @@ static void one_netid(const char *netid)
 	clnt_destroy(cl);
 }
 
+/* ---- Context expiry and the sequence window (issue 32 item 2) --------------- */
+
+/*
+ * kinit as KRB5_USER into T_GSS_SHORT_CC with lifetime life ("20s"),
+ * within 30 s; the password comes from KRB5_USER_PW (tests/vm/t_gss.sh).
+ * The shell expands the variables, so nothing is quoted twice here.
+ */
+static bool short_kinit(const char *life)
+{
+	char cmd[256];
+
+	setenv("T_GSS_LIFE", life, 1);
+	snprintf(cmd, sizeof(cmd),
+		 "echo \"$KRB5_USER_PW\" | timeout 30 kinit -c \"$T_GSS_SHORT_CC\" "
+		 "-l \"$T_GSS_LIFE\" \"$KRB5_USER@$KRB5_REALM\" >/dev/null");
+	return system(cmd) == 0;
+}
+
+/* An ECHO of 100 octets: its status, and the reason of an RPC_AUTHERROR. */
+static enum clnt_stat probe(CLIENT *cl, enum auth_stat *why)
+{
+	struct rpc_err err;
+	enum clnt_stat st;
+	bool same;
+
+	st = echo(cl, 100, 5, &same);
+	clnt_geterr(cl, &err);
+	*why = st == RPC_AUTHERROR ? err.re_why : AUTH_OK;
+	if (st == RPC_SUCCESS && !same)
+		st = RPC_CANTDECODERES;
+	return st;
+}
+
+/* A CLIENT to netid with a krb5i context made from the ticket in cc. */
+static CLIENT *client_with(const char *netid, const char *cc)
+{
+	char *saved = strdup(env_or("KRB5CCNAME", ""));
+	CLIENT *cl = connect_to(netid);
+	AUTH *none, *auth;
+
+	if (!cl)
+		goto out;
+	none = cl->cl_auth;
+	setenv("KRB5CCNAME", cc, 1);
+	auth = gss_auth(cl, service_name(), RPCSEC_GSS_SVC_INTEGRITY);
+	if (!auth) {
+		clnt_destroy(cl);
+		cl = NULL;
+	} else {
+		cl->cl_auth = auth;
+		AUTH_DESTROY(none);
+	}
+out:
+	if (saved)
+		setenv("KRB5CCNAME", saved, 1);
+	free(saved);
+	return cl;
+}
+
+static void client_drop(CLIENT *cl)
+{
+	if (!cl)
+		return;
+	AUTH_DESTROY(cl->cl_auth);
+	cl->cl_auth = NULL;
+	clnt_destroy(cl);
+}
+
+#define EXPIRY_LIFE	20 /* seconds: the short ticket's lifetime */
+#define EXPIRY_LIFE_STR "20s"
+
+/*
+ * Whether the GSS-API context of cl's AUTH has expired
+ * (gss_context_time).  authgss_get_private_data gives the context away
+ * (as to the kernel in rpc.gssd): the AUTH is of no use after this, and
+ * its AUTH_DESTROY sends no RPCSEC_GSS_DESTROY.
+ */
+static bool context_expired(CLIENT *cl, OM_uint32 *major)
+{
+	struct authgss_private_data pd;
+	OM_uint32 minor, left = 0;
+
+	memset(&pd, 0, sizeof(pd));
+	*major = GSS_S_FAILURE;
+	if (!authgss_get_private_data(cl->cl_auth, &pd))
+		return false;
+	*major = gss_context_time(&minor, pd.pd_ctx, &left);
+	authgss_free_private_data(&pd);
+	return *major == GSS_S_CONTEXT_EXPIRED;
+}
+
+/*
+ * A krb5i context made from a ticket of EXPIRY_LIFE seconds, one CLIENT
+ * per netid, both made at once so that one wait serves both.  It works;
+ * once the ticket and the context (MIT Kerberos gives the context the
+ * ticket's end) have expired, a new context from that ticket is refused
+ * over both, but the next call on the same CLIENT must end as it ends
+ * over tcp, measured in the same run.  Measured (Debian 12, libtirpc
+ * 1.3.3, MIT Kerberos 1.20): over tcp the call succeeds - neither
+ * libtirpc's client and server nor MIT Kerberos's gss_get_mic and
+ * gss_verify_mic look at a context's lifetime, so an established context
+ * lives as long as its connection - and EXPIRED_STAT says so; the
+ * context itself reports GSS_S_CONTEXT_EXPIRED meanwhile.  Then the
+ * ticket is renewed in the same cache and a fresh CLIENT works again.
+ */
+#define EXPIRED_STAT RPC_SUCCESS
+
+static void expiry(void)
+{
+	static const char *const netids[] = { "tcp", "rdma" };
+	const char *cc = getenv("T_GSS_SHORT_CC");
+	CLIENT *cl[2] = { NULL, NULL };
+	enum clnt_stat st[2];
+	enum auth_stat why[2];
+	OM_uint32 major;
+	int64_t t0, end;
+	unsigned int i;
+
+	if (!CHECK_OK(cc && getenv("KRB5_USER_PW"),
+		      "expiry: T_GSS_SHORT_CC and KRB5_USER_PW are set"))
+		return;
+	t0 = tu_now_ms();
+	if (!CHECK_OK(short_kinit(EXPIRY_LIFE_STR),
+		      "expiry: a ticket of %d s in %s", EXPIRY_LIFE, cc))
+		return;
+	/* the KDC counts whole seconds from when it issued the ticket: past
+	 * this both the ticket and the contexts made from it are expired */
+	end = t0 + (EXPIRY_LIFE + 2) * 1000;
+	for (i = 0; i < 2; i++) {
+		cl[i] = client_with(netids[i], cc);
+		st[i] = cl[i] ? probe(cl[i], &why[i]) : RPC_AUTHERROR;
+		CHECK(st[i] == RPC_SUCCESS,
+		      "expiry: %s krb5i context from the short ticket: ECHO %s",
+		      netids[i], cl[i] ? clnt_sperrno(st[i]) : "no context");
+	}
+	if (!cl[0] || !cl[1])
+		goto out;
+	if (tu_now_ms() >= end - 2000)
+		NOTE("expiry: setting up took %lld ms, close to the ticket's end",
+		     (long long)(tu_now_ms() - t0));
+	while (tu_now_ms() < end)
+		usleep(200000);
+	for (i = 0; i < 2; i++) {
+		CLIENT *late = client_with(netids[i], cc);
+
+		CHECK(late == NULL,
+		      "expiry: %s the ticket has expired: a new context from "
+		      "it is refused",
+		      netids[i]);
+		client_drop(late);
+	}
+	for (i = 0; i < 2; i++) {
+		st[i] = probe(cl[i], &why[i]);
+		NOTE("expiry: %s the next call on the expired context: %s (why %d)",
+		     netids[i], clnt_sperrno(st[i]), (int)why[i]);
+	}
+	CHECK(st[1] == st[0] && why[1] == why[0] && st[0] == EXPIRED_STAT,
+	      "expiry: the next call on the same CLIENT: rdma %s (why %d) as "
+	      "tcp %s (why %d), which is %s",
+	      clnt_sperrno(st[1]), (int)why[1], clnt_sperrno(st[0]),
+	      (int)why[0], clnt_sperrno(EXPIRED_STAT));
+	for (i = 0; i < 2; i++) {
+		bool expired = context_expired(cl[i], &major);
+
+		CHECK(expired,
+		      "expiry: %s meanwhile the context itself has expired "
+		      "(gss_context_time: major 0x%x)",
+		      netids[i], (unsigned int)major);
+	}
+
+	if (!CHECK_OK(short_kinit("10m"), "expiry: the ticket renewed in %s",
+		      cc))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		CLIENT *fresh = client_with(netids[i], cc);
+		enum auth_stat fresh_why = AUTH_OK;
+		enum clnt_stat fresh_st = fresh ? probe(fresh, &fresh_why) :
+						  RPC_AUTHERROR;
+
+		CHECK(fresh && fresh_st == RPC_SUCCESS,
+		      "expiry: %s a fresh CLIENT with the renewed ticket: %s",
+		      netids[i], fresh ? clnt_sperrno(fresh_st) : "no context");
+		client_drop(fresh);
+	}
+out:
+	client_drop(cl[0]);
+	client_drop(cl[1]);
+}
+
+/*
+ * The sequence window: WINDOW_CALLS sequential calls on one krb5i
+ * context, many windows' worth, all succeed - each Reply's verifier is
+ * the checksum of the call's own sequence number (authgss_validate
+ * refuses any other) and the server's window slides with them - and the
+ * server granted the same window (rpc_gss_init_res gr_win, as
+ * authgss_get_private_data hands it over) over rdma as over tcp.  The
+ * window is read after the calls: reading it gives the context away.
+ */
+#define WINDOW_CALLS 64
+
+static void window(const char *netid, u_int *granted)
+{
+	struct authgss_private_data pd;
+	CLIENT *cl = client_with(netid, env_or("KRB5CCNAME", ""));
+	enum clnt_stat st, last = RPC_SUCCESS;
+	unsigned int i, ok = 0;
+	int64_t t0;
+	bool same;
+
+	*granted = 0;
+	if (!CHECK_OK(cl != NULL, "window: %s krb5i context", netid))
+		return;
+	t0 = tu_now_ms();
+	for (i = 0; i < WINDOW_CALLS; i++) {
+		st = echo(cl, 64, i, &same);
+		if (st == RPC_SUCCESS && same)
+			ok++;
+		else
+			last = st;
+	}
+	memset(&pd, 0, sizeof(pd));
+	if (authgss_get_private_data(cl->cl_auth, &pd)) {
+		*granted = pd.pd_seq_win;
+		authgss_free_private_data(&pd);
+	}
+	CHECK(ok == WINDOW_CALLS && *granted > 0 && WINDOW_CALLS > 3 * *granted,
+	      "window: %s %u sequential krb5i calls on one context, more than "
+	      "3 windows of %u: %u answered (last error: %s; %lld ms)",
+	      netid, WINDOW_CALLS, *granted, ok, clnt_sperrno(last),
+	      (long long)(tu_now_ms() - t0));
+	client_drop(cl);
+}
+
+/* Expiry and the window, over tcp and rdma in one run (issue 32 item 2). */
+static void as_over_tcp(void)
+{
+	u_int tcp_win = 0, rdma_win = 0;
+
+	expiry();
+	window("tcp", &tcp_win);
+	window("rdma", &rdma_win);
+	CHECK(tcp_win && rdma_win == tcp_win,
+	      "window: the server grants the same window over rdma (%u) as "
+	      "over tcp (%u)",
+	      rdma_win, tcp_win);
+}
+
 static int server_start(const char *self, pid_t *pid)
 {
 	char line[64];
@@ -777,6 +1034,13 @@ int main(int argc, char **argv)
 		return tu_done();
 	}
 	NOTE("RPCRDMA_VERSION=%s", env_or("RPCRDMA_VERSION", "(auto)"));
+	if (strstr(netids, "tcp") && strstr(netids, "rdma"))
+		as_over_tcp();
+	/* t_gss --as-over-tcp: only those (a short run while working) */
+	if (argc == 2 && !strcmp(argv[1], "--as-over-tcp")) {
+		server_quit(pid);
+		return tu_done();
+	}
 	if (strstr(netids, "tcp"))
 		one_netid("tcp");
 	if (strstr(netids, "rdma"))

@@ -19,6 +19,12 @@
 #                   NFS server (nfs-kernel-server, rdma 20049), rdma and
 #                   rdma6, and against rpcrdma-nfs3d the same way, with bad
 #                   requests that must get NFS errors
+#   nfs3d-knfsd-krb5  our NFSv3 client against the kernel NFS server with
+#                   sec=krb5:krb5i:krb5p over rdma (issue 32 item 4): a
+#                   throw-away Kerberos realm (tests/vm/krb5.sh), the
+#                   service principal nfs/HOST in a keytab, rpc.svcgssd
+#                   answering the kernel's RPCSEC_GSS upcalls; t_nfs3k -k
+#                   (see its header and rpcrdma-gss(7) for what works)
 #
 # VM_NFS3D_THREADS, if set, is the server's -t (worker threads; 0: all on
 # svc_run's thread); unset, its default.
@@ -42,6 +48,10 @@ NFSK_LOG=$W/nfs_kernel.log
 NFS_KERNEL_SH=@NFS_KERNEL_SH@	# set by tests/vm/nfs3d.am in the copies
 [[ -r $NFS_KERNEL_SH ]] || NFS_KERNEL_SH=$here/nfs_kernel.sh
 . "$NFS_KERNEL_SH" || { echo "t_nfs3d: cannot read $NFS_KERNEL_SH"; exit 1; }
+# shellcheck source=tests/vm/krb5.sh
+KRB5_SH=@KRB5_SH@	# set by tests/vm/nfs3d.am in the copies
+[[ -r $KRB5_SH ]] || KRB5_SH=$here/krb5.sh
+. "$KRB5_SH" || { echo "t_nfs3d: cannot read $KRB5_SH"; exit 1; }
 VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
 [ -r "$VM_LIB_SH" ] || VM_LIB_SH=$here/lib.sh
 # shellcheck source=tests/vm/lib.sh
@@ -49,6 +59,7 @@ VM_LIB_SH=@VM_LIB_SH@	# the copies in the build tree name it (tests/vm/vm.am)
 failures=0
 checks=0
 SRV=
+SVCGSSD=
 
 # check lines end with the seconds the script has run (tests/vm/lib.sh)
 check_tail() {
@@ -58,13 +69,20 @@ check_tail() {
 finish() {
 	[[ -n $SRV ]] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
 	grep -q " $MNT " /proc/mounts && umount -f -l "$MNT" 2>/dev/null
-	[[ $part == nfs3d-knfsd ]] && nfsk_stop
+	[[ $part == nfs3d-knfsd* ]] && nfsk_stop
+	[[ -n $SVCGSSD ]] && kill "$SVCGSSD" 2>/dev/null && wait "$SVCGSSD" 2>/dev/null
+	krb5_stop
 	nfsk_rpcbind_stop
 	if ((failures)); then
 		echo "--- $part: server log"
 		tail -n 20 "$W/srv.log" 2>/dev/null
 		echo "--- $part: nfs_kernel log"
 		tail -n 20 "$NFSK_LOG" 2>/dev/null
+		if [[ $part == nfs3d-knfsd-krb5 ]]; then
+			echo "--- $part: rpc.svcgssd log, Kerberos log"
+			tail -n 20 "$W/svcgssd.log" 2>/dev/null
+			tail -n 10 "$KRB5_LOG" 2>/dev/null
+		fi
 	fi
 	echo "$part: $((checks - failures)) passed, $failures failed"
 	rm -rf "$W"
@@ -298,12 +316,68 @@ knfsd() {
 	check $? "rpcrdma-nfs3d stops cleanly"
 }
 
+# knfsd_krb5: t_nfs3k under RPCSEC_GSS against the kernel NFS server.
+knfsd_krb5() {
+	local kexp=$W/kexport sec i rc rdma_st tcp_st
+	# rpc.svcgssd maps alice, who has no account here, to the export's
+	# anonuid: the export must be writable by anyone
+	mkdir -p "$kexp" && chmod 1777 "$kexp"
+	krb5_start
+	check $? "a Kerberos realm $KRB5_REALM, its KDC on 127.0.0.1:$KRB5_PORT, a ticket for $KRB5_USER"
+	((failures)) && return
+	krb5_admin "addprinc -randkey nfs/$KRB5_HOST" &&
+		krb5_admin "ktadd -k $KRB5_DIR/nfs.keytab nfs/$KRB5_HOST"
+	check $? "the service principal nfs/$KRB5_HOST in $KRB5_DIR/nfs.keytab"
+	modprobe -a auth_rpcgss rpcsec_gss_krb5 >>"$NFSK_LOG" 2>&1 &&
+		[[ -e /proc/net/rpc/auth.rpcsec.init/channel ]]
+	check $? "the kernel's RPCSEC_GSS modules: auth_rpcgss, rpcsec_gss_krb5"
+	# the kernel's legacy upcall (no gssproxy): rpc.svcgssd accepts the
+	# context with the key of nfs/HOST (-p takes a Kerberos principal)
+	KRB5_KTNAME=FILE:$KRB5_DIR/nfs.keytab rpc.svcgssd -f -v \
+		-p "nfs/$KRB5_HOST@$KRB5_REALM" >>"$W/svcgssd.log" 2>&1 &
+	SVCGSSD=$!
+	# ready once it holds the upcall channel open
+	for ((i = 0; i < 100; i++)); do
+		ls -l "/proc/$SVCGSSD/fd" 2>/dev/null | grep -q auth.rpcsec.init && break
+		kill -0 "$SVCGSSD" 2>/dev/null || break
+		sleep 0.1
+	done
+	ls -l "/proc/$SVCGSSD/fd" 2>/dev/null | grep -q auth.rpcsec.init
+	check $? "rpc.svcgssd answers the kernel's RPCSEC_GSS upcalls"
+	nfsk_start "$kexp" $PORT "sec=krb5:krb5i:krb5p"
+	check $? "the kernel NFS server exports $kexp with sec=krb5:krb5i:krb5p over rdma port $PORT"
+	((failures)) && return
+	# the kernel speaks version 1 only: our client negotiates down
+	for sec in krb5 krb5i; do
+		timeout 120 env -u RPCRDMA_VERSION "$T_NFS3K" -k $sec \
+			-s "nfs@$KRB5_HOST" -a "$H4" -p $PORT -e "$kexp"
+		check $? "t_nfs3k -k $sec against the kernel server over rdma: NULL, CREATE, WRITE 1 MiB, GETATTR, an inline READ"
+	done
+	# krb5p: the kernel refuses libtirpc's wrapped arguments over tcp as
+	# well; what matters here is that rdma ends as tcp does
+	timeout 120 env -u RPCRDMA_VERSION "$T_NFS3K" -k krb5p \
+		-s "nfs@$KRB5_HOST" -a "$H4" -p $PORT -e "$kexp" >"$W/krb5p.rdma"
+	rc=$?
+	cat "$W/krb5p.rdma"
+	check $rc "t_nfs3k -k krb5p over rdma: NULL (and CREATE measured)"
+	timeout 120 "$T_NFS3K" -T -k krb5p -s "nfs@$KRB5_HOST" \
+		-a "$H4" -p 2049 -e "$kexp" >"$W/krb5p.tcp"
+	rc=$?
+	cat "$W/krb5p.tcp"
+	check $rc "t_nfs3k -T -k krb5p over tcp, libtirpc alone: NULL (and CREATE measured)"
+	rdma_st=$(sed -n 's/^krb5p CREATE status: //p' "$W/krb5p.rdma")
+	tcp_st=$(sed -n 's/^krb5p CREATE status: //p' "$W/krb5p.tcp")
+	[[ -n $rdma_st && $rdma_st == "$tcp_st" && $rdma_st == 11 ]]
+	check $? "krb5p CREATE: the kernel answers over rdma (clnt_stat ${rdma_st:-none}) as over tcp with libtirpc (${tcp_st:-none}): RPC_CANTDECODEARGS (11)"
+}
+
 echo "$part: build $B"
 case $part in
 nfs3d-kclient4) kclient rdma "$H4" data 64 readers ;;
 nfs3d-kclient4-ops) kclient rdma "$H4" ops restart ;;
 nfs3d-kclient6) kclient rdma6 "$H6" data 8 ;;
 nfs3d-knfsd) knfsd ;;
+nfs3d-knfsd-krb5) knfsd_krb5 ;;
 *)
 	echo "t_nfs3d: unknown part '$part'"
 	failures=1
