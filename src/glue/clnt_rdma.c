@@ -133,6 +133,32 @@ static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
 	}
 }
 
+/*
+ * Under RPCSEC_GSS nothing is placed directly (V1-GSS-2/3), but a Reply
+ * larger than the inline threshold still needs a Reply chunk offered with
+ * the Call (V1-RP-1): the Linux kernel's server closes the connection
+ * rather than answer ERR_CHUNK.  The Call carries the arguments wrapped,
+ * so the binding's sizes (an NFS READ's count) are read from a plain
+ * encoding of their first GSS_ARGS_PEEK octets instead.
+ */
+#define GSS_ARGS_PEEK 1024
+
+static void gss_reply_max(const struct clnt_rdma_enc *e, struct rr_req *req)
+{
+	uint32_t words[GSS_ARGS_PEEK / 4];
+	bool whole;
+	XDR xdrs;
+
+	if (!e->m.xargs)
+		return;
+	xdrmem_create(&xdrs, (char *)words, sizeof(words), XDR_ENCODE);
+	whole = (*e->m.xargs)(&xdrs, e->m.argsp);
+	req->reply_max = rr_policy_gss_reply_max(e->m.prog, e->m.vers,
+						 e->m.proc, words,
+						 xdr_getpos(&xdrs), whole);
+	xdr_destroy(&xdrs);
+}
+
 /* A timeout clnt_vc refuses (its time_not_ok()): CLSET_TIMEOUT fails with
  * it, and a call's own is not remembered for CLGET_TIMEOUT. */
 static bool bad_time(const struct timeval *t)
@@ -193,7 +219,9 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
 	if (!oneway) {
 		/* no lookup for a program without a binding */
-		if (bound)
+		if (bound && is_gss(cl))
+			gss_reply_max(e, req);
+		else if (bound)
 			ddp_lookup(cl, e, req, xres, resp);
 		return;
 	}

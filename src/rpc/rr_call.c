@@ -789,6 +789,8 @@ static void reply_sizes(struct rr_call *call, const struct rr_req *req,
 	call->reply_sized = false;
 	bound_reply_sizes(call, req, rxdr,
 			  tr->limit_writes ? tr->max_writes : RR_MAX_WRITES);
+	if (!call->reply_sized && req->reply_max)
+		set_max_reply(call, req->reply_max, 0);
 	for (i = 0; i < call->nwrites; i++)
 		if (tr->wroom[i] > call->wroom[i])
 			call->wroom[i] = tr->wroom[i];

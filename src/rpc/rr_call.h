@@ -151,6 +151,12 @@ struct rr_req {
 						 * results (ulb.h) */
 	xdrproc_t xres;
 	void *resp;
+	/* The largest results the caller knows of when the binding cannot be
+	 * read from the Call (RPCSEC_GSS: rr_policy_gss_reply_max), octets of
+	 * RPC message after the reply header; 0: none.  Larger than the
+	 * inline threshold, it gets a Reply chunk on the first attempt
+	 * (V1-RP-1): a peer need not answer ERR_CHUNK. */
+	uint32_t reply_max;
 	int64_t deadline_ms; /* rr_deadline_ms() */
 	bool send_only;	     /* post and return RR_SENT: a one-way Call */
 	/* With send_only: a NULL Call (procedure 0 of the same program,

@@ -45,6 +45,40 @@ bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	return true;
 }
 
+/*
+ * What RPCSEC_GSS adds to the results: the sequence number and length of
+ * rpc_gss_integ_data with its checksum, or the wrap token of
+ * rpc_gss_priv_data (RFC 2203 5.3.2; a krb5 token is well under this),
+ * beyond the reply verifier RR_REPLY_HDR already counts.
+ */
+#define GSS_WRAP_SLACK 1024u
+
+/* An offset from the end of the arguments, which a prefix cannot give. */
+static bool from_end(const struct rpcrdma_ulb_size *sz)
+{
+	return sz->kind == RPCRDMA_ULB_SIZE_ARG && sz->offset < 0;
+}
+
+uint32_t rr_policy_gss_reply_max(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+				 const void *args, size_t len, bool whole)
+{
+	const struct ulb_walker *walk;
+	struct rpcrdma_ulb_entry e;
+	uint32_t room = 0, max = 0;
+	uint64_t want;
+
+	if (ulb_lookup(prog, vers, proc, RPCRDMA_ULB_REPLY, &e, &walk) ||
+	    walk || e.reply_max.kind == RPCRDMA_ULB_SIZE_NONE)
+		return 0;
+	if (!whole && (from_end(&e.room) || from_end(&e.reply_max)))
+		return 0;
+	if (rpcrdma_ulb_sizes(&e, args, len, &room, &max))
+		return 0;
+	want = (uint64_t)max + (uint64_t)__builtin_popcountll(e.items) * room +
+	       GSS_WRAP_SLACK;
+	return want < UINT32_MAX ? (uint32_t)want : UINT32_MAX;
+}
+
 void rr_policy_srv(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc, bool wrapped,
 		   enum rpcrdma_ulb_dir dir, struct rw_ddp_policy *pol)
 {

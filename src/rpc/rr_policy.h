@@ -44,6 +44,17 @@ bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
  * req->reply_walk.  Nothing at all when wrapped.  True when the results
  * have a binding: the caller then sets req->xres and req->resp.
  */
+/*
+ * Under RPCSEC_GSS nothing is placed directly, but a binding still bounds
+ * the results: the largest, every eligible item inline, for plain
+ * arguments args of len octets (their XDR encoding if whole, else only its
+ * first len octets), plus room for what integrity or privacy adds.  0 when
+ * the procedure has no REPLY entry with a bound, or when the words its
+ * sizes are read from are not within what is known.
+ */
+uint32_t rr_policy_gss_reply_max(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+				 const void *args, size_t len, bool whole);
+
 bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 		    bool wrapped, uint32_t dflt_min, struct rr_req *req,
 		    struct rpcrdma_ulb_entry *reply);

@@ -23,6 +23,7 @@
 
 #include "compiler.h"
 #include "ulb/ulb.h"
+#include "rpc/rr_policy.h"
 #include "red_msg.h"
 #include "tests/unit/ulb/nfs3.h" /* rpcgen output, in the build dir */
 #include "check_util.h"
@@ -1037,6 +1038,46 @@ START_TEST(test_nfs3_rfc1813_read)
 }
 END_TEST
 
+/*
+ * Under RPCSEC_GSS the Reply's largest size comes from the plain
+ * arguments, every result inline, plus the wrapping (V1-RP-1, V1-GSS-3):
+ * an NFSv3 READ of 1 MiB needs a Reply chunk of more than 1 MiB.  Known
+ * only from what was encoded: a count read from the end of the arguments
+ * (READ3args' is their last word) needs all of them.
+ */
+START_TEST(test_gss_reply_max)
+{
+	READ3args a = {
+		.file = { .data = { sizeof(nfs3_fh), nfs3_fh } },
+		.offset = 0,
+		.count = 1048576,
+	};
+	char args[256];
+	uint32_t max;
+	XDR x;
+
+	xdrmem_create(&x, args, sizeof(args), XDR_ENCODE);
+	ck_assert(xdr_READ3args(&x, &a));
+	max = rr_policy_gss_reply_max(NFS_PROG, 3, 6, args, XDR_GETPOS(&x),
+				      true);
+	ck_assert_uint_gt(max, 1048576 + 104);
+	ck_assert_uint_lt(max, 1048576 + 4096);
+	/* the same octets as a prefix: the count's place is not known */
+	ck_assert_uint_eq(rr_policy_gss_reply_max(NFS_PROG, 3, 6, args,
+						  XDR_GETPOS(&x), false),
+			  0);
+	/* too short to hold the count */
+	ck_assert_uint_eq(rr_policy_gss_reply_max(NFS_PROG, 3, 6, args, 2,
+						  true),
+			  0);
+	/* no binding: nothing known */
+	ck_assert_uint_eq(rr_policy_gss_reply_max(400099, 1, 6, args,
+						  XDR_GETPOS(&x), true),
+			  0);
+	XDR_DESTROY(&x);
+}
+END_TEST
+
 START_TEST(test_nfs3_rfc1813_readlink)
 {
 	static char path[] = "/a/link/target";
@@ -1152,6 +1193,7 @@ Suite *ulb_suite(void)
 
 	tcase_add_test(tc, test_register_lookup);
 	tcase_add_test(tc, test_bound_generation);
+	tcase_add_test(tc, test_gss_reply_max);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_register_invalid);
 	tcase_add_test(tc, test_precedence);

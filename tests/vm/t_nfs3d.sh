@@ -351,7 +351,7 @@ knfsd_krb5() {
 	for sec in krb5 krb5i; do
 		timeout 120 env -u RPCRDMA_VERSION "$T_NFS3K" -k $sec \
 			-s "nfs@$KRB5_HOST" -a "$H4" -p $PORT -e "$kexp"
-		check $? "t_nfs3k -k $sec against the kernel server over rdma: NULL, CREATE, WRITE 1 MiB, GETATTR, an inline READ"
+		check $? "t_nfs3k -k $sec against the kernel server over rdma: NULL, CREATE, WRITE 1 MiB, GETATTR, READ inline and of 1 MiB"
 	done
 	# krb5p: the kernel refuses libtirpc's wrapped arguments over tcp as
 	# well; what matters here is that rdma ends as tcp does

@@ -894,35 +894,43 @@ static enum clnt_stat gss_read(CLIENT *cl, const nfs_fh3 *fh, uint32_t count,
  * THE LINUX KERNEL"):
  *  - krb5, krb5i: NULL, CREATE, WRITE 1 MiB (a Long Call), GETATTR and a
  *    READ whose reply fits inline work, the data intact (checked);
- *  - a READ of 1 MiB does not: under RPCSEC_GSS the client offers no
- *    Reply chunk on a first attempt and waits to be told the reply does
- *    not fit, but the kernel closes the connection instead (measured,
- *    noted, not checked - over tcp, -T, it works);
+ *  - a READ of 1 MiB too, its Reply in a Reply chunk offered with the
+ *    first attempt (V1-RP-1: the kernel closes the connection rather than
+ *    answer ERR_CHUNK; the client reads the READ's count from a plain
+ *    encoding of the wrapped arguments, rr_policy_gss_reply_max);
  *  - krb5p: the kernel refuses the arguments of every call that has some
  *    (GARBAGE_ARGS) over tcp with libtirpc alone as well: only NULL is
  *    checked, and the CREATE's status (the script compares it with -T).
  */
 #define GSS_INLINE_READ 3000u /* a READ reply well inside 4 KiB */
 
-static CLIENT *nfs_client(void);
-
-/* READ of 1 MiB, measured and noted, on a CLIENT (a connection and a
- * context) of its own: over rdma the kernel ends the connection. */
-static void gss_read_big(const nfs_fh3 *fh, const uint8_t *data)
+/* READ of 1 MiB: the data intact and, over rdma, in one Reply chunk
+ * offered with the Call (nothing is placed directly under RPCSEC_GSS). */
+static void gss_read_big(CLIENT *cl, const nfs_fh3 *fh, const uint8_t *data)
 {
-	CLIENT *cl = nfs_client();
+	struct rpcrdma_clnt_stats sa, sb;
 	enum clnt_stat st;
+	bool stats;
 
-	if (!cl)
-		return;
+	memset(&sa, 0, sizeof(sa));
+	memset(&sb, 0, sizeof(sb));
+	stats = !over_tcp && clnt_control(cl, CLGET_RDMA_STATS, (char *)&sa);
 	st = gss_read(cl, fh, MiB, data, true);
-	NOTE("%s READ %u over %s: %s%s", gss_sec, MiB,
-	     over_tcp ? "tcp" : "rdma", why(st, cl),
-	     st == RPC_SUCCESS ? ", the octets written" :
-				 " (no Reply chunk on a first attempt under "
-				 "RPCSEC_GSS: rpcrdma-gss(7))");
-	auth_destroy(cl->cl_auth);
-	clnt_destroy(cl);
+	CHECK(st == RPC_SUCCESS, "%s READ %u over %s: the octets written [%s]",
+	      gss_sec, MiB, over_tcp ? "tcp" : "rdma", why(st, cl));
+	if (over_tcp)
+		return;
+	stats = stats && clnt_control(cl, CLGET_RDMA_STATS, (char *)&sb);
+	CHECK(stats && sb.reply_chunks - sa.reply_chunks == 1 &&
+		      sb.write_chunks == sa.write_chunks &&
+		      sb.err_chunk == sa.err_chunk,
+	      "%s READ %u: one Reply chunk, offered with the first attempt, no "
+	      "Write chunk (%llu Reply chunks, %llu Write chunks, %llu "
+	      "ERR_CHUNK)",
+	      gss_sec, MiB,
+	      (unsigned long long)(sb.reply_chunks - sa.reply_chunks),
+	      (unsigned long long)(sb.write_chunks - sa.write_chunks),
+	      (unsigned long long)(sb.err_chunk - sa.err_chunk));
 }
 
 static void gss_run(CLIENT *cl, const nfs_fh3 *root, const uint8_t *data)
@@ -981,7 +989,7 @@ static void gss_run(CLIENT *cl, const nfs_fh3 *root, const uint8_t *data)
 	CHECK(st == RPC_SUCCESS,
 	      "%s READ %u (an inline reply): the octets written [%s]", gss_sec,
 	      GSS_INLINE_READ, why(st, cl));
-	gss_read_big(&fh, data);
+	gss_read_big(cl, &fh, data);
 	remove_case(cl, root, name);
 	free(fh.data.data_val);
 }
