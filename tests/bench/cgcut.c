@@ -52,9 +52,9 @@ __attribute__((constructor)) static void cgcut_init(void)
 		cuts[ncuts++] = k;
 		s = end;
 	}
-	real_get_cq_event = (int (*)(struct ibv_comp_channel *,
-				     struct ibv_cq **, void **))
-		dlsym(RTLD_NEXT, "ibv_get_cq_event");
+	real_get_cq_event =
+		(int (*)(struct ibv_comp_channel *, struct ibv_cq **,
+			 void **))dlsym(RTLD_NEXT, "ibv_get_cq_event");
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
