@@ -207,7 +207,8 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	null_xid = oneway ? --clnt->xid : 0;
 	e->m.prog = clnt->prog;
 	e->m.vers = clnt->vers;
-	bound = rr_policy_bound(&clnt->ulb_memo, clnt->prog, clnt->vers);
+	bound = rr_policy_bound(&clnt->ulb_memo, clnt->prog, clnt->vers,
+				e->m.proc);
 	pthread_mutex_unlock(&clnt->lock);
 	memset(req, 0, sizeof(*req));
 	req->xid = e->m.xid;

@@ -10,16 +10,41 @@
 #include "wire/rw_be.h"
 #include "wire/rw_xdr.h"
 
-bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
-		     rpcvers_t vers)
+/* The table changed since memo was filled, or memo is of another program. */
+static bool memo_stale(const struct rr_policy_memo *memo, rpcprog_t prog,
+		       rpcvers_t vers)
 {
-	if (memo->gen && memo->gen == ulb_generation() && memo->prog == prog &&
-	    memo->vers == vers)
+	return !memo->gen || memo->gen != ulb_generation() ||
+	       memo->prog != prog || memo->vers != vers;
+}
+
+bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
+		     rpcvers_t vers, rpcproc_t proc)
+{
+	uint64_t bit;
+	bool bound;
+
+	if (memo_stale(memo, prog, vers)) {
+		memo->gen = ulb_bound(prog, vers, &memo->bound);
+		memo->prog = prog;
+		memo->vers = vers;
+		memo->procs_known = 0;
+		memo->procs_bound = 0;
+	}
+	if (!memo->bound || proc >= 64)
 		return memo->bound;
-	memo->gen = ulb_bound(prog, vers, &memo->bound);
-	memo->prog = prog;
-	memo->vers = vers;
-	return memo->bound;
+	bit = (uint64_t)1 << proc;
+	if (memo->procs_known & bit)
+		return memo->procs_bound & bit;
+	/* the table changed in between: answer, remember nothing */
+	if (ulb_proc_bound(prog, vers, proc, &bound) != memo->gen) {
+		memo->gen = 0;
+		return bound;
+	}
+	memo->procs_known |= bit;
+	if (bound)
+		memo->procs_bound |= bit;
+	return bound;
 }
 
 bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,

@@ -21,29 +21,26 @@
 #include "rpc/rr_call.h"
 
 /*
- * Whether program prog version vers has any Upper-Layer Binding, remembered
- * in memo (owned and serialized by the caller: one per CLIENT or
- * connection) until the table changes: a call of a program without one
- * then costs no lookup.  Without one, rr_policy_clnt() and rr_policy_srv()
+ * Whether procedure proc of program prog version vers has an Upper-Layer
+ * Binding, remembered in memo (owned and serialized by the caller: one per
+ * CLIENT or connection) until the table changes: for the program as a
+ * whole, and for each of its procedures 0-63 once asked about.  A call of
+ * a procedure without one then costs no lookup (a NULL call of a bound
+ * program included).  Without one, rr_policy_clnt() and rr_policy_srv()
  * would give no placement: the caller may skip them.
  */
 struct rr_policy_memo {
 	unsigned int gen; /* 0: nothing remembered */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	bool bound;
+	bool bound;	      /* the program has an entry */
+	uint64_t procs_known; /* procedures asked about, bit per number */
+	uint64_t procs_bound; /* ... and of them those with an entry */
 };
 
 bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
-		     rpcvers_t vers);
+		     rpcvers_t vers, rpcproc_t proc);
 
-/*
- * The client's policy for one call: req->ddp for its arguments (dflt_min:
- * the smallest item moved when the binding names none), and, if the
- * binding has a REPLY entry, req->reply_ulb = reply (filled) and
- * req->reply_walk.  Nothing at all when wrapped.  True when the results
- * have a binding: the caller then sets req->xres and req->resp.
- */
 /*
  * Under RPCSEC_GSS nothing is placed directly, but a binding still bounds
  * the results: the largest, every eligible item inline, for plain

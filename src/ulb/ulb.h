@@ -98,6 +98,10 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
  * off its path for programs without a binding (rr_policy_bound()).
  */
 unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound);
+
+/* The same for one procedure: an entry in either direction. */
+unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			    bool *bound);
 unsigned int ulb_generation(void);
 
 /* The NFSv4 COMPOUND walker (ulb_nfs4.c), registered by ulb_nfs_register. */

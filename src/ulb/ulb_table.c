@@ -312,6 +312,25 @@ unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound)
 	return gen;
 }
 
+unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			    bool *bound)
+{
+	unsigned int gen;
+	bool found;
+	size_t i;
+
+	ensure_init();
+	pthread_rwlock_rdlock(&ulb_lock);
+	/* CALL sorts before REPLY: the one after a missing CALL entry */
+	i = find(prog, vers, proc, RPCRDMA_ULB_CALL, &found);
+	*bound = found ||
+		 (i < ulb_nslots && ulb_slots[i].e.prog == prog &&
+		  ulb_slots[i].e.vers == vers && ulb_slots[i].e.proc == proc);
+	gen = atomic_load(&ulb_gen);
+	pthread_rwlock_unlock(&ulb_lock);
+	return gen;
+}
+
 RPCRDMA_EXPORT int rpcrdma_ulb_lookup(rpcprog_t prog, rpcvers_t vers,
 				      rpcproc_t proc, enum rpcrdma_ulb_dir dir,
 				      struct rpcrdma_ulb_entry *entry)

@@ -127,6 +127,41 @@ START_TEST(test_bound_generation)
 END_TEST
 
 /* Many keys registered out of order all stay findable (sorted insert). */
+/* Per procedure (rr_policy_bound): a procedure without an entry in a
+ * program with some is unbound, remembered until the table changes. */
+START_TEST(test_bound_proc)
+{
+	struct rpcrdma_ulb_entry e = mk(400004, 6, RPCRDMA_ULB_REPLY, 1);
+	struct rr_policy_memo memo;
+
+	memset(&memo, 0, sizeof(memo));
+	ck_assert(!rr_policy_bound(&memo, 400004, 1, 6));
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	ck_assert(rr_policy_bound(&memo, 400004, 1, 6));
+	ck_assert(!rr_policy_bound(&memo, 400004, 1, 0));
+	ck_assert(!rr_policy_bound(&memo, 400004, 1, 7));
+	ck_assert(rr_policy_bound(&memo, 400004, 1, 6));
+	ck_assert(memo.procs_known & (1u << 0));
+	ck_assert(!(memo.procs_bound & (1u << 0)));
+	/* procedures past 63 are not remembered: the program's answer */
+	ck_assert(rr_policy_bound(&memo, 400004, 1, 100));
+	/* a CALL entry alone binds too; the memo sees the change */
+	e = mk(400004, 0, RPCRDMA_ULB_CALL, 1);
+	ck_assert_int_eq(rpcrdma_ulb_register(&e), 0);
+	ck_assert(rr_policy_bound(&memo, 400004, 1, 0));
+	ck_assert(!rr_policy_bound(&memo, 400004, 2, 0));
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400004, 1, 0, RPCRDMA_ULB_CALL),
+			 0);
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400004, 1, 6,
+						RPCRDMA_ULB_REPLY),
+			 0);
+	ck_assert(!rr_policy_bound(&memo, 400004, 1, 6));
+	/* the built-in NFSv3 binding: READ has one, 22 (no procedure) none */
+	ck_assert(rr_policy_bound(&memo, 100003, 3, 6));
+	ck_assert(!rr_policy_bound(&memo, 100003, 3, 22));
+}
+END_TEST
+
 START_TEST(test_many)
 {
 	struct rpcrdma_ulb_entry e, got;
@@ -1194,6 +1229,7 @@ Suite *ulb_suite(void)
 	tcase_add_test(tc, test_register_lookup);
 	tcase_add_test(tc, test_bound_generation);
 	tcase_add_test(tc, test_gss_reply_max);
+	tcase_add_test(tc, test_bound_proc);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_register_invalid);
 	tcase_add_test(tc, test_precedence);
