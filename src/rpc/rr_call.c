@@ -53,7 +53,7 @@ static struct rr_call *slot_get(struct rr_clnt *rr)
 			return NULL;
 		rr->nslots++;
 	}
-	memset(call, 0, sizeof(*call));
+	memset(call, 0, RR_CALL_ZEROED);
 	call->state = RR_S_PREP;
 	rr->busy_slots++;
 	return call;

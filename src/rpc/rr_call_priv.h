@@ -33,6 +33,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -153,7 +154,6 @@ struct rr_call {
 
 	/* what the Call offered (rw_validate_reply compares with it) */
 	struct rw_hdr hdr;
-	struct rw_read_seg reads[RR_MAX_READS];
 	struct rw_segment reply_segs[RR_REPLY_SEGS];
 	uint32_t inv_handle; /* the handle it nominates */
 	struct rw_chunk wchunks[RR_MAX_WRITES];
@@ -185,7 +185,6 @@ struct rr_call {
 					 * memory (a large resend's) */
 	bool reply_resent; /* its size came from an earlier
 					 * attempt's error */
-	struct rw_ddp_item items[RR_MAX_ITEMS];
 
 	/* completion */
 	struct rr_result res;
@@ -194,7 +193,14 @@ struct rr_call {
 	const uint8_t *payload; /* the RPC Reply message ... */
 	uint32_t plen;		/* ... and its length */
 	struct rw_axdr ax;	/* its decode stream */
+
+	/* Written before they are read, up to a count kept elsewhere (the
+	 * Read list's in hdr, the items' in the encoder's stream): slot_get
+	 * zeroes the struct only up to here, 1 120 of its 2 672 octets. */
+	struct rw_read_seg reads[RR_MAX_READS]; /* the Read list offered */
+	struct rw_ddp_item items[RR_MAX_ITEMS]; /* argument items reduced */
 };
+#define RR_CALL_ZEROED offsetof(struct rr_call, reads)
 
 /*
  * What the RDMA_ERRORs of earlier attempts of one RPC changed (rr_call's
