@@ -49,15 +49,25 @@ bool clnt_msg_encode(XDR *xdrs, void *arg);
 /* Free what clnt_msg_encode kept of the call, once the RPC is over. */
 void clnt_msg_release(struct clnt_msg_call *call);
 
+/* Where a Reply is decoded from. */
+#define CLNT_MSG_HEAD 24 /* xid, REPLY, MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS */
+struct clnt_msg_stream {
+	XDR *xdrs;
+	const uint8_t *head;	   /* its first CLNT_MSG_HEAD octets, unconsumed
+			      * and in one piece, or NULL */
+	bool (*finish)(void *ctx); /* whether the stream was consumed
+				    * properly, after the results (or NULL) */
+	void *ctx;
+};
+
 /*
- * Decode a Reply from xdrs into *e (and the results into resp).  finish
- * (may be NULL) says whether the stream was consumed properly once the
- * results are decoded.  Returns true when the server refused the call (the
- * case AUTH_REFRESH may cure), with reply for the refresh.
+ * Decode a Reply from in into *e (and the results into resp).  Returns
+ * true when the server refused the call (the case AUTH_REFRESH may cure),
+ * with reply for the refresh.
  */
-bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock, XDR *xdrs,
-		     xdrproc_t xres, void *resp, bool (*finish)(void *),
-		     void *ctx, struct rpc_msg *reply, struct rpc_err *e);
+bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
+		     const struct clnt_msg_stream *in, xdrproc_t xres,
+		     void *resp, struct rpc_msg *reply, struct rpc_err *e);
 
 /* AUTH_REFRESH under the lock. */
 bool clnt_msg_refresh(CLIENT *cl, pthread_mutex_t *auth_lock,

@@ -246,6 +246,7 @@ static enum clnt_stat call_one(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 					    .xargs = xargs,
 					    .argsp = argsp } };
 	int refreshes = is_gss(cl) ? 0 : 2;
+	struct clnt_msg_stream in;
 	struct rpc_msg reply;
 	struct rr_result res;
 	struct rr_call *call;
@@ -265,8 +266,13 @@ again:
 		set_err(clnt, &e, res.msg);
 		return e.re_status;
 	}
-	refused = clnt_msg_decode(cl, &clnt->auth_lock, rr_call_xdr(call), xres,
-				  resp, call_decoded, call, &reply, &e);
+	in = (struct clnt_msg_stream){ .xdrs = rr_call_xdr(call),
+				       .head = rr_call_peek(call,
+							    CLNT_MSG_HEAD),
+				       .finish = call_decoded,
+				       .ctx = call };
+	refused = clnt_msg_decode(cl, &clnt->auth_lock, &in, xres, resp, &reply,
+				  &e);
 	rr_call_done(clnt->rr, call);
 	clnt_msg_release(&enc.m);
 	if (refused && refreshes-- > 0 &&

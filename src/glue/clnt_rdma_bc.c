@@ -73,6 +73,7 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 				   .argsp = argsp };
 	struct rr_srv_bcall *call;
 	struct rr_result res;
+	struct clnt_msg_stream in = { .xdrs = NULL };
 	struct rpc_msg reply;
 	struct rpc_err e;
 	struct timeval tv;
@@ -92,8 +93,8 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	}
 	/* a refused call is not refreshed: backward callers use AUTH_NONE
 	 * or AUTH_SYS (RFC 5661 callbacks) */
-	clnt_msg_decode(cl, &clnt->auth_lock, rr_srv_bcall_xdr(call), xres,
-			resp, NULL, NULL, &reply, &e);
+	in.xdrs = rr_srv_bcall_xdr(call);
+	clnt_msg_decode(cl, &clnt->auth_lock, &in, xres, resp, &reply, &e);
 	rr_srv_bcall_done(clnt->srv, call);
 	clnt_msg_release(&m);
 	set_err(clnt, &e,

@@ -1531,6 +1531,11 @@ XDR *rr_call_xdr(struct rr_call *call)
 	return &call->ax.xdr;
 }
 
+const uint8_t *rr_call_peek(const struct rr_call *call, unsigned int len)
+{
+	return rw_axdr_peek(&call->ax, len);
+}
+
 bool rr_call_decoded(struct rr_call *call)
 {
 	enum rw_xdr_err e = rw_axdr_finish(&call->ax);

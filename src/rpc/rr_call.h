@@ -271,6 +271,11 @@ enum rr_status rr_call(struct rr_clnt *rr, const struct rr_req *req,
  * results. */
 XDR *rr_call_xdr(struct rr_call *call);
 
+/* The next len octets of that stream, not consumed, where they lie in one
+ * piece (rw_axdr_peek): a caller may read a fixed header at once, then
+ * skip it with XDR_INLINE.  NULL otherwise. */
+const uint8_t *rr_call_peek(const struct rr_call *call, unsigned int len);
+
 /* After decoding: false if the stream failed or was left unfinished. */
 bool rr_call_decoded(struct rr_call *call);
 

@@ -337,15 +337,24 @@ static bool_t axdr_setpostn(XDR *xdrs, u_int pos)
  * to 4-aligned memory (IXDR_* dereference int32_t *).  The pointer is into
  * the caller's const payload: decode paths only read through it.
  */
-static int32_t *axdr_inline(XDR *xdrs, u_int len)
+const uint8_t *rw_axdr_peek(const struct rw_axdr *a, u_int len)
 {
-	struct rw_axdr *a = axdr_of(xdrs);
 	const uint8_t *p = a->pay + a->poff;
 
 	if (a->err != RW_XERR_OK || axdr_inserting(a))
 		return NULL;
 	if (len > axdr_gap(a) || len > a->plen - a->poff ||
 	    len > UINT32_MAX - a->upos || !rw_xdr_aligned(p))
+		return NULL;
+	return p;
+}
+
+static int32_t *axdr_inline(XDR *xdrs, u_int len)
+{
+	struct rw_axdr *a = axdr_of(xdrs);
+	const uint8_t *p = rw_axdr_peek(a, len);
+
+	if (!p)
 		return NULL;
 	a->poff += len;
 	a->upos += len;

@@ -378,6 +378,13 @@ bool rw_axdr_create(struct rw_axdr *a, const void *payload, size_t len,
 		    unsigned nchunks, const struct rw_ddp_policy *pol);
 
 /*
+ * The next len octets of the stream as they are in the payload, without
+ * consuming them: what XDR_INLINE would give (inside the payload, short of
+ * the next chunk, 4-aligned), else NULL.
+ */
+const uint8_t *rw_axdr_peek(const struct rw_axdr *a, u_int len);
+
+/*
  * Call after the last xdrproc: RW_XERR_OK, the sticky error, or what is
  * left over - a chunk carrying data never consumed (RW_XERR_UNUSED_CHUNK),
  * payload octets after the message (RW_XERR_TRAILING).
