@@ -14,6 +14,7 @@
 #include <rpc/rpc.h>
 
 #include "glue/clnt_msg.h"
+#include "check_util.h" /* the suite constructors */
 
 #define XID 0x01020304u
 
