@@ -1,12 +1,14 @@
 /*
- * check_clnt_msg.c - the CLIENT's Reply decoding (src/glue/clnt_msg.c),
- * over plain xdrmem streams: the common Reply (accepted, AUTH_NONE
- * verifier, SUCCESS) read at once from its first octets gives what
- * xdr_replymsg gives word by word, and every other Reply - a verifier with
- * a body, another accept status, a denial, one too short, one whose first
- * octets are not in one piece - goes through xdr_replymsg as before.
+ * check_glue_msg.c - the glue's Reply decoding and encoding
+ * (src/glue/clnt_msg.c, src/glue/svc_xprt.c), over plain xdrmem streams:
+ * the common Reply (accepted, AUTH_NONE verifier, SUCCESS) read at once
+ * from its first octets gives what xdr_replymsg gives word by word, and
+ * every other Reply - a verifier with a body, another accept status, a
+ * denial, one too short - goes through xdr_replymsg as before; the server
+ * writes the octets xdr_replymsg writes, for the common Reply and others.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include <rpc/rpc.h>
 
 #include "glue/clnt_msg.h"
+#include "glue/svc_xprt.h"
 #include "check_util.h" /* the suite constructors */
 
 #define XID 0x01020304u
@@ -134,13 +137,80 @@ START_TEST(test_other_replies)
 }
 END_TEST
 
-Suite *clnt_msg_suite(void)
+/* svc_xprt_reply_encode's octets for msg (results: one u_int), and
+ * libtirpc's own (xdr_replymsg with the results in the header). */
+static void encode_both(const struct rpc_msg *msg, u_int *val, uint8_t *ours,
+			u_int *ours_len, uint8_t *ref, u_int *ref_len)
 {
-	Suite *s = suite_create("clnt_msg");
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct svc_xprt_reply rep;
+	struct rpc_msg copy = *msg;
+	SVCXPRT *xprt;
+	XDR xdrs;
+
+	xprt = svc_xprt_new(-1, NULL, NULL, NULL, "rdma",
+			    (struct sockaddr *)&sin, NULL);
+	ck_assert_ptr_nonnull(xprt);
+	svc_xprt_reply_init(&rep, xprt, &copy);
+	xdrmem_create(&xdrs, (char *)ours, 128, XDR_ENCODE);
+	ck_assert(svc_xprt_reply_encode(&xdrs, &rep));
+	*ours_len = xdr_getpos(&xdrs);
+	xdr_destroy(&xdrs);
+	svc_xprt_free(xprt);
+	copy = *msg;
+	copy.acpted_rply.ar_results.where = (caddr_t)val;
+	copy.acpted_rply.ar_results.proc = (xdrproc_t)xdr_u_int;
+	xdrmem_create(&xdrs, (char *)ref, 128, XDR_ENCODE);
+	ck_assert(xdr_replymsg(&xdrs, &copy));
+	*ref_len = xdr_getpos(&xdrs);
+	xdr_destroy(&xdrs);
+}
+
+static void encodes_as_libtirpc(const struct rpc_msg *msg)
+{
+	uint8_t ours[128], ref[128];
+	u_int val = 4242, ours_len, ref_len;
+	struct rpc_msg m = *msg;
+
+	m.acpted_rply.ar_results.where = (caddr_t)&val;
+	m.acpted_rply.ar_results.proc = (xdrproc_t)xdr_u_int;
+	encode_both(&m, &val, ours, &ours_len, ref, &ref_len);
+	ck_assert_uint_eq(ours_len, ref_len);
+	ck_assert_mem_eq(ours, ref, ref_len);
+}
+
+START_TEST(test_server_replies)
+{
+	static char body[4] = { 0, 0, 0, 9 };
+	struct rpc_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = XID;
+	m.rm_direction = REPLY;
+	m.rm_reply.rp_stat = MSG_ACCEPTED;
+	m.acpted_rply.ar_verf = _null_auth;
+	m.acpted_rply.ar_stat = SUCCESS;
+	encodes_as_libtirpc(&m);
+	/* a verifier with a body (AUTH_SHORT) */
+	m.acpted_rply.ar_verf.oa_flavor = AUTH_SHORT;
+	m.acpted_rply.ar_verf.oa_base = body;
+	m.acpted_rply.ar_verf.oa_length = sizeof(body);
+	encodes_as_libtirpc(&m);
+	/* another accept status: no results */
+	m.acpted_rply.ar_verf = _null_auth;
+	m.acpted_rply.ar_stat = PROC_UNAVAIL;
+	encodes_as_libtirpc(&m);
+}
+END_TEST
+
+Suite *glue_msg_suite(void)
+{
+	Suite *s = suite_create("glue_msg");
 	TCase *tc = tcase_create("reply");
 
 	tcase_add_test(tc, test_common_reply);
 	tcase_add_test(tc, test_other_replies);
+	tcase_add_test(tc, test_server_replies);
 	suite_add_tcase(s, tc);
 	return s;
 }
