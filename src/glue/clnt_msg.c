@@ -15,11 +15,23 @@
 #include "rpc/rr_policy.h"
 
 /* The call header, the procedure and the credential and verifier of auth
- * (the RPC header, up to the arguments). */
+ * (the RPC header, up to the arguments): the six words at once where the
+ * stream gives them in one piece, as xdr_callmsg does. */
 static bool encode_hdr(XDR *xdrs, const struct clnt_msg_call *call, AUTH *auth)
 {
-	struct rpc_msg m;
+	int32_t *buf = XDR_INLINE(xdrs, 6 * BYTES_PER_XDR_UNIT);
 	int32_t proc = (int32_t)call->proc;
+	struct rpc_msg m;
+
+	if (buf) {
+		IXDR_PUT_U_INT32(buf, call->xid);
+		IXDR_PUT_ENUM(buf, CALL);
+		IXDR_PUT_U_INT32(buf, RPC_MSG_VERSION);
+		IXDR_PUT_U_INT32(buf, call->prog);
+		IXDR_PUT_U_INT32(buf, call->vers);
+		IXDR_PUT_U_INT32(buf, call->proc);
+		return AUTH_MARSHALL(auth, xdrs);
+	}
 
 	memset(&m, 0, sizeof(m));
 	m.rm_xid = call->xid;

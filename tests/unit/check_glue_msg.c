@@ -5,7 +5,8 @@
  * from its first octets gives what xdr_replymsg gives word by word, and
  * every other Reply - a verifier with a body, another accept status, a
  * denial, one too short - goes through xdr_replymsg as before; the server
- * writes the octets xdr_replymsg writes, for the common Reply and others.
+ * writes the octets xdr_replymsg writes, for the common Reply and others;
+ * the client writes a Call's header as libtirpc does.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -203,6 +204,54 @@ START_TEST(test_server_replies)
 }
 END_TEST
 
+/* A Call's octets: the header written at once, then the arguments; the
+ * reference is libtirpc's xdr_callhdr, the procedure, AUTH_MARSHALL. */
+START_TEST(test_call_header)
+{
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	uint8_t ours[128], ref[128];
+	struct clnt_msg_call call;
+	u_int val = 99, pos;
+	struct rpc_msg m;
+	int32_t proc = 7;
+	CLIENT cl;
+	XDR xdrs;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.cl_auth = authnone_create();
+	memset(&call, 0, sizeof(call));
+	call.cl = &cl;
+	call.auth_lock = &lock;
+	call.xid = XID;
+	call.prog = 400123;
+	call.vers = 2;
+	call.proc = 7;
+	call.xargs = (xdrproc_t)xdr_u_int;
+	call.argsp = &val;
+	xdrmem_create(&xdrs, (char *)ours, sizeof(ours), XDR_ENCODE);
+	ck_assert(clnt_msg_encode(&xdrs, &call));
+	pos = xdr_getpos(&xdrs);
+	xdr_destroy(&xdrs);
+
+	memset(&m, 0, sizeof(m));
+	m.rm_xid = XID;
+	m.rm_direction = CALL;
+	m.rm_call.cb_rpcvers = RPC_MSG_VERSION;
+	m.rm_call.cb_prog = 400123;
+	m.rm_call.cb_vers = 2;
+	xdrmem_create(&xdrs, (char *)ref, sizeof(ref), XDR_ENCODE);
+	ck_assert(xdr_callhdr(&xdrs, &m) && xdr_int32_t(&xdrs, &proc) &&
+		  AUTH_MARSHALL(cl.cl_auth, &xdrs) && xdr_u_int(&xdrs, &val));
+	ck_assert_uint_eq(pos, xdr_getpos(&xdrs));
+	ck_assert_mem_eq(ours, ref, pos);
+	xdr_destroy(&xdrs);
+	/* a stream too short for the header fails, as before */
+	xdrmem_create(&xdrs, (char *)ours, 20, XDR_ENCODE);
+	ck_assert(!clnt_msg_encode(&xdrs, &call));
+	xdr_destroy(&xdrs);
+}
+END_TEST
+
 Suite *glue_msg_suite(void)
 {
 	Suite *s = suite_create("glue_msg");
@@ -211,6 +260,7 @@ Suite *glue_msg_suite(void)
 	tcase_add_test(tc, test_common_reply);
 	tcase_add_test(tc, test_other_replies);
 	tcase_add_test(tc, test_server_replies);
+	tcase_add_test(tc, test_call_header);
 	suite_add_tcase(s, tc);
 	return s;
 }
