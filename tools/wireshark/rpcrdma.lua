@@ -7,9 +7,11 @@
 -- layouts are digest 1.3 and 2.3 in the project's spec digest), the
 -- xcharext-02 optinfo bodies of an RDMA2_OPTIONAL (digest 3.2, chosen by
 -- the carrier alone, digest 3.6), and handing the inline RPC message to
--- Wireshark's ONC RPC dissector ("rpc").  It does not reassemble a
--- message split over several Sends, nor follow RDMA Reads and Writes into
--- chunks.
+-- Wireshark's ONC RPC dissector ("rpc").  It does not reassemble a Send
+-- split over several packets, nor follow RDMA Reads and Writes into
+-- chunks: in the First packet of a Send split over several, the header is
+-- decoded as far as that packet goes and the RPC message is left alone;
+-- the Middle and Last packets are not claimed.
 --
 -- Wireshark 4.0 decodes only Version One, in its built-in "rpcordma"
 -- dissector, which sits on the same heuristic list ("infiniband.payload").
@@ -152,6 +154,15 @@ p.experts = { ex_malformed, ex_protocol, ex_note }
 
 local rpc_handle = Dissector.get("rpc")
 
+-- The InfiniBand opcode of the packet: its low five bits are the operation
+-- whatever the transport (RC, UC, UD) in the high three.  A Send larger
+-- than the path MTU goes as First, Middle(s) and Last; only the First
+-- starts with our header, and RDMA Write and Read Response packets carry
+-- chunk data, never a header.
+local f_bth_opcode = Field.new("infiniband.bth.opcode")
+local SEND_FIRST = 0
+local SEND_WHOLE = { [4] = true, [5] = true, [23] = true }	-- Only, w/ Imm, w/ Inv
+
 -- A decoding error travels as a table so that pcall can tell it from a
 -- bug in this script; both end as rpcrdma.malformed, never a Lua error.
 local function bad(why)
@@ -165,6 +176,9 @@ end
 
 local function need(c, n, what)
 	if n < 0 or c.off + n > c.stop then
+		if c.first then
+			error({ split = what }, 0)
+		end
 		bad(what .. " runs past the end of the message")
 	end
 end
@@ -192,7 +206,7 @@ end
 -- is left so that a huge count cannot make us loop (RW_R_TRUNCATED).
 local function count(c, tree, field, unit, what)
 	local n = word(c, tree, field, what)
-	if n * unit > c.stop - c.off then
+	if n * unit > c.stop - c.off and not c.first then
 		bad(what .. ": count " .. n .. " cannot fit in the message")
 	end
 	return n
@@ -451,6 +465,12 @@ local function payload(tvb, off, pinfo, tree, root, info)
 		return 0
 	end
 	root:add(f.payload_len, tvb(off, n), n):set_generated()
+	if info.first then
+		root:add_proto_expert_info(ex_note, "the Send goes on in the" ..
+			" next packets, which are not reassembled: the RPC" ..
+			" message is not decoded")
+		return n
+	end
 	if rpc_handle then
 		info.rpc = true
 		pcall(function()
@@ -463,6 +483,7 @@ end
 local function dissect_header(tvb, pinfo, tree, root, info)
 	local len = tvb:len()
 	local c = cursor(tvb, 0, len)
+	c.first = info.first
 	local xid = word(c, root, f.xid, "rdma_xid")
 	local vers = word(c, root, f.vers, "rdma_vers")
 	info[#info + 1] = "v" .. vers
@@ -560,12 +581,17 @@ local function dissect_header(tvb, pinfo, tree, root, info)
 	end
 end
 
-function p.dissector(tvb, pinfo, tree)
+-- first: the packet is the First of a Send split over several packets.
+local function dissect(tvb, pinfo, tree, first)
 	pinfo.cols.protocol:set("RPC/RDMA")
 	local root = tree:add(p, tvb())
-	local info = {}
+	local info = { first = first }
 	local ok, e = pcall(dissect_header, tvb, pinfo, tree, root, info)
-	if not ok then
+	if not ok and type(e) == "table" and e.split then
+		root:add_proto_expert_info(ex_note, e.split .. " is in the" ..
+			" next packets of this Send, which are not reassembled")
+		info[#info + 1] = "[first packet of a Send]"
+	elseif not ok then
 		local why = type(e) == "table" and e.malformed or
 			("decoder failure: " .. tostring(e))
 		root:add_proto_expert_info(ex_malformed, why)
@@ -581,12 +607,23 @@ function p.dissector(tvb, pinfo, tree)
 	return tvb:len()
 end
 
--- The heuristic claims a Send whose second word is a version we decode
--- (V1-HDR-1: rdma_vers is at offset 4 in every version), or any
--- RDMA_ERROR/ERR_VERS, whose layout is fixed for all versions (V1-EXT-2).
--- Twelve octets are enough to claim a truncated header and mark it.
+function p.dissector(tvb, pinfo, tree)
+	return dissect(tvb, pinfo, tree, false)
+end
+
+-- The heuristic claims the first or only packet of a Send whose second
+-- word is a version we decode (V1-HDR-1: rdma_vers is at offset 4 in every
+-- version), or any RDMA_ERROR/ERR_VERS, whose layout is fixed for all
+-- versions (V1-EXT-2).  Twelve octets are enough to claim a truncated
+-- header and mark it.  In the First packet of a split Send, a header that
+-- goes on past the packet is a note, not malformed.
 local function heuristic(tvb, pinfo, tree)
 	local len = tvb:len()
+	local fi = f_bth_opcode()
+	local op = fi and fi.value % 32
+	if op and op ~= SEND_FIRST and not SEND_WHOLE[op] then
+		return false
+	end
 	if len < 12 then
 		return false
 	end
@@ -598,7 +635,7 @@ local function heuristic(tvb, pinfo, tree)
 	if not claim then
 		return false
 	end
-	p.dissector(tvb, pinfo, tree)
+	dissect(tvb, pinfo, tree, op == SEND_FIRST)
 	return true
 end
 
