@@ -92,6 +92,7 @@ bad-optinfo	2,0x12345679,32,5,-,-,-	12345679 00000002 00000020 00000005 00000000
 first-send	2,0x12345678,32,0,-,0,0x00000000	12345678 00000002 00000020 00000000 00000000 00000000 00000001 00000000 0000a001
 first-send-rpc	1,0x12345678,32,0,-,-,-	12345678 00000001 00000020 00000000 00000000 00000000 00000000 12345678 00000000 00000002
 middle-send	-,-,-,-,-,-,-	12345678 00000001 00000020 00000000 00000000 00000000 00000000
+rdemo-call	2,0x2a0000ff,32,0,-,0,0x00000000	2a0000ff 00000002 00000020 00000000 00000000 00000000 00000000 00000000 00000000 2a0000ff 00000000 00000002 20005250 00000001 00000000 00000000 00000000 00000000 00000000
 EOF
 # Our codec's headers, and a few of them cut short (bad-cut-*).
 "$FRAMES" >"$TMP/codec"
@@ -167,6 +168,14 @@ for name in V1-TV2 codec-v1-msg-call codec-v2-msg-call \
 	[ -n "$xid" ] && [ "$got" = "$xid,$xid,100003" ]
 	check $? "$name: RPC Call inside: $got (rdma_xid,rpc.xid,rpc.program)"
 done
+
+# A Call to a program Wireshark does not know (rdemo's, 0x20005250) is
+# decoded with the preference rpcrdma-wireshark(7) names.
+i=$(awk -F '\t' '$1 == "rdemo-call" { print NR }' "$TMP/vectors")
+got=$(ts -o rpc.dissect_unknown_programs:TRUE -Y "frame.number == $i" \
+	-T fields -E separator=, -e rpc.xid -e rpc.program)
+[ "$got" = "0x2a0000ff,$((0x20005250))" ]
+check $? "rdemo-call: with rpc.dissect_unknown_programs: $got"
 
 # Every frame but the middle-* ones is claimed, and no input raised a Lua
 # error.
