@@ -67,10 +67,9 @@ int main(void)
 	struct rw_segment ws[2] = { { 0xa101, 8192, 0x7f0000001000ull },
 				    { 0xa102, 4096, 0x7f0000003000ull } };
 	struct rw_segment rs = { 0xa103, 1024, 0x7f0000005000ull };
-	struct rw_read_seg rd[2] = { { 0, { 0xa104, 2048,
-					    0x7f0000006000ull } },
-				     { 96, { 0xa105, 100,
-					     0x7f0000007000ull } } };
+	struct rw_read_seg rd[2] = { { 0, { 0xa104, 2048, 0x7f0000006000ull } },
+				     { 96,
+				       { 0xa105, 100, 0x7f0000007000ull } } };
 	struct rw_chunk wc = { 2, ws };
 	struct rw_prop props[2] = { { RW2_PROP_RBSIZ, 4, NULL },
 				    { RW2_PROP_BRS, 4, NULL } };
