@@ -92,6 +92,7 @@ bad-optinfo	2,0x12345679,32,5,-,-,-	12345679 00000002 00000020 00000005 00000000
 first-send	2,0x12345678,32,0,-,0,0x00000000	12345678 00000002 00000020 00000000 00000000 00000000 00000001 00000000 0000a001
 first-send-rpc	1,0x12345678,32,0,-,-,-	12345678 00000001 00000020 00000000 00000000 00000000 00000000 12345678 00000000 00000002
 middle-send	-,-,-,-,-,-,-	12345678 00000001 00000020 00000000 00000000 00000000 00000000
+inv-reply	2,0x2a000003,16,0,-,1,0x00000000	2a000003 00000002 00000010 00000000 00000001 00000000 00000000 00000000 00000000 2a000003 00000001 00000000 00000000 00000000 00000000
 rdemo-call	2,0x2a0000ff,32,0,-,0,0x00000000	2a0000ff 00000002 00000020 00000000 00000000 00000000 00000000 00000000 00000000 2a0000ff 00000000 00000002 20005250 00000001 00000000 00000000 00000000 00000000 00000000
 EOF
 # Our codec's headers, and a few of them cut short (bad-cut-*).
@@ -112,16 +113,20 @@ awk -F '\t' '
 # are RC SEND First (0x00): a Send split over packets, whose header may go
 # on past the packet and whose RPC message is not decoded, neither being
 # malformed; middle-* RC SEND Middle (0x01), which the plugin must not
-# claim even if it looks like a header.
+# claim even if it looks like a header; inv-* RC SEND Only with Invalidate
+# (0x17), a v2 Reply to a Call that named handle 0xa103 (V2-RI-4), whose
+# IETH comes before the payload.
 n=0
 while IFS='	' read -r name want hex; do
 	n=$((n + 1))
 	case $name in
 	first-*) op=00 ;;
 	middle-*) op=01 ;;
+	inv-*) op=17 ;;
 	*) op=04 ;;
 	esac
 	printf '000000 %s 00 ff ff 00 00 00 11 00 00 00 %02x' $op $((n % 256))
+	[ $op = 17 ] && printf ' 00 00 a1 03'
 	echo "$hex" | tr -d ' \n' | sed 's/../ &/g'
 	echo ' 00 00 00 00'
 done <"$TMP/vectors" >"$TMP/frames.txt"
@@ -168,6 +173,11 @@ for name in V1-TV2 codec-v1-msg-call codec-v2-msg-call \
 	[ -n "$xid" ] && [ "$got" = "$xid,$xid,100003" ]
 	check $? "$name: RPC Call inside: $got (rdma_xid,rpc.xid,rpc.program)"
 done
+i=$(awk -F '\t' '$1 == "inv-reply" { print NR }' "$TMP/vectors")
+got=$(ts -Y "frame.number == $i" -T fields -E separator=, \
+	-E occurrence=f -e infiniband.ieth -e rpc.xid -e rpc.msgtyp)
+[ "$got" = "0000a103,0x2a000003,1" ]
+check $? "inv-reply: after the IETH, the RPC Reply inside: $got"
 
 # A Call to a program Wireshark does not know (rdemo's, 0x20005250) is
 # decoded with the preference rpcrdma-wireshark(7) names.
