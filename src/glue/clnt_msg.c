@@ -171,6 +171,14 @@ static bool reply_common(const struct clnt_msg_stream *in,
 	return true;
 }
 
+static void verf_free(struct rpc_msg *reply)
+{
+	if (reply->acpted_rply.ar_verf.oa_base)
+		xdr_free((xdrproc_t)xdr_opaque_auth,
+			 (char *)&reply->acpted_rply.ar_verf);
+	reply->acpted_rply.ar_verf = _null_auth;
+}
+
 bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
 		     const struct clnt_msg_stream *in, xdrproc_t xres,
 		     void *resp, struct rpc_msg *reply, struct rpc_err *e)
@@ -188,8 +196,15 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
 		return false;
 	}
 	_seterr_reply(reply, e);
-	if (e->re_status != RPC_SUCCESS)
+	if (e->re_status != RPC_SUCCESS) {
+		/* an accepted Reply that failed (GARBAGE_ARGS, ...) still
+		 * carries a verifier - RPCSEC_GSS's checksum of the sequence
+		 * number - which AUTH_REFRESH does not read (libtirpc's
+		 * clnt_vc leaks it here) */
+		if (reply->rm_reply.rp_stat == MSG_ACCEPTED)
+			verf_free(reply);
 		return true;
+	}
 	pthread_mutex_lock(auth_lock);
 	if (!AUTH_VALIDATE(cl->cl_auth, &reply->acpted_rply.ar_verf)) {
 		e->re_status = RPC_AUTHERROR;
@@ -201,9 +216,7 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
 			e->re_status = RPC_CANTDECODERES;
 	}
 	pthread_mutex_unlock(auth_lock);
-	if (reply->acpted_rply.ar_verf.oa_base)
-		xdr_free((xdrproc_t)xdr_opaque_auth,
-			 (char *)&reply->acpted_rply.ar_verf);
+	verf_free(reply);
 	return false;
 }
 

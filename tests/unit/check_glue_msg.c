@@ -105,6 +105,8 @@ START_TEST(test_other_replies)
 				  4,   9,     SUCCESS,	    5 };
 	const uint32_t unavail[] = { XID,	REPLY, MSG_ACCEPTED,
 				     AUTH_NONE, 0,     PROG_UNAVAIL };
+	const uint32_t garbage[] = { XID, REPLY, MSG_ACCEPTED, AUTH_SHORT,
+				     4,	  9,	 GARBAGE_ARGS };
 	const uint32_t mismatch[] = { XID,	 REPLY, MSG_ACCEPTED,
 				      AUTH_NONE, 0,	PROG_MISMATCH,
 				      2,	 3 };
@@ -119,6 +121,8 @@ START_TEST(test_other_replies)
 
 	same(buf, put_words(buf, verf, 8));
 	same(buf, put_words(buf, unavail, 6));
+	/* a failed accepted Reply with a verifier: freed (LeakSanitizer) */
+	same(buf, put_words(buf, garbage, 7));
 	d = decode(buf, put_words(buf, unavail, 6), true);
 	ck_assert_int_eq(d.err.re_status, RPC_PROGUNAVAIL);
 	same(buf, put_words(buf, mismatch, 8));

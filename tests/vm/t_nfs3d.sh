@@ -360,7 +360,12 @@ knfsd_krb5() {
 	rc=$?
 	cat "$W/krb5p.rdma"
 	check $rc "t_nfs3k -k krb5p over rdma: NULL (and CREATE measured)"
-	timeout 120 "$T_NFS3K" -T -k krb5p -s "nfs@$KRB5_HOST" \
+	# libtirpc's clnt_vc leaks the verifier of a failed accepted Reply
+	# (ours frees it, src/glue/clnt_msg.c): LeakSanitizer, in ASan
+	# builds, is told so for this libtirpc-only run alone
+	echo 'leak:libtirpc.so.3' >"$W/lsan.supp"
+	timeout 120 env LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$W/lsan.supp" \
+		"$T_NFS3K" -T -k krb5p -s "nfs@$KRB5_HOST" \
 		-a "$H4" -p 2049 -e "$kexp" >"$W/krb5p.tcp"
 	rc=$?
 	cat "$W/krb5p.tcp"
