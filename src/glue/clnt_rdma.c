@@ -117,16 +117,17 @@ static int64_t tv_ms(const struct timeval *tv)
 
 /*
  * What moves by direct data placement: what the Upper-Layer Binding table
- * says for this procedure, in each direction - and never anything under
+ * says for this procedure, in each direction.  Not called under
  * RPCSEC_GSS, whose integrity and privacy services wrap the arguments and
  * results into one opaque blob (V1-GSS-2/3; libtirpc hides
- * is_authgss_client(), hence the flavour test).  Only the results need
- * the entry itself (its sizes depend on the encoded arguments).
+ * is_authgss_client(), hence make_req's flavour test): gss_reply_max()
+ * instead.  Only the results need the entry itself (its sizes depend on
+ * the encoded arguments).
  */
-static void ddp_lookup(const CLIENT *cl, struct clnt_rdma_enc *e,
-		       struct rr_req *req, xdrproc_t xres, void *resp)
+static void ddp_lookup(struct clnt_rdma_enc *e, struct rr_req *req,
+		       xdrproc_t xres, void *resp)
 {
-	if (rr_policy_clnt(e->m.prog, e->m.vers, e->m.proc, is_gss(cl),
+	if (rr_policy_clnt(e->m.prog, e->m.vers, e->m.proc, false,
 			   RPCRDMA_DEFAULT_DDP_MIN, req, &e->reply_ulb)) {
 		req->xres = xres;
 		req->resp = resp;
@@ -223,7 +224,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 		if (bound && is_gss(cl))
 			gss_reply_max(e, req);
 		else if (bound)
-			ddp_lookup(cl, e, req, xres, resp);
+			ddp_lookup(e, req, xres, resp);
 		return;
 	}
 	make_null_req(e, null_xid);
