@@ -63,8 +63,8 @@ struct clnt_rdma {
 	uint32_t xid;	      /* XID of the latest call */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	struct rr_policy_memo ulb_memo; /* has prog/vers a binding? */
-	struct rpc_err err;		/* of the latest call to finish */
+	struct rr_policy_cache ulb_cache; /* the binding of each procedure */
+	struct rpc_err err;		  /* of the latest call to finish */
 	char errmsg[RPCRDMA_ERRMSG_LEN];
 	struct sockaddr_storage addr;
 	struct netbuf nb;		    /* CLGET_SVC_ADDR: points at addr */
@@ -117,17 +117,17 @@ static int64_t tv_ms(const struct timeval *tv)
 
 /*
  * What moves by direct data placement: what the Upper-Layer Binding table
- * says for this procedure, in each direction.  Not called under
- * RPCSEC_GSS, whose integrity and privacy services wrap the arguments and
- * results into one opaque blob (V1-GSS-2/3; libtirpc hides
- * is_authgss_client(), hence make_req's flavour test): gss_reply_max()
- * instead.  Only the results need the entry itself (its sizes depend on
- * the encoded arguments).
+ * says for this procedure, in each direction, as the CLIENT's cache
+ * remembers it (clnt->lock held).  Not called under RPCSEC_GSS, whose
+ * integrity and privacy services wrap the arguments and results into one
+ * opaque blob (V1-GSS-2/3; libtirpc hides is_authgss_client(), hence
+ * make_req's flavour test): gss_reply_max() instead.  Only the results
+ * need the entry itself (its sizes depend on the encoded arguments).
  */
-static void ddp_lookup(struct clnt_rdma_enc *e, struct rr_req *req,
-		       xdrproc_t xres, void *resp)
+static void ddp_lookup(struct clnt_rdma *clnt, struct clnt_rdma_enc *e,
+		       struct rr_req *req, xdrproc_t xres, void *resp)
 {
-	if (rr_policy_clnt(e->m.prog, e->m.vers, e->m.proc, false,
+	if (rr_policy_clnt(&clnt->ulb_cache, e->m.prog, e->m.vers, e->m.proc,
 			   RPCRDMA_DEFAULT_DDP_MIN, req, &e->reply_ulb)) {
 		req->xres = xres;
 		req->resp = resp;
@@ -195,8 +195,9 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	struct clnt_rdma *clnt = cl->cl_private;
 	uint32_t null_xid;
 	struct timeval tv;
-	bool oneway, bound;
+	bool oneway, bound, gss = is_gss(cl);
 
+	memset(req, 0, sizeof(*req));
 	pthread_mutex_lock(&clnt->lock);
 	/* As clnt_vc: without CLSET_TIMEOUT, CLGET_TIMEOUT gives the latest
 	 * call's timeout. */
@@ -208,10 +209,12 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	null_xid = oneway ? --clnt->xid : 0;
 	e->m.prog = clnt->prog;
 	e->m.vers = clnt->vers;
-	bound = rr_policy_bound(&clnt->ulb_memo, clnt->prog, clnt->vers,
-				e->m.proc);
+	/* no lookup for a program or procedure without a binding */
+	bound = !oneway && rr_policy_bound(&clnt->ulb_cache.memo, clnt->prog,
+					   clnt->vers, e->m.proc);
+	if (bound && !gss)
+		ddp_lookup(clnt, e, req, xres, resp);
 	pthread_mutex_unlock(&clnt->lock);
-	memset(req, 0, sizeof(*req));
 	req->xid = e->m.xid;
 	req->encode = clnt_msg_encode;
 	req->arg = &e->m;
@@ -220,11 +223,8 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->send_only = oneway;
 	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
 	if (!oneway) {
-		/* no lookup for a program without a binding */
-		if (bound && is_gss(cl))
+		if (bound && gss)
 			gss_reply_max(e, req);
-		else if (bound)
-			ddp_lookup(e, req, xres, resp);
 		return;
 	}
 	make_null_req(e, null_xid);

@@ -142,7 +142,8 @@ struct call_id {
 	bool gss;     /* any RPCSEC_GSS: never detached, its
 					 * context state is the xprt's */
 	bool unbound; /* the procedure has no Upper-Layer
-					 * Binding: nothing is eligible */
+					 * Binding that places an item:
+					 * nothing is eligible */
 };
 
 struct svr_conn {
@@ -283,8 +284,8 @@ static void conn_take_call(struct svr_conn *conn, SVCXPRT *xprt,
 	conn->id.proc = msg->rm_call.cb_proc;
 	conn->id.wrapped = rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
 	conn->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
-	conn->id.unbound = !rr_policy_bound(&conn->ulb_memo, conn->id.prog,
-					    conn->id.vers, conn->id.proc);
+	conn->id.unbound = !rr_policy_placed(&conn->ulb_memo, conn->id.prog,
+					     conn->id.vers, conn->id.proc);
 	if (conn->id.gss && !conn->gss_purged) {
 		svc_xprt_gss_purge(xprt);
 		xprt->xp_verf.oa_base = conn->verf;

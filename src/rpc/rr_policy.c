@@ -18,55 +18,118 @@ static bool memo_stale(const struct rr_policy_memo *memo, rpcprog_t prog,
 	       memo->prog != prog || memo->vers != vers;
 }
 
-bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
-		     rpcvers_t vers, rpcproc_t proc)
+/* Remember procedure proc of memo's program (0-63): its bits filled. */
+static void memo_proc(struct rr_policy_memo *memo, rpcproc_t proc)
 {
-	uint64_t bit;
-	bool bound;
+	uint64_t bit = (uint64_t)1 << proc;
+	bool bound, placed;
 
+	if (memo->procs_known & bit)
+		return;
+	/* the table changed in between: remember nothing */
+	if (ulb_proc_bound(memo->prog, memo->vers, proc, &bound, &placed) !=
+	    memo->gen) {
+		memo->gen = 0;
+		return;
+	}
+	memo->procs_known |= bit;
+	if (bound)
+		memo->procs_bound |= bit;
+	if (placed)
+		memo->procs_placed |= bit;
+}
+
+/*
+ * Bring memo to (prog, vers) and the table of now, and proc's bits with
+ * it; false when they cannot be remembered (a procedure past 63, or a
+ * table that changed meanwhile): the caller asks the table itself.
+ */
+static bool memo_fill(struct rr_policy_memo *memo, rpcprog_t prog,
+		      rpcvers_t vers, rpcproc_t proc)
+{
 	if (memo_stale(memo, prog, vers)) {
 		memo->gen = ulb_bound(prog, vers, &memo->bound);
 		memo->prog = prog;
 		memo->vers = vers;
 		memo->procs_known = 0;
 		memo->procs_bound = 0;
+		memo->procs_placed = 0;
 	}
 	if (!memo->bound || proc >= 64)
-		return memo->bound;
-	bit = (uint64_t)1 << proc;
-	if (memo->procs_known & bit)
-		return memo->procs_bound & bit;
-	/* the table changed in between: answer, remember nothing */
-	if (ulb_proc_bound(prog, vers, proc, &bound) != memo->gen) {
-		memo->gen = 0;
-		return bound;
-	}
-	memo->procs_known |= bit;
-	if (bound)
-		memo->procs_bound |= bit;
-	return bound;
+		return !memo->bound;
+	memo_proc(memo, proc);
+	return memo->gen != 0;
 }
 
-bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		    bool wrapped, uint32_t dflt_min, struct rr_req *req,
-		    struct rpcrdma_ulb_entry *reply)
+bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
+		     rpcvers_t vers, rpcproc_t proc)
+{
+	bool bound, placed;
+
+	if (!memo_fill(memo, prog, vers, proc)) {
+		if (proc >= 64 && memo->gen)
+			return memo->bound;
+		ulb_proc_bound(prog, vers, proc, &bound, &placed);
+		return bound;
+	}
+	return memo->bound && (memo->procs_bound >> proc) & 1;
+}
+
+bool rr_policy_placed(struct rr_policy_memo *memo, rpcprog_t prog,
+		      rpcvers_t vers, rpcproc_t proc)
+{
+	bool bound, placed;
+
+	if (!memo_fill(memo, prog, vers, proc)) {
+		ulb_proc_bound(prog, vers, proc, &bound, &placed);
+		return placed;
+	}
+	return memo->bound && (memo->procs_placed >> proc) & 1;
+}
+
+/* The table's answers for proc into slot. */
+static void slot_fill(struct rr_policy_slot *slot, rpcprog_t prog,
+		      rpcvers_t vers, rpcproc_t proc, uint32_t dflt_min)
 {
 	const struct ulb_walker *walk;
 	struct rpcrdma_ulb_entry call;
 
-	req->ddp.mode = RW_DDP_NONE;
-	if (wrapped)
-		return false;
+	slot->proc = proc;
+	slot->call.mode = RW_DDP_NONE;
 	if (!ulb_lookup(prog, vers, proc, RPCRDMA_ULB_CALL, &call, &walk)) {
 		if (walk)
-			ulb_walk_policy(walk, false, dflt_min, &req->ddp);
+			ulb_walk_policy(walk, false, dflt_min, &slot->call);
 		else
-			ulb_ddp_policy(&call, false, dflt_min, &req->ddp);
+			ulb_ddp_policy(&call, false, dflt_min, &slot->call);
 	}
-	if (ulb_lookup(prog, vers, proc, RPCRDMA_ULB_REPLY, reply,
-		       &req->reply_walk))
+	slot->reply_bound = !ulb_lookup(prog, vers, proc, RPCRDMA_ULB_REPLY,
+					&slot->reply, &slot->reply_walk);
+}
+
+bool rr_policy_clnt(struct rr_policy_cache *cache, rpcprog_t prog,
+		    rpcvers_t vers, rpcproc_t proc, uint32_t dflt_min,
+		    struct rr_req *req, struct rpcrdma_ulb_entry *reply)
+{
+	struct rr_policy_slot *slot = &cache->slots[proc % RR_POLICY_SLOTS];
+	unsigned int gen = cache->memo.gen;
+
+	/* a memo of another program or table leaves gen unequal: refill,
+	 * and keep it only if the table did not change meanwhile */
+	if (!gen || cache->memo.prog != prog || cache->memo.vers != vers ||
+	    slot->gen != gen || slot->proc != proc) {
+		slot_fill(slot, prog, vers, proc, dflt_min);
+		slot->gen = gen && cache->memo.prog == prog &&
+					    cache->memo.vers == vers &&
+					    ulb_generation() == gen ?
+				    gen :
+				    0;
+	}
+	req->ddp = slot->call;
+	if (!slot->reply_bound)
 		return false;
+	*reply = slot->reply;
 	req->reply_ulb = reply;
+	req->reply_walk = slot->reply_walk;
 	return true;
 }
 

@@ -33,13 +33,46 @@ struct rr_policy_memo {
 	unsigned int gen; /* 0: nothing remembered */
 	rpcprog_t prog;
 	rpcvers_t vers;
-	bool bound;	      /* the program has an entry */
-	uint64_t procs_known; /* procedures asked about, bit per number */
-	uint64_t procs_bound; /* ... and of them those with an entry */
+	bool bound;	       /* the program has an entry */
+	uint64_t procs_known;  /* procedures asked about, bit per number */
+	uint64_t procs_bound;  /* ... and of them those with an entry */
+	uint64_t procs_placed; /* ... and those whose entry places an item */
 };
 
 bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
 		     rpcvers_t vers, rpcproc_t proc);
+
+/*
+ * The same, for a binding that places something in either direction (an
+ * eligible item, or a walker's pick).  A binding that only bounds the
+ * size of the results (rpcrdma-ulbgen's "reply max=N" of every
+ * procedure) places nothing: rr_policy_srv() would give RW_DDP_NONE for
+ * it, so a responder may skip that lookup as well.
+ */
+bool rr_policy_placed(struct rr_policy_memo *memo, rpcprog_t prog,
+		      rpcvers_t vers, rpcproc_t proc);
+
+/*
+ * A requester's answers of rr_policy_clnt(), remembered per procedure
+ * (RR_POLICY_SLOTS of them, by number modulo the count) until the table
+ * changes, so that the calls of a bound procedure cost a copy and no
+ * lookup.  Owned and serialized by the caller, one per CLIENT.
+ */
+#define RR_POLICY_SLOTS 16
+
+struct rr_policy_slot {
+	unsigned int gen; /* the memo's when filled; 0: empty */
+	rpcproc_t proc;
+	bool reply_bound; /* reply and reply_walk hold a REPLY entry */
+	struct rw_ddp_policy call;
+	const struct ulb_walker *reply_walk;
+	struct rpcrdma_ulb_entry reply;
+};
+
+struct rr_policy_cache {
+	struct rr_policy_memo memo;
+	struct rr_policy_slot slots[RR_POLICY_SLOTS];
+};
 
 /*
  * Under RPCSEC_GSS nothing is placed directly, but a binding still bounds
@@ -52,9 +85,17 @@ bool rr_policy_bound(struct rr_policy_memo *memo, rpcprog_t prog,
 uint32_t rr_policy_gss_reply_max(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 				 const void *args, size_t len, bool whole);
 
-bool rr_policy_clnt(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		    bool wrapped, uint32_t dflt_min, struct rr_req *req,
-		    struct rpcrdma_ulb_entry *reply);
+/*
+ * A requester's policy for a call of a bound procedure (rr_policy_bound()
+ * true, just asked of cache->memo): the arguments' placement in req->ddp,
+ * and whether the results have a REPLY entry (then copied to *reply,
+ * req->reply_ulb pointing at it, and req->reply_walk set).  Arguments
+ * shorter than dflt_min stay inline unless the entry says otherwise; the
+ * cache assumes one dflt_min per CLIENT.
+ */
+bool rr_policy_clnt(struct rr_policy_cache *cache, rpcprog_t prog,
+		    rpcvers_t vers, rpcproc_t proc, uint32_t dflt_min,
+		    struct rr_req *req, struct rpcrdma_ulb_entry *reply);
 
 /*
  * The server's policy for one call in direction dir: its binding entry, or

@@ -99,9 +99,10 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
  */
 unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound);
 
-/* The same for one procedure: an entry in either direction. */
+/* The same for one procedure: an entry in either direction, in *bound;
+ * one that places something (an eligible item or a walker), in *placed. */
 unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-			    bool *bound);
+			    bool *bound, bool *placed);
 unsigned int ulb_generation(void);
 
 /* The NFSv4 COMPOUND walker (ulb_nfs4.c), registered by ulb_nfs_register. */

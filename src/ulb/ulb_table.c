@@ -312,8 +312,21 @@ unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound)
 	return gen;
 }
 
+/* Does the slot at i hold an entry of (prog, vers, proc)? */
+static bool slot_is(size_t i, rpcprog_t prog, rpcvers_t vers, rpcproc_t proc)
+{
+	return i < ulb_nslots && ulb_slots[i].e.prog == prog &&
+	       ulb_slots[i].e.vers == vers && ulb_slots[i].e.proc == proc;
+}
+
+/* Does the entry place anything: an eligible item, or a walker's pick? */
+static bool slot_places(size_t i)
+{
+	return ulb_slots[i].e.items || ulb_slots[i].walk;
+}
+
 unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-			    bool *bound)
+			    bool *bound, bool *placed)
 {
 	unsigned int gen;
 	bool found;
@@ -321,11 +334,12 @@ unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 
 	ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
-	/* CALL sorts before REPLY: the one after a missing CALL entry */
+	/* CALL sorts before REPLY: at most two slots, from i on */
 	i = find(prog, vers, proc, RPCRDMA_ULB_CALL, &found);
-	*bound = found ||
-		 (i < ulb_nslots && ulb_slots[i].e.prog == prog &&
-		  ulb_slots[i].e.vers == vers && ulb_slots[i].e.proc == proc);
+	*bound = slot_is(i, prog, vers, proc);
+	*placed = *bound &&
+		  (slot_places(i) ||
+		   (slot_is(i + 1, prog, vers, proc) && slot_places(i + 1)));
 	gen = atomic_load(&ulb_gen);
 	pthread_rwlock_unlock(&ulb_lock);
 	return gen;

@@ -162,6 +162,94 @@ START_TEST(test_bound_proc)
 }
 END_TEST
 
+/* A binding that only bounds the results (rpcrdma-ulbgen's "reply max"
+ * of every procedure) places nothing: rr_policy_placed is false for it,
+ * true for one with an eligible item in either direction. */
+START_TEST(test_placed_proc)
+{
+	struct rpcrdma_ulb_entry max = mk(400006, 0, RPCRDMA_ULB_REPLY, 0);
+	struct rpcrdma_ulb_entry rd = mk(400006, 3, RPCRDMA_ULB_REPLY, 1);
+	struct rpcrdma_ulb_entry wr = mk(400006, 2, RPCRDMA_ULB_CALL, 1);
+	struct rr_policy_memo memo;
+
+	max.reply_max.kind = RPCRDMA_ULB_SIZE_FIXED;
+	max.reply_max.value = 4;
+	ck_assert_int_eq(rpcrdma_ulb_register(&max), 0);
+	ck_assert_int_eq(rpcrdma_ulb_register(&rd), 0);
+	ck_assert_int_eq(rpcrdma_ulb_register(&wr), 0);
+	memset(&memo, 0, sizeof(memo));
+	ck_assert(rr_policy_bound(&memo, 400006, 1, 0));
+	ck_assert(!rr_policy_placed(&memo, 400006, 1, 0));
+	ck_assert(rr_policy_placed(&memo, 400006, 1, 2));  /* CALL */
+	ck_assert(rr_policy_placed(&memo, 400006, 1, 3));  /* REPLY */
+	ck_assert(!rr_policy_placed(&memo, 400006, 1, 1)); /* no entry */
+	/* a REPLY entry after a CALL entry that places nothing */
+	wr = mk(400006, 3, RPCRDMA_ULB_CALL, 0);
+	ck_assert_int_eq(rpcrdma_ulb_register(&wr), 0);
+	ck_assert(rr_policy_placed(&memo, 400006, 1, 3));
+	/* the memo follows the table */
+	ck_assert_int_eq(rpcrdma_ulb_unregister(400006, 1, 3,
+						RPCRDMA_ULB_REPLY),
+			 0);
+	ck_assert(rr_policy_bound(&memo, 400006, 1, 3));
+	ck_assert(!rr_policy_placed(&memo, 400006, 1, 3));
+	/* past 63 the table is asked each time */
+	rd = mk(400006, 70, RPCRDMA_ULB_REPLY, 1);
+	ck_assert_int_eq(rpcrdma_ulb_register(&rd), 0);
+	ck_assert(rr_policy_placed(&memo, 400006, 1, 70));
+	ck_assert(!rr_policy_placed(&memo, 400006, 1, 71));
+}
+END_TEST
+
+/* A CLIENT's cache gives what the table says, for procedures that share
+ * a slot too, and follows the table when it changes. */
+START_TEST(test_clnt_cache)
+{
+	struct rpcrdma_ulb_entry rd = mk(400007, 3, RPCRDMA_ULB_REPLY, 1);
+	struct rpcrdma_ulb_entry wr = mk(400007, 2, RPCRDMA_ULB_CALL, 2);
+	struct rpcrdma_ulb_entry reply;
+	struct rr_policy_cache *cache = calloc(1, sizeof(*cache));
+	rpcproc_t alias = 3 + RR_POLICY_SLOTS;
+	struct rr_req req;
+
+	ck_assert_ptr_nonnull(cache);
+	ck_assert_int_eq(rpcrdma_ulb_register(&rd), 0);
+	ck_assert_int_eq(rpcrdma_ulb_register(&wr), 0);
+	for (int round = 0; round < 2; round++) {
+		ck_assert(rr_policy_bound(&cache->memo, 400007, 1, 3));
+		memset(&req, 0, sizeof(req));
+		ck_assert(rr_policy_clnt(cache, 400007, 1, 3, 1024, &req,
+					 &reply));
+		ck_assert_int_eq(req.ddp.mode, RW_DDP_NONE);
+		ck_assert_ptr_eq(req.reply_ulb, &reply);
+		ck_assert_uint_eq(reply.items, 1);
+		ck_assert_uint_eq(reply.room.value, 8192);
+		ck_assert(rr_policy_bound(&cache->memo, 400007, 1, 2));
+		memset(&req, 0, sizeof(req));
+		ck_assert(!rr_policy_clnt(cache, 400007, 1, 2, 1024, &req,
+					  &reply));
+		ck_assert_int_eq(req.ddp.mode, RW_DDP_ITEMS);
+		ck_assert_uint_eq(req.ddp.mask, 2);
+		ck_assert_uint_eq(req.ddp.min_len, 1024);
+		ck_assert_ptr_null(req.reply_ulb);
+		/* the second round is answered by the slots */
+		ck_assert_uint_eq(cache->slots[3].gen, cache->memo.gen);
+	}
+	/* a procedure of the same slot has its own answer */
+	memset(&req, 0, sizeof(req));
+	ck_assert(!rr_policy_clnt(cache, 400007, 1, alias, 1024, &req, &reply));
+	ck_assert_int_eq(req.ddp.mode, RW_DDP_NONE);
+	/* a changed table is seen once the memo is asked again */
+	rd.room.value = 4096;
+	ck_assert_int_eq(rpcrdma_ulb_register(&rd), 0);
+	ck_assert(rr_policy_bound(&cache->memo, 400007, 1, 3));
+	memset(&req, 0, sizeof(req));
+	ck_assert(rr_policy_clnt(cache, 400007, 1, 3, 1024, &req, &reply));
+	ck_assert_uint_eq(reply.room.value, 4096);
+	free(cache);
+}
+END_TEST
+
 START_TEST(test_many)
 {
 	struct rpcrdma_ulb_entry e, got;
@@ -1230,6 +1318,8 @@ Suite *ulb_suite(void)
 	tcase_add_test(tc, test_bound_generation);
 	tcase_add_test(tc, test_gss_reply_max);
 	tcase_add_test(tc, test_bound_proc);
+	tcase_add_test(tc, test_placed_proc);
+	tcase_add_test(tc, test_clnt_cache);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_register_invalid);
 	tcase_add_test(tc, test_precedence);
