@@ -576,13 +576,23 @@ static bool reply_alloc(struct rr_clnt *rr, struct rr_call *call,
 	return call->reply_buf != NULL;
 }
 
+/* Expose memory for this call's chunks; its registration set is made
+ * with the first (most calls have no chunk, and need none). */
 static int expose(struct rr_call *call, void *addr, size_t len,
 		  enum rt_access acc, struct rw_segment *segs, unsigned int max,
 		  struct rr_result *res)
 {
 	struct rt_err err;
-	int n = rt_reg_expose(call->regs, addr, len, acc, segs, max, &err);
+	int n;
 
+	if (!call->regs) {
+		call->regs = rt_regset_create(call->conn->rt, &err);
+		if (!call->regs) {
+			rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
+			return -err.code;
+		}
+	}
+	n = rt_reg_expose(call->regs, addr, len, acc, segs, max, &err);
 	if (n < 0)
 		rr_res_set(res, RR_CANTSEND, -n, "%s", err.msg);
 	return n;
@@ -1020,6 +1030,8 @@ static void count_kind(struct rr_clnt *rr, const struct rw_rxdr *rxdr,
  */
 static uint32_t inv_handle(const struct rr_clnt *rr, const struct rr_call *call)
 {
+	if (!call->regs)
+		return 0;
 	if (call->conn->vers == RW_VERS_2)
 		return rr->opts.no_inv_nominate ? 0 :
 						  rt_regset_inv_any(call->regs);
@@ -1093,11 +1105,6 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *call,
 	reply_sizes(call, req, rxdr, tr);
 	plan_in(rr, call, rxdr, &in);
 	rw_plan_call(&in, &p);
-	call->regs = rt_regset_create(rt, &err);
-	if (!call->regs) {
-		rr_res_set(res, RR_CANTSEND, err.code, "%s", err.msg);
-		return false;
-	}
 	rw_hdr_init(&call->hdr, call->conn->vers,
 		    p.kind == RW_LONG ? RW_NOMSG : RW_MSG, call->xid,
 		    call_credits(call)->requested);
