@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,42 @@ static bool encode_hdr(XDR *xdrs, const struct clnt_msg_call *call, AUTH *auth)
 	m.rm_call.cb_vers = call->vers;
 	return xdr_callhdr(xdrs, &m) && XDR_PUTINT32(xdrs, &proc) &&
 	       AUTH_MARSHALL(auth, xdrs);
+}
+
+/*
+ * libtirpc's AUTH_NONE (authnone_create(): one AUTH for the process, its
+ * marshalled credential made once) keeps no state a call changes, so its
+ * operations need not be serialized by the CLIENT's auth lock.  Other
+ * flavours do: AUTH_SYS takes a short-hand verifier in validate, and
+ * RPCSEC_GSS counts sequence numbers.
+ */
+static const struct auth_ops *none_ops;
+static pthread_once_t none_once = PTHREAD_ONCE_INIT;
+
+static void none_init(void)
+{
+	AUTH *auth = authnone_create();
+
+	none_ops = auth ? auth->ah_ops : NULL;
+}
+
+static bool auth_stateless(const AUTH *auth)
+{
+	pthread_once(&none_once, none_init);
+	return none_ops && auth->ah_ops == none_ops;
+}
+
+/* Lock and unlock call's auth lock unless its AUTH needs none. */
+static void auth_lock(pthread_mutex_t *lock, const AUTH *auth)
+{
+	if (!auth_stateless(auth))
+		pthread_mutex_lock(lock);
+}
+
+static void auth_unlock(pthread_mutex_t *lock, const AUTH *auth)
+{
+	if (!auth_stateless(auth))
+		pthread_mutex_unlock(lock);
 }
 
 static bool is_gss(const AUTH *auth)
@@ -114,6 +151,7 @@ static bool encode_gss(XDR *xdrs, struct clnt_msg_call *call)
 bool clnt_msg_encode(XDR *xdrs, void *arg)
 {
 	struct clnt_msg_call *call = arg;
+	AUTH *auth;
 	bool ok;
 
 	if (call->anon) {
@@ -123,11 +161,12 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 	}
 	if (is_gss(call->cl->cl_auth))
 		return encode_gss(xdrs, call);
-	pthread_mutex_lock(call->auth_lock);
-	ok = encode_hdr(xdrs, call, call->cl->cl_auth);
+	auth = call->cl->cl_auth;
+	auth_lock(call->auth_lock, auth);
+	ok = encode_hdr(xdrs, call, auth);
 	rr_begin_body(xdrs); /* false for a plain stream: fine */
-	ok = ok && AUTH_WRAP(call->cl->cl_auth, xdrs, call->xargs, call->argsp);
-	pthread_mutex_unlock(call->auth_lock);
+	ok = ok && AUTH_WRAP(auth, xdrs, call->xargs, call->argsp);
+	auth_unlock(call->auth_lock, auth);
 	return ok;
 }
 
@@ -179,11 +218,12 @@ static void verf_free(struct rpc_msg *reply)
 	reply->acpted_rply.ar_verf = _null_auth;
 }
 
-bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
+bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *lock,
 		     const struct clnt_msg_stream *in, xdrproc_t xres,
 		     void *resp, struct rpc_msg *reply, struct rpc_err *e)
 {
 	XDR *xdrs = in->xdrs;
+	AUTH *auth;
 
 	memset(reply, 0, sizeof(*reply));
 	reply->acpted_rply.ar_verf = _null_auth;
@@ -205,17 +245,18 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *auth_lock,
 			verf_free(reply);
 		return true;
 	}
-	pthread_mutex_lock(auth_lock);
-	if (!AUTH_VALIDATE(cl->cl_auth, &reply->acpted_rply.ar_verf)) {
+	auth = cl->cl_auth;
+	auth_lock(lock, auth);
+	if (!AUTH_VALIDATE(auth, &reply->acpted_rply.ar_verf)) {
 		e->re_status = RPC_AUTHERROR;
 		e->re_why = AUTH_INVALIDRESP;
 	} else {
 		rr_begin_body(xdrs);
-		if (!AUTH_UNWRAP(cl->cl_auth, xdrs, xres, resp) ||
+		if (!AUTH_UNWRAP(auth, xdrs, xres, resp) ||
 		    (in->finish && !in->finish(in->ctx)))
 			e->re_status = RPC_CANTDECODERES;
 	}
-	pthread_mutex_unlock(auth_lock);
+	auth_unlock(lock, auth);
 	verf_free(reply);
 	return false;
 }
