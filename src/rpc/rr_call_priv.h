@@ -74,6 +74,8 @@
 /* A thread waiting for something (its reply, a credit, a connection). */
 struct rr_waiter {
 	pthread_cond_t cv;
+	bool cv_made; /* cv initialised: only a waiter that sleeps on it
+		       * needs one (rr_wait.c) */
 	struct rr_waiter *next;
 	struct rr_waiter *prev;
 };

@@ -105,9 +105,15 @@ static void waiter_del(struct rr_clnt *rr, struct rr_waiter *w)
 		w->next->prev = w->prev;
 }
 
+/*
+ * A waiter's condition variable is made the first time it sleeps on it:
+ * most waits lead, and leave without ever sleeping there.  Everything is
+ * under rr->lock, and a waiter looks at its call before it sleeps, so a
+ * wake-up that finds no condition variable has nothing to wake.
+ */
 void rr_wake(struct rr_waiter *w)
 {
-	if (w)
+	if (w && w->cv_made)
 		pthread_cond_signal(&w->cv);
 }
 
@@ -116,7 +122,18 @@ void rr_wake_all(struct rr_clnt *rr)
 	struct rr_waiter *w;
 
 	for (w = rr->waiters; w; w = w->next)
-		pthread_cond_signal(&w->cv);
+		rr_wake(w);
+}
+
+static void waiter_cv_make(struct rr_waiter *w)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	w->cv_made = true;
 }
 
 /* Until deadline (rr_now_ms()) and a tick: the condition variable's clock
@@ -132,6 +149,8 @@ static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
 		.tv_nsec = (until % 1000) * 1000000,
 	};
 
+	if (!w->cv_made)
+		waiter_cv_make(w);
 	pthread_cond_timedwait(&w->cv, &rr->lock, &ts);
 }
 
@@ -221,14 +240,9 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	     void *arg, int64_t deadline, struct rr_waiter **pub)
 {
-	struct rr_waiter w;
-	pthread_condattr_t ca;
+	struct rr_waiter w = { .cv_made = false };
 	bool ok;
 
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w.cv, &ca);
-	pthread_condattr_destroy(&ca);
 	waiter_add(rr, &w);
 	/* published while we wait, set back to NULL before w goes away */
 	if (pub)
@@ -243,7 +257,8 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	if (pub)
 		*pub = NULL;
 	waiter_del(rr, &w);
-	pthread_cond_destroy(&w.cv);
+	if (w.cv_made)
+		pthread_cond_destroy(&w.cv);
 	/* Whoever leaves hands the connection over: the first waiter leads
 	 * next if nobody does. */
 	if (!rr->leading)
