@@ -1081,6 +1081,20 @@ for mode in shared perclient; do
 		fi
 	done
 done
+# threads sharing one CLIENT against one thread: at least as many calls
+# (libtirpc over tcp serialises them: a caller expects the rate of one)
+for t in 8 32; do
+	name=echo_rate_shared_${t}_vs_1
+	if [[ -n ${RES[rate_shared_$t]:-} && -n ${RES[rate_shared_1]:-} ]]; then
+		r=$(field rate_shared_$t calls_per_s) r1=$(field rate_shared_1 calls_per_s)
+		ratio=$(calc "$r / $r1")
+		ok=$(met ge "$ratio" 1.0)
+		row $name "$t threads: $r calls/s" "1 thread: $r1 calls/s" "$ratio" ">=1.0" "$ok"
+		bench $name "calls_per_s=$r one_thread_calls_per_s=$r1 ratio=$ratio target=1.0 op=ge met=$ok threads=$t"
+	else
+		fig_error $name "$(why rate_shared_$t rate_shared_1 srv_rdma)"
+	fi
+done
 
 # 3. 1 MiB goodput against ib_write_bw / ib_read_bw
 # goodput NAME KEY PT REFNAME TARGET THREADS
