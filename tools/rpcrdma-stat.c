@@ -46,7 +46,8 @@
 /* Values that are levels, not totals: -i shows them as they are. */
 static const char *const gauges[] = { "credits",      "max_granted",
 				      "max_inflight", "conns_active",
-				      "inflight",     "version" };
+				      "inflight",     "version",
+				      "cache_bytes" };
 
 struct stat_opts {
 	double interval_s;   /* -i, 0: once */

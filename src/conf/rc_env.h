@@ -36,6 +36,7 @@ static inline const struct rc_var *rc_vars(size_t *n)
 	static const struct rc_var vars[] = {
 		{ "NETPATH", true }, /* src/netid: as libtirpc reads it */
 		{ "RPCRDMA_BC_CREDITS", false },
+		{ "RPCRDMA_CACHE_BYTES", false },
 		{ "RPCRDMA_COMP_MODE", false },
 		{ "RPCRDMA_DDP_REG_MIN", false },
 		{ "RPCRDMA_IDLE_TIMEOUT", false },

@@ -675,6 +675,8 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 	o->conn.busy_poll = a->comp_mode == RPCRDMA_COMP_POLL;
 	o->conn.reg_mode = reg_mode_rt(a->reg_mode);
 	o->conn.no_remote_inv = env.no_remote_inv;
+	o->conn.cache_bytes =
+		rpcrdma_env_size("RPCRDMA_CACHE_BYTES", o->conn.cache_bytes);
 	/* Receives for backward Calls, and one for the server's CONNPROP
 	 * (AMB-V2-9) */
 	o->conn.recv_extra = rpcrdma_attr_bc(a) ? rpcrdma_attr_bc(a) + 1 : 0;

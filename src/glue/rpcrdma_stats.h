@@ -236,6 +236,8 @@ struct rpcrdma_stats_conn {
 	uint64_t read_bytes;
 	uint64_t write_bytes;
 	uint64_t reply_bytes;
+	uint64_t cache_bytes;	 /* idle chunk buffers kept registered */
+	uint64_t cache_released; /* chunk buffers let go: the cache was full */
 };
 
 #define RPCRDMA_CONN_STATS_FIELDS(X) \
@@ -247,7 +249,9 @@ struct rpcrdma_stats_conn {
 	X(conn, replies)             \
 	X(conn, read_bytes)          \
 	X(conn, write_bytes)         \
-	X(conn, reply_bytes)
+	X(conn, reply_bytes)         \
+	X(conn, cache_bytes)         \
+	X(conn, cache_released)
 
 /* Number of members each printer prints (entries of the lists above). */
 #define RPCRDMA_STATS_COUNT_(g, m) +1

@@ -1167,6 +1167,8 @@ static void conn_attr(const struct rpcrdma_attr *a, struct rt_conn_attr *ca)
 	/* svc_run sleeps in poll(): a server always uses completion events,
 	 * whatever comp_mode says. */
 	ca->busy_poll = false;
+	ca->cache_bytes =
+		rpcrdma_env_size("RPCRDMA_CACHE_BYTES", ca->cache_bytes);
 }
 
 static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
@@ -1260,6 +1262,7 @@ static void svr_stats_conns(struct rpcrdma_stats_reg *reg, FILE *f)
 			.write_bytes = s.write_bytes,
 			.reply_bytes = s.reply_bytes,
 		};
+		rr_srv_cache(conn->rr, &line.cache_bytes, &line.cache_released);
 		rpcrdma_stats_label(label, sizeof(label), kind,
 				    rr_srv_peer_addr(conn->rr), 0, 0);
 		rpcrdma_stats_print_conn(f, label, &line);

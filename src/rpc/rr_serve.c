@@ -402,6 +402,18 @@ void rr_srv_stats(const struct rr_srv *srv, struct rr_srv_stats *out)
 	pthread_mutex_unlock(&w->lock);
 }
 
+void rr_srv_cache(const struct rr_srv *srv, uint64_t *bytes, uint64_t *released)
+{
+	struct rr_srv *w = (struct rr_srv *)srv;
+	struct rt_stats st;
+
+	pthread_mutex_lock(&w->lock);
+	rt_conn_stats(srv->conn, &st);
+	*bytes = rt_conn_cache_bytes(srv->conn);
+	pthread_mutex_unlock(&w->lock);
+	*released = st.cache_released;
+}
+
 uint32_t rr_srv_version(const struct rr_srv *srv)
 {
 	return __atomic_load_n(&srv->vers_seen, __ATOMIC_RELAXED);

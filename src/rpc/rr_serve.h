@@ -319,6 +319,11 @@ void rr_sreq_done(struct rr_srv *srv, struct rr_sreq *req);
 
 void rr_srv_stats(const struct rr_srv *srv, struct rr_srv_stats *out);
 
+/* The connection's cache of chunk buffers: the octets it holds now, and
+ * the buffers let go because it was full (rt_buf.h). */
+void rr_srv_cache(const struct rr_srv *srv, uint64_t *bytes,
+		  uint64_t *released);
+
 /* ---- Backward direction (RFC 8167, rr_srv_bc.c) -------------------------- */
 
 struct rr_srv_bcall;

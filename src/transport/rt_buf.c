@@ -21,10 +21,26 @@
  * came with and gives it back before the Reply that frees it reaches the
  * peer.  A Receive completion is checked before it is trusted: its buffer
  * must be one of ours and posted, its length within the buffer.
+ *
+ * Memory: every block of RT_MAP_MIN octets or more (the slabs, the chunk
+ * buffers of rt_lmem_get()) is mapped by itself and unmapped when freed,
+ * never taken from malloc's heap.  glibc raises its mmap threshold to the
+ * size of the largest mapped block freed (up to 32 MiB), so after the first
+ * 2 MiB buffer freed later ones came from the heap, wedged between blocks
+ * that live long (a connection's slabs, cached buffers): the heap grew to
+ * its high-water mark and stayed there (issue 35).  Smaller blocks stay on
+ * the heap, where they are cheap and cannot fragment it by much.
+ *
+ * The cache of chunk buffers (lcache, rcache) keeps a freed buffer of a
+ * size class registered for the next one of its class, up to
+ * attr.cache_bytes idle octets per connection in all classes; a buffer
+ * freed into a full cache is deregistered and unmapped
+ * (st.cache_released).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "transport/rt_priv.h"
@@ -36,19 +52,41 @@
 #define RT_SBUF_START 4u
 #define RT_SBUF_GROW  8u
 #define RT_RECV_GROW  8u
+/* Blocks mapped by themselves from this size up: glibc's own mmap
+ * threshold before it moves (the soak was flat with it pinned there). */
+#define RT_MAP_MIN (128u << 10)
 
 static size_t page_round(size_t n)
 {
 	return (n + RT_PAGE - 1) & ~(size_t)(RT_PAGE - 1);
 }
 
-static void *slab_alloc(size_t len)
+/* len octets (a multiple of RT_PAGE once rounded), page-aligned, untouched:
+ * their pages cost nothing until used or registered. */
+static void *pages_alloc(size_t len)
 {
 	void *p = NULL;
 
-	if (posix_memalign(&p, RT_PAGE, page_round(len)))
+	len = page_round(len);
+	if (!len)
 		return NULL;
-	return p;
+	if (len < RT_MAP_MIN)
+		return posix_memalign(&p, RT_PAGE, len) ? NULL : p;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Free what pages_alloc(len) gave, len the same; after deregistration. */
+static void pages_free(void *p, size_t len)
+{
+	if (!p)
+		return;
+	len = page_round(len);
+	if (len < RT_MAP_MIN)
+		free(p);
+	else
+		munmap(p, len);
 }
 
 /* Register up to n more Send buffers and free them; -errno. */
@@ -89,7 +127,8 @@ static int setup_sbufs(struct rt_conn *c, struct rt_err *err)
 	c->sbufs = calloc(c->nsbufs, sizeof(*c->sbufs));
 	/* at most one registration per growth step, and the first */
 	c->smrs = calloc(c->nsbufs / RT_SBUF_GROW + 2, sizeof(*c->smrs));
-	c->sslab = slab_alloc(c->attr.inline_send * c->nsbufs);
+	c->sslab_len = (size_t)c->attr.inline_send * c->nsbufs;
+	c->sslab = pages_alloc(c->sslab_len);
 	if (!c->sbufs || !c->smrs || !c->sslab)
 		return rt_err_set(err, ENOMEM,
 				  "out of memory for Send buffers");
@@ -149,7 +188,8 @@ static int setup_rbufs(struct rt_conn *c, struct rt_err *err)
 		first = c->attr.recv_start + c->attr.recv_extra;
 	c->rbufs = calloc(c->nrbufs, sizeof(*c->rbufs));
 	c->rmrs = calloc(c->nrbufs / RT_RECV_GROW + 2, sizeof(*c->rmrs));
-	c->rslab = slab_alloc(c->attr.inline_recv * c->nrbufs);
+	c->rslab_len = (size_t)c->attr.inline_recv * c->nrbufs;
+	c->rslab = pages_alloc(c->rslab_len);
 	if (!c->rbufs || !c->rmrs || !c->rslab)
 		return rt_err_set(err, ENOMEM,
 				  "out of memory for Receive buffers");
@@ -424,12 +464,13 @@ static void lmem_unlink(struct rt_conn *c, struct rt_lmem *m)
 		m->anext->aprev = m->aprev;
 }
 
+/* Deregister, then give the memory back (a mapped buffer to the system). */
 static void lmem_destroy(struct rt_lmem *m)
 {
 	if (m->mr)
 		ibv_dereg_mr(m->mr);
 	if (m->owned)
-		free(m->addr);
+		pages_free(m->addr, m->cap);
 	free(m);
 }
 
@@ -456,7 +497,7 @@ static struct rt_lmem *lmem_new(struct rt_conn *c, size_t len, int cls,
 	}
 	m->cap = cls >= 0 ? (size_t)1 << (RT_LMEM_MIN_SHIFT + cls) :
 			    page_round(len);
-	m->addr = slab_alloc(m->cap);
+	m->addr = pages_alloc(m->cap);
 	m->owned = true;
 	m->cls = cls;
 	m->regbuf = regbuf;
@@ -490,6 +531,7 @@ struct rt_lmem *rt_lmem_get(struct rt_conn *c, size_t len, bool regbuf,
 	if (cls >= 0 && cache[cls]) {
 		m = cache[cls];
 		cache[cls] = m->next;
+		c->cached -= m->cap;
 	} else {
 		m = lmem_new(c, len, cls, regbuf, err);
 		if (!m)
@@ -537,19 +579,38 @@ struct rt_lmem *rt_lmem_map(struct rt_conn *c, void *addr, size_t len,
 	return m;
 }
 
-void rt_lmem_free(struct rt_conn *c, struct rt_lmem *m)
+/*
+ * Keep m, idle, for the next buffer of its class if the cache has room for
+ * it.  The one freed is the one let go when the cache is full: what is
+ * cached stays, and so does the traffic's steady state, while a burst
+ * beyond it costs a registration per buffer, which is what it would cost
+ * without a cache.
+ */
+static bool lmem_cache(struct rt_conn *c, struct rt_lmem *m)
 {
 	struct rt_lmem **cache;
 
+	if (!m->owned || m->cls < 0)
+		return false;
+	if (m->cap > c->attr.cache_bytes ||
+	    c->cached > c->attr.cache_bytes - m->cap) {
+		c->st.cache_released++;
+		return false;
+	}
+	cache = m->regbuf ? c->rcache : c->lcache;
+	m->next = cache[m->cls];
+	cache[m->cls] = m;
+	c->cached += m->cap;
+	return true;
+}
+
+void rt_lmem_free(struct rt_conn *c, struct rt_lmem *m)
+{
 	if (!m || !m->live)
 		return;
 	m->live = false;
-	if (m->owned && m->cls >= 0) {
-		cache = m->regbuf ? c->rcache : c->lcache;
-		m->next = cache[m->cls];
-		cache[m->cls] = m;
+	if (lmem_cache(c, m))
 		return;
-	}
 	lmem_unlink(c, m);
 	lmem_destroy(m);
 }
@@ -585,14 +646,18 @@ void rt_buf_free(struct rt_conn *c)
 		lmem_destroy(m);
 	}
 	c->lall = NULL;
+	memset(c->lcache, 0, sizeof(c->lcache));
+	memset(c->rcache, 0, sizeof(c->rcache));
+	c->cached = 0;
 	while (c->nsmrs)
 		ibv_dereg_mr(c->smrs[--c->nsmrs]);
 	free(c->smrs);
 	while (c->nrmrs)
 		ibv_dereg_mr(c->rmrs[--c->nrmrs]);
 	free(c->rmrs);
-	free(c->sslab);
-	free(c->rslab);
+	pages_free(c->sslab, c->sslab_len);
+	pages_free(c->rslab, c->rslab_len);
+	c->sslab = c->rslab = NULL;
 	free(c->sbufs);
 	free(c->rbufs);
 }

@@ -23,7 +23,10 @@
  * LOCAL access only.
  *   - rt_lmem_alloc(): memory owned by the layer, registered once and cached
  *     per connection in power-of-two size classes, so steady-state RDMA Read
- *     sinks (argument chunks pulled by a server) cost no registration.
+ *     sinks (argument chunks pulled by a server) cost no registration.  The
+ *     cache holds at most attr.cache_bytes idle octets (rt_conn.h,
+ *     RT_CACHE_BYTES); a buffer freed beyond that is deregistered and its
+ *     pages given back to the system (rt_stats.cache_released).
  *   - rt_lmem_map(): the caller's own memory registered for this request
  *     (e.g. a large result to RDMA Write without a copy); one
  *     ibv_reg_mr/ibv_dereg_mr pair per use.

@@ -21,6 +21,7 @@ void rt_conn_attr_init(struct rt_conn_attr *a)
 	a->signal_every = 16;
 	a->timeout_ms = 5000;
 	a->reg_mode = RT_REG_AUTO;
+	a->cache_bytes = RT_CACHE_BYTES;
 }
 
 int rt_conn_fd(const struct rt_conn *conn)
@@ -127,4 +128,9 @@ unsigned int rt_conn_recvs_posted(const struct rt_conn *conn)
 void rt_conn_stats(const struct rt_conn *conn, struct rt_stats *out)
 {
 	*out = conn->st;
+}
+
+size_t rt_conn_cache_bytes(const struct rt_conn *conn)
+{
+	return conn->cached;
 }

@@ -66,6 +66,7 @@
 #define RT_CONN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -85,6 +86,20 @@ enum rt_reg_mode {
 	RT_REG_MW,	 /* type 2 memory windows over pooled MRs */
 	RT_REG_MR,	 /* ibv_reg_mr/ibv_dereg_mr per exposure */
 };
+
+/*
+ * The default of attr.cache_bytes: what one connection keeps of the chunk
+ * buffers it registered (RDMA Read sinks, Write and Reply sources, the
+ * registration pool), idle, for its next calls.  Four buffers of the
+ * 2 MiB class: a call that moves 1 MiB each way (NFS's usual rsize and
+ * wsize) needs two, so two such calls at once register nothing; more
+ * concurrency than that pays one registration per buffer, small beside
+ * moving the megabyte itself.  Bounded so that a server's many connections
+ * do not each hold the high-water mark of their traffic (pinned memory
+ * that nothing uses): 256 connections (max_conns' default) keep 2 GiB at
+ * most, and an idle one is reaped after idle_timeout.
+ */
+#define RT_CACHE_BYTES ((size_t)8 << 20)
 
 /*
  * Connection parameters.  rt_conn_attr_init() sets the defaults; values are
@@ -115,6 +130,9 @@ struct rt_conn_attr {
 	bool no_remote_inv;	   /* never advertise Send With Invalidate */
 	enum rt_reg_mode reg_mode; /* RT_REG_AUTO; the environment variable
 				    * RPCRDMA_REG_MODE=mw|mr overrides AUTO */
+	size_t cache_bytes;	   /* idle chunk buffers kept registered for
+				    * reuse, at most (RT_CACHE_BYTES; 0:
+				    * none kept), rt_buf.h */
 };
 
 void rt_conn_attr_init(struct rt_conn_attr *a);
@@ -426,22 +444,29 @@ struct rt_stats {
 				 * MW mode outside the pool) and for
 				 * iWARP Read sinks */
 	uint64_t deregistrations;
-	uint64_t binds;		/* memory window binds */
-	uint64_t invalidations; /* local invalidations completed */
-	uint64_t mr_fences;	/* MR-mode exposures fenced by deregistering
+	uint64_t binds;		 /* memory window binds */
+	uint64_t invalidations;	 /* local invalidations completed */
+	uint64_t mr_fences;	 /* MR-mode exposures fenced by deregistering
 				 * them (the MR under a window is none) */
-	uint64_t remote_invs;	/* remote invalidations honoured */
-	uint64_t exposures;	/* rt_reg_expose() calls that succeeded */
-	uint64_t revokes;	/* rt_reg_revoke() calls */
-	uint64_t sink_regs;	/* iWARP RDMA Reads whose sink was registered
+	uint64_t remote_invs;	 /* remote invalidations honoured */
+	uint64_t exposures;	 /* rt_reg_expose() calls that succeeded */
+	uint64_t revokes;	 /* rt_reg_revoke() calls */
+	uint64_t sink_regs;	 /* iWARP RDMA Reads whose sink was registered
 				 * with remote write for that Read alone */
-	uint64_t sink_deregs;	/* ... and released again: the difference
+	uint64_t sink_deregs;	 /* ... and released again: the difference
 				 * is the Reads not yet finished */
-	uint64_t errors;	/* failed (non-flush) completions and
+	uint64_t errors;	 /* failed (non-flush) completions and
 				 * other connection-ending errors */
-	uint64_t flushed;	/* completions flushed by connection end */
+	uint64_t flushed;	 /* completions flushed by connection end */
+	uint64_t cache_released; /* chunk buffers given back to the system
+				  * when freed, the cache being full
+				  * (attr.cache_bytes) */
 };
 
 void rt_conn_stats(const struct rt_conn *c, struct rt_stats *out);
+
+/* Octets of idle chunk buffers the connection's cache holds now (at most
+ * attr.cache_bytes; rt_buf.h). */
+size_t rt_conn_cache_bytes(const struct rt_conn *c);
 
 #endif /* RT_CONN_H */

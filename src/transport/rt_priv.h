@@ -267,7 +267,10 @@ struct rt_conn {
 	unsigned int rlent; /* delivered, not yet posted again */
 	struct rt_lmem *lcache[RT_LMEM_CLASSES];
 	struct rt_lmem *rcache[RT_LMEM_CLASSES]; /* reg pool */
+	size_t cached; /* octets in lcache and rcache, <= attr.cache_bytes */
 	struct rt_lmem *lall;
+	size_t sslab_len; /* as allocated: rt_buf.c's pages_free() */
+	size_t rslab_len;
 
 	/* registration */
 	enum rt_reg_mode reg_mode;

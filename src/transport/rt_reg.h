@@ -142,8 +142,9 @@ int rt_reg_set_mode(struct rt_conn *c, enum rt_reg_mode m, struct rt_err *err);
 /*
  * Chunk memory from the connection's pre-registered pool (local access
  * only; the cheap path of MW mode).  NULL with err set on failure.  Freed
- * memory is kept registered for reuse until the connection is destroyed.
- * Must not be freed while exposed.
+ * memory is kept registered for reuse while the connection's cache has
+ * room (attr.cache_bytes, shared with rt_lmem_alloc(): rt_buf.h), else
+ * deregistered and given back.  Must not be freed while exposed.
  */
 void *rt_reg_buf_alloc(struct rt_conn *c, size_t len, struct rt_err *err);
 void rt_reg_buf_free(struct rt_conn *c, void *p);

@@ -353,7 +353,8 @@ START_TEST(test_serves_counters)
 		strstr(t,
 		       "\nrpcrdma: obj B conn 192.0.2.5:40001: version 2 "
 		       "max_granted 32 inflight 1 max_inflight 3 requests 11 "
-		       "replies 10 read_bytes 0 write_bytes 0 reply_bytes 0\n"));
+		       "replies 10 read_bytes 0 write_bytes 0 reply_bytes 0 "
+		       "cache_bytes 0 cache_released 0\n"));
 	ck_assert_uint_eq(count(t, " conn "), 1); /* A has no conns() */
 	ck_assert_ptr_null(strstr(t, "obj C"));	  /* untracked */
 

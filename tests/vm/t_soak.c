@@ -38,17 +38,16 @@
  *   - fds are exactly as at the end of the warm-up;
  *   - every call succeeded with the right data, and both servers exit 0.
  *
- * ALLOCATOR: every process runs with glibc's mmap threshold fixed at
- * 128 KiB (GLIBC_TUNABLES; VM_SOAK_TUNABLES replaces the setting, "" runs
- * with glibc's defaults).  By default the threshold follows the largest
- * block freed, so after the first 2 MiB buffer every buffer up to 32 MiB
- * comes from the heap, and what is freed stays resident among the blocks
- * still in use: RSS then shows the heap's high-water mark and how it
- * fragments.  Measured at rest (6 minutes, rtest_server): in use
- * (mallinfo2) 7.3 MB -> 10.1 MB, all of it the registration cache, while
- * the heap grew 31 -> 46 MB and RSS 40 -> 54 MB; malloc_trim() brought RSS
- * back to 17-20 MB each time.  With the fixed threshold large buffers are
- * mapped and unmapped and RSS follows what is in use.
+ * ALLOCATOR: every process runs with glibc's malloc as it comes (issue 35
+ * item 4); VM_SOAK_TUNABLES, when set, is passed as GLIBC_TUNABLES (e.g.
+ * glibc.malloc.mmap_threshold=131072, the setting the soak needed before).
+ * By default glibc's mmap threshold follows the largest block freed, so
+ * after the first 2 MiB block freed every block up to 32 MiB comes from the
+ * heap, and what is freed stays resident among the blocks still in use.
+ * The library's chunk buffers and slabs were such blocks: measured at rest
+ * (6 minutes, rtest_server), the heap grew 31 -> 46 MB and RSS 40 -> 54
+ * MB.  They are mapped by themselves now (rt_buf.c) and the connection's
+ * cache of them has a byte cap, so RSS follows what is in use.
  *
  *   t_soak [MINUTES]     (default VM_SOAK_MINUTES, or 30)
  */
@@ -917,11 +916,10 @@ int main(int argc, char **argv)
 	static const char *const rargs[] = { "-c", "32", "--max-read",
 					     "20000000", NULL };
 	const char *tun = getenv("VM_SOAK_TUNABLES");
-	/* glibc's malloc with a fixed mmap threshold (see ALLOCATOR). */
+	/* glibc's malloc as it comes, unless asked (see ALLOCATOR). */
 	const struct td_env env[] = {
 		{ "RPCRDMA_ULB_CONF", DDPT_CONF },
-		{ "GLIBC_TUNABLES",
-		  tun ? tun : "glibc.malloc.mmap_threshold=131072" },
+		{ "GLIBC_TUNABLES", tun }, /* NULL: unset */
 	};
 	struct ts_server *wd[TD_WATCHDOG_MAX] = { &srv, &dsrv };
 	const char *m = getenv("VM_SOAK_MINUTES"), *iv;
