@@ -28,8 +28,9 @@
  * size of the largest mapped block freed (up to 32 MiB), so after the first
  * 2 MiB buffer freed later ones came from the heap, wedged between blocks
  * that live long (a connection's slabs, cached buffers): the heap grew to
- * its high-water mark and stayed there (issue 35).  Smaller blocks stay on
- * the heap, where they are cheap and cannot fragment it by much.
+ * its high-water mark and stayed there (tests/vm/README.md, the soak).
+ * Smaller blocks stay on the heap, where they are cheap and cannot
+ * fragment it by much.
  *
  * The cache of chunk buffers (lcache, rcache) keeps a freed buffer of a
  * size class registered for the next one of its class, up to
