@@ -210,17 +210,18 @@ check_answered() {
 C='$3 == "'$CLIENT_ADDR'"'	# sent by the client
 S='$3 == "'$SERVER_ADDR'"'	# sent by the server
 for v in 1 2; do
-	# everything of this version in one capture: one tshark pass
+	# everything of this version in one capture: one tshark pass; each
+	# client under timeout(1), t_v2 below under its own watchdog
 	calls() {
-		RPCRDMA_VERSION=$v "$PING" -c 3 -i 0.1 "$SERVER_ADDR" "$PROG" 1 ||
+		RPCRDMA_VERSION=$v timeout 60 "$PING" -c 3 -i 0.1 "$SERVER_ADDR" "$PROG" 1 ||
 			echo "FAILED: rpcrdma-ping"
 		echo "--- with the table"
 		RPCRDMA_VERSION=$v RPCRDMA_ULB_CONF="$TMP/rdemo.conf" \
-			"$RDEMO/rdemo_client" "$SERVER_ADDR" rdma 1 ||
+			timeout 60 "$RDEMO/rdemo_client" "$SERVER_ADDR" rdma 1 ||
 			echo "FAILED: rdemo_client with the table"
 		echo "--- without"
 		RPCRDMA_VERSION=$v RPCRDMA_ULB_CONF=/dev/null \
-			"$RDEMO/rdemo_client" "$SERVER_ADDR" rdma 1 ||
+			timeout 60 "$RDEMO/rdemo_client" "$SERVER_ADDR" rdma 1 ||
 			echo "FAILED: rdemo_client without the table"
 		echo "--- notify"
 		RPCRDMA_VERSION=$v "$NOTIFY/notify_client" "$SERVER_ADDR" \
@@ -228,8 +229,8 @@ for v in 1 2; do
 		l=$!
 		wait_for "$TMP/listen$v" '^subscribed' ||
 			echo "FAILED: the listener did not subscribe"
-		RPCRDMA_VERSION=$v "$NOTIFY/notify_client" "$SERVER_ADDR" \
-			publish "v$v event" ||
+		RPCRDMA_VERSION=$v timeout 60 "$NOTIFY/notify_client" \
+			"$SERVER_ADDR" publish "v$v event" ||
 			echo "FAILED: publish"
 		wait_for "$TMP/listen$v" "^event [0-9]*: v$v event$" ||
 			echo "FAILED: the listener got no event"
