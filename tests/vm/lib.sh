@@ -165,3 +165,19 @@ rpcbind_up() {
 	fi
 	rpcbind_answers
 }
+
+# server_up NAME PROG CMD...: start CMD, an RPC server of program PROG
+# version 1 (its output in $TMP/NAME, its pid in SERVER and in pids), wait
+# up to 30 s for it to be registered on rdma and rdma6, and check that it
+# is.  The scripts that start servers with rpcbind (ping, stat, notify,
+# wireshark) share it.
+server_up() {
+	lib_name=$1
+	lib_prog=$2
+	shift 2
+	"$@" >"$TMP/$lib_name" 2>&1 &
+	SERVER=$!
+	pids="$pids $SERVER"
+	wait_until 150 on_both_netids "$lib_prog" 1
+	check $? "$lib_name (pid $SERVER) registered on rdma and rdma6"
+}

@@ -81,10 +81,7 @@ check $? "rpcbind answers${RPCBIND:+ (started here)}"
 
 # The server speaks both versions whatever RPCRDMA_VERSION the suite runs
 # with, so that -V 1 and -V 2 each have a peer (tests/vm/README.md).
-env -u RPCRDMA_VERSION "$SERVER_BIN" >"$TMP/server" 2>&1 &
-SERVER=$!
-pids="$pids $SERVER"
-wait_until 150 on_both_netids "$PROG" 1
+server_up server "$PROG" env -u RPCRDMA_VERSION "$SERVER_BIN"
 rpcinfo >"$TMP/rpcinfo" 2>&1
 [ "$(grep -c "^ *$PROG *1 *rdma6\? " "$TMP/rpcinfo")" -eq 2 ]
 check $? "rdemo_server registered on rdma and rdma6"

@@ -66,12 +66,8 @@ max_of() {	# max_of: the largest number on stdin, -1 if none
 rpcbind_up
 check $? "rpcbind answers${RPCBIND:+ (started here)}"
 
-env -u RPCRDMA_VERSION RPCRDMA_STATS_SOCKET="$D" "$SERVER_BIN" \
-	>"$TMP/server" 2>&1 &
-SERVER=$!
-pids="$pids $SERVER"
-wait_until 150 on_both_netids "$PROG" 1
-check $? "rdemo_server (pid $SERVER) registered on rdma and rdma6"
+server_up server "$PROG" env -u RPCRDMA_VERSION \
+	RPCRDMA_STATS_SOCKET="$D" "$SERVER_BIN"
 [ -S "$D/rpcrdma.$SERVER.sock" ] &&
 	[ "$(stat -c %a "$D/rpcrdma.$SERVER.sock")" = 600 ]
 check $? "its statistics socket $D/rpcrdma.$SERVER.sock, mode 600"

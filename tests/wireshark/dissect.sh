@@ -153,6 +153,16 @@ while IFS='	' read -r name want hex; do
 	check $? "$name: decoded $got (want $exp)"
 done <"$TMP/vectors"
 
+# rpcrdma.reply is in every MSG/NOMSG header; rpcrdma.reply.count says
+# whether the Reply chunk is there (V1-TV11a/b have one, V1-TV1 none).
+for nc in V1-TV1,0 V1-TV11a,1 V1-TV11b,1 V2-TV3,0; do
+	name=${nc%,*}
+	i=$(awk -F '\t' -v n="$name" '$1 == n { print NR }' "$TMP/vectors")
+	got=$(ts -Y "frame.number == $i" -T fields -e rpcrdma.reply.count)
+	[ "$got" = "${nc#*,}" ]
+	check $? "$name: rpcrdma.reply.count $got (want ${nc#*,})"
+done
+
 # Malformed: exactly the bad-* frames.
 awk -F '\t' '$1 ~ /^bad-/ { print NR }' "$TMP/vectors" >"$TMP/bad.want"
 ts -Y _ws.malformed -T fields -e frame.number >"$TMP/bad.got"

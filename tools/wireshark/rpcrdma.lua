@@ -76,6 +76,10 @@ local f = {
 		"Read segments", base.DEC),
 	writes_count = ProtoField.uint32("rpcrdma.writes.count",
 		"Write chunks", base.DEC),
+	-- rpcrdma.reply itself is in every MSG/NOMSG header, present or
+	-- not: this is what a filter for a Reply chunk tests (0 or 1).
+	reply_count = ProtoField.uint32("rpcrdma.reply.count",
+		"Reply chunks", base.DEC),
 	present = ProtoField.uint32("rpcrdma.present", "Present", base.DEC),
 	chunk = ProtoField.none("rpcrdma.chunk", "Chunk"),
 	nseg = ProtoField.uint32("rpcrdma.nseg", "Segments", base.DEC),
@@ -283,6 +287,8 @@ local function reply_chunk(c, tree, handles)
 		write_chunk(c, lt, "Reply chunk", handles)
 	end
 	lt:set_len(c.off - start)
+	local n = present and 1 or 0
+	lt:add(f.reply_count, c.tvb(start, 4), n):set_generated()
 	lt:append_text(present and ": present" or ": absent")
 	return present
 end
