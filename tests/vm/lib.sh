@@ -169,8 +169,7 @@ rpcbind_up() {
 # server_up NAME PROG CMD...: start CMD, an RPC server of program PROG
 # version 1 (its output in $TMP/NAME, its pid in SERVER and in pids), wait
 # up to 30 s for it to be registered on rdma and rdma6, and check that it
-# is.  The scripts that start servers with rpcbind (ping, stat, notify,
-# wireshark) share it.
+# is.  ping, stat and wireshark start their servers with it.
 server_up() {
 	lib_name=$1
 	lib_prog=$2
