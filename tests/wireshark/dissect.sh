@@ -12,6 +12,8 @@
 #     words the XDR does not allow, and none of the good ones;
 #   - the RPC message inside a MSG (or OPTIONAL) reaches the ONC RPC
 #     dissector: rpc.xid is the header's XID and rpc.program 100003;
+#     an NFSv3 WRITE Call and READ Reply whose data moved by RDMA are
+#     decoded whole, the moved data given as zeros;
 #   - no Lua error, whatever the input.
 # Without tshark or text2pcap it says SKIP and exits 77, except in CI
 # (CI=true), where tools/bootstrap installs them and a skip would hide
@@ -182,6 +184,21 @@ for name in V1-TV2 codec-v1-msg-call codec-v2-msg-call \
 	xid=${got%%,*}
 	[ -n "$xid" ] && [ "$got" = "$xid,$xid,100003" ]
 	check $? "$name: RPC Call inside: $got (rdma_xid,rpc.xid,rpc.program)"
+done
+# NFSv3 with its data moved by RDMA (RFC 8166 3.4.5-3.4.6): the RPC
+# dissector is given the message with each moved item as zeros
+# (rpcrdma.placed.length), so that NFS decodes it whole (the malformed
+# check above finds none of these frames).  WRITE's data came in a Read
+# chunk, READ's result in a Write chunk.
+for nc in nfs-v1-write-call,4096,7,4096 nfs-v2-write-call,4096,7,4096 \
+	nfs-v1-read-reply,100,6,100 nfs-v2-read-reply,100,6,100; do
+	name=${nc%%,*}
+	i=$(awk -F '\t' -v n="$name" '$1 == n { print NR }' "$TMP/vectors")
+	got=$(ts -Y "frame.number == $i" -T fields -E separator=, \
+		-E occurrence=f -e rpcrdma.placed.length -e nfs.procedure_v3 \
+		-e nfs.count3)
+	[ "$got" = "${nc#*,}" ]
+	check $? "$name: $got (moved octets, NFS procedure, count; want ${nc#*,})"
 done
 i=$(awk -F '\t' '$1 == "inv-reply" { print NR }' "$TMP/vectors")
 got=$(ts -Y "frame.number == $i" -T fields -E separator=, \

@@ -139,6 +139,8 @@ local f = {
 		base.DEC),
 	payload_len = ProtoField.uint32("rpcrdma.payload.length",
 		"Inline payload", base.DEC),
+	placed_len = ProtoField.uint32("rpcrdma.placed.length",
+		"Moved by RDMA, given as zeros", base.DEC),
 }
 local pf = {}
 for _, v in pairs(f) do
@@ -175,7 +177,7 @@ end
 
 -- The cursor over one XDR stream: the Send's octets [off, stop).
 local function cursor(tvb, off, stop)
-	return { tvb = tvb, off = off, stop = stop }
+	return { tvb = tvb, off = off, stop = stop, reads = {}, writes = {} }
 end
 
 local function need(c, n, what)
@@ -226,6 +228,7 @@ local function segment(c, tree, handles)
 	c.off = c.off + 8
 	handles[h] = true
 	st:append_text(string.format(": handle 0x%08x length %d", h, len))
+	return len
 end
 
 -- Read list (RFC 8166 section 4.3.1): { 1, position, segment }* 0.
@@ -238,9 +241,16 @@ local function read_list(c, tree, handles)
 		need(c, 20, "Read segment")
 		local st = lt:add(f.chunk, c.tvb(c.off, 20))
 		local pos = word(c, st, f.position, "Read segment")
-		segment(c, st, handles)
+		local len = segment(c, st, handles)
 		st:set_text("Read segment at position " .. pos)
 		n = n + 1
+		-- segments of one position make one chunk (RFC 8166 3.4.5)
+		local last = c.reads[#c.reads]
+		if last and last.pos == pos then
+			last.len = last.len + len
+		else
+			c.reads[#c.reads + 1] = { pos = pos, len = len }
+		end
 	end
 	lt:set_len(c.off - start)
 	lt:add(f.reads_count, c.tvb(start, 4), n):set_generated()
@@ -254,11 +264,13 @@ local function write_chunk(c, tree, label, handles)
 	local start = c.off
 	local ct = tree:add(f.chunk, c.tvb(c.off, 0))
 	local n = count(c, ct, f.nseg, 16, label)
+	local len = 0
 	for _ = 1, n do
-		segment(c, ct, handles)
+		len = len + segment(c, ct, handles)
 	end
 	ct:set_len(c.off - start)
 	ct:set_text(label .. ": " .. n .. " segment(s)")
+	return len
 end
 
 -- Write list (RFC 8166 section 4.3.2): { 1, chunk }* 0.
@@ -269,7 +281,7 @@ local function write_list(c, tree, handles)
 	local n = 0
 	while flag(c, lt, "Write list") do
 		n = n + 1
-		write_chunk(c, lt, "Write chunk " .. n, handles)
+		c.writes[n] = write_chunk(c, lt, "Write chunk " .. n, handles)
 	end
 	lt:set_len(c.off - start)
 	lt:add(f.writes_count, c.tvb(start, 4), n):set_generated()
@@ -462,10 +474,67 @@ local function xchar_body(c, tree, opttype)
 	end
 end
 
+-- The most octets placed by RDMA that the RPC dissector is shown as
+-- zeros (a length from the capture is not trusted beyond it).
+local PLACED_MAX = 16 * 1024 * 1024
+
+local function xdr_pad(n)
+	return n + (4 - n % 4) % 4
+end
+
+-- The data items a peer moved by RDMA are not in the Send: the inline
+-- message lacks them (RFC 8166 3.4.5-3.4.6: a Read chunk's item is cut
+-- out of a Call at its position, a Write chunk's from a Reply, the
+-- length words staying inline).  The ONC RPC dissector would take such a
+-- message for a truncated one (a WRITE's data, a READ's result) and mark
+-- it malformed; it is given the message with each item put back as
+-- zeros (padded), in a data source of its own.  A Write chunk's item is
+-- put back at the end of the results: where it was, only the Upper-Layer
+-- Binding knows, and NFS's (READ, READLINK) puts it last.  nil when
+-- nothing was moved, or when the lengths and positions do not fit.
+local function placed(tvb, off, n, c)
+	local reply = n >= 8 and tvb(off + 4, 4):uint() == 1
+	local gaps, total = {}, 0
+	if reply then
+		local at = n
+		for _, len in ipairs(c.writes) do
+			gaps[#gaps + 1] = { pos = at, len = xdr_pad(len) }
+			at = at + xdr_pad(len)
+		end
+	else
+		for _, rc in ipairs(c.reads) do
+			if rc.pos > 0 then
+				gaps[#gaps + 1] = { pos = rc.pos,
+					len = xdr_pad(rc.len) }
+			end
+		end
+	end
+	if #gaps == 0 then
+		return nil
+	end
+	local msg = tvb(off, n):bytes()
+	for _, g in ipairs(gaps) do
+		total = total + g.len
+		if total > PLACED_MAX or g.pos > msg:len() or g.pos % 4 ~= 0 then
+			return nil
+		end
+		local tail = nil
+		if g.pos < msg:len() then
+			tail = msg:subset(g.pos, msg:len() - g.pos)
+			msg:set_size(g.pos)
+		end
+		msg:set_size(g.pos + g.len)
+		if tail then
+			msg:append(tail)
+		end
+	end
+	return msg:tvb("RPC message, moved items as zeros"), total
+end
+
 -- The inline RPC message, or the part of one that came inline, goes to
 -- the ONC RPC dissector.  Its own exceptions (a part of a message) end in
 -- its own malformed item; they are not ours to raise.
-local function payload(tvb, off, pinfo, tree, root, info)
+local function payload(tvb, off, pinfo, tree, root, info, c)
 	local n = tvb:len() - off
 	if n <= 0 then
 		return 0
@@ -478,9 +547,19 @@ local function payload(tvb, off, pinfo, tree, root, info)
 		return n
 	end
 	if rpc_handle then
+		local whole, moved = nil, 0
+		if c and n > 0 then
+			whole, moved = placed(tvb, off, n, c)
+		end
+		if whole then
+			root:add(f.placed_len, tvb(off, n), moved):set_generated()
+			root:add_proto_expert_info(ex_note, moved .. " octets" ..
+				" moved by RDMA are given to the RPC dissector" ..
+				" as zeros")
+		end
 		info.rpc = true
 		pcall(function()
-			rpc_handle:call(tvb(off):tvb(), pinfo, tree)
+			rpc_handle:call(whole or tvb(off):tvb(), pinfo, tree)
 		end)
 	end
 	return n
@@ -543,7 +622,7 @@ local function dissect_header(tvb, pinfo, tree, root, info)
 				"names no handle of this header (V2-RI-1)")
 		end
 		if proc == 0 then
-			if payload(tvb, c.off, pinfo, tree, root, info) == 0 then
+			if payload(tvb, c.off, pinfo, tree, root, info, c) == 0 then
 				root:add_proto_expert_info(ex_protocol,
 					"MSG without an inline RPC message" ..
 					" (V2-PAY-1)")
