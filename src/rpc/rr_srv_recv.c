@@ -275,7 +275,8 @@ static bool count_inflight(struct rr_srv *srv, struct rr_sreq *req)
 /* A Call accepted for service: how it came (kind as the requester
  * planned it), what its Read list brings and what it offers for the
  * reply. */
-static void trace_call(const struct rr_srv *srv, const struct rr_sreq *req)
+static void srv_recv_trace_call(const struct rr_srv *srv,
+				const struct rr_sreq *req)
 {
 	const struct rw_hdr *h = &req->rx.hdr;
 	uint32_t reply = 0;
@@ -350,7 +351,7 @@ static void classify(struct rr_srv *srv, struct rr_sreq *req)
 		rr_srv_queue_error(srv, req);
 		return;
 	}
-	trace_call(srv, req);
+	srv_recv_trace_call(srv, req);
 	if (!req->pull_len) {
 		make_ready(srv, req);
 		return;
