@@ -29,8 +29,8 @@
  * file only speaks libtirpc: call header, SVCAUTH_UNWRAP/WRAP exactly as
  * svc_vc, xp_verf and xp_p3 set up for _gss_authenticate.
  *
- * Direct data placement follows the Upper-Layer Binding table (digest
- * 1.11): once the call header names the procedure, its CALL entry says
+ * Direct data placement follows the Upper-Layer Binding table (RFC
+ * 8166 §6): once the call header names the procedure, its CALL entry says
  * which argument items may come in Read chunks (any other is refused by
  * the decoder: GARBAGE_ARGS, V1-DDP-1, AMB-V1-15) and its REPLY entry which
  * result items go into the Write chunks the call offered (V1-WC-2).

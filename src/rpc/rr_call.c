@@ -637,7 +637,7 @@ bad:
 	return false;
 }
 
-/* ---- Result items: Write chunks (digest 1.6, V1-WC-*) ------------------- */
+/* ---- Result items: Write chunks (RFC 8166 §3.5, V1-WC-*) ----------------- */
 
 /*
  * The probe of the caller's results (zero copy) is off in ASan builds:
@@ -1357,7 +1357,7 @@ static struct rr_call *call_slot(struct rr_clnt *rr, const struct rr_req *req,
 
 /*
  * One RPC: one attempt, or several with the same XID when the server's
- * RDMA_ERROR asks for a resend (digest 2.9, 2.11); the deadline covers
+ * RDMA_ERROR asks for a resend (v2-05 §7.2.4, §8); the deadline covers
  * them all.  An attempt whose wait for a credit closed the connection
  * (recover()) goes once more, on a new one.
  */

@@ -4,7 +4,7 @@
  * by XID, a backward Call to rr_bc.c, the server's properties and a death
  * to the connection (rr_clnt.c).
  *
- * A Reply is looked at in this order (digest 1.10, V1-ERR-1): transport
+ * A Reply is looked at in this order (RFC 8166 §4.5, V1-ERR-1): transport
  * header decoded (a refused one: rw_reply_action() says discard or fail
  * the XID, V1-ERR-4, V1-ERR-10), XID matched to a call of this connection,
  * header checked against what that Call offered (rw_validate_reply), inline
@@ -159,9 +159,9 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *call,
 }
 
 /*
- * A message in the backward direction: the server as requester (digest
- * 1.14, 2.5).  Its properties (CONNPROP, UPDPROP: one-way) are applied; an
- * RPC Call goes to the backward service (rr_bc.c); anything else is
+ * A message in the backward direction: the server as requester (RFC
+ * 8167, v2-05 §7.2.2).  Its properties (CONNPROP, UPDPROP: one-way) are
+ * applied; an RPC Call goes to the backward service (rr_bc.c); anything else is
  * dropped and counted.
  */
 static void recv_backward(struct rr_clnt *rr, struct rr_conn *conn,

@@ -1,6 +1,6 @@
 /*
  * rr_srv_bc.c - backward-direction Calls: the server as requester on a
- * connection its client made (RFC 8167, digest 1.14; REQUIRED by v2,
+ * connection its client made (RFC 8167; REQUIRED by v2,
  * V2-DIR-1).
  *
  * Message: an RDMA_MSG in the connection's version, direction CALL, every

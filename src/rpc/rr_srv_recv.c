@@ -1,5 +1,5 @@
 /*
- * rr_srv_recv.c - from a Receive to a ready request (digest 1.5, 1.7,
+ * rr_srv_recv.c - from a Receive to a ready request (RFC 8166 §3.4, §3.4.5,
  * 1.10): the message is decoded where it arrived (its Receive is posted
  * again when it is answered, rr_srv_pool.c), checked by the wire layer,
  * answered with the RDMA_ERROR it calls for or dropped, its Read chunks
@@ -237,8 +237,8 @@ void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status)
 
 /* ---- Receive ----------------------------------------------------------- */
 
-/* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (digest
- * 1.14), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
+/* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (RFC
+ * 8167), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
  * refused as a Call only for its direction). */
 static bool is_reply(const struct rr_sreq *req)
 {

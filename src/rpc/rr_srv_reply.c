@@ -1,9 +1,9 @@
 /*
- * rr_srv_reply.c - from an RPC reply to the wire, responder side of digest
- * 1.6 and 1.7: encode it through the reducing encoder straight into a Send
- * buffer behind an RDMA_MSG header; if it does not fit and the Call offered
- * a Reply chunk, encode it into connection memory, RDMA Write it into the
- * Reply chunk and send an RDMA_NOMSG header returning that chunk with the
+ * rr_srv_reply.c - from an RPC reply to the wire, responder side of RFC
+ * 8166 §3.5 and §3.4.5: encode it through the reducing encoder straight into a
+ * Send buffer behind an RDMA_MSG header; if it does not fit and the Call
+ * offered a Reply chunk, encode it into connection memory, RDMA Write it into
+ * the Reply chunk and send an RDMA_NOMSG header returning that chunk with the
  * lengths written; otherwise answer ERR_CHUNK (AMB-V1-14, S-4).
  * rw_plan_reply() takes the decision from the actual sizes.
  *

@@ -1,6 +1,6 @@
 /*
  * rr_vcache.c - servers that do not speak RPC-over-RDMA v2, per address,
- * for every rr_clnt of the process (digest 2.11, V2-NEG-6, AMB-V2-20).
+ * for every rr_clnt of the process (v2-05 §8, V2-NEG-6, AMB-V2-20).
  *
  * A connection lost right after ERR_VERS, or while its first v2 message
  * went unanswered, says the server probably lacks v2 (or drops what it does

@@ -8,7 +8,7 @@
  * with '#' comments.  Every line is checked completely before it is
  * registered; a bad line is reported as "FILE:LINE: reason" and skipped, so
  * one typo costs one binding (which then falls back to no reduction, always
- * safe, digest 1.11) rather than every binding in the file.
+ * safe, RFC 8166 §6) rather than every binding in the file.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * ulb_table.c - the Upper-Layer Binding table: entries keyed by (program,
  * version, procedure, direction) saying which body items are DDP-eligible
- * and how much room a requester provides for results (digest 1.11,
+ * and how much room a requester provides for results (RFC 8166 §6,
  * V1-ULB-1..4, V1-WC-1, V1-RP-1/2).  Also the public entry points of
  * rpcrdma_ulb(3) and the conversion to the wire layer's rw_ddp_policy.
  *

@@ -1,5 +1,5 @@
 /*
- * rw_credit.c - RPC-over-RDMA credit accounting (digest 1.8).
+ * rw_credit.c - RPC-over-RDMA credit accounting (RFC 8166 §3.3).
  *
  * Values on the wire are absolute limits, not increments (V1-CR-9): a Reply
  * replaces the grant, it does not add to it.  The requester's usable window
@@ -60,7 +60,7 @@ void rw_credits_complete(struct rw_credits *c, uint32_t grant, bool is_error)
 		return;
 	}
 	/* An RDMA_ERROR's credit value is not a grant report while the
-	 * connection is still probing (AMB-V1-8, digest 2.11). */
+	 * connection is still probing (AMB-V1-8, v2-05 §8). */
 	if (is_error && !c->established)
 		return;
 	c->granted = grant;

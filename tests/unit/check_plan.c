@@ -1,6 +1,6 @@
 /*
- * check_plan.c - Short/Chunked/Long decisions and header sizing (digest 1.3,
- * 1.6; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
+ * check_plan.c - Short/Chunked/Long decisions and header sizing (RFC 8166
+ * §4.2-4.3, 1.6; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
  */
 #include <check.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include "wire/rw_plan.h"
 #include "check_util.h"
 
-/* Header sizes of the digest's vectors (digest 6.1 / 6.2 byte counts). */
+/* Header sizes of the vectors of doc/requirements.md §6 (their byte counts). */
 START_TEST(test_shape_len_matches_vectors)
 {
 	struct rw_hdr_shape tv1 = { .vers = 1 };

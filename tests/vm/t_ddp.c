@@ -13,7 +13,7 @@
  * result larger than its Write chunk ends the call with ERR_CHUNK without
  * writing past the chunk, and that the counters of both ends
  * (CLGET_RDMA_STATS, SVCGET_RDMA_STATS through DDPT_STATS) say so.
- * A Call that fits inline unreduced may stay Short (digest 1.6), so ECHO's
+ * A Call that fits inline unreduced may stay Short (RFC 8166 §3.5), so ECHO's
  * Read chunk is certain only from 4095 octets on; MULTI, whose first item
  * forces reduction, moves 1, 3 and 4-octet items in Read chunks.
  * Counters are asserted as deltas around single calls; the server's are
@@ -132,7 +132,7 @@ static bool lost(CLIENT *cl, const char *what, uint32_t len)
 /*
  * ECHO's argument item of len octets went in one Read chunk, exact length
  * (no pad, V1-RC-5/7), at both ends.  A Call that fits inline unreduced
- * may stay Short (digest 1.6: Short "may still reduce"; min= only keeps
+ * may stay Short (RFC 8166 §3.5: Short "may still reduce"; min= only keeps
  * shorter items inline): below MUST_REDUCE the chunk is optional, but if
  * there is one it is exact.  MULTI forces 1, 3 and 4-octet Read chunks.
  */
@@ -778,7 +778,7 @@ static void raw_refuse(void)
 	tc_close(&t);
 }
 
-/* ---- RPCSEC_GSS (issue 4, issue 15; V1-GSS-2/3, V1-WC-2) -------------------- */
+/* ---- RPCSEC_GSS (issue 4, issue 15; V1-GSS-2/3, V1-WC-2) ----------------- */
 
 /*
  * A stand-in for an RPCSEC_GSS context, as libtirpc's auth_gss would

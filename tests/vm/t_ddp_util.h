@@ -97,7 +97,7 @@ uint8_t *td_filled(size_t len, uint32_t seed);
  * the built-in bindings must give: none below the transport's default
  * minimum (the built-in entries and the walker have no minimum of their
  * own); exactly one once the Call cannot be Short; in between the Call
- * fits inline and may stay Short (digest 1.6), so zero or one.
+ * fits inline and may stay Short (RFC 8166 §3.5), so zero or one.
  */
 bool td_read_chunk_ok(unsigned long long n, uint32_t len);
 

@@ -237,7 +237,7 @@ static void null_case(CLIENT *cl)
 /* -V: the RPC-over-RDMA version the first call settled on.  The client
  * tries version 2 unless told otherwise; a server that speaks only 1 (the
  * Linux kernel's) answers ERR_VERS and the same call goes on in 1, on the
- * same connection (V2-NEG-*, digest 2.11). */
+ * same connection (V2-NEG-*, v2-05 §8). */
 static void version_case(CLIENT *cl, unsigned int want)
 {
 	struct rpcrdma_clnt_stats st;

@@ -2,10 +2,10 @@
  * t_svc.c - the RPC-over-RDMA server (svc_rdma_create + svc_run, through
  * tests/vm/rtest_server) against a raw client that controls every byte:
  * Short, Chunked and Long calls, Long replies, Write-list echo, credits,
- * the receiver checks of digest 1.10 with the exact RDMA_ERROR bytes, the
+ * the receiver checks of RFC 8166 §4.5 with the exact RDMA_ERROR bytes, the
  * Read-chunk size limit, Reply-chunk overruns, connection limits, IPv6;
  * and finally a clean SIGTERM shutdown of every server (exit status 0: no
- * leak under the ASan build).  Requirement IDs are the digest's.
+ * leak under the ASan build).  Requirement IDs are doc/requirements.md's.
  *
  * Run in the VM (tests/vm/run -- tests/vm/t_svc); without an RDMA device it
  * exits 77.  One line per check; exit status 1 if any failed.
@@ -278,7 +278,7 @@ static void test_no_room(struct tc *t)
 	      "... and no RDMA Write hit unexposed memory (connection alive)");
 }
 
-/* ---- Receiver checks (digest 1.10, 6.4) ------------------------------------ */
+/* ---- Receiver checks (RFC 8166 §4.5, doc/requirements.md §7) ------------- */
 
 /* Send n words (the first trunc octets if trunc), then what came back
  * within 1.5 s: its length, -ETIMEDOUT, -ENOTCONN, or -EIO if the message
@@ -485,7 +485,7 @@ static void test_payload_errors(struct tc *t)
 	CHECK(null_ok(t), "connection serves after payload errors");
 }
 
-/* ---- Read-chunk size limit (V1-SEC-4, digest 1.17) ------------------------- */
+/* ---- Read-chunk size limit (V1-SEC-4, RFC 8166 §8) ----------------------- */
 
 /*
  * An ECHO whose data (claimed 2 GiB) sits in a Read chunk of two 1 GiB
@@ -803,7 +803,7 @@ static void test_fds_per_conn(const struct ts_server *s)
 	      gone, before);
 }
 
-/* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
+/* ---- The fuzzers' seeds (issue 16) --------------------------------------- */
 
 static int seed_filter(const struct dirent *e)
 {
@@ -812,9 +812,9 @@ static int seed_filter(const struct dirent *e)
 
 /*
  * Every header of the fuzzers' seed corpus (tests/fuzz/seeds/hdr: the
- * digest's vectors, valid and not - Calls, Replies, errors, version 2)
- * sent to the server as it is, under a fresh XID.  On the host they only
- * reach the wire layer (fuzz_hdr); here they reach the responder.
+ * vectors of doc/requirements.md §6-7, valid and not - Calls, Replies, errors,
+ * version 2) sent to the server as it is, under a fresh XID.  On the host they
+ * only reach the wire layer (fuzz_hdr); here they reach the responder.
  * Whatever each gets - an answer, silence, or the end of its connection
  * when it names memory that does not exist - the server must serve the
  * next call, and at the end exit cleanly (the ASan build: no error, no

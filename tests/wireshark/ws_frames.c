@@ -166,7 +166,7 @@ int main(void)
 	fails += emit("codec-v2-updprop", &h, 0, "-");
 
 	/* An OPTIONAL carrying an xcharext-02 RESPXCH, the one xcharext body
-	 * the library writes (digest 3.6), then one with an opttype nobody
+	 * the library writes (AMB-V2-1), then one with an opttype nobody
 	 * defines and a NULL Call after it (V2-PAY-3). */
 	rw_subset_set(&done, 0);
 	rw_subset_set(&rej, 2);
