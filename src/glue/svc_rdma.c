@@ -1,6 +1,7 @@
 /*
  * svc_rdma.c - RPC-over-RDMA SVCXPRTs for libtirpc's unchanged svc_run():
- * svc_rdma_create() and the two ops vectors (integration notes 4.1, 8.5).
+ * svc_rdma_create() and the two ops vectors (doc/libtirpc-contract.md,
+ * "Serving").
  *
  * The listening SVCXPRT's xp_fd is the rdma_cm event channel.  Its xp_recv
  * accepts connections - each becomes a connection SVCXPRT, registered on
@@ -97,7 +98,7 @@
 #define LSN_WOKEN   64 /* connections served per listener wake-up */
 /* Receives for calls a connection starts with; a client that uses them
  * all gets more, up to attr.credits: an idle connection registers
- * 8 + bc_credits Receive and 4 Send buffers, 64 KiB (issue 17 item 4). */
+ * 8 + bc_credits Receive and 4 Send buffers, 64 KiB. */
 #define CONN_RECV_START 8
 
 struct svr_conn;

@@ -9,7 +9,7 @@
  * struct sockaddr as rdma_cm would hand it over (address and a port, which
  * must not matter) and asks whether compatibility is on for it.
  *
- * Also poll_us, event mode's polling before sleeping (issue 17 item 1):
+ * Also poll_us, event mode's polling before sleeping:
  * its default, RPCRDMA_POLL_US, its limits, and the adaptation of the
  * budget (src/rpc/rr_spin.h, header only).
  */

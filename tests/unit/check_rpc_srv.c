@@ -453,7 +453,7 @@ START_TEST(test_srv_short_call_inline_reply)
 END_TEST
 
 /*
- * Calls are decoded in the Receive they arrived in (issue 17 item 2): each
+ * Calls are decoded in the Receive they arrived in: each
  * of three Calls in service holds its Receive, and it is posted again
  * before the Send that answers the Call, so the grant in that answer is
  * backed by Receives really posted for every Call not in service

@@ -1,6 +1,6 @@
 /*
  * check_rpc_v2.c - Version Two behaviour of src/rpc on the host, row by row
- * of doc/requirements.md (issue 13, item 8), over the fake transport
+ * of doc/requirements.md, over the fake transport
  * (fake_rt.h).
  *
  * Responder (rr_srv): the test is the client and sends v2 Calls, property

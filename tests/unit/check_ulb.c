@@ -1261,7 +1261,7 @@ START_TEST(test_nfs3_ulbgen_agrees)
 END_TEST
 
 /*
- * Every NFSv3 procedure has its largest reply declared (issue 15): the
+ * Every NFSv3 procedure has its largest reply declared: the
  * built-in REPLY entries give exactly the maxima rpcrdma-ulbgen -s
  * computes from the whole of RFC 1813's XDR (examples/nfs3d/nfs3_prot.x;
  * nfs3_prot.conf is its output, ulbgen.sh checks it), and the procedures

@@ -2,13 +2,13 @@
 # names.sh - the naming rules for file-local functions:
 #   - a layer prefix (rw_, rt_, rr_, ulb_, tr_, rl_, and glue's clnt_rdma_,
 #     svc_rdma_, rpcrdma_) marks what a unit exports, so a static function
-#     in src/FOLDER/*.c carries none (issue 12, item 5);
+#     in src/FOLDER/*.c carries none: a name with a prefix is always
+#     worth looking up in a header;
 #   - a static function's name is defined in one file of src/ only (its .c
-#     files and headers), so a backtrace says which function it is
-#     (issue 36, item 4).
+#     files and headers), so a backtrace says which function it is.
 # One FAIL line per offender, naming file:line and the function (for a
-# name defined in two files or more, each of them); exit 1 if there is
-# any.
+# name defined in two files or more, one line naming all its places);
+# exit 1 if there is any.
 #
 # FOLDERS lists every folder of src/ with C files (src/conf is one
 # header).

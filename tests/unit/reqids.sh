@@ -1,5 +1,5 @@
 #!/bin/sh
-# reqids.sh - doc/requirements.md against the tree (issue 12):
+# reqids.sh - doc/requirements.md against the tree:
 #   - every requirement ID cited in src/ or tests/ has its row there
 #     ("V1-RC-4/7/8", "V1-MR-2..7", "N-1..N-18" and "V1-TV4a/b" expanded;
 #     an ID without its letter is satisfied by its lettered cases);

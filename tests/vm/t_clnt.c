@@ -729,7 +729,7 @@ static void test_vcache(void)
 	unsetenv("RPCRDMA_V2_RETRY");
 }
 
-/* ---- Polling before sleeping (issue 17 item 1) --------------------------- */
+/* ---- Polling before sleeping --------------------------------------------- */
 
 /* n NULL calls on a new CLIENT of poll_us/comp; the waits polling ended. */
 static int64_t polled_waits(unsigned long poll_us, enum rpcrdma_comp_mode comp,

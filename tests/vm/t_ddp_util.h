@@ -1,6 +1,6 @@
 /*
  * t_ddp_util.h - helpers shared by the direct data placement VM tests
- * (issue 6: t_ddp.c with ddpt_server.c, t_nfs3.c with nfs3_server.c,
+ * (t_ddp.c with ddpt_server.c, t_nfs3.c with nfs3_server.c,
  * t_nfs4.c with nfs4_server.c): the environment a test process must start
  * with (RPCRDMA_ULB_CONF and friends are read once, so the program
  * re-executes itself when they differ), starting a test server with its

@@ -1,5 +1,5 @@
 /*
- * t_soak.c - a long run of mixed traffic and connection churn (issue 16),
+ * t_soak.c - a long run of mixed traffic and connection churn,
  * with the memory of every process sampled once a minute: does anything
  * grow?  Not in CI: "make soak" (tests/vm/soak.am) runs it for 30 minutes.
  *

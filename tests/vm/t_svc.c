@@ -583,7 +583,7 @@ static int pipeline(struct tc *t, uint32_t xid, int n, uint32_t want,
 
 /*
  * A connection starts with 8 of its 16 credits (8 Receives for calls: an
- * idle one registers little, issue 17 item 4); a client that uses all it
+ * idle one registers little); a client that uses all it
  * was granted gets more Receives, and the next replies grant them, up to
  * the configured 16 (V1-CR-8: never more than is posted).
  */
@@ -663,7 +663,7 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 }
 
 /*
- * max_conns_per_peer 2 (issue 17 item 4): a third connection from the same
+ * max_conns_per_peer 2: a third connection from the same
  * address is served, and the address's least recently used idle connection
  * is closed instead - one program's idle connections must not lock the
  * host's other programs out.
@@ -696,7 +696,7 @@ static void test_peer_lru(const struct ts_server *s)
 }
 
 /*
- * idle_timeout 1 s (issue 17 item 4): a connection without a call is closed
+ * idle_timeout 1 s: a connection without a call is closed
  * by the server between 1 and 1.25 s (its timer ticks every 250 ms) after
  * its last call, one that calls every 100 ms stays open.
  */
@@ -735,7 +735,7 @@ static void test_idle(const struct ts_server *s)
 }
 
 /*
- * What an idle connection costs the server (issue 17 item 4).  File
+ * What an idle connection costs the server.  File
  * descriptors: they count against the fd limit, which bounds the
  * connections one server holds; one each, the transport's wake-up eventfd
  * (the accepted rdma_cm id and the completion queue use the listener's
@@ -803,7 +803,7 @@ static void test_fds_per_conn(const struct ts_server *s)
 	      gone, before);
 }
 
-/* ---- The fuzzers' seeds (issue 16) --------------------------------------- */
+/* ---- The fuzzers' seeds -------------------------------------------------- */
 
 static int seed_filter(const struct dirent *e)
 {

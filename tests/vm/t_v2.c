@@ -1,5 +1,5 @@
 /*
- * t_v2.c - RPC-over-RDMA Version Two in the VM (issue 13): the project's
+ * t_v2.c - RPC-over-RDMA Version Two in the VM: the project's
  * CLIENT and SVCXPRT against each other, forced to one version or
  * negotiating, and a raw client (t_svc_util.h) that puts exact v2 headers
  * on the wire and reads back the server's bytes.  The server is

@@ -2,7 +2,7 @@
  * ws_frames.c - the transport headers our own codec (src/wire/rw_hdr.c,
  * rw_props.c) writes, one of each message shape of both versions, printed
  * for tests/wireshark/dissect.sh to wrap in RoCEv2 frames and read back
- * with tshark and tools/wireshark/rpcrdma.lua (issue 34 item 2).
+ * with tshark and tools/wireshark/rpcrdma.lua.
  *
  * One line per header: NAME, the fields the dissector must show
  * (vers,xid,credits,proc,err,direction,inv_handle, with "-" for a field the
