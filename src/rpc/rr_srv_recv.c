@@ -1,6 +1,6 @@
 /*
  * rr_srv_recv.c - from a Receive to a ready request (RFC 8166 §3.4, §3.4.5,
- * 1.10): the message is decoded where it arrived (its Receive is posted
+ * §4.5): the message is decoded where it arrived (its Receive is posted
  * again when it is answered, rr_srv_pool.c), checked by the wire layer,
  * answered with the RDMA_ERROR it calls for or dropped, its Read chunks
  * pulled by RDMA Read within the connection's budget, and its decode

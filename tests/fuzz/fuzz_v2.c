@@ -3,8 +3,8 @@
  * with a received message beyond decoding it (fuzz_hdr owns the codec):
  * the responder's classification and error, the transport properties of
  * CONNPROP / UPDPROP / REQPROP and of xcharext-02 options (v2-05 §6,
- * 3.6), and the requester's resend decision for an RDMA_ERROR answering a
- * v2 Call (v2-05 §7.2.4).  For every input:
+ * AMB-V2-1), and the requester's resend decision for an RDMA_ERROR
+ * answering a v2 Call (v2-05 §7.2.4).  For every input:
  *   - a responder error, when one is due, can be built and decodes as an
  *     RDMA_ERROR echoing the XID (V2-ERR-2);
  *   - properties: an initial set or update either applies whole or

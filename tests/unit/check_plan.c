@@ -1,6 +1,6 @@
 /*
  * check_plan.c - Short/Chunked/Long decisions and header sizing (RFC 8166
- * §4.2-4.3, 1.6; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
+ * §4.2-4.3, §3.5; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
  */
 #include <check.h>
 #include <stdint.h>
