@@ -249,7 +249,7 @@ START_TEST(test_validate_call_shape_rules)
 END_TEST
 
 /* AMB-V1-6: positions never decrease; AMB-V1-5: chunks do not overlap in
- * the unreduced stream (worked example 2 with B's reduced offset). */
+ * the unreduced stream (AMB-V1-5 with B's reduced offset). */
 START_TEST(test_validate_call_read_order)
 {
 	struct rw_read_seg r[3];
@@ -955,7 +955,8 @@ END_TEST
 
 /* ---- Role-aware encoding ---------------------------------------------- */
 
-/* V1-PROC-8, V1-PROC-4/6, AMB-V1-16: what a requester cannot send. */
+/* V1-PROC-8, V1-PROC-4, V1-PROC-6, AMB-V1-16: what a requester cannot send
+ * (RDMA_ERROR, RDMA_MSGP, RDMA_DONE, ...). */
 START_TEST(test_v1_proc_8_requester_encode)
 {
 	uint8_t buf[256], out[256];

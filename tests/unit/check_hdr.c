@@ -220,8 +220,8 @@ static const struct {
 	{ "XC-TV1", 48 },   { "XC-TV3", 44 },
 };
 
-/* V1-HDR-1/4/6, doc/requirements.md §6: decode -> expected fields, header
- * length. */
+/* V1-HDR-1, V1-HDR-4, V1-HDR-6, doc/requirements.md §6: decode ->
+ * expected fields, header length. */
 START_TEST(test_vectors_decode_fields)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -240,8 +240,9 @@ START_TEST(test_vectors_decode_fields)
 }
 END_TEST
 
-/* V1-HDR-1/4/6, doc/requirements.md §6: fields -> exactly the vector's bytes:
- * version 1, then the three optional lists after the fixed words. */
+/* V1-HDR-1, V1-HDR-4, V1-HDR-6, doc/requirements.md §6: fields -> exactly
+ * the vector's bytes: version 1 (V1-HDR-4), then the Read list, the Write
+ * list and the Reply chunk after the four fixed words (V1-HDR-6). */
 START_TEST(test_vectors_encode_exact)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -331,7 +332,8 @@ START_TEST(test_v1_proc_1_payload_follows)
 }
 END_TEST
 
-/* V1-PROC-4..7: MSGP and DONE are recognised, refused, never encoded. */
+/* V1-PROC-4..7: MSGP and DONE are recognised, refused, never encoded (the
+ * encoder makes no RDMA_DONE: V1-PROC-6). */
 START_TEST(test_v1_proc_4_7_msgp_done)
 {
 	uint8_t buf[64], out[64];

@@ -83,7 +83,8 @@ START_TEST(test_hdr7_threshold_includes_header)
 END_TEST
 
 /* V1-RP-4: nothing eligible and too big -> Long Call, the Send carries only
- * an RDMA_NOMSG header with a PZRC (V1-TV6: 52 octets). */
+ * an RDMA_NOMSG header with a PZRC (V1-TV6: 52 octets): items that are not
+ * DDP-eligible leave the Send only inside a Long message (V1-RP-6). */
 START_TEST(test_rp4_long_call)
 {
 	struct rw_call_in in = v1_call(2048);
@@ -96,7 +97,7 @@ START_TEST(test_rp4_long_call)
 }
 END_TEST
 
-/* Worked example 1 / V1-TV8: a 6100-octet NFS WRITE reduced to 96 octets
+/* V1-TV8: a 6100-octet NFS WRITE reduced to 96 octets
  * with a 2-segment Read chunk is Chunked: 76 + 96 octets. */
 START_TEST(test_chunked_call_tv8)
 {

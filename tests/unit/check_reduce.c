@@ -316,7 +316,8 @@ START_TEST(test_min_len_keeps_small_items_inline)
 END_TEST
 
 /*
- * Several designated items by ordinal; the others stay put (V1-CH-2).
+ * Several designated items by ordinal; the others stay put (V1-CH-2): an
+ * item that is not DDP-eligible never goes into a chunk (V1-RP-6).
  * Body items of red_mixed with n=4: blob 0, name 1, tag 2, opt body 3,
  * list 4..6, last 7.
  */

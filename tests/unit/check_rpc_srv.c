@@ -410,7 +410,8 @@ END_TEST
 /* ---- Short Calls and inline replies ------------------------------------ */
 
 /* V1-TV2 shape: an RDMA_MSG Call handed up, its reply an RDMA_MSG with
- * the grant, the XID and nothing but the RPC reply behind the header. */
+ * the grant, the XID, version 1 in its version word (V1-HDR-4) and nothing
+ * but the RPC reply behind the header. */
 START_TEST(test_srv_short_call_inline_reply)
 {
 	uint8_t arg[100], out[200], res[300], want[400];
