@@ -80,7 +80,7 @@ static void auth_unlock(pthread_mutex_t *lock, const AUTH *auth)
 		pthread_mutex_unlock(lock);
 }
 
-static bool is_gss(const AUTH *auth)
+static bool msg_is_gss(const AUTH *auth)
 {
 	return auth && auth->ah_cred.oa_flavor == RPCSEC_GSS;
 }
@@ -159,7 +159,7 @@ bool clnt_msg_encode(XDR *xdrs, void *arg)
 		rr_begin_body(xdrs);
 		return ok && call->xargs(xdrs, call->argsp);
 	}
-	if (is_gss(call->cl->cl_auth))
+	if (msg_is_gss(call->cl->cl_auth))
 		return encode_gss(xdrs, call);
 	auth = call->cl->cl_auth;
 	auth_lock(call->auth_lock, auth);
@@ -183,8 +183,8 @@ void clnt_msg_release(struct clnt_msg_call *call)
  * of a NULL call's instructions, tests/bench/README.md).  False, nothing
  * consumed, for any other Reply.
  */
-static bool reply_common(const struct clnt_msg_stream *in,
-			 struct rpc_msg *reply)
+static bool msg_reply_common(const struct clnt_msg_stream *in,
+			     struct rpc_msg *reply)
 {
 	static const uint32_t want[CLNT_MSG_HEAD / 4 - 1] = {
 		REPLY, MSG_ACCEPTED, AUTH_NONE, 0, SUCCESS
@@ -231,7 +231,7 @@ bool clnt_msg_decode(CLIENT *cl, pthread_mutex_t *lock,
 	reply->acpted_rply.ar_results.proc =
 		(xdrproc_t)(void (*)(void))xdr_void;
 	memset(e, 0, sizeof(*e));
-	if (!reply_common(in, reply) && !xdr_replymsg(xdrs, reply)) {
+	if (!msg_reply_common(in, reply) && !xdr_replymsg(xdrs, reply)) {
 		e->re_status = RPC_CANTDECODERES;
 		return false;
 	}

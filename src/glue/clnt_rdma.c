@@ -88,15 +88,15 @@ bool clnt_rdma_is(const CLIENT *cl)
 	return cl && cl->cl_ops == &clnt_rdma_ops;
 }
 
-static bool is_gss(const CLIENT *cl)
+static bool cl_is_gss(const CLIENT *cl)
 {
 	return cl->cl_auth && cl->cl_auth->ah_cred.oa_flavor == RPCSEC_GSS;
 }
 
 /* ---- Errors ------------------------------------------------------------- */
 
-static void set_err(struct clnt_rdma *clnt, const struct rpc_err *e,
-		    const char *msg)
+static void cl_set_err(struct clnt_rdma *clnt, const struct rpc_err *e,
+		       const char *msg)
 {
 	pthread_mutex_lock(&clnt->lock);
 	clnt->err = *e;
@@ -110,7 +110,7 @@ static void set_err(struct clnt_rdma *clnt, const struct rpc_err *e,
 
 /* ---- cl_call ------------------------------------------------------------ */
 
-static int64_t tv_ms(const struct timeval *tv)
+static int64_t cl_tv_ms(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000;
 }
@@ -195,7 +195,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	struct clnt_rdma *clnt = cl->cl_private;
 	uint32_t null_xid;
 	struct timeval tv;
-	bool oneway, bound, gss = is_gss(cl);
+	bool oneway, bound, gss = cl_is_gss(cl);
 
 	memset(req, 0, sizeof(*req));
 	pthread_mutex_lock(&clnt->lock);
@@ -221,7 +221,7 @@ static void make_req(CLIENT *cl, struct clnt_rdma_enc *e, struct rr_req *req,
 	req->size_hint = e->m.xargs ? xdr_sizeof(e->m.xargs, e->m.argsp) : 0;
 	req->size_hint += CLNT_RDMA_HDR_MAX;
 	req->send_only = oneway;
-	req->deadline_ms = rr_deadline_ms(tv_ms(&tv));
+	req->deadline_ms = rr_deadline_ms(cl_tv_ms(&tv));
 	if (!oneway) {
 		if (bound && gss)
 			gss_reply_max(e, req);
@@ -246,7 +246,7 @@ static enum clnt_stat call_one(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 					    .proc = proc,
 					    .xargs = xargs,
 					    .argsp = argsp } };
-	int refreshes = is_gss(cl) ? 0 : 2;
+	int refreshes = cl_is_gss(cl) ? 0 : 2;
 	struct clnt_msg_stream in;
 	struct rpc_msg reply;
 	struct rr_result res;
@@ -264,7 +264,7 @@ again:
 		 * call without results (batching) reports success. */
 		if (res.status == RR_SENT && xres)
 			e.re_status = RPC_TIMEDOUT;
-		set_err(clnt, &e, res.msg);
+		cl_set_err(clnt, &e, res.msg);
 		return e.re_status;
 	}
 	in = (struct clnt_msg_stream){ .xdrs = rr_call_xdr(call),
@@ -279,8 +279,8 @@ again:
 	if (refused && refreshes-- > 0 &&
 	    clnt_msg_refresh(cl, &clnt->auth_lock, &reply))
 		goto again;
-	set_err(clnt, &e,
-		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
+	cl_set_err(clnt, &e,
+		   e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
 
@@ -299,7 +299,7 @@ static enum clnt_stat cl_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	struct clnt_rdma *clnt = cl->cl_private;
 	enum clnt_stat st;
 
-	if (!is_gss(cl))
+	if (!cl_is_gss(cl))
 		return call_one(cl, proc, xargs, argsp, xres, resp, timeout);
 	pthread_mutex_lock(&clnt->gss_lock);
 	st = call_one(cl, proc, xargs, argsp, xres, resp, timeout);
@@ -328,7 +328,7 @@ static bool_t cl_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
 	return TRUE;
 }
 
-static void priv_free(struct clnt_rdma *clnt)
+static void cl_priv_free(struct clnt_rdma *clnt)
 {
 	pthread_mutex_destroy(&clnt->lock);
 	pthread_mutex_destroy(&clnt->auth_lock);
@@ -343,7 +343,7 @@ void clnt_rdma_release(struct clnt_rdma *clnt)
 		return;
 	rpcrdma_stats_untrack(&clnt->stats_reg, true);
 	rr_clnt_destroy(clnt->rr);
-	priv_free(clnt);
+	cl_priv_free(clnt);
 }
 
 struct clnt_rdma *clnt_rdma_hold(CLIENT *cl)
@@ -645,7 +645,7 @@ static const struct clnt_ops clnt_rdma_ops = {
 
 /* A creation failure: rpc_createerr with words (per thread) and one
  * logged line. */
-static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
+static CLIENT *cl_create_failed(enum clnt_stat st, int code, const char *msg)
 {
 	return rpcrdma_createerr_why(st, code, "clnt_rdma_create", "%s", msg);
 }
@@ -691,7 +691,7 @@ static void make_opts(const struct rpcrdma_attr *a, struct rr_opts *o)
 					  RPCRDMA_DEFAULT_DDP_REG_MIN);
 }
 
-static socklen_t addr_len(const struct sockaddr *sa)
+static socklen_t cl_addr_len(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					   sizeof(struct sockaddr_in);
@@ -734,9 +734,9 @@ static struct clnt_rdma *priv_alloc(const struct sockaddr *raddr,
 	clnt->xid = first_xid();
 	clnt->prog = prog;
 	clnt->vers = vers;
-	memcpy(&clnt->addr, raddr, addr_len(raddr));
+	memcpy(&clnt->addr, raddr, cl_addr_len(raddr));
 	clnt->nb.buf = &clnt->addr;
-	clnt->nb.len = addr_len(raddr);
+	clnt->nb.len = cl_addr_len(raddr);
 	clnt->nb.maxlen = sizeof(clnt->addr);
 	return clnt;
 }
@@ -764,8 +764,8 @@ static CLIENT *cl_alloc(struct clnt_rdma *clnt, int family)
 /* Connecting failed: the transport's errno and text, as rpc_createerr. */
 static CLIENT *connect_failed(const struct rt_err *err)
 {
-	return create_failed(RPC_SYSTEMERROR, err->code ? err->code : EIO,
-			     err->msg);
+	return cl_create_failed(RPC_SYSTEMERROR, err->code ? err->code : EIO,
+				err->msg);
 }
 
 RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
@@ -780,32 +780,33 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_create(const struct sockaddr *raddr,
 
 	if (!raddr ||
 	    (raddr->sa_family != AF_INET && raddr->sa_family != AF_INET6))
-		return create_failed(RPC_UNKNOWNADDR, EAFNOSUPPORT,
-				     "RDMA needs an IPv4 or IPv6 address");
+		return cl_create_failed(RPC_UNKNOWNADDR, EAFNOSUPPORT,
+					"RDMA needs an IPv4 or IPv6 address");
 	if (!addr_port(raddr))
-		return create_failed(RPC_UNKNOWNADDR, EINVAL,
-				     "the server address has no port");
+		return cl_create_failed(RPC_UNKNOWNADDR, EINVAL,
+					"the server address has no port");
 	if (attr)
 		a = *attr;
 	else
 		memset(&a, 0, sizeof(a));
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
-		return create_failed(
+		return cl_create_failed(
 			RPC_SYSTEMERROR, EINVAL,
 			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256)");
 	clnt = priv_alloc(raddr, prog, vers);
 	cl = clnt ? cl_alloc(clnt, raddr->sa_family) : NULL;
 	if (!cl) {
 		if (clnt)
-			priv_free(clnt);
-		return create_failed(RPC_SYSTEMERROR, ENOMEM, "out of memory");
+			cl_priv_free(clnt);
+		return cl_create_failed(RPC_SYSTEMERROR, ENOMEM,
+					"out of memory");
 	}
 	make_opts(&a, &o);
 	clnt->rr = rr_clnt_create(raddr, &o, &err);
 	if (!clnt->rr) {
 		auth_destroy(cl->cl_auth);
-		priv_free(clnt);
+		cl_priv_free(clnt);
 		free(cl->cl_netid);
 		free(cl->cl_tp);
 		free(cl);

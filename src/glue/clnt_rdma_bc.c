@@ -47,8 +47,8 @@ struct clnt_rdma_bc {
 
 static const struct clnt_ops clnt_rdma_bc_ops;
 
-static void set_err(struct clnt_rdma_bc *clnt, const struct rpc_err *e,
-		    const char *msg)
+static void bc_set_err(struct clnt_rdma_bc *clnt, const struct rpc_err *e,
+		       const char *msg)
 {
 	pthread_mutex_lock(&clnt->lock);
 	clnt->err = *e;
@@ -56,7 +56,7 @@ static void set_err(struct clnt_rdma_bc *clnt, const struct rpc_err *e,
 	pthread_mutex_unlock(&clnt->lock);
 }
 
-static int64_t tv_ms(const struct timeval *tv)
+static int64_t bc_tv_ms(const struct timeval *tv)
 {
 	return (int64_t)tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000;
 }
@@ -85,10 +85,11 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	m.vers = clnt->vers;
 	pthread_mutex_unlock(&clnt->lock);
 	if (rr_srv_bc_call(clnt->srv, m.xid, clnt_msg_encode, &m,
-			   rr_clock_ms() + tv_ms(&tv), &call, &res) != RR_OK) {
+			   rr_clock_ms() + bc_tv_ms(&tv), &call,
+			   &res) != RR_OK) {
 		clnt_msg_release(&m);
 		clnt_msg_status(&res, &e);
-		set_err(clnt, &e, res.msg);
+		bc_set_err(clnt, &e, res.msg);
 		return e.re_status;
 	}
 	/* a refused call is not refreshed: backward callers use AUTH_NONE
@@ -97,8 +98,8 @@ static enum clnt_stat bc_call(CLIENT *cl, rpcproc_t proc, xdrproc_t xargs,
 	clnt_msg_decode(cl, &clnt->auth_lock, &in, xres, resp, &reply, &e);
 	rr_srv_bcall_done(clnt->srv, call);
 	clnt_msg_release(&m);
-	set_err(clnt, &e,
-		e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
+	bc_set_err(clnt, &e,
+		   e.re_status == RPC_SUCCESS ? "" : clnt_sperrno(e.re_status));
 	return e.re_status;
 }
 
@@ -121,7 +122,7 @@ static bool_t bc_freeres(CLIENT *cl, xdrproc_t xres, void *resp)
 	return TRUE;
 }
 
-static void priv_free(struct clnt_rdma_bc *clnt)
+static void bc_priv_free(struct clnt_rdma_bc *clnt)
 {
 	svc_rdma_conn_release(clnt->conn);
 	pthread_mutex_destroy(&clnt->lock);
@@ -130,9 +131,9 @@ static void priv_free(struct clnt_rdma_bc *clnt)
 }
 
 /* cl_auth is the caller's to destroy, as with clnt_vc. */
-static void bc_destroy(CLIENT *cl)
+static void bc_cl_destroy(CLIENT *cl)
 {
-	priv_free(cl->cl_private);
+	bc_priv_free(cl->cl_private);
 	free(cl->cl_netid);
 	free(cl->cl_tp);
 	free(cl);
@@ -178,7 +179,7 @@ static bool_t control(struct clnt_rdma_bc *clnt, u_int req, void *info)
 	}
 }
 
-static bool_t bc_control(CLIENT *cl, u_int req, void *info)
+static bool_t bc_cl_control(CLIENT *cl, u_int req, void *info)
 {
 	struct clnt_rdma_bc *clnt = cl->cl_private;
 	bool_t ok;
@@ -198,11 +199,11 @@ static const struct clnt_ops clnt_rdma_bc_ops = {
 	.cl_abort = bc_abort,
 	.cl_geterr = bc_geterr,
 	.cl_freeres = bc_freeres,
-	.cl_destroy = bc_destroy,
-	.cl_control = bc_control,
+	.cl_destroy = bc_cl_destroy,
+	.cl_control = bc_cl_control,
 };
 
-static CLIENT *create_failed(enum clnt_stat st, int code, const char *msg)
+static CLIENT *bc_create_failed(enum clnt_stat st, int code, const char *msg)
 {
 	return rpcrdma_createerr_why(st, code, "clnt_rdma_bc_create", "%s",
 				     msg);
@@ -243,7 +244,7 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog,
 	CLIENT *cl;
 
 	if (!conn)
-		return create_failed(
+		return bc_create_failed(
 			RPC_UNKNOWNPROTO, EINVAL,
 			"not a connection of an RDMA server (svc_rdma_create, netid rdma or rdma6)");
 	clnt = bt_alloc(conn, prog, vers);
@@ -262,10 +263,11 @@ RPCRDMA_EXPORT CLIENT *clnt_rdma_bc_create(SVCXPRT *xprt, rpcprog_t prog,
 			free(cl);
 		}
 		if (clnt)
-			priv_free(clnt);
+			bc_priv_free(clnt);
 		else
 			svc_rdma_conn_release(conn);
-		return create_failed(RPC_SYSTEMERROR, ENOMEM, "out of memory");
+		return bc_create_failed(RPC_SYSTEMERROR, ENOMEM,
+					"out of memory");
 	}
 	return cl;
 }

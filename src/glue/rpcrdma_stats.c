@@ -32,8 +32,8 @@ struct stats_line {
 	const char *group; /* of the line being written, NULL: none yet */
 };
 
-static void put(struct stats_line *l, const char *group, const char *name,
-		uint64_t v)
+static void stats_put(struct stats_line *l, const char *group, const char *name,
+		      uint64_t v)
 {
 	if (!l->group || strcmp(l->group, group)) {
 		if (l->group)
@@ -54,7 +54,7 @@ static void end(struct stats_line *l)
 	funlockfile(l->f);
 }
 
-#define PUT_FIELD(g, m) put(&l, #g, #m, (uint64_t)st->m);
+#define PUT_FIELD(g, m) stats_put(&l, #g, #m, (uint64_t)st->m);
 
 void rpcrdma_stats_print_clnt(FILE *f, const char *label,
 			      const struct rpcrdma_clnt_stats *st)

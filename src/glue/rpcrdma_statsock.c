@@ -44,7 +44,8 @@ const char *rpcrdma_statsock_wanted(void)
 }
 
 /* Why this process serves no socket, once. */
-static void say(const char *where, const char *path, const char *what, int err)
+static void sock_say(const char *where, const char *path, const char *what,
+		     int err)
 {
 	fprintf(stderr,
 		"rpcrdma: no statistics socket (" RPCRDMA_STATSOCK_ENV
@@ -152,7 +153,7 @@ fail:
 	return -1;
 }
 
-static int64_t now_ms(void)
+static int64_t sock_now_ms(void)
 {
 	struct timespec ts;
 
@@ -178,7 +179,7 @@ static void send_all(int fd, const char *p, size_t n, int64_t deadline)
 		if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR)
 			return; /* the client went away */
-		left = deadline - now_ms();
+		left = deadline - sock_now_ms();
 		if (left <= 0)
 			return;
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
@@ -218,7 +219,7 @@ static bool peer_allowed(int fd, char *why, size_t len)
 
 static void answer(int fd)
 {
-	int64_t deadline = now_ms() + RPCRDMA_STATSOCK_TIMEOUT_MS;
+	int64_t deadline = sock_now_ms() + RPCRDMA_STATSOCK_TIMEOUT_MS;
 	char comm[64], why[128];
 	char *buf = NULL;
 	size_t len = 0;
@@ -298,19 +299,19 @@ void rpcrdma_statsock_start(const char *where)
 		return;
 	tried_by = me;
 	if (path_for(where, path, sizeof(path))) {
-		say(where, where, "socket path", ENAMETOOLONG);
+		sock_say(where, where, "socket path", ENAMETOOLONG);
 		return;
 	}
 	fd = listen_at(path, &what);
 	if (fd < 0) {
-		say(where, path, what, errno);
+		sock_say(where, path, what, errno);
 		return;
 	}
 	e = start_thread(fd);
 	if (e) {
 		close(fd);
 		unlink(path);
-		say(where, path, "thread", e);
+		sock_say(where, path, "thread", e);
 		return;
 	}
 	listen_fd = fd;

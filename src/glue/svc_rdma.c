@@ -1,6 +1,7 @@
 /*
  * svc_rdma.c - RPC-over-RDMA SVCXPRTs for libtirpc's unchanged svc_run():
- * svc_rdma_create() and the two ops vectors (integration notes 4.1, 8.5).
+ * svc_rdma_create() and the two ops vectors (doc/libtirpc-contract.md,
+ * "Serving").
  *
  * The listening SVCXPRT's xp_fd is the rdma_cm event channel.  Its xp_recv
  * accepts connections - each becomes a connection SVCXPRT, registered on
@@ -29,8 +30,8 @@
  * file only speaks libtirpc: call header, SVCAUTH_UNWRAP/WRAP exactly as
  * svc_vc, xp_verf and xp_p3 set up for _gss_authenticate.
  *
- * Direct data placement follows the Upper-Layer Binding table (digest
- * 1.11): once the call header names the procedure, its CALL entry says
+ * Direct data placement follows the Upper-Layer Binding table (RFC
+ * 8166 §6): once the call header names the procedure, its CALL entry says
  * which argument items may come in Read chunks (any other is refused by
  * the decoder: GARBAGE_ARGS, V1-DDP-1, AMB-V1-15) and its REPLY entry which
  * result items go into the Write chunks the call offered (V1-WC-2).
@@ -97,7 +98,7 @@
 #define LSN_WOKEN   64 /* connections served per listener wake-up */
 /* Receives for calls a connection starts with; a client that uses them
  * all gets more, up to attr.credits: an idle connection registers
- * 8 + bc_credits Receive and 4 Send buffers, 64 KiB (issue 17 item 4). */
+ * 8 + bc_credits Receive and 4 Send buffers, 64 KiB. */
 #define CONN_RECV_START 8
 
 struct svr_conn;
@@ -1202,7 +1203,7 @@ static struct svr *svr_new(const struct rpcrdma_attr *a, int family)
 	return srv;
 }
 
-static SVCXPRT *fail(int code, const char *fmt, ...)
+static SVCXPRT *svr_fail(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A server that never had a listener (svr_put() is for the others). */
 static void svr_unmake(struct svr *srv)
@@ -1213,7 +1214,7 @@ static void svr_unmake(struct svr *srv)
 
 /* rpc_createerr (RPC_SYSTEMERROR, code) and errno = code, and why in
  * words (clnt_spcreateerror() shows them). */
-static SVCXPRT *fail(int code, const char *fmt, ...)
+static SVCXPRT *svr_fail(int code, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -1309,44 +1310,46 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_create(const struct sockaddr *laddr,
 
 	if (!laddr ||
 	    (laddr->sa_family != AF_INET && laddr->sa_family != AF_INET6))
-		return fail(EAFNOSUPPORT, "an IPv4 or IPv6 address is needed");
+		return svr_fail(EAFNOSUPPORT,
+				"an IPv4 or IPv6 address is needed");
 	if (attr)
 		a = *attr;
 	else
 		memset(&a, 0, sizeof(a));
 	rpcrdma_attr_fill(&a);
 	if (rpcrdma_attr_check(&a))
-		return fail(
+		return svr_fail(
 			EINVAL,
 			"invalid struct rpcrdma_attr (reserved fields must be zero, enums in range, bc_credits at most 256, poll_us and idle_timeout at most their _MAX)");
 	srv = svr_new(&a, laddr->sa_family);
 	if (!srv)
-		return fail(ENOMEM, "out of memory");
+		return svr_fail(ENOMEM, "out of memory");
 	conn_attr(&a, &ca);
 	srv->lsn = rr_listen(laddr, LSN_BACKLOG, &ca, &err);
 	if (!srv->lsn) {
 		svr_unmake(srv);
-		return fail(err.code, "%s", err.msg);
+		return svr_fail(err.code, "%s", err.msg);
 	}
 	fd = rr_listener_fd(srv->lsn);
 	if (fd >= _rpc_dtablesize()) {
 		rr_listener_destroy(srv->lsn);
 		svr_unmake(srv);
-		return fail(EMFILE,
-			    "listener fd %d is beyond what svc_run() polls (%d)",
-			    fd, _rpc_dtablesize());
+		return svr_fail(
+			EMFILE,
+			"listener fd %d is beyond what svc_run() polls (%d)",
+			fd, _rpc_dtablesize());
 	}
 	xprt = lsn_new(srv, laddr);
 	if (!xprt) {
 		rr_listener_destroy(srv->lsn);
 		svr_unmake(srv);
-		return fail(ENOMEM, "out of memory");
+		return svr_fail(ENOMEM, "out of memory");
 	}
 	why = reaper_new(srv, xprt);
 	if (why) {
 		code = errno;
 		lsn_destroy(xprt);
-		return fail(code, "%s", why);
+		return svr_fail(code, "%s", why);
 	}
 	return xprt;
 }

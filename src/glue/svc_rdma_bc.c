@@ -150,7 +150,7 @@ static bool_t bc_freeargs(SVCXPRT *xprt, xdrproc_t proc, void *where)
 	return TRUE;
 }
 
-static void bc_destroy(SVCXPRT *xprt)
+static void bc_xp_destroy(SVCXPRT *xprt)
 {
 	struct svc_rdma_bc *bc = xprt->xp_p1;
 
@@ -162,7 +162,7 @@ static void bc_destroy(SVCXPRT *xprt)
 	svc_xprt_free(xprt);
 }
 
-static bool_t bc_control(SVCXPRT *xprt, const u_int rq, void *in)
+static bool_t bc_xp_control(SVCXPRT *xprt, const u_int rq, void *in)
 {
 	return FALSE;
 }
@@ -173,15 +173,15 @@ static const struct xp_ops bc_ops = {
 	.xp_getargs = bc_getargs,
 	.xp_reply = bc_reply,
 	.xp_freeargs = bc_freeargs,
-	.xp_destroy = bc_destroy,
+	.xp_destroy = bc_xp_destroy,
 };
 
 static const struct xp_ops2 bc_ops2 = {
-	.xp_control = bc_control,
+	.xp_control = bc_xp_control,
 };
 
 /* rpc_createerr (RPC_SYSTEMERROR, code) and why, in words. */
-static SVCXPRT *fail(int code, const char *why)
+static SVCXPRT *bc_xp_fail(int code, const char *why)
 {
 	return rpcrdma_createerr_why(RPC_SYSTEMERROR, code,
 				     "svc_rdma_bc_create", "%s", why);
@@ -211,25 +211,25 @@ RPCRDMA_EXPORT SVCXPRT *svc_rdma_bc_create(CLIENT *cl)
 	SVCXPRT *xprt;
 
 	if (!clnt_rdma_is(cl))
-		return fail(
+		return bc_xp_fail(
 			EINVAL,
 			"not an RDMA CLIENT (clnt_rdma_create, netid rdma or rdma6)");
 	bc = calloc(1, sizeof(*bc));
 	if (!bc)
-		return fail(ENOMEM, "out of memory");
+		return bc_xp_fail(ENOMEM, "out of memory");
 	bc->clnt = clnt_rdma_hold(cl);
 	bc->rr = clnt_rdma_rr(bc->clnt);
 	if (rr_clnt_bc_enable(bc->rr, &err)) {
 		clnt_rdma_release(bc->clnt);
 		free(bc);
-		return fail(err.code, err.msg);
+		return bc_xp_fail(err.code, err.msg);
 	}
 	xprt = bc_xprt(bc, cl, rr_clnt_bc_fd(bc->rr));
 	if (!xprt) {
 		rr_clnt_bc_disable(bc->rr);
 		clnt_rdma_release(bc->clnt);
 		free(bc);
-		return fail(ENOMEM, "out of memory");
+		return bc_xp_fail(ENOMEM, "out of memory");
 	}
 	xprt->xp_verf.oa_base = bc->verf;
 	xprt_register(xprt);

@@ -137,9 +137,9 @@ void svc_xprt_reply_init(struct svc_xprt_reply *rep, SVCXPRT *xprt,
  * The Reply nearly every call gets - accepted, an AUTH_NONE verifier of no
  * octets, SUCCESS - written as six words at once where xdr_replymsg puts
  * them one at a time through the stream (the mirror of the client's
- * reply_common() in clnt_msg.c).  False, nothing written, for any other.
+ * msg_reply_common() in clnt_msg.c).  False, nothing written, for any other.
  */
-static bool reply_common(XDR *xdrs, const struct svc_xprt_reply *rep)
+static bool xprt_reply_common(XDR *xdrs, const struct svc_xprt_reply *rep)
 {
 	const struct opaque_auth *verf = &rep->msg->acpted_rply.ar_verf;
 	int32_t *buf;
@@ -164,7 +164,7 @@ bool_t svc_xprt_reply_encode(XDR *xdrs, void *arg)
 	struct svc_xprt_reply *rep = arg;
 	SVCAUTH *auth = svc_xprt_auth(rep->xprt);
 
-	if (!reply_common(xdrs, rep) && !xdr_replymsg(xdrs, rep->msg))
+	if (!xprt_reply_common(xdrs, rep) && !xdr_replymsg(xdrs, rep->msg))
 		return FALSE;
 	if (!rep->has_results)
 		return TRUE;

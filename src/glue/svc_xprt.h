@@ -19,10 +19,11 @@ socklen_t svc_xprt_sa_len(const struct sockaddr *sa);
 uint16_t svc_xprt_sa_port(const struct sockaddr *sa);
 
 /*
- * An SVCXPRT as libtirpc's consumers expect it (notes 4.1): a zeroed
- * SVCXPRT_EXT in xp_p3 (_gss_authenticate writes into it), a malloc'd
- * netid, local and remote netbufs plus the legacy xp_raddr (raddr may be
- * NULL), the local port, connection-oriented semantics.  Not registered.
+ * An SVCXPRT as libtirpc's consumers expect it (doc/libtirpc-contract.md,
+ * "Inside a dispatch function"): a zeroed SVCXPRT_EXT in xp_p3
+ * (_gss_authenticate writes into it), a malloc'd netid, local and remote
+ * netbufs plus the legacy xp_raddr (raddr may be NULL), the local port,
+ * connection-oriented semantics.  Not registered.
  */
 SVCXPRT *svc_xprt_new(int fd, const struct xp_ops *ops,
 		      const struct xp_ops2 *ops2, void *p1, const char *netid,

@@ -63,8 +63,8 @@ static void print_line(const char *fmt, va_list ap)
 	fputs(line, stderr);
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+static void log_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void log_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,9 +85,9 @@ static int read_env(void)
 	if (lv >= 0)
 		return lv;
 	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
-		say("RPCRDMA_LOG='%s' ignored: expected quiet, error, warn, info, "
-		    "debug or 0 to 4",
-		    e);
+		log_say("RPCRDMA_LOG='%s' ignored: expected quiet, error, warn, info, "
+			"debug or 0 to 4",
+			e);
 	return RL_DEFAULT;
 }
 

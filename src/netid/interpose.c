@@ -52,7 +52,7 @@ static bool selfcheck_reached;
  * precedes us (wrong link order) our entry points are never called by the
  * program, but our own code still needs libtirpc: ask the loaded library.
  */
-static void *lookup(const char *name)
+static void *interpose_lookup(const char *name)
 {
 	static void *tirpc;
 	void *p = dlvsym(RTLD_NEXT, name, TIRPC_NODE);
@@ -75,7 +75,7 @@ static void *lookup(const char *name)
 	return p;
 }
 
-#define RESOLVE(fn) (*(void **)&real.fn = lookup(#fn))
+#define RESOLVE(fn) (*(void **)&real.fn = interpose_lookup(#fn))
 
 static void resolve_all(void)
 {

@@ -72,8 +72,9 @@ static int unreachable(const struct sockaddr *sa, const char *netid,
  * rpcbind, asked only once the address is known to be reachable over
  * RDMA; tp bounds each rpcbind exchange and each RDMA connect.
  */
-static CLIENT *rdma_tp_create(const char *host, rpcprog_t prog, rpcvers_t vers,
-			      const char *netid, const struct timeval *tp)
+static CLIENT *rdma_clnt_tp_create(const char *host, rpcprog_t prog,
+				   rpcvers_t vers, const char *netid,
+				   const struct timeval *tp)
 {
 	unsigned int port = rpcrdma_env_port(prog);
 	struct sockaddr_storage ss;
@@ -128,7 +129,8 @@ static CLIENT *netpath_create(const char *host, rpcprog_t prog, rpcvers_t vers,
 	rpcrdma_createerr(RPC_UNKNOWNPROTO, 0);
 	while (!cl && (nc = rpcrdma_netpath_next(&np))) {
 		if (rpcrdma_nconf_family(nc))
-			cl = rdma_tp_create(host, prog, vers, nc->nc_netid, tp);
+			cl = rdma_clnt_tp_create(host, prog, vers, nc->nc_netid,
+						 tp);
 		else
 			cl = REAL(clnt_tp_create_timed)(host, prog, vers, nc,
 							tp);
@@ -157,7 +159,7 @@ static CLIENT *create_timed(const char *host, rpcprog_t prog, rpcvers_t vers,
 			    const char *nettype, const struct timeval *tp)
 {
 	if (rpcrdma_nettype_is_rdma(nettype))
-		return rdma_tp_create(host, prog, vers, nettype, tp);
+		return rdma_clnt_tp_create(host, prog, vers, nettype, tp);
 	return netpath_create(host, prog, vers, tp);
 }
 
@@ -213,7 +215,7 @@ RPCRDMA_EXPORT CLIENT *clnt_tp_create_timed(const char *host,
 	}
 	if (!rpcrdma_nconf_family(nconf))
 		return REAL(clnt_tp_create_timed)(host, prog, vers, nconf, tp);
-	return rdma_tp_create(host, prog, vers, nconf->nc_netid, tp);
+	return rdma_clnt_tp_create(host, prog, vers, nconf->nc_netid, tp);
 }
 
 RPCRDMA_EXPORT CLIENT *clnt_tp_create(const char *host, const rpcprog_t prog,
@@ -222,7 +224,7 @@ RPCRDMA_EXPORT CLIENT *clnt_tp_create(const char *host, const rpcprog_t prog,
 {
 	if (!rpcrdma_nconf_family(nconf))
 		return REAL(clnt_tp_create)(host, prog, vers, nconf);
-	return rdma_tp_create(host, prog, vers, nconf->nc_netid, NULL);
+	return rdma_clnt_tp_create(host, prog, vers, nconf->nc_netid, NULL);
 }
 
 RPCRDMA_EXPORT CLIENT *clnt_create_timed(const char *host, const rpcprog_t prog,

@@ -115,8 +115,8 @@ static bool proc_add(const struct simple_proc *want, const char *netid)
 
 /* The procedure for a call on netid: registered on that netid, else (not
  * on rdma) by libtirpc's rpc_reg().  Copied out of the list. */
-static bool lookup(const struct svc_req *rq, const char *netid,
-		   struct simple_proc *out)
+static bool simple_lookup(const struct svc_req *rq, const char *netid,
+			  struct simple_proc *out)
 {
 	const struct simple_proc *p, *tirpc = NULL;
 	bool on_rdma = netid && rpcrdma_netid_family(netid);
@@ -149,7 +149,7 @@ static void universal(struct svc_req *rq, SVCXPRT *x)
 			rl_err("rpc_reg: svc_sendreply failed");
 		return;
 	}
-	if (!lookup(rq, x->xp_netid, &p)) {
+	if (!simple_lookup(rq, x->xp_netid, &p)) {
 		rl_info("rpc_reg: never registered prog %lu vers %lu proc %lu "
 			"on %s: PROC_UNAVAIL",
 			(unsigned long)rq->rq_prog, (unsigned long)rq->rq_vers,

@@ -129,8 +129,9 @@ static void *reg_failed(const char *who, rpcprog_t prog, rpcvers_t vers,
 }
 
 /* svc_tp_create() for an rdma netconfig, as libtirpc's for the others. */
-static SVCXPRT *rdma_tp_create(dispatch_fn dispatch, rpcprog_t prog,
-			       rpcvers_t vers, const struct netconfig *nconf)
+static SVCXPRT *rdma_svc_tp_create(dispatch_fn dispatch, rpcprog_t prog,
+				   rpcvers_t vers,
+				   const struct netconfig *nconf)
 {
 	SVCXPRT *x = rdma_listen(nconf->nc_netid, NULL, rpcrdma_env_port(prog));
 
@@ -213,7 +214,7 @@ static int create_on(dispatch_fn dispatch, rpcprog_t prog, rpcvers_t vers,
 		goto out;
 	}
 	if (rpcrdma_nconf_family(nc))
-		x = rdma_tp_create(dispatch, prog, vers, nc);
+		x = rdma_svc_tp_create(dispatch, prog, vers, nc);
 	else
 		x = REAL(svc_tp_create)(dispatch, prog, vers, nc);
 	if (!x)
@@ -280,7 +281,7 @@ RPCRDMA_EXPORT SVCXPRT *svc_tp_create(dispatch_fn dispatch,
 {
 	if (!rpcrdma_nconf_family(nconf))
 		return REAL(svc_tp_create)(dispatch, prog, vers, nconf);
-	return rdma_tp_create(dispatch, prog, vers, nconf);
+	return rdma_svc_tp_create(dispatch, prog, vers, nconf);
 }
 
 /* An RDMA listener is not a file descriptor: fd must be RPC_ANYFD. */

@@ -1,6 +1,6 @@
 /*
  * rr_bc.c - the backward direction on a requester's connections (RFC 8167,
- * digest 1.14): Calls the server sends to the client, taken from the
+ * RFC 8167): Calls the server sends to the client, taken from the
  * connection, queued for the caller (an SVCXPRT of the glue), answered on
  * the connection they came on.
  *

@@ -392,8 +392,8 @@ void rr_call_fail(struct rr_clnt *rr, struct rr_call *call, enum rr_status st,
 /* ---- Encoding ----------------------------------------------------------- */
 
 /* What rw_plan_call() needs to know about this connection and call. */
-static void plan_in(const struct rr_clnt *rr, const struct rr_call *call,
-		    const struct rw_rxdr *rxdr, struct rw_call_in *in)
+static void call_plan_in(const struct rr_clnt *rr, const struct rr_call *call,
+			 const struct rw_rxdr *rxdr, struct rw_call_in *in)
 {
 	uint32_t i, reduced = rxdr ? rw_rxdr_reduced_len(rxdr) : 0;
 
@@ -422,7 +422,7 @@ static uint32_t short_hdr_len(const struct rr_clnt *rr,
 	struct rw_call_plan p;
 	struct rw_call_in in;
 
-	plan_in(rr, call, NULL, &in);
+	call_plan_in(rr, call, NULL, &in);
 	rw_plan_call(&in, &p);
 	return p.hdr_len;
 }
@@ -483,10 +483,10 @@ static bool long_alloc(struct rr_clnt *rr, struct rr_call *call, size_t cap,
  * own until posted).  Inline first when the hint says it may fit, then in
  * ever larger pool memory.  *inl tells where the message ended up.
  */
-static bool encode(struct rr_clnt *rr, struct rr_call *call,
-		   const struct rr_req *req, const struct rw_ddp_policy *pol,
-		   uint32_t hlen, struct rw_rxdr *rxdr, bool *inl,
-		   struct rr_result *res)
+static bool call_encode(struct rr_clnt *rr, struct rr_call *call,
+			const struct rr_req *req,
+			const struct rw_ddp_policy *pol, uint32_t hlen,
+			struct rw_rxdr *rxdr, bool *inl, struct rr_result *res)
 {
 	uint8_t *sb = rt_sbuf_data(call->sbuf);
 	uint32_t room = call->conn->call_inline;
@@ -637,7 +637,7 @@ bad:
 	return false;
 }
 
-/* ---- Result items: Write chunks (digest 1.6, V1-WC-*) ------------------- */
+/* ---- Result items: Write chunks (RFC 8166 §3.5, V1-WC-*) ----------------- */
 
 /*
  * The probe of the caller's results (zero copy) is off in ASan builds:
@@ -1061,7 +1061,7 @@ static const char *const plan_names[] = {
 /* The call as sent: its plan, the Send's length, what the Read list moves
  * (items; the PZRC of a Long call apart), what the Write list and the
  * Reply chunk offer. */
-static void trace_call(const struct rr_call *call, const struct rw_rxdr *rxdr,
+static void call_trace(const struct rr_call *call, const struct rw_rxdr *rxdr,
 		       const struct rw_call_plan *p)
 {
 	uint32_t payload = rw_rxdr_unreduced_len(rxdr);
@@ -1085,7 +1085,7 @@ static void trace_call(const struct rr_call *call, const struct rw_rxdr *rxdr,
 
 /* Plan, expose, encode the transport header and post the Send (lock
  * held).  On success call is in the XID table, waiting. */
-static bool send_call(struct rr_clnt *rr, struct rr_call *call,
+static bool call_send(struct rr_clnt *rr, struct rr_call *call,
 		      const struct rr_req *req, const struct rr_try *tr,
 		      const struct rw_rxdr *rxdr, bool inl, uint32_t hlen,
 		      struct rr_result *res)
@@ -1103,7 +1103,7 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *call,
 		return false;
 	}
 	reply_sizes(call, req, rxdr, tr);
-	plan_in(rr, call, rxdr, &in);
+	call_plan_in(rr, call, rxdr, &in);
 	rw_plan_call(&in, &p);
 	rw_hdr_init(&call->hdr, call->conn->vers,
 		    p.kind == RW_LONG ? RW_NOMSG : RW_MSG, call->xid,
@@ -1140,13 +1140,13 @@ static bool send_call(struct rr_clnt *rr, struct rr_call *call,
 	call->sbuf = NULL; /* the connection's again */
 	count_kind(rr, rxdr, &p);
 	count_sent(rr, call);
-	trace_call(call, rxdr, &p);
+	call_trace(call, rxdr, &p);
 	return true;
 }
 
 /* ---- The call ----------------------------------------------------------- */
 
-static bool call_done(void *arg)
+static bool call_is_done(void *arg)
 {
 	return ((struct rr_call *)arg)->state == RR_S_DONE;
 }
@@ -1219,9 +1219,9 @@ static bool start(struct rr_clnt *rr, struct rr_call *call,
 	call->max_reply = tr->reply_room;
 	hlen = short_hdr_len(rr, call);
 	pthread_mutex_unlock(&rr->lock);
-	ok = encode(rr, call, req, pol, hlen, &rxdr, &inl, res);
+	ok = call_encode(rr, call, req, pol, hlen, &rxdr, &inl, res);
 	pthread_mutex_lock(&rr->lock);
-	return ok && send_call(rr, call, req, tr, &rxdr, inl, hlen, res);
+	return ok && call_send(rr, call, req, tr, &rxdr, inl, hlen, res);
 }
 
 /*
@@ -1357,7 +1357,7 @@ static struct rr_call *call_slot(struct rr_clnt *rr, const struct rr_req *req,
 
 /*
  * One RPC: one attempt, or several with the same XID when the server's
- * RDMA_ERROR asks for a resend (digest 2.9, 2.11); the deadline covers
+ * RDMA_ERROR asks for a resend (v2-05 §7.2.4, §8); the deadline covers
  * them all.  An attempt whose wait for a credit closed the connection
  * (recover()) goes once more, on a new one.
  */
@@ -1384,7 +1384,7 @@ static void call_waited(struct rr_clnt *rr, const struct rr_req *req,
 			memset(res, 0, sizeof(*res));
 			continue;
 		}
-		if (!rr_wait(rr, call->conn, call_done, call, deadline,
+		if (!rr_wait(rr, call->conn, call_is_done, call, deadline,
 			     &call->waiter)) {
 			rr->st.timeouts++;
 			TR_EVENT(timeout, call->conn->trace_id, call->xid,

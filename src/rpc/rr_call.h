@@ -1,7 +1,7 @@
 /*
  * rr_call.h - the requester's marshaling layer (prefix rr_): one RPC call,
  * as data, over one RPC-over-RDMA v1 connection (architecture.md "One call,
- * as data"; digest 1.5-1.10, 1.12, 1.13).
+ * as data"; RFC 8166 §3.3-3.5, §4.4-4.5).
  *
  * An rr_clnt is what a CLIENT talks through: the current connection to one
  * server (reconnected by the next call after it was lost), its credit
@@ -63,7 +63,7 @@
 struct rr_clnt;
 struct rr_call;
 
-/* Which RPC-over-RDMA version an rr_clnt speaks (digest 2.11). */
+/* Which RPC-over-RDMA version an rr_clnt speaks (v2-05 §8). */
 enum rr_vers_mode {
 	RR_VERS_AUTO = 0, /* v2 first, v1 if the server says ERR_VERS or
 				 * is remembered not to speak v2 */

@@ -84,7 +84,7 @@ struct rr_waiter {
 struct rr_conn {
 	struct rt_conn *rt;
 	uint32_t trace_id; /* rt_conn_trace_id(rt), at hand for the trace */
-	/* RPC-over-RDMA version (digest 2.11): vers is what Calls carry;
+	/* RPC-over-RDMA version (v2-05 §8): vers is what Calls carry;
 	 * negotiating while the first v2 Call waits for its Reply; known
 	 * once a valid Reply came in that version; fell_back after the
 	 * server's ERR_VERS. */

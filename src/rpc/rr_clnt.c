@@ -7,8 +7,8 @@
  * sent on, a polling leader one on the connection it polls.  A connection
  * found dead stops being current at once - its calls are failed, the next
  * call connects anew (with one credit and fresh registrations, V1-CR-6,
- * digest 1.13) - and it is destroyed when the last reference goes, so that
- * no call can touch a freed connection while it fences its memory.
+ * RFC 8166 §4.5.3-4.5.5) - and it is destroyed when the last reference goes, so
+ * that no call can touch a freed connection while it fences its memory.
  *
  * Connecting happens without the lock held (it can take the whole connect
  * timeout); threads that need a connection meanwhile wait, each with its
@@ -23,7 +23,7 @@
 
 /* ---- Connections -------------------------------------------------------- */
 
-/* ---- Versions (digest 2.11) ---------------------------------------------- */
+/* ---- Versions (v2-05 §8) ---------------------------------------------- */
 
 /*
  * The version a new connection speaks.  A v2 Call that probes the server

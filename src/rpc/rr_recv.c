@@ -4,7 +4,7 @@
  * by XID, a backward Call to rr_bc.c, the server's properties and a death
  * to the connection (rr_clnt.c).
  *
- * A Reply is looked at in this order (digest 1.10, V1-ERR-1): transport
+ * A Reply is looked at in this order (RFC 8166 §4.5, V1-ERR-1): transport
  * header decoded (a refused one: rw_reply_action() says discard or fail
  * the XID, V1-ERR-4, V1-ERR-10), XID matched to a call of this connection,
  * header checked against what that Call offered (rw_validate_reply), inline
@@ -32,8 +32,8 @@ static void repost(struct rr_conn *conn, struct rt_rbuf *b)
 }
 
 /* A header we refuse: discard it, or end the call it names for good. */
-static void refuse(struct rr_clnt *rr, struct rr_call *call,
-		   const struct rw_hdr *h, enum rw_reason why)
+static void recv_refuse(struct rr_clnt *rr, struct rr_call *call,
+			const struct rw_hdr *h, enum rw_reason why)
 {
 	struct rw_action a = rw_reply_action(call ? &call->hdr : NULL, h, why);
 
@@ -82,8 +82,8 @@ static void take_error(struct rr_clnt *rr, struct rr_call *call,
 /* The Reply taken for call (before it completes: an abandoned call is
  * finished then): its kind, payload octets, what its Write chunks carried
  * and the grant. */
-static void trace_reply(const struct rr_call *call, const struct rw_hdr *h,
-			uint32_t len)
+static void recv_trace_reply(const struct rr_call *call, const struct rw_hdr *h,
+			     uint32_t len)
 {
 	uint64_t wbytes = 0;
 	uint32_t i, used = 0;
@@ -120,7 +120,7 @@ static bool take_inline(struct rr_clnt *rr, struct rr_call *call,
 	rr_call_take_writes(rr, call, h);
 	rr->st.replies++;
 	rr->st.inline_bytes += n;
-	trace_reply(call, h, n);
+	recv_trace_reply(call, h, n);
 	rr_call_complete(rr, call);
 	return true;
 }
@@ -153,15 +153,15 @@ static bool take_long(struct rr_clnt *rr, struct rr_call *call,
 	rr->st.replies++;
 	rr->st.long_replies++;
 	rr->st.reply_bytes += total;
-	trace_reply(call, h, (uint32_t)total);
+	recv_trace_reply(call, h, (uint32_t)total);
 	rr_call_complete(rr, call);
 	return true;
 }
 
 /*
- * A message in the backward direction: the server as requester (digest
- * 1.14, 2.5).  Its properties (CONNPROP, UPDPROP: one-way) are applied; an
- * RPC Call goes to the backward service (rr_bc.c); anything else is
+ * A message in the backward direction: the server as requester (RFC
+ * 8167, v2-05 §7.2.2).  Its properties (CONNPROP, UPDPROP: one-way) are
+ * applied; an RPC Call goes to the backward service (rr_bc.c); anything else is
  * dropped and counted.
  */
 static void recv_backward(struct rr_clnt *rr, struct rr_conn *conn,
@@ -209,7 +209,7 @@ static void recv_reply(struct rr_clnt *rr, struct rr_conn *conn,
 	if (why == RW_R_OK && call)
 		why = rw_validate_reply(&call->hdr, &h);
 	if (why != RW_R_OK) {
-		refuse(rr, call, &h, why);
+		recv_refuse(rr, call, &h, why);
 	} else if (call) {
 		if ((ev->wc_flags & RT_WC_WITH_INV) &&
 		    ev->inv_rkey != call->inv_handle)
@@ -227,8 +227,8 @@ static void recv_reply(struct rr_clnt *rr, struct rr_conn *conn,
 		repost(conn, ev->rbuf);
 }
 
-static bool dispatch(struct rr_clnt *rr, struct rr_conn *conn,
-		     const struct rt_event *ev)
+static bool recv_dispatch(struct rr_clnt *rr, struct rr_conn *conn,
+			  const struct rt_event *ev)
 {
 	switch (ev->type) {
 	case RT_EV_RECV:
@@ -266,7 +266,7 @@ void rr_recv_drain(struct rr_clnt *rr, struct rr_conn *conn, bool full)
 			   rt_conn_collect(conn->rt, ev, RR_EV_BATCH);
 		full = false;
 		for (i = 0; i < n; i++)
-			dead |= dispatch(rr, conn, &ev[i]);
+			dead |= recv_dispatch(rr, conn, &ev[i]);
 	} while (n == RR_EV_BATCH || (n > 0 && conn->redrain));
 	conn->draining = false;
 	if (dead || n < 0 || rt_conn_state(conn->rt) == RT_CONN_DEAD)

@@ -101,8 +101,8 @@ struct rr_srv_opts {
 	uint32_t max_chunk_segs;
 	bool no_remote_inv;	  /* never answer with Send With Invalidate */
 	bool xcharext;		  /* read xcharext-02 characteristics from this
-				 * peer (RDMA2_OPTIONAL opttype 1-4, digest
-				 * 3.6); off: INVAL_OPTION */
+				 * peer (RDMA2_OPTIONAL opttype 1-4,
+				 * AMB-V2-1); off: INVAL_OPTION */
 	size_t replay_bytes;	  /* memory for replies kept for a resend, per
 				 * connection (0: RR_REPLAY_BYTES) */
 	uint32_t replay_ms;	  /* how long one is kept (0: RR_REPLAY_MS) */

@@ -1,6 +1,6 @@
 /*
  * rr_spin.h - how long a waiting thread polls the completion queue before
- * it sleeps on the connection's fd (event mode; issue 17 item 1): the
+ * it sleeps on the connection's fd (event mode): the
  * budget of the requester's leader (rr_wait.c) and of the responder after
  * a call (rr_serve.c).
  *

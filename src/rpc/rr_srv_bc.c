@@ -1,6 +1,6 @@
 /*
  * rr_srv_bc.c - backward-direction Calls: the server as requester on a
- * connection its client made (RFC 8167, digest 1.14; REQUIRED by v2,
+ * connection its client made (RFC 8167; REQUIRED by v2,
  * V2-DIR-1).
  *
  * Message: an RDMA_MSG in the connection's version, direction CALL, every
@@ -160,7 +160,7 @@ void rr_srv_bc_free(struct rr_srv *srv)
 
 /* Poll the connection for everyone, once (lock held, released while
  * asleep), then make svc_run look at what this found for it. */
-static void lead_once(struct rr_srv *srv, int64_t deadline)
+static void bc_lead_once(struct rr_srv *srv, int64_t deadline)
 {
 	int64_t left = deadline - rr_clock_ms();
 
@@ -178,7 +178,7 @@ static void lead_once(struct rr_srv *srv, int64_t deadline)
 	pthread_cond_broadcast(&srv->bc_cv);
 }
 
-static void timed_wait(struct rr_srv *srv, int64_t deadline)
+static void bc_timed_wait(struct rr_srv *srv, int64_t deadline)
 {
 	int64_t t = rr_clock_ms() + RR_BC_SLICE_MS;
 	struct timespec ts;
@@ -196,9 +196,9 @@ static bool wait_for(struct rr_srv *srv, bool (*done)(struct rr_srv *, void *),
 {
 	while (!done(srv, arg) && !srv->dead && rr_clock_ms() < deadline) {
 		if (!srv->bc_leading)
-			lead_once(srv, deadline);
+			bc_lead_once(srv, deadline);
 		else
-			timed_wait(srv, deadline);
+			bc_timed_wait(srv, deadline);
 	}
 	return done(srv, arg);
 }
@@ -231,7 +231,7 @@ static bool credit_free(struct rr_srv *srv, void *arg)
 	return srv->bc_inflight < limit;
 }
 
-static bool call_done(struct rr_srv *srv, void *arg)
+static bool bc_call_done(struct rr_srv *srv, void *arg)
 {
 	return ((struct rr_srv_bcall *)arg)->done;
 }
@@ -307,9 +307,9 @@ static bool can_call(struct rr_srv *srv, struct rr_result *res)
 }
 
 /* Send the Call (lock held): bcall joins the table, a credit is taken. */
-static bool send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
-		      rr_encode_fn enc, void *arg, int64_t deadline,
-		      struct rr_result *res)
+static bool bc_send_call(struct rr_srv *srv, struct rr_srv_bcall *bcall,
+			 rr_encode_fn enc, void *arg, int64_t deadline,
+			 struct rr_result *res)
 {
 	struct rt_sbuf *b;
 	struct rt_err err;
@@ -365,11 +365,11 @@ enum rr_status rr_srv_bc_call(struct rr_srv *srv, uint32_t xid,
 	bcall->xid = xid;
 	pthread_mutex_lock(&srv->lock);
 	if (!can_call(srv, res) ||
-	    !send_call(srv, bcall, enc, arg, deadline, res)) {
+	    !bc_send_call(srv, bcall, enc, arg, deadline, res)) {
 		free(bcall);
 		goto out;
 	}
-	if (!wait_for(srv, call_done, bcall, deadline)) {
+	if (!wait_for(srv, bc_call_done, bcall, deadline)) {
 		bcall->orphan = true; /* its Reply will be dropped */
 		bcall->orphan_until = rr_clock_ms() + RR_BC_ORPHAN_MS;
 		srv->st.bc_timeouts++;

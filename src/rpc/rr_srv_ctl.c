@@ -1,7 +1,7 @@
 /*
  * rr_srv_ctl.c - what a responder answers itself, without the RPC layer:
- * transport properties (digest 2.10: CONNPROP, UPDPROP, REQPROP; xcharext
- * characteristics in compatibility mode, digest 3.6), our own CONNPROP, and
+ * transport properties (v2-05 §6: CONNPROP, UPDPROP, REQPROP; xcharext
+ * characteristics in compatibility mode, AMB-V2-1), our own CONNPROP, and
  * the Send of everything in the control queue (RDMA_ERROR, RESPROP,
  * RESPXCH).
  *

@@ -164,7 +164,7 @@ struct rr_srv {
 	uint32_t pulling;   /* Calls whose Reads are posted, not done */
 	struct rr_srv_stats st;
 
-	/* versions and properties (digest 2.10, 2.11) */
+	/* versions and properties (v2-05 §6, §8) */
 	struct rw_limits lim; /* what Calls are decoded against */
 	uint32_t vers_seen;   /* of the latest Call */
 	uint32_t cm_send;     /* inline send threshold of RFC 8797 */

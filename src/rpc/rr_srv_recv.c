@@ -1,6 +1,6 @@
 /*
- * rr_srv_recv.c - from a Receive to a ready request (digest 1.5, 1.7,
- * 1.10): the message is decoded where it arrived (its Receive is posted
+ * rr_srv_recv.c - from a Receive to a ready request (RFC 8166 §3.4, §3.4.5,
+ * §4.5): the message is decoded where it arrived (its Receive is posted
  * again when it is answered, rr_srv_pool.c), checked by the wire layer,
  * answered with the RDMA_ERROR it calls for or dropped, its Read chunks
  * pulled by RDMA Read within the connection's budget, and its decode
@@ -237,8 +237,8 @@ void rr_srv_on_read_done(struct rr_srv *srv, struct rr_sreq *req, int status)
 
 /* ---- Receive ----------------------------------------------------------- */
 
-/* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (digest
- * 1.14), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
+/* An RDMA_MSG carrying an RPC Reply: a backward-direction Reply (RFC
+ * 8167), told by msg_type in v1 and rdma_direction in v2 (a v2 Reply is
  * refused as a Call only for its direction). */
 static bool is_reply(const struct rr_sreq *req)
 {
@@ -275,7 +275,8 @@ static bool count_inflight(struct rr_srv *srv, struct rr_sreq *req)
 /* A Call accepted for service: how it came (kind as the requester
  * planned it), what its Read list brings and what it offers for the
  * reply. */
-static void trace_call(const struct rr_srv *srv, const struct rr_sreq *req)
+static void srv_recv_trace_call(const struct rr_srv *srv,
+				const struct rr_sreq *req)
 {
 	const struct rw_hdr *h = &req->rx.hdr;
 	uint32_t reply = 0;
@@ -350,7 +351,7 @@ static void classify(struct rr_srv *srv, struct rr_sreq *req)
 		rr_srv_queue_error(srv, req);
 		return;
 	}
-	trace_call(srv, req);
+	srv_recv_trace_call(srv, req);
 	if (!req->pull_len) {
 		make_ready(srv, req);
 		return;

@@ -1,9 +1,9 @@
 /*
- * rr_srv_reply.c - from an RPC reply to the wire, responder side of digest
- * 1.6 and 1.7: encode it through the reducing encoder straight into a Send
- * buffer behind an RDMA_MSG header; if it does not fit and the Call offered
- * a Reply chunk, encode it into connection memory, RDMA Write it into the
- * Reply chunk and send an RDMA_NOMSG header returning that chunk with the
+ * rr_srv_reply.c - from an RPC reply to the wire, responder side of RFC
+ * 8166 §3.5 and §3.4.5: encode it through the reducing encoder straight into a
+ * Send buffer behind an RDMA_MSG header; if it does not fit and the Call
+ * offered a Reply chunk, encode it into connection memory, RDMA Write it into
+ * the Reply chunk and send an RDMA_NOMSG header returning that chunk with the
  * lengths written; otherwise answer ERR_CHUNK (AMB-V1-14, S-4).
  * rw_plan_reply() takes the decision from the actual sizes.
  *
@@ -94,8 +94,8 @@ static uint32_t reply_threshold(const struct rr_srv *srv,
 							       srv->cm_send;
 }
 
-static void plan_in(struct rw_reply_in *in, const struct rr_srv *srv,
-		    const struct rr_sreq *req, uint32_t len)
+static void reply_plan_in(struct rw_reply_in *in, const struct rr_srv *srv,
+			  const struct rr_sreq *req, uint32_t len)
 {
 	const struct rw_hdr *call = &req->rx.hdr;
 	uint32_t i;
@@ -162,7 +162,7 @@ static void reply_policy(const struct rr_sreq *req,
 /* Run the encoder into buf[0..cap): the reduced length and the items in
  * re.  RW_XERR_OK, RW_XERR_NOSPACE, or another error when the encoder
  * itself failed (RW_XERR_BAD_ARG if it failed without the stream's help). */
-static enum rw_xdr_err encode(struct reply_enc *re, void *buf, size_t cap)
+static enum rw_xdr_err reply_encode(struct reply_enc *re, void *buf, size_t cap)
 {
 	struct rw_rxdr x;
 	enum rw_xdr_err e;
@@ -229,7 +229,7 @@ static uint32_t reply_inv(const struct rr_srv *srv, const struct rr_sreq *req,
 
 /* The reply as sent: kind, payload octets (inline or in the Reply chunk),
  * what the Write chunks carry, the grant. */
-static void trace_reply(const struct rr_srv *srv, const struct rr_sreq *req,
+static void reply_trace(const struct rr_srv *srv, const struct rr_sreq *req,
 			const struct reply_enc *re, const char *kind,
 			uint32_t credit)
 {
@@ -293,8 +293,8 @@ static int answer_error(struct rr_srv *srv, struct rr_sreq *req,
 
 /* Answer ERR_CHUNK (v2 BAD_XDR; SYSTEM for a fault of ours) instead of
  * the reply, counted under cause. */
-static int refuse(struct rr_srv *srv, struct rr_sreq *req, struct rt_sbuf *b,
-		  enum rr_srv_cause cause)
+static int reply_refuse(struct rr_srv *srv, struct rr_sreq *req,
+			struct rt_sbuf *b, enum rr_srv_cause cause)
 {
 	if (cause == RR_CAUSE_SYSTEM)
 		rr_srv_set_fault(req, cause);
@@ -359,7 +359,7 @@ static int place_refused(struct rr_srv *srv, struct rr_sreq *req,
 	if (f->cause == RR_CAUSE_WRITE_ROOM)
 		return resource_error(srv, req, re, b, f->cause, f->slot,
 				      f->len);
-	return refuse(srv, req, b, f->cause);
+	return reply_refuse(srv, req, b, f->cause);
 }
 
 /* Segments whose address range wraps cannot be written (rt_post_write
@@ -496,7 +496,7 @@ static int items_failed(struct rr_srv *srv, struct rr_sreq *req,
 {
 	rr_srv_release_reply(srv, req);
 	if (ret == -ENOMEM)
-		return refuse(srv, req, b, RR_CAUSE_SYSTEM);
+		return reply_refuse(srv, req, b, RR_CAUSE_SYSTEM);
 	rt_sbuf_put(srv->conn, b);
 	return ret;
 }
@@ -518,14 +518,14 @@ static int reply_inline(struct rr_srv *srv, struct rr_sreq *req,
 		cap = rt_sbuf_size(b);
 	if (hlen >= cap)
 		return -ENOSPC;
-	e = encode(re, (uint8_t *)rt_sbuf_data(b) + hlen, cap - hlen);
+	e = reply_encode(re, (uint8_t *)rt_sbuf_data(b) + hlen, cap - hlen);
 	if (e == RW_XERR_NOSPACE)
 		return -ENOSPC;
 	if (e != RW_XERR_OK) {
 		rt_sbuf_put(srv->conn, b);
 		return -EINVAL;
 	}
-	plan_in(&in, srv, req, re->len);
+	reply_plan_in(&in, srv, req, re->len);
 	if (rw_plan_reply(&in) != RW_SHORT)
 		return -ENOSPC;
 	hdr_init(&o, req, RW_MSG);
@@ -540,7 +540,7 @@ static int reply_inline(struct rr_srv *srv, struct rr_sreq *req,
 	srv->st.inline_bytes += re->len;
 	ret = post(srv, req, b, hlen + re->len);
 	if (!ret)
-		trace_reply(srv, req, re, re->nitems ? "chunked" : "short",
+		reply_trace(srv, req, re, re->nitems ? "chunked" : "short",
 			    o.h.credit);
 	return ret;
 }
@@ -563,7 +563,7 @@ static enum rw_xdr_err encode_long(struct rr_srv *srv, struct reply_enc *re,
 		m = rt_lmem_alloc(srv->conn, (size_t)size, &err);
 		if (!m)
 			return RW_XERR_NOSPACE;
-		e = encode(re, rt_lmem_addr(m), (size_t)size);
+		e = reply_encode(re, rt_lmem_addr(m), (size_t)size);
 		if (e == RW_XERR_OK) {
 			*mp = m;
 			return e;
@@ -610,7 +610,7 @@ static int reply_long(struct rr_srv *srv, struct rr_sreq *req,
 	size_t n;
 	int ret;
 
-	plan_in(&in, srv, req, 0);
+	reply_plan_in(&in, srv, req, 0);
 	cap = in.reply_chunk_len;
 	/* rw_plan_reply() does not ask whether the RDMA_NOMSG header itself
 	 * fits inline: a long Write list can make it too large to send. */
@@ -655,7 +655,7 @@ static int reply_long(struct rr_srv *srv, struct rr_sreq *req,
 	srv->st.reply_bytes += re->len;
 	ret = post(srv, req, b, (uint32_t)n);
 	if (!ret)
-		trace_reply(srv, req, re, "long", o.h.credit);
+		reply_trace(srv, req, re, "long", o.h.credit);
 	return ret;
 }
 

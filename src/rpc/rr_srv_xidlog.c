@@ -63,7 +63,7 @@ void rr_xidlog_destroy(struct rr_xidlog *log)
 	free(log);
 }
 
-static socklen_t addr_len(const struct sockaddr *sa)
+static socklen_t xidlog_addr_len(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 					   sizeof(struct sockaddr_in);
@@ -82,7 +82,7 @@ void rr_xidlog_add(struct rr_xidlog *log, const struct sockaddr *peer,
 	if (!e->when)
 		atomic_fetch_add(&log->used, 1);
 	memset(e, 0, sizeof(*e));
-	memcpy(&e->peer, peer, addr_len(peer));
+	memcpy(&e->peer, peer, xidlog_addr_len(peer));
 	e->xid = xid;
 	e->when = now_s();
 	pthread_mutex_unlock(&log->lock);

@@ -1,7 +1,6 @@
 /*
  * rr_srv_xidlog.h - the responder's record of Calls whose processing failed
- * for an operational reason (RFC 8166 section 4.5.3, digest 1.10, 1.13,
- * V1-ERR-11).
+ * for an operational reason (RFC 8166 §4.5.3-4.5.5, V1-ERR-11).
  *
  * An RDMA Read or Write that the requester's device refuses (a stale
  * handle, a chunk shorter than it said), or a Send its Receive is too small
@@ -15,7 +14,7 @@
  * accepts (rr_srv_opts.xidlog), so it outlives them; it holds the latest
  * RR_XIDLOG_SIZE failures for RR_XIDLOG_TTL_S seconds and is thread-safe.
  * Failures of the link (retries exhausted, flushes) are not recorded: a
- * retransmission is the recovery for those (digest 1.13).
+ * retransmission is the recovery for those (RFC 8166 §4.5.3-4.5.5).
  */
 #ifndef RR_SRV_XIDLOG_H
 #define RR_SRV_XIDLOG_H

@@ -1,6 +1,6 @@
 /*
  * rr_vcache.c - servers that do not speak RPC-over-RDMA v2, per address,
- * for every rr_clnt of the process (digest 2.11, V2-NEG-6, AMB-V2-20).
+ * for every rr_clnt of the process (v2-05 §8, V2-NEG-6, AMB-V2-20).
  *
  * A connection lost right after ERR_VERS, or while its first v2 message
  * went unanswered, says the server probably lacks v2 (or drops what it does
@@ -45,7 +45,8 @@ static bool same_server(const struct sockaddr_storage *a,
 	       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
 }
 
-static struct rr_vcache_ent *find(const struct sockaddr *server, int64_t now)
+static struct rr_vcache_ent *vcache_find(const struct sockaddr *server,
+					 int64_t now)
 {
 	unsigned int i;
 
@@ -65,7 +66,7 @@ bool rr_vcache_lacks_v2(const struct sockaddr *server)
 	bool found;
 
 	pthread_mutex_lock(&rr_vcache_lock);
-	found = find(server, rr_now_ms()) != NULL;
+	found = vcache_find(server, rr_now_ms()) != NULL;
 	pthread_mutex_unlock(&rr_vcache_lock);
 	return found;
 }
@@ -93,7 +94,7 @@ void rr_vcache_note(const struct sockaddr *server, uint32_t ttl_s)
 	if (!ttl_s)
 		return;
 	pthread_mutex_lock(&rr_vcache_lock);
-	e = find(server, now);
+	e = vcache_find(server, now);
 	if (!e)
 		e = victim();
 	memset(&e->addr, 0, sizeof(e->addr));

@@ -140,7 +140,7 @@ static void waiter_cv_make(struct rr_waiter *w)
  * is the fine one, ahead of the coarse by up to a tick, and a wait that
  * ended before the coarse clock reached the deadline would be repeated at
  * once until it did. */
-static void timed_wait(struct rr_clnt *rr, struct rr_waiter *w,
+static void wait_timed(struct rr_clnt *rr, struct rr_waiter *w,
 		       int64_t deadline)
 {
 	int64_t until = deadline + rr_tick_ms();
@@ -167,8 +167,8 @@ static int64_t min64(int64_t a, int64_t b)
  * than the round trip it waits for (make profile).  Returns whether it
  * slept.
  */
-static bool lead_once(struct rr_clnt *rr, struct rr_conn *conn, int64_t left_ms,
-		      unsigned int spin, bool polling)
+static bool wait_lead_once(struct rr_clnt *rr, struct rr_conn *conn,
+			   int64_t left_ms, unsigned int spin, bool polling)
 {
 	struct pollfd pfd = { .fd = rt_conn_fd(conn->rt), .events = POLLIN };
 
@@ -215,8 +215,8 @@ static void lead(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 	rr->leading = true;
 	conn->refs++;
 	while (!done(arg) && !conn->lost && now_ms < deadline) {
-		slept |= lead_once(rr, conn, deadline - now_ms, spin++,
-				   polling || conn->busy_poll);
+		slept |= wait_lead_once(rr, conn, deadline - now_ms, spin++,
+					polling || conn->busy_poll);
 		if ((polling || conn->busy_poll) && spin % RR_SPIN_CLOCK_EVERY)
 			continue;
 		now_ms = rr_now_ms();
@@ -251,7 +251,7 @@ bool rr_wait(struct rr_clnt *rr, struct rr_conn *conn, bool (*done)(void *),
 		if (conn && !conn->lost && !rr->leading)
 			lead(rr, conn, done, arg, deadline);
 		else
-			timed_wait(rr, &w, deadline);
+			wait_timed(rr, &w, deadline);
 	}
 	ok = done(arg);
 	if (pub)

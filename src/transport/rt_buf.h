@@ -30,7 +30,8 @@
  *   - rt_lmem_map(): the caller's own memory registered for this request
  *     (e.g. a large result to RDMA Write without a copy); one
  *     ibv_reg_mr/ibv_dereg_mr pair per use.
- * On iWARP an RDMA Read sink also needs remote write access (digest 1.1):
+ * On iWARP an RDMA Read sink also needs remote write access
+ * (doc/architecture.md, "Who may grant remote access"):
  * rt_post_read() has rt_reg.c register the sink for that Read alone, so
  * this memory itself never has it.
  * Memory must not be freed while a work request using it is outstanding

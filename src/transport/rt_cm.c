@@ -47,7 +47,7 @@
 #define RT_CHAN_BUDGET	  64 /* completion events taken per call */
 #define RT_CM_EVERY	  8  /* rt_listener_process() with completions */
 
-static int64_t now_ms(void)
+static int64_t cm_now_ms(void)
 {
 	struct timespec ts;
 
@@ -89,7 +89,7 @@ static int wait_cm_event(struct rt_connecting *attempt,
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		left = attempt->deadline - now_ms();
+		left = attempt->deadline - cm_now_ms();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
@@ -99,7 +99,7 @@ static int wait_cm_event(struct rt_connecting *attempt,
 
 static int elapsed(const struct rt_connecting *attempt)
 {
-	return (int)(now_ms() - attempt->start);
+	return (int)(cm_now_ms() - attempt->start);
 }
 
 /* A failure of step what with errno code; "no such device" means the
@@ -162,8 +162,8 @@ static int resolve(struct rt_connecting *attempt, struct rt_err *err)
 	snprintf(what, sizeof(what), "route resolution failed for %s",
 		 attempt->addr);
 	if (rdma_resolve_route(conn->id,
-			       (int)(attempt->deadline - now_ms()) > 0 ?
-				       (int)(attempt->deadline - now_ms()) :
+			       (int)(attempt->deadline - cm_now_ms()) > 0 ?
+				       (int)(attempt->deadline - cm_now_ms()) :
 				       1))
 		return step_failed(attempt, what, errno, NULL, err);
 	return expect_event(attempt, RDMA_CM_EVENT_ROUTE_RESOLVED, what, err);
@@ -342,7 +342,7 @@ static int connecting_init(struct rt_connecting *attempt,
 	attempt->conn = rt_conn_alloc(attr);
 	if (!attempt->conn)
 		return rt_err_set(err, ENOMEM, "out of memory");
-	attempt->start = now_ms();
+	attempt->start = cm_now_ms();
 	attempt->deadline = attempt->start + attempt->conn->attr.timeout_ms;
 	rt_addr_str(dst, 0, attempt->addr);
 	rt_addr_str(dst, 1, attempt->addrport);

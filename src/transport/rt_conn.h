@@ -364,7 +364,7 @@ const struct rt_err *rt_conn_error(const struct rt_conn *c);
  * Did the connection end because the peer's side of one work request was
  * unusable - a handle, offset or length it gave that its device refused
  * (remote access or invalid request), or a Receive too small for our Send
- * (digest 1.10, "operational errors", V1-ERR-11)?  Then true, with the
+ * (RFC 8166 §4.5, "operational errors", V1-ERR-11)?  Then true, with the
  * cookie that work was posted with.  False for every other ending: flushes,
  * retries exhausted (the link, not the request), disconnects.
  */

@@ -49,7 +49,7 @@ const char *rt_wc_status_str(int status)
 	return ibv_wc_status_str((enum ibv_wc_status)status);
 }
 
-static void dispatch(struct rt_conn *conn, const struct ibv_wc *wc)
+static void cq_dispatch(struct rt_conn *conn, const struct ibv_wc *wc)
 {
 	if (wc->wr_id & RT_WRID_RECV)
 		rt_buf_recv_done(conn, (uint32_t)(wc->wr_id & ~RT_WRID_RECV),
@@ -77,7 +77,7 @@ static bool poll_cq(struct rt_conn *conn)
 			return false;
 		}
 		for (i = 0; i < n; i++)
-			dispatch(conn, &wc[i]);
+			cq_dispatch(conn, &wc[i]);
 		if (n < RT_POLL_BATCH)
 			return false;
 		budget -= (unsigned int)n < budget ? (unsigned int)n : budget;
@@ -225,7 +225,7 @@ int rt_cq_wait(struct rt_conn *conn, int timeout_ms)
 	return rt_conn_wait(conn, timeout_ms);
 }
 
-static int64_t now_ms(void)
+static int64_t cq_now_ms(void)
 {
 	struct timespec ts;
 
@@ -250,7 +250,7 @@ static void busy_service(struct rt_conn *conn)
 int rt_conn_poll(struct rt_conn *conn, struct rt_event *ev, unsigned int max,
 		 int timeout_ms)
 {
-	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	int64_t deadline = timeout_ms > 0 ? cq_now_ms() + timeout_ms : 0;
 	unsigned int n;
 	int64_t left = -1;
 
@@ -267,7 +267,7 @@ int rt_conn_poll(struct rt_conn *conn, struct rt_event *ev, unsigned int max,
 		if (conn->dead)
 			return -ENOTCONN; /* RT_EV_DEAD already taken */
 		if (timeout_ms > 0) {
-			left = deadline - now_ms();
+			left = deadline - cq_now_ms();
 			if (left <= 0)
 				return 0;
 		}

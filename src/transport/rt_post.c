@@ -70,8 +70,8 @@ static int wc_errno(int status)
 	return status == IBV_WC_WR_FLUSH_ERR ? ECONNRESET : EIO;
 }
 
-static void report(struct rt_conn *conn, uint8_t kind, uint64_t cookie,
-		   int status)
+static void post_report(struct rt_conn *conn, uint8_t kind, uint64_t cookie,
+			int status)
 {
 	struct rt_event ev = { .cookie = cookie };
 
@@ -111,7 +111,7 @@ static void work_done(struct rt_conn *conn, uint8_t kind, bool want,
 		return;
 	}
 	if (want)
-		report(conn, kind, cookie, status);
+		post_report(conn, kind, cookie, status);
 }
 
 /* What the peer's side of a work request can make fail (rt_conn_peer_fault):
@@ -584,7 +584,7 @@ static int post_rdma(struct rt_conn *conn, uint8_t kind,
 		return ret;
 	if (!total) {
 		if (flags & RT_WR_SIGNAL)
-			report(conn, kind, cookie, IBV_WC_SUCCESS);
+			post_report(conn, kind, cookie, IBV_WC_SUCCESS);
 		return 0;
 	}
 	if (kind == RT_K_READ) {

@@ -29,7 +29,7 @@
  *   deregistration stays on the connection's list to try again when it is
  *   destroyed; by then its QP is gone.
  *
- * Read sinks on iWARP (digest 1.1)
+ * Read sinks on iWARP (doc/architecture.md, "Who may grant remote access")
  *   An iWARP RDMA Read is carried out by the responder writing into the
  *   sink, so the sink needs remote write access, which cached local memory
  *   never has.  rt_reg_sink_get() registers each sink fragment of one

@@ -1,5 +1,5 @@
 /*
- * rt_reg.h - chunk memory registration and fencing (digest 1.12, V1-MR-*,
+ * rt_reg.h - chunk memory registration and fencing (RFC 8166 §4.4, V1-MR-*,
  * V1-SEC-*, V1-ERR-12).  The only module that gives the peer access to our
  * memory, and the only one that takes it away.
  *

@@ -21,7 +21,7 @@
 #include "transport/rt_reg_priv.h"
 #include "transport/rt_setup.h"
 
-/* Reads we initiate and accept concurrently (digest 1.1, V1-CR-10): Linux
+/* Reads we initiate and accept concurrently (V1-CR-10): Linux
  * uses 16 outstanding Reads on its server; ORD/IRD of 1 is the ntirpc
  * anti-pattern. */
 #define RT_ORD_WANT 16u

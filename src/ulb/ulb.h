@@ -1,5 +1,5 @@
 /*
- * ulb.h - internal interface of the Upper-Layer Binding table (digest 1.11,
+ * ulb.h - internal interface of the Upper-Layer Binding table (RFC 8166 §6,
  * V1-ULB-*): what the CLIENT and SVCXPRT ask before marshalling, and the
  * pieces the table, the configuration file parser and the built-in NFS
  * bindings share.  The public half is in <rpc/rpcrdma.h> (rpcrdma_ulb(3)).
@@ -136,7 +136,7 @@ int ulb_sizes_at(const struct rpcrdma_ulb_entry *e, ulb_word_fn word,
 
 /*
  * Turn an entry into the wire layer's policy (NULL entry: no reduction,
- * digest 1.11).  A requester encoding a Call passes dflt_min, used when
+ * RFC 8166 §6).  A requester encoding a Call passes dflt_min, used when
  * the entry says min=0; a responder encoding a Reply and both decoders
  * pass reply = true, which clears min_len (V1-WC-2: every eligible result
  * goes into an offered Write chunk).

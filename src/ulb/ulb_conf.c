@@ -8,7 +8,7 @@
  * with '#' comments.  Every line is checked completely before it is
  * registered; a bad line is reported as "FILE:LINE: reason" and skipped, so
  * one typo costs one binding (which then falls back to no reduction, always
- * safe, digest 1.11) rather than every binding in the file.
+ * safe, RFC 8166 §6) rather than every binding in the file.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,10 +36,10 @@ struct ulb_parse {
 	size_t whylen;
 };
 
-static int fail(struct ulb_parse *p, const char *fmt, ...)
+static int conf_fail(struct ulb_parse *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static int fail(struct ulb_parse *p, const char *fmt, ...)
+static int conf_fail(struct ulb_parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -132,24 +132,25 @@ static int parse_ddp(struct ulb_parse *p, const char *v, uint64_t *mask)
 		return 0;
 	for (;;) {
 		if (!num(q, &q, UINT64_MAX, &k))
-			return fail(p,
-				    "ddp: '%s' is not a list of item ordinals",
-				    v);
+			return conf_fail(
+				p, "ddp: '%s' is not a list of item ordinals",
+				v);
 		if (k >= RW_DDP_MAX_ORDINAL)
-			return fail(
+			return conf_fail(
 				p,
 				"ddp: item ordinal %llu is out of range 0..%u",
 				(unsigned long long)k, RW_DDP_MAX_ORDINAL - 1);
 		if (*mask & RW_DDP_ITEM(k))
-			return fail(p, "ddp: item ordinal %llu is listed twice",
-				    (unsigned long long)k);
+			return conf_fail(
+				p, "ddp: item ordinal %llu is listed twice",
+				(unsigned long long)k);
 		*mask |= RW_DDP_ITEM(k);
 		if (*q == '\0')
 			return 0;
 		if (*q++ != ',')
-			return fail(p,
-				    "ddp: '%s' is not a list of item ordinals",
-				    v);
+			return conf_fail(
+				p, "ddp: '%s' is not a list of item ordinals",
+				v);
 	}
 }
 
@@ -165,7 +166,7 @@ static int parse_size(struct ulb_parse *p, const char *kw, const char *v,
 	if (strncmp(q, "arg[", 4)) {
 		sz->kind = RPCRDMA_ULB_SIZE_FIXED;
 		if (!ulb_octets(q, &q, &sz->value) || *q)
-			return fail(
+			return conf_fail(
 				p,
 				"%s: '%s' is not a size (N, Nk, Nm or arg[OFFSET][+N])",
 				kw, v);
@@ -178,26 +179,27 @@ static int parse_size(struct ulb_parse *p, const char *kw, const char *v,
 		q++;
 	}
 	if (!num(q, &q, (uint64_t)INT32_MAX + 1, &off) || *q != ']')
-		return fail(p, "%s: '%s': expected arg[OFFSET]", kw, v);
+		return conf_fail(p, "%s: '%s': expected arg[OFFSET]", kw, v);
 	if (off % 4)
-		return fail(p,
-			    "%s: argument offset %s%llu is not a multiple of 4",
-			    kw, neg ? "-" : "", (unsigned long long)off);
+		return conf_fail(
+			p, "%s: argument offset %s%llu is not a multiple of 4",
+			kw, neg ? "-" : "", (unsigned long long)off);
 	if (neg && off == 0)
-		return fail(
+		return conf_fail(
 			p,
 			"%s: argument offset -0 names no word; the last word is -4",
 			kw);
 	if (!neg && off > INT32_MAX)
-		return fail(p, "%s: argument offset %llu is too large", kw,
-			    (unsigned long long)off);
+		return conf_fail(p, "%s: argument offset %llu is too large", kw,
+				 (unsigned long long)off);
 	sz->offset = neg ? (int32_t) - (int64_t)off : (int32_t)off;
 	q++;
 	if (*q == '\0')
 		return 0;
 	if (*q != '+' || !ulb_octets(q + 1, &q, &sz->value) || *q)
-		return fail(p, "%s: '%s': only '+N' may follow arg[OFFSET]", kw,
-			    v);
+		return conf_fail(p,
+				 "%s: '%s': only '+N' may follow arg[OFFSET]",
+				 kw, v);
 	return 0;
 }
 
@@ -210,7 +212,7 @@ static int parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 	uint64_t n;
 
 	if (!v)
-		return fail(p, "'%s' is not KEYWORD=VALUE", w);
+		return conf_fail(p, "'%s' is not KEYWORD=VALUE", w);
 	*v++ = '\0';
 	if (!strcmp(w, "ddp"))
 		bit = ULB_KW_DDP;
@@ -223,15 +225,15 @@ static int parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 	else if (!strcmp(w, "max"))
 		bit = ULB_KW_MAX;
 	else
-		return fail(
+		return conf_fail(
 			p,
 			"unknown keyword '%s' (expected ddp, min, chunks, room or max)",
 			w);
 	if (*seen & bit)
-		return fail(p, "keyword '%s' is given twice", w);
+		return conf_fail(p, "keyword '%s' is given twice", w);
 	*seen |= bit;
 	if (*v == '\0')
-		return fail(p, "%s: empty value", w);
+		return conf_fail(p, "%s: empty value", w);
 
 	switch (bit) {
 	case ULB_KW_DDP:
@@ -240,14 +242,16 @@ static int parse_kw(struct ulb_parse *p, char *w, unsigned *seen,
 		const char *end;
 
 		if (!ulb_octets(v, &end, &e->min_len) || *end)
-			return fail(p, "min: '%s' is not a size (N, Nk or Nm)",
-				    v);
+			return conf_fail(p,
+					 "min: '%s' is not a size (N, Nk or Nm)",
+					 v);
 		return 0;
 	}
 	case ULB_KW_CHUNKS:
 		if (!word_num(v, RW_DDP_MAX_ORDINAL, &n))
-			return fail(p, "chunks: '%s' is not a number 0..%u", v,
-				    RW_DDP_MAX_ORDINAL);
+			return conf_fail(p,
+					 "chunks: '%s' is not a number 0..%u",
+					 v, RW_DDP_MAX_ORDINAL);
 		e->max_chunks = (uint32_t)n;
 		return 0;
 	case ULB_KW_ROOM:
@@ -268,14 +272,15 @@ static int parse_key(struct ulb_parse *p, char **w, int nw,
 	int i;
 
 	if (nw < 4)
-		return fail(
+		return conf_fail(
 			p,
 			"expected PROGRAM VERSION PROCEDURE call|reply, got %d field%s",
 			nw, nw == 1 ? "" : "s");
 	for (i = 0; i < 3; i++)
 		if (!word_num(w[i], UINT32_MAX, &v[i]))
-			return fail(p, "%s '%s' is not a number 0..4294967295",
-				    name[i], w[i]);
+			return conf_fail(p,
+					 "%s '%s' is not a number 0..4294967295",
+					 name[i], w[i]);
 	e->prog = (rpcprog_t)v[0];
 	e->vers = (rpcvers_t)v[1];
 	e->proc = (rpcproc_t)v[2];
@@ -284,8 +289,8 @@ static int parse_key(struct ulb_parse *p, char **w, int nw,
 	else if (!strcmp(w[3], "reply"))
 		e->dir = RPCRDMA_ULB_REPLY;
 	else
-		return fail(p, "direction '%s' is neither call nor reply",
-			    w[3]);
+		return conf_fail(p, "direction '%s' is neither call nor reply",
+				 w[3]);
 	return 0;
 }
 
@@ -302,7 +307,8 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 	memset(e, 0, sizeof(*e));
 	len = strcspn(line, "\n");
 	if (len > ULB_LINE_MAX)
-		return fail(&p, "line longer than %d characters", ULB_LINE_MAX);
+		return conf_fail(&p, "line longer than %d characters",
+				 ULB_LINE_MAX);
 	memcpy(buf, line, len);
 	buf[len] = '\0';
 	s = strchr(buf, '#');
@@ -320,7 +326,7 @@ int ulb_conf_parse_line(const char *line, struct rpcrdma_ulb_entry *e,
 			return -1;
 	msg = ulb_entry_check(e);
 	if (msg)
-		return fail(&p, "%s", msg);
+		return conf_fail(&p, "%s", msg);
 	return 1;
 }
 
@@ -347,9 +353,9 @@ static unsigned dup_line(const struct ulb_seen *s, size_t n,
 
 /* One bad line: to errs as "FILE:LINE: reason", or without errs as a
  * warning of the library's log (rl_log.h). */
-static void report(FILE *errs, const char *fmt, ...)
+static void conf_report(FILE *errs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void report(FILE *errs, const char *fmt, ...)
+static void conf_report(FILE *errs, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -406,7 +412,7 @@ int ulb_conf_load(const char *path, FILE *errs)
 			}
 		}
 		if (r < 0) {
-			report(errs, "%s:%u: %s", path, lineno, why);
+			conf_report(errs, "%s:%u: %s", path, lineno, why);
 			bad++;
 			continue;
 		}
@@ -426,8 +432,9 @@ int ulb_conf_load(const char *path, FILE *errs)
 		seen[nseen].e = e;
 		seen[nseen++].line = lineno;
 		if (ulb_table_add(&e, ULB_SRC_CONF)) {
-			report(errs, "%s:%u: cannot register: out of memory",
-			       path, lineno);
+			conf_report(errs,
+				    "%s:%u: cannot register: out of memory",
+				    path, lineno);
 			bad++;
 		}
 	}

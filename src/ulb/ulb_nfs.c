@@ -29,7 +29,7 @@
  * reply declared: without it the client offers a Reply chunk of
  * max_reply_size on every call - a registration and an invalidation for
  * each GETATTR, WRITE, COMMIT - and a server such as Linux's then answers
- * through that chunk (issue 15).  These are the sizes rpcrdma-ulbgen -s
+ * through that chunk.  These are the sizes rpcrdma-ulbgen -s
  * computes from RFC 1813's XDR (examples/nfs3d/nfs3_prot.x; check_ulb.c
  * compares them with tests/unit/ulb/nfs3_prot.conf, its output):
  * nfs_fh3 at most 4 + 64, fattr3 84, post_op_attr 4 + 84, wcc_data

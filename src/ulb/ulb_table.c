@@ -1,7 +1,7 @@
 /*
  * ulb_table.c - the Upper-Layer Binding table: entries keyed by (program,
  * version, procedure, direction) saying which body items are DDP-eligible
- * and how much room a requester provides for results (digest 1.11,
+ * and how much room a requester provides for results (RFC 8166 §6,
  * V1-ULB-1..4, V1-WC-1, V1-RP-1/2).  Also the public entry points of
  * rpcrdma_ulb(3) and the conversion to the wire layer's rw_ddp_policy.
  *
@@ -91,8 +91,8 @@ static int key_cmp(const struct rpcrdma_ulb_entry *a, rpcprog_t prog,
 }
 
 /* Index of the key, or of where it would be inserted; caller holds lock. */
-static size_t find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
-		   enum rpcrdma_ulb_dir dir, bool *found)
+static size_t table_find(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
+			 enum rpcrdma_ulb_dir dir, bool *found)
 {
 	size_t lo = 0, hi = ulb_nslots;
 
@@ -169,15 +169,15 @@ const char *ulb_entry_check(const struct rpcrdma_ulb_entry *e)
 }
 
 /* Add or replace one entry, the table's lock held. */
-static int put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
-	       const struct ulb_walker *walk)
+static int table_put(const struct rpcrdma_ulb_entry *e, enum ulb_source src,
+		     const struct ulb_walker *walk)
 {
 	struct ulb_slot *sl;
 	bool found;
 	size_t i;
 	int err;
 
-	i = find(e->prog, e->vers, e->proc, e->dir, &found);
+	i = table_find(e->prog, e->vers, e->proc, e->dir, &found);
 	atomic_fetch_add(&ulb_gen, 1);
 	if (found) {
 		sl = &ulb_slots[i];
@@ -210,7 +210,7 @@ int ulb_table_add(const struct rpcrdma_ulb_entry *e, enum ulb_source src)
 	if (!e || ulb_entry_check(e))
 		return EINVAL;
 	pthread_rwlock_wrlock(&ulb_lock);
-	err = put(e, src, NULL);
+	err = table_put(e, src, NULL);
 	pthread_rwlock_unlock(&ulb_lock);
 	return err;
 }
@@ -234,10 +234,10 @@ int ulb_table_add_walker(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 		return EINVAL;
 	pthread_rwlock_wrlock(&ulb_lock);
 	e.dir = RPCRDMA_ULB_CALL;
-	err = put(&e, ULB_SRC_BUILTIN, w);
+	err = table_put(&e, ULB_SRC_BUILTIN, w);
 	e.dir = RPCRDMA_ULB_REPLY;
 	if (!err)
-		err = put(&e, ULB_SRC_BUILTIN, w);
+		err = table_put(&e, ULB_SRC_BUILTIN, w);
 	pthread_rwlock_unlock(&ulb_lock);
 	return err;
 }
@@ -260,7 +260,7 @@ RPCRDMA_EXPORT int rpcrdma_ulb_unregister(rpcprog_t prog, rpcvers_t vers,
 
 	ensure_init();
 	pthread_rwlock_wrlock(&ulb_lock);
-	i = find(prog, vers, proc, dir, &found);
+	i = table_find(prog, vers, proc, dir, &found);
 	if (found) {
 		memmove(&ulb_slots[i], &ulb_slots[i + 1],
 			(ulb_nslots - i - 1) * sizeof(*ulb_slots));
@@ -280,7 +280,7 @@ int ulb_lookup(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 
 	ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
-	i = find(prog, vers, proc, dir, &found);
+	i = table_find(prog, vers, proc, dir, &found);
 	if (found && e)
 		*e = ulb_slots[i].e;
 	if (walk)
@@ -304,7 +304,7 @@ unsigned int ulb_bound(rpcprog_t prog, rpcvers_t vers, bool *bound)
 	ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
 	/* the first key of (prog, vers) sorts first: procedure 0, CALL */
-	i = find(prog, vers, 0, RPCRDMA_ULB_CALL, &found);
+	i = table_find(prog, vers, 0, RPCRDMA_ULB_CALL, &found);
 	*bound = found || (i < ulb_nslots && ulb_slots[i].e.prog == prog &&
 			   ulb_slots[i].e.vers == vers);
 	gen = atomic_load(&ulb_gen);
@@ -335,7 +335,7 @@ unsigned int ulb_proc_bound(rpcprog_t prog, rpcvers_t vers, rpcproc_t proc,
 	ensure_init();
 	pthread_rwlock_rdlock(&ulb_lock);
 	/* CALL sorts before REPLY: at most two slots, from i on */
-	i = find(prog, vers, proc, RPCRDMA_ULB_CALL, &found);
+	i = table_find(prog, vers, proc, RPCRDMA_ULB_CALL, &found);
 	*bound = slot_is(i, prog, vers, proc);
 	*placed = *bound &&
 		  (slot_places(i) ||

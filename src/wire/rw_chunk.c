@@ -39,7 +39,7 @@ void rw_read_builder_init(struct rw_read_builder *b, struct rw_read_seg *reads,
 
 /*
  * Where the chunk after one at position/len may start: the end of this one
- * in the rebuilt stream, XDR pad included (digest 1.7 worked example 2).
+ * in the rebuilt stream, XDR pad included (AMB-V1-5).
  * A PZRC is the stream itself, not an insertion, so it reserves nothing.
  */
 static uint64_t read_chunk_end(uint32_t position, uint32_t len)

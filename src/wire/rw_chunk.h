@@ -1,6 +1,6 @@
 /*
  * rw_chunk.h - chunk lists: builders, the Read-chunk iterator and the
- * structural rules of Calls and Replies (digest 1.5, 1.7, 2.6).
+ * structural rules of Calls and Replies (RFC 8166 §3.4, §3.4.5, v2-05 §4).
  *
  * rw_hdr_decode() only checks that a header is well-formed XDR within the
  * limits.  Whether its chunk lists make sense depends on the direction:
@@ -107,14 +107,14 @@ enum rw_reason rw_hdr_set_reply(struct rw_hdr *h, struct rw_segment *segs,
 /* ---- Validation ------------------------------------------------------ */
 
 /*
- * Rules a responder applies to a decoded Call (digest 1.5 table, 1.10):
+ * Rules a responder applies to a decoded Call (RFC 8166 §3.4, §4.3, §4.5):
  * Read positions multiples of 4 and non-decreasing, chunks not overlapping
  * in the unreduced stream, a PZRC only first and only in NOMSG, NOMSG with
  * a PZRC (AMB-V1-10), no empty Write/Reply chunk (AMB-V1-11), chunk lengths
  * within 32 bits; v2: direction CALL and an inv_handle that is 0 or one of
  * the header's handles (V2-RI-1/2, AMB-V2-14).  An RDMA_ERROR yields
  * RW_R_ERROR_RECEIVED (V1-PROC-9), an OPTIONAL RW_R_BAD_OPTION (no opttype
- * is supported, digest 3.6), a RESPROP RW_R_UNEXPECTED_PROC.  The other v2
+ * is supported, AMB-V2-1), a RESPROP RW_R_UNEXPECTED_PROC.  The other v2
  * property messages pass: whether they are supported is the caller's call
  * (RW_R_PROPS_UNSUPPORTED).
  */
@@ -122,7 +122,7 @@ enum rw_reason rw_validate_call(const struct rw_hdr *h);
 
 /*
  * Rules a requester applies to a decoded Reply, given the Call it sent
- * (digest 1.5, AMB-V1-4): same XID and version (an ERR_VERS may carry any
+ * (RFC 8166 §3.4, AMB-V1-4): same XID and version (an ERR_VERS may carry any
  * version, AMB-V1-1), no Read list (V1-RC-9), the Write list a prefix of the
  * Call's with the same segment counts, handles and offsets and lengths no
  * larger than provisioned (V1-WC-4/5/6), the Reply chunk either absent,

@@ -52,7 +52,7 @@ void rw_cm_decode(const void *data, size_t len, struct rw_cm_private *p)
 	p->recv_size = size_decode(b[7]);
 }
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
+static uint32_t cm_min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
@@ -60,7 +60,7 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 void rw_cm_negotiate(const struct rw_cm_private *local,
 		     const struct rw_cm_private *peer, struct rw_cm_inline *out)
 {
-	out->send = min_u32(local->send_size, peer->recv_size);
-	out->recv = min_u32(local->recv_size, peer->send_size);
+	out->send = cm_min_u32(local->send_size, peer->recv_size);
+	out->recv = cm_min_u32(local->recv_size, peer->send_size);
 	out->peer_remote_inv = peer->valid && peer->remote_inv;
 }

@@ -1,5 +1,5 @@
 /*
- * rw_credit.c - RPC-over-RDMA credit accounting (digest 1.8).
+ * rw_credit.c - RPC-over-RDMA credit accounting (RFC 8166 §3.3).
  *
  * Values on the wire are absolute limits, not increments (V1-CR-9): a Reply
  * replaces the grant, it does not add to it.  The requester's usable window
@@ -10,7 +10,7 @@
  */
 #include "wire/rw_credit.h"
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
+static uint32_t credit_min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
@@ -31,7 +31,8 @@ void rw_credits_reset(struct rw_credits *c)
 
 uint32_t rw_credits_window(const struct rw_credits *c)
 {
-	uint32_t limit = c->established ? min_u32(c->requested, c->granted) : 1;
+	uint32_t limit =
+		c->established ? credit_min_u32(c->requested, c->granted) : 1;
 
 	return c->inflight < limit ? limit - c->inflight : 0;
 }
@@ -59,7 +60,7 @@ void rw_credits_complete(struct rw_credits *c, uint32_t grant, bool is_error)
 		return;
 	}
 	/* An RDMA_ERROR's credit value is not a grant report while the
-	 * connection is still probing (AMB-V1-8, digest 2.11). */
+	 * connection is still probing (AMB-V1-8, v2-05 §8). */
 	if (is_error && !c->established)
 		return;
 	c->granted = grant;
@@ -75,7 +76,7 @@ void rw_srv_credits_init(struct rw_srv_credits *s, uint32_t target)
 
 uint32_t rw_srv_credits_grant(struct rw_srv_credits *s)
 {
-	uint32_t grant = min_u32(s->target, s->posted);
+	uint32_t grant = credit_min_u32(s->target, s->posted);
 
 	if (!grant)
 		grant = 1; /* every connection supports one exchange (V1-CR-7) */

@@ -1,5 +1,5 @@
 /*
- * rw_credit.h - RPC-over-RDMA credit accounting (digest 1.8, V1-CR-*).
+ * rw_credit.h - RPC-over-RDMA credit accounting (RFC 8166 §3.3, V1-CR-*).
  *
  * Credits are the number of Receives the peer guarantees to have posted.
  * The requester side counts Calls in flight against the latest grant; the
@@ -24,7 +24,8 @@ struct rw_credits {
 
 void rw_credits_init(struct rw_credits *c, uint32_t requested);
 
-/* A new connection starts over at one credit (V1-CR-6, digest 1.13). */
+/* A new connection starts over at one credit (V1-CR-6, RFC 8166
+ * §4.5.3-4.5.5). */
 void rw_credits_reset(struct rw_credits *c);
 
 /* How many more Calls may be sent now: min(requested, granted) - inflight,

@@ -1,8 +1,8 @@
 /*
  * rw_hdr.c - encode and decode RPC-over-RDMA v1/v2 transport headers.
  *
- * Owns the byte layout of digest 1.3 and 2.3 and nothing else: no role
- * rules, no allocation.  The decoder is a cursor over [p, end) that checks
+ * Owns the byte layout of RFC 8166 §4.2-4.3 and v2-05 §7.2 and nothing else: no
+ * role rules, no allocation.  The decoder is a cursor over [p, end) that checks
  * the room for every fixed-size group of words before loading it, checks
  * every count against both the octets left and the configured limit before
  * looping over it, and stores into the caller's rw_hdr_space.

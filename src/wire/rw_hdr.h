@@ -8,13 +8,13 @@
  * every count, length and position read from the wire is range-checked before
  * it is used.  A header that cannot be decoded yields an rw_reason naming the
  * exact problem; rw_reason_action() (rw_role.h) says what the receiving role
- * must do about it (digest 1.10, 2.9).
+ * must do about it (RFC 8166 §4.5, v2-05 §7.2.4).
  *
  * This file is the role-agnostic codec.  Structural rules that depend on
  * whether a header is a Call or a Reply live in rw_chunk.h, and the
  * role-aware entry points a transport should use live in rw_role.h.
  *
- * Byte layout: digest 1.3 (v1) and 2.3 (v2).
+ * Byte layout: RFC 8166 §4.2-4.3 (v1) and v2-05 §7.2 (v2).
  */
 #ifndef RW_HDR_H
 #define RW_HDR_H
@@ -59,7 +59,7 @@ enum rw_err {
 #define RW_DIR_CALL  0u
 #define RW_DIR_REPLY 1u
 
-/* v2 basic properties (digest 2.10.2). */
+/* v2 basic properties (v2-05 §6.2). */
 #define RW2_PROP_RBSIZ	  1u
 #define RW2_PROP_BRS	  2u
 #define RW2_RBSIZ_DEFAULT 4096u
@@ -67,7 +67,7 @@ enum rw_err {
 #define RW2_BRS_INLINE	  1u
 #define RW2_BRS_GENL	  2u
 
-/* Fixed sizes in octets (digest 0.3, 1.3, 2.3). */
+/* Fixed sizes in octets (RFC 8166 §4.2-4.3, v2-05 §7.2). */
 #define RW_FIXED_LEN	 16u /* xid, vers, credit, proc */
 #define RW_V1_MIN_LEN	 28u /* MSG/NOMSG, no chunks */
 #define RW_V2_MIN_LEN	 36u
@@ -307,7 +307,7 @@ void rw_hdr_space_init(struct rw_hdr_space *sp, const struct rw_limits *lim);
 
 /*
  * Decode a transport header from buf[0..len) against sp->lim, with the
- * version dispatch of digest 2.3: words 0-3 first; an RDMA_ERROR/ERR_VERS is
+ * version dispatch of AMB-X-4: words 0-3 first; an RDMA_ERROR/ERR_VERS is
  * decoded with its fixed layout whatever rdma_vers says (V1-EXT-2,
  * AMB-V1-1); otherwise rdma_vers selects the v1 or v2 parser and only then
  * is rdma_proc interpreted.  Arrays are taken from sp, views (opt.info,
@@ -356,10 +356,10 @@ bool rw_subset_set(struct rw_subset *s, uint32_t n);
 
 /*
  * The XDR of a propset, a propsubset or a word at buf[*off..len), outside a
- * transport header (the optinfo of an xcharext-02 RDMA2_OPTIONAL, digest
- * 3.2): *off advances past it on success.  A propset's entries land in
- * props[0..max) with their data pointing into buf; ids are not
- * interpreted (the caller's codec does that, digest 3.6).
+ * transport header (the optinfo of an xcharext-02 RDMA2_OPTIONAL,
+ * xcharext-02 §5.2): *off advances past it on success.  A propset's entries
+ * land in props[0..max) with their data pointing into buf; ids are not
+ * interpreted (the caller's codec does that, AMB-V2-1).
  */
 enum rw_reason rw_body_get_propset(const void *buf, size_t len, size_t *off,
 				   struct rw_propset *ps, struct rw_prop *props,

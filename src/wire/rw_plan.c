@@ -1,5 +1,5 @@
 /*
- * rw_plan.c - Short / Chunked / Long decisions (digest 1.6, V1-HDR-7,
+ * rw_plan.c - Short / Chunked / Long decisions (RFC 8166 §3.5, V1-HDR-7,
  * V1-RP-1..4, V1-SZ-2).
  *
  * Sizes are computed in 64 bits: a peer or a caller may hand us lengths

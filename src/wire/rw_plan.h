@@ -1,7 +1,7 @@
 /*
- * rw_plan.h - how a message travels: Short, Chunked or Long (digest 1.6).
+ * rw_plan.h - how a message travels: Short, Chunked or Long (RFC 8166 §3.5).
  *
- * The sender decision procedure of the digest, as arithmetic on sizes.  The
+ * The sender decision procedure of RFC 8166 §3.5, as arithmetic on sizes.  The
  * requester asks rw_plan_call() once it has encoded the Call (and knows how
  * many octets reduction removed); the responder asks rw_plan_reply() once it
  * has encoded the Reply.  Both compare the whole RPC-over-RDMA message,
@@ -29,7 +29,8 @@ struct rw_hdr_shape {
 	uint32_t reply_segs;
 };
 
-/* Octets of an RDMA_MSG/RDMA_NOMSG header of this shape (digest 1.3, 2.3). */
+/* Octets of an RDMA_MSG/RDMA_NOMSG header of this shape (RFC 8166 §4.2-4.3,
+ * v2-05 §7.2). */
 uint32_t rw_hdr_shape_len(const struct rw_hdr_shape *s);
 
 enum rw_msg_kind {

@@ -1,7 +1,7 @@
 /*
  * rw_props.c - transport properties: one semantic model, the v2-05 and
  * xcharext-02 codecs, and the rules for initial sets, updates and change
- * requests (rw_props.h, digest 2.10, 3.6).
+ * requests (rw_props.h, v2-05 §6, AMB-V2-1).
  */
 #include <string.h>
 
@@ -14,7 +14,7 @@ static const uint32_t rw_prop_defaults[RW_SP_NR] = {
 	[RW_SP_REQREMINV] = 0,
 };
 
-/* id -> semantic property, per codec (digest 3.6 item 4). */
+/* id -> semantic property, per codec (AMB-X-1). */
 static const int rw_v2_ids[] = { [1] = RW_SP_RBSIZ, [2] = RW_SP_BRS };
 static const int rw_xc_ids[] = {
 	[1] = RW_SP_RBSIZ, [2] = RW_SP_REQREMINV, [3] = RW_SP_BRS

@@ -1,9 +1,9 @@
 /*
- * rw_props.h - RPC-over-RDMA v2 transport properties (digest 2.10) and the
- * xcharext-02 characteristics read in compatibility mode (digest 3.6), as
+ * rw_props.h - RPC-over-RDMA v2 transport properties (v2-05 §6) and the
+ * xcharext-02 characteristics read in compatibility mode (AMB-V2-1), as
  * one model of semantic properties with two codecs.
  *
- * The model (digest 3.6 item 4): Receive Buffer Size, Backward Request
+ * The model (AMB-X-1): Receive Buffer Size, Backward Request
  * Support and xcharext's Requester Remote Invalidation, each a uint32 with
  * a default, plus which of them the advertiser said will not change.  The
  * codec - v2-05 ids {1 RBSIZ, 2 BRS} or xcharext ids {1 RBSIZ, 2 REQREMINV,
@@ -53,7 +53,7 @@ enum rw_pcodec {
 #define RW_XC_RESPXCH 3u
 #define RW_XC_UPDXCH  4u
 
-/* Smallest Receive Buffer Size taken from a peer (digest 2.12). */
+/* Smallest Receive Buffer Size taken from a peer (V2-INL-1). */
 #define RW_PROP_RBSIZ_FLOOR 1024u
 
 /* One side's properties as known to an endpoint. */
@@ -120,7 +120,7 @@ void rw_props_start(const struct rw_props *local, struct rw_propset *start,
  * our own limit ours (its Receive Buffer Size, never below the floor). */
 uint32_t rw_props_send_limit(const struct rw_props *peer, uint32_t ours);
 
-/* ---- xcharext-02 optinfo bodies (compatibility mode, digest 3.4) ------- */
+/* ---- xcharext-02 optinfo bodies (compatibility mode, xcharext-02 §4) ----- */
 
 struct rw_xchar_msg {
 	uint32_t type;		/* RW_XC_* */

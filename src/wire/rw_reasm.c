@@ -1,7 +1,7 @@
 /*
  * rw_reasm.c - the reassembling XDR decoder (struct rw_axdr): decodes an
  * RPC message from its reduced payload plus chunk data as if it were the
- * unreduced stream (digest 1.7), and rw_ddp_flatten(), the same
+ * unreduced stream (RFC 8166 §3.4.5), and rw_ddp_flatten(), the same
  * reconstruction into one buffer.
  *
  * The decoder walks a virtual stream: payload octets, and at each chunk an
@@ -407,7 +407,7 @@ static enum rw_xdr_err chunks_check(const struct rw_ddp_chunk *chunks,
 	return RW_XERR_OK;
 }
 
-/* The digest 1.7 walk over every Read chunk, without moving data. */
+/* The RFC 8166 §3.4.5 walk over every Read chunk, without moving data. */
 static enum rw_xdr_err read_chunks_check(uint32_t plen,
 					 const struct rw_ddp_chunk *chunks,
 					 unsigned nchunks, uint32_t *ulen)

@@ -1,7 +1,7 @@
 /*
  * rw_reduce.c - the reducing XDR encoder (struct rw_rxdr): encodes an RPC
  * message into one send buffer and cuts the designated data items out of it
- * (digest 1.7, "Payload side").
+ * (RFC 8166 §3.4.5).
  *
  * Bookkeeping: pos is the offset in the reduced buffer, moved the octets cut
  * out so far (data and their pads), so pos + moved is the offset in the

@@ -2,8 +2,8 @@
  * rw_role.c - reason -> action per role, RDMA_ERROR builders and the
  * role-aware encode/receive entry points.
  *
- * The action table is the receiver-checks table of digest 1.10 extended
- * with the v2 error codes of digest 2.9: a responder answers what it can
+ * The action table is the receiver-checks table of RFC 8166 §4.5 extended
+ * with the v2 error codes of v2-05 §7.2.4: a responder answers what it can
  * attribute to a trustworthy XID and stays silent otherwise; a requester
  * never answers.
  */

@@ -1,7 +1,7 @@
 /*
  * rw_role.h - the role-aware face of the header codec: what a requester or a
  * responder does with a refused header, and the only ways each role can
- * produce a header (digest 1.10, 2.9).
+ * produce a header (RFC 8166 §4.5, v2-05 §7.2.4).
  *
  * A responder receives Calls with rw_recv_call(), which yields a struct
  * rw_rx_call; errors are built only from such a received Call (rw_err_*),
@@ -82,7 +82,7 @@ struct rw_action rw_reply_action(const struct rw_hdr *call,
 const char *rw_counter_str(enum rw_counter c);
 
 /*
- * Direction of a message for routing (digest 1.14, 2.5): RW_DIR_CALL,
+ * Direction of a message for routing (RFC 8167, v2-05 §7.2.2): RW_DIR_CALL,
  * RW_DIR_REPLY, or -1 when the header cannot tell (a v1 RDMA_NOMSG, whose
  * direction follows from the endpoint's role, or a v1 RDMA_MSG whose inline
  * RPC message is too short).  payload is what follows the header.
@@ -155,8 +155,8 @@ size_t rw_encode_reply(const struct rw_rx_call *rx, const struct rw_hdr *reply,
 size_t rw_encode_call(const struct rw_hdr *call, void *buf, size_t cap);
 
 /*
- * What a requester may do after an RDMA_ERROR answered its Call (digest
- * 2.9, 2.11): resend the same RPC, with the same XID, changed as the error
+ * What a requester may do after an RDMA_ERROR answered its Call (v2-05
+ * §7.2.4, §8): resend the same RPC, with the same XID, changed as the error
  * asks, or end it.  Each kind is tried once: a second identical error is
  * final (AMB-V2-4), which the caller keeps track of.
  */

@@ -1,7 +1,7 @@
 /*
  * rw_xdr.c - what the reduction and reassembly streams share: the DDP
- * policy test, error names and classes, the body marker, and the digest 1.7
- * reconstruction walk that validates Read-chunk positions.
+ * policy test, error names and classes, the body marker, and the RFC 8166
+ * §3.4.5 reconstruction walk that validates Read-chunk positions.
  */
 #include "rw_tape.h"
 #include "rw_xdr_priv.h"

@@ -1,6 +1,6 @@
 /*
  * rw_xdr.h - reduction and reassembly: XDR streams that move DDP-eligible
- * data items out of an RPC message and put them back (digest 1.5, 1.7).
+ * data items out of an RPC message and put them back (RFC 8166 §3.4, §3.4.5).
  *
  * Two stream types, both ordinary libtirpc XDR handles, so any rpcgen
  * xdrproc_t and libtirpc's own header/auth routines run on them unchanged:
@@ -304,7 +304,7 @@ struct rw_ddp_chunk {
 };
 
 enum rw_axdr_mode {
-	/* Responder receiving a Call: Read chunks by position (digest 1.7
+	/* Responder receiving a Call: Read chunks by position (RFC 8166 §3.4.5
 	 * reconstruction).  Positions ascend strictly, are multiples of 4,
 	 * non-zero and inside the stream; the pad of a chunk sent without
 	 * it is supplied as zeros (V1-RC-8); a chunk of L or roundup4(L)
@@ -313,7 +313,7 @@ enum rw_axdr_mode {
 	/* Requester receiving a Reply: the k-th designated result item
 	 * comes from Write chunk k (V1-WC-3/11), whose returned length must
 	 * be in [L, roundup4(L)]; exactly L octets are used, and the item's
-	 * pad is never taken from the payload (digest example 3).  Items
+	 * pad is never taken from the payload (V1-TV10).  Items
 	 * past the last chunk are inline. */
 	RW_AXDR_WRITE,
 };
@@ -358,7 +358,7 @@ struct rw_axdr {
 
 /*
  * Set up a to decode payload[0..len) plus chunks[0..nchunks).  The
- * descriptors are validated here (READ: digest 1.7 algorithm, every
+ * descriptors are validated here (READ: the RFC 8166 §3.4.5 walk, every
  * position checked; WRITE: length sums); on failure returns false and
  * rw_axdr_error() says why (class RW_XC_ERR_CHUNK).  pol designates the
  * eligible items: READ refuses a chunk at any other item (V1-DDP-1), WRITE
@@ -452,7 +452,7 @@ static inline uint64_t rw_axdr_bytes_copied(const struct rw_axdr *a)
 
 /*
  * READ mode as one buffer: rebuild the unreduced payload from the reduced
- * payload and Read chunks (digest 1.7 algorithm, pad supplied, same checks
+ * payload and Read chunks (the RFC 8166 §3.4.5 walk, pad supplied, same checks
  * as rw_axdr_create).  Returns the octets written, or 0 with *err set.
  * With out == NULL it only validates and returns the length needed.
  */

@@ -54,7 +54,7 @@ bool rw_rxdr_begin_body(XDR *xdrs);
 bool rw_axdr_begin_body(XDR *xdrs);
 
 /*
- * The digest 1.7 reconstruction walk, one chunk at a time, shared by
+ * The RFC 8166 §3.4.5 reconstruction walk, one chunk at a time, shared by
  * rw_axdr_create(), rw_ddp_flatten() and rw_ddp_unreduce() so all three
  * refuse exactly the same descriptors.
  */

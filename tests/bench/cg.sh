@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # cg.sh - instructions per call from callgrind's dumps, for rbench.sh
-# ("make bench-rdma") and profile.sh ("make profile"), which source it
-# (issue 33).  Shell and awk only: the VM's root is the host's.
+# ("make bench-rdma") and profile.sh ("make profile"), which source it.
+# Shell and awk only: the VM's root is the host's.
 #
 # The processes run under valgrind --tool=callgrind, in event mode without
 # polling (RPCRDMA_POLL_US=0: spinning would be counted), and cut their

@@ -1,6 +1,6 @@
 #!/bin/bash
-# profile.sh - where the time of a NULL call and of an NFSv3 WRITE goes
-# (issues 15 and 17), run inside the Soft-RoCE VM by "make profile"
+# profile.sh - where the time of a NULL call and of an NFSv3 WRITE goes,
+# run inside the Soft-RoCE VM by "make profile"
 # (tests/bench/rbench.am):
 #
 #   tests/vm/run --workdir BUILD -- /bin/bash tests/bench/profile.sh BUILD [OUTDIR]
@@ -559,7 +559,7 @@ nfs_write() {
 
 # ---- 3. NULL calls under callgrind ----------------------------------------
 
-# The instructions of a NULL call per side by function (issue 33 item 4),
+# The instructions of a NULL call per side by function,
 # counted as make bench-rdma counts them (tests/bench/cg.sh, rbench.sh's
 # section 8): rbench's server and client under callgrind, event mode
 # without polling (RPCRDMA_POLL_US=0), segments of CG_N, CG_N and 2 x CG_N

@@ -14,8 +14,8 @@
  * told to send can be built and decodes as that error, echoing XID and
  * version.
  *
- * Seeds (tests/fuzz/seeds/hdr/) are the header vectors of digest 6.1-6.4,
- * written as raw octets from their hex words (the same hex as
+ * Seeds (tests/fuzz/seeds/hdr/) are the header vectors of doc/requirements.md
+ * §6-7, written as raw octets from their hex words (the same hex as
  * tests/unit/hdr_vectors.c, e.g. "echo WORDS | xxd -r -p > V1-TV8.bin").
  */
 #include <stdio.h>

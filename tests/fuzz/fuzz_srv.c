@@ -27,9 +27,10 @@
  * transport header with a grant of 1..credits (V1-CR-3, V1-CR-8).
  * LeakSanitizer checks the rest at exit.
  *
- * Seeds (tests/fuzz/seeds/srv/): scripts of the shapes above - the digest's
- * header vectors as raw Receives, Short and Long Calls, Read chunks at an
- * item, Reply and Write chunks, failures.  Any file is a valid script.
+ * Seeds (tests/fuzz/seeds/srv/): scripts of the shapes above - the header
+ * vectors of doc/requirements.md §6 as raw Receives, Short and Long Calls, Read
+ * chunks at an item, Reply and Write chunks, failures.  Any file is a valid
+ * script.
  */
 #include <errno.h>
 #include <poll.h>

@@ -2,9 +2,9 @@
  * fuzz_v2.c - libFuzzer target for what an RPC-over-RDMA v2 endpoint does
  * with a received message beyond decoding it (fuzz_hdr owns the codec):
  * the responder's classification and error, the transport properties of
- * CONNPROP / UPDPROP / REQPROP and of xcharext-02 options (digest 2.10,
- * 3.6), and the requester's resend decision for an RDMA_ERROR answering a
- * v2 Call (digest 2.9).  For every input:
+ * CONNPROP / UPDPROP / REQPROP and of xcharext-02 options (v2-05 §6,
+ * AMB-V2-1), and the requester's resend decision for an RDMA_ERROR
+ * answering a v2 Call (v2-05 §7.2.4).  For every input:
  *   - a responder error, when one is due, can be built and decodes as an
  *     RDMA_ERROR echoing the XID (V2-ERR-2);
  *   - properties: an initial set or update either applies whole or
@@ -16,8 +16,8 @@
  *   - a resend plan asks only for what the error allows: more room than
  *     the Call had, fewer Write chunks than it had, v1 only after ERR_VERS
  *     while negotiating (V2-ERR-8/10/13, V2-NEG-5).
- * Seeds (tests/fuzz/seeds/v2/): the v2 header vectors of digest 6.2 and
- * property and option messages.
+ * Seeds (tests/fuzz/seeds/v2/): the v2 header vectors of doc/requirements.md §6
+ * and property and option messages.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * check_attr.c - the settings only the environment gives
  * (src/glue/rpcrdma_attr.c): RPCRDMA_XCHAREXT, which peers a server reads
- * xcharext-02 characteristics from (digest 3.6 item 3: compatibility mode
+ * xcharext-02 characteristics from (AMB-V2-1: compatibility mode
  * off by default, enabled per peer by configuration; AMB-X-1).
  *
  * rpcrdma_env_xcharext() is hidden in librpcrdma, so the runner compiles
@@ -9,7 +9,7 @@
  * struct sockaddr as rdma_cm would hand it over (address and a port, which
  * must not matter) and asks whether compatibility is on for it.
  *
- * Also poll_us, event mode's polling before sleeping (issue 17 item 1):
+ * Also poll_us, event mode's polling before sleeping:
  * its default, RPCRDMA_POLL_US, its limits, and the adaptation of the
  * budget (src/rpc/rr_spin.h, header only).
  */
@@ -50,7 +50,7 @@ static bool xch_on(const char *value, const char *addr)
 	return rpcrdma_env_xcharext(&env, (struct sockaddr *)&ss);
 }
 
-/* Unset or empty: off for everyone, the default (digest 3.6 item 3). */
+/* Unset or empty: off for everyone, the default (AMB-V2-1). */
 START_TEST(test_xcharext_off_by_default)
 {
 	ck_assert(!xch_on(NULL, "192.0.2.1"));

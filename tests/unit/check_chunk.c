@@ -1,9 +1,9 @@
 /*
  * check_chunk.c - chunk lists and roles: the builders and the Read-chunk
- * iterator, Call and Reply validation (digest 1.5 table, AMB-V1-4/6/10/11),
- * reason -> action for both roles (digest 1.10, 2.9), the RDMA_ERROR
+ * iterator, Call and Reply validation (RFC 8166 §3.4, §4.3, AMB-V1-4/6/10/11),
+ * reason -> action for both roles (RFC 8166 §4.5, v2-05 §7.2.4), the RDMA_ERROR
  * builders and the role-aware encoders, and the negative vectors N-1..N-18
- * of digest 6.4 from bytes to the action taken and the error sent.
+ * of doc/requirements.md §7 from bytes to the action taken and the error sent.
  */
 #include <string.h>
 
@@ -74,7 +74,7 @@ START_TEST(test_read_builder_tv8)
 }
 END_TEST
 
-/* V1-RC-2, AMB-V1-5/6, digest 1.7 worked example 2. */
+/* V1-RC-2, AMB-V1-5/6. */
 START_TEST(test_read_builder_rules)
 {
 	struct rw_segment a = seg(1, 5, 0), b5 = seg(2, 10, 0);
@@ -249,7 +249,7 @@ START_TEST(test_validate_call_shape_rules)
 END_TEST
 
 /* AMB-V1-6: positions never decrease; AMB-V1-5: chunks do not overlap in
- * the unreduced stream (worked example 2 with B's reduced offset). */
+ * the unreduced stream (AMB-V1-5 with B's reduced offset). */
 START_TEST(test_validate_call_read_order)
 {
 	struct rw_read_seg r[3];
@@ -731,7 +731,7 @@ START_TEST(test_v1_err_4_requester_never_answers)
 }
 END_TEST
 
-/* Digest 1.10 table at the responder, v1 and v2 codes. */
+/* RFC 8166 §4.5 table at the responder, v1 and v2 codes. */
 START_TEST(test_responder_actions)
 {
 	static const struct {
@@ -955,7 +955,8 @@ END_TEST
 
 /* ---- Role-aware encoding ---------------------------------------------- */
 
-/* V1-PROC-8, V1-PROC-4/6, AMB-V1-16: what a requester cannot send. */
+/* V1-PROC-8, V1-PROC-4, V1-PROC-6, AMB-V1-16: what a requester cannot send
+ * (RDMA_ERROR, RDMA_MSGP, RDMA_DONE, ...). */
 START_TEST(test_v1_proc_8_requester_encode)
 {
 	uint8_t buf[256], out[256];
@@ -977,7 +978,7 @@ START_TEST(test_v1_proc_8_requester_encode)
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
 	dec("V2-TV12a", &h, &sp, buf); /* RESPROP */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
-	dec("XC-TV1", &h, &sp, buf); /* never opttype 1-4 (digest 3.6) */
+	dec("XC-TV1", &h, &sp, buf); /* never opttype 1-4 (AMB-V2-1) */
 	ck_assert_uint_eq(rw_encode_call(&h, out, sizeof(out)), 0);
 	n = hdr_vec("V2-TV10", buf, sizeof(buf)); /* CONNPROP */
 	ck_assert_int_eq(rw_hdr_decode(buf, n, &h, &sp), RW_R_OK);
@@ -1069,7 +1070,7 @@ START_TEST(test_amb_v1_4_responder_echoes_all)
 }
 END_TEST
 
-/* Digest 1.14, 2.5: which way a message travels. */
+/* RFC 8167, v2-05 §7.2.2: which way a message travels. */
 START_TEST(test_hdr_direction)
 {
 	uint8_t buf[256];

@@ -1,6 +1,6 @@
 /*
- * check_credit.c - credit accounting (digest 1.8; V1-CR-*, AMB-V1-8/9/16,
- * sequence tests S-1 and S-2 of digest 6.5).
+ * check_credit.c - credit accounting (RFC 8166 §3.3; V1-CR-*, AMB-V1-8/9/16,
+ * sequence tests S-1 and S-2 of doc/requirements.md §8).
  */
 #include <check.h>
 
@@ -105,7 +105,7 @@ START_TEST(test_zero_first_grant_keeps_one)
 }
 END_TEST
 
-/* AMB-V1-8 / digest 2.11: an RDMA_ERROR completes the Call (frees its slot)
+/* AMB-V1-8 / v2-05 §8: an RDMA_ERROR completes the Call (frees its slot)
  * but is not a grant report in the initial single-credit state. */
 START_TEST(test_error_frees_slot_not_grant_initially)
 {
@@ -135,7 +135,8 @@ START_TEST(test_error_updates_grant_when_established)
 }
 END_TEST
 
-/* Digest 1.13: every reconnect starts again at one credit (V1-CR-6). */
+/* RFC 8166 §4.5.3-4.5.5: every reconnect starts again at one credit
+ * (V1-CR-6). */
 START_TEST(test_reconnect_resets_to_one)
 {
 	struct rw_credits c;

@@ -1,9 +1,10 @@
 /*
  * check_hdr.c - the transport-header codec (rw_hdr): every header vector of
- * digest 6.1-6.3 decoded to the expected fields and encoded from them to the
- * exact bytes, the version dispatch of digest 2.3, per-type minimum lengths,
+ * doc/requirements.md §6 decoded to the expected fields and encoded from them
+ * to the exact bytes, the version dispatch (AMB-X-4), per-type minimum lengths,
  * truncation at every length, limits, v2 errors and properties.
- * Requirement IDs of digest 4.1/4.2 are in the test names or comments.
+ * Requirement IDs of doc/requirements.md §1-2 are in the test names or
+ * comments.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static void x_err(struct rw_hdr *h, uint32_t vers, uint32_t code)
 	h->err.code = code;
 }
 
-/* Fields of the header vector name (digest 6.1-6.3). */
+/* Fields of the header vector name (doc/requirements.md §6). */
 static bool expect(const char *name, struct rw_hdr *h)
 {
 	const uint64_t pzrc_off = 0x00007f3a12340000ull;
@@ -219,7 +220,8 @@ static const struct {
 	{ "XC-TV1", 48 },   { "XC-TV3", 44 },
 };
 
-/* V1-HDR-1/4/6, digest 6.1-6.3: decode -> expected fields, header length. */
+/* V1-HDR-1, V1-HDR-4, V1-HDR-6, doc/requirements.md §6: decode ->
+ * expected fields, header length. */
 START_TEST(test_vectors_decode_fields)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -238,8 +240,9 @@ START_TEST(test_vectors_decode_fields)
 }
 END_TEST
 
-/* V1-HDR-1/4/6, digest 6.1-6.3: fields -> exactly the vector's bytes:
- * version 1, then the three optional lists after the fixed words. */
+/* V1-HDR-1, V1-HDR-4, V1-HDR-6, doc/requirements.md §6: fields -> exactly
+ * the vector's bytes: version 1 (V1-HDR-4), then the Read list, the Write
+ * list and the Reply chunk after the four fixed words (V1-HDR-6). */
 START_TEST(test_vectors_encode_exact)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
@@ -329,7 +332,8 @@ START_TEST(test_v1_proc_1_payload_follows)
 }
 END_TEST
 
-/* V1-PROC-4..7: MSGP and DONE are recognised, refused, never encoded. */
+/* V1-PROC-4..7: MSGP and DONE are recognised, refused, never encoded (the
+ * encoder makes no RDMA_DONE: V1-PROC-6). */
 START_TEST(test_v1_proc_4_7_msgp_done)
 {
 	uint8_t buf[64], out[64];
@@ -352,7 +356,7 @@ START_TEST(test_v1_proc_4_7_msgp_done)
 }
 END_TEST
 
-/* Digest 2.3 dispatch: words 0-3, then rdma_vers, only then rdma_proc. */
+/* AMB-X-4 dispatch: words 0-3, then rdma_vers, only then rdma_proc. */
 START_TEST(test_dispatch_version_first)
 {
 	uint8_t buf[64];
@@ -739,7 +743,7 @@ START_TEST(test_encode_refusals)
 }
 END_TEST
 
-/* Digest 1.3 / 2.3 size table. */
+/* RFC 8166 §4.2-4.3 / v2-05 §7.2 size table. */
 START_TEST(test_header_sizes)
 {
 	struct rw_segment s[3] = { { 0 } };
@@ -754,7 +758,7 @@ START_TEST(test_header_sizes)
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 28 + 2 * 24);
 	h.nreads = 0;
 	h.writes = w;
-	h.nwrites = 2; /* 1 3 HLOO*3 1 2 HLOO*2 0 (digest 1.3 example) */
+	h.nwrites = 2; /* 1 3 HLOO*3 1 2 HLOO*2 0 (RFC 8166 §4.3) */
 	ck_assert_uint_eq(rw_hdr_encoded_len(&h), 28 + 8 + 48 + 8 + 32);
 	h.nwrites = 0;
 	h.has_reply = true;

@@ -2,7 +2,7 @@
  * check_pick.c - RW_DDP_PICK, the designator that parses the body through
  * a struct rw_ddp_view (src/wire/rw_xdr.h) so an NFSv4 COMPOUND can be
  * reduced and reassembled: Write chunk i belongs to the i-th READ op, and a
- * READ that failed leaves its chunk empty (RFC 8267 section 6.4; digest
+ * READ that failed leaves its chunk empty (RFC 8267 section 6.4;
  * V1-WC-3 result-to-chunk mapping, V1-WC-6 unused chunks come back empty,
  * V1-DDP-1 a chunk only at an eligible item).
  *

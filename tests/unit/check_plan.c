@@ -1,6 +1,6 @@
 /*
- * check_plan.c - Short/Chunked/Long decisions and header sizing (digest 1.3,
- * 1.6; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
+ * check_plan.c - Short/Chunked/Long decisions and header sizing (RFC 8166
+ * §4.2-4.3, §3.5; V1-HDR-7, V1-RP-1..4, V1-SZ-2, S-4).
  */
 #include <check.h>
 #include <stdint.h>
@@ -8,7 +8,7 @@
 #include "wire/rw_plan.h"
 #include "check_util.h"
 
-/* Header sizes of the digest's vectors (digest 6.1 / 6.2 byte counts). */
+/* Header sizes of the vectors of doc/requirements.md §6 (their byte counts). */
 START_TEST(test_shape_len_matches_vectors)
 {
 	struct rw_hdr_shape tv1 = { .vers = 1 };
@@ -83,7 +83,8 @@ START_TEST(test_hdr7_threshold_includes_header)
 END_TEST
 
 /* V1-RP-4: nothing eligible and too big -> Long Call, the Send carries only
- * an RDMA_NOMSG header with a PZRC (V1-TV6: 52 octets). */
+ * an RDMA_NOMSG header with a PZRC (V1-TV6: 52 octets): items that are not
+ * DDP-eligible leave the Send only inside a Long message (V1-RP-6). */
 START_TEST(test_rp4_long_call)
 {
 	struct rw_call_in in = v1_call(2048);
@@ -96,7 +97,7 @@ START_TEST(test_rp4_long_call)
 }
 END_TEST
 
-/* Worked example 1 / V1-TV8: a 6100-octet NFS WRITE reduced to 96 octets
+/* V1-TV8: a 6100-octet NFS WRITE reduced to 96 octets
  * with a 2-segment Read chunk is Chunked: 76 + 96 octets. */
 START_TEST(test_chunked_call_tv8)
 {

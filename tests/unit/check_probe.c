@@ -680,7 +680,7 @@ START_TEST(test_peek_word_several_items)
 END_TEST
 
 /*
- * Digest 1.7 worked example 2 (two items, B after a moved A): words inside,
+ * AMB-V1-5 (two items, B after a moved A): words inside,
  * across and after both items; and with an AUTH_SYS credential the body
  * starts after the longer header.
  */

@@ -1,8 +1,8 @@
 /*
  * check_props.c - transport properties (src/wire/rw_props.h): the rules a
- * receiver applies to CONNPROP, UPDPROP and REQPROP (digest 2.10), the
- * xcharext-02 codec of compatibility mode (digest 3.6), and the resend a
- * requester derives from each RDMA_ERROR (rw_resend_plan, digest 2.9).
+ * receiver applies to CONNPROP, UPDPROP and REQPROP (v2-05 §6), the
+ * xcharext-02 codec of compatibility mode (AMB-V2-1), and the resend a
+ * requester derives from each RDMA_ERROR (rw_resend_plan, v2-05 §7.2.4).
  */
 #include <check.h>
 #include <string.h>
@@ -188,7 +188,7 @@ START_TEST(test_start_round_trip)
 }
 END_TEST
 
-/* digest 3.5: xcharext id 2 is REQREMINV (a bool), id 3 is BRS; the v2
+/* AMB-X-1: xcharext id 2 is REQREMINV (a bool), id 3 is BRS; the v2
  * codec must never read them so (AMB-X-1). */
 START_TEST(test_codecs_apart)
 {
@@ -213,7 +213,7 @@ START_TEST(test_codecs_apart)
 }
 END_TEST
 
-/* xcharext optinfo bodies (digest 3.4): INITXCH, UPDXCH with pendclr,
+/* xcharext optinfo bodies (xcharext-02 §4): INITXCH, UPDXCH with pendclr,
  * truncation anywhere (XC-1), RESPXCH out. */
 START_TEST(test_xchar_bodies)
 {
@@ -382,7 +382,7 @@ START_TEST(test_resend_resources)
 }
 END_TEST
 
-/* The permanent ones (V2-ERR-16 and the others of digest 2.9), an error of
+/* The permanent ones (V2-ERR-16 and the others of v2-05 §7.2.4), an error of
  * another version than the Call's (V1-ERR-10), and v1 ERR_CHUNK: a larger
  * Reply chunk only when the Call's was not sized from a known bound. */
 START_TEST(test_resend_final)

@@ -1,6 +1,6 @@
 /*
  * check_reduce.c - the reduction and reassembly XDR streams (src/wire/
- * rw_xdr.h; digest 1.5, 1.7; V1-CH-*, V1-RC-*, V1-WC-9..11, V1-GSS-2/3,
+ * rw_xdr.h; RFC 8166 §3.4, §3.4.5; V1-CH-*, V1-RC-*, V1-WC-9..11, V1-GSS-2/3,
  * AMB-V1-5, AMB-V1-12, vectors V1-TV8, V1-TV10a/b, N-5, N-16).
  *
  * Messages come from real rpcgen code (tests/unit/red_prog.x) marshalled
@@ -72,7 +72,7 @@ static const size_t sizes[] = { 0, 1, 3, 4, 4095, 4096, 1u << 20 };
 /* reducing encoder                                                        */
 
 /*
- * Digest 1.7 worked example 1 / V1-TV8: the reduced Call payload is exactly
+ * V1-TV8: the reduced Call payload is exactly
  * the 96 bytes of the vector, ending with the data<> length word (V1-CH-3);
  * one item at unreduced position 96 (V1-RC-1, V1-RC-2), 6001 octets
  * without pad (V1-RC-5, V1-RC-7, V1-CH-7), pointing at the caller's data.
@@ -186,7 +186,7 @@ START_TEST(test_tv8_v1_rc_3_4_6_8_responder_rebuild)
 END_TEST
 
 /*
- * Digest 1.7 worked example 2 / AMB-V1-5: two chunks; B's position is its
+ * AMB-V1-5: two chunks; B's position is its
  * offset in the unreduced stream (120), not in the reduced one (112).
  */
 START_TEST(test_example2_amb_v1_5_unreduced_positions)
@@ -316,7 +316,8 @@ START_TEST(test_min_len_keeps_small_items_inline)
 END_TEST
 
 /*
- * Several designated items by ordinal; the others stay put (V1-CH-2).
+ * Several designated items by ordinal; the others stay put (V1-CH-2): an
+ * item that is not DDP-eligible never goes into a chunk (V1-RP-6).
  * Body items of red_mixed with n=4: blob 0, name 1, tag 2, opt body 3,
  * list 4..6, last 7.
  */
@@ -862,7 +863,8 @@ START_TEST(test_n5_rc_2_position_not_multiple_of_4)
 }
 END_TEST
 
-/* A position past the end of the payload (digest 1.7: need > |P'|-in_off). */
+/* A position past the end of the payload (RFC 8166 §3.4.5: need >
+ * |P'|-in_off). */
 START_TEST(test_rc_1_position_beyond_payload)
 {
 	struct tv8_fixture f;
@@ -1063,7 +1065,7 @@ START_TEST(test_payload_truncated_every_length)
 END_TEST
 
 /* ---------------------------------------------------------------------- */
-/* Write-chunk returned lengths (digest 1.7 example 3)                     */
+/* Write-chunk returned lengths (V1-TV10)                     */
 
 /* The READ reply of V1-TV9/10: 6001 bytes, Write chunk 2 x 4096. */
 struct tv10_fixture {

@@ -1,5 +1,5 @@
 /*
- * check_rpc_bc.c - the backward direction (RFC 8167, digest 1.14) of
+ * check_rpc_bc.c - the backward direction (RFC 8167) of
  * src/rpc on the host, over the fake transport (fake_rt.h), in both
  * versions (each loop test runs with _i = 0 in v1 and _i = 1 in v2).
  *
@@ -362,7 +362,7 @@ static void fwd_echoed(const struct fwd *f)
 }
 
 /*
- * V1-BD-1, digest 1.14: a backward Call whose XID is that of a forward
+ * V1-BD-1, RFC 8167: a backward Call whose XID is that of a forward
  * call in flight is taken as a backward Call, not as that call's Reply
  * (v1 by msg_type CALL, v2 by rdma_direction CALL); the forward call
  * completes with its real Reply.  In v2 a message whose rdma_direction is

@@ -430,7 +430,7 @@ END_TEST
 
 /* ---- Replies ----------------------------------------------------------- */
 
-/* digest 1.10: a Reply for an XID of no call is dropped and counted, its
+/* RFC 8166 §4.5: a Reply for an XID of no call is dropped and counted, its
  * Receive posted again; the right one then completes the call. */
 START_TEST(test_clnt_unknown_xid_dropped)
 {
@@ -866,8 +866,9 @@ END_TEST
 
 /* ---- Connection loss --------------------------------------------------- */
 
-/* digest 1.13: a lost connection fails the waiting call with RR_CANTRECV;
- * the next call connects again and starts over at one credit (V1-CR-6). */
+/* RFC 8166 §4.5.3-4.5.5: a lost connection fails the waiting call with
+ * RR_CANTRECV; the next call connects again and starts over at one credit
+ * (V1-CR-6). */
 START_TEST(test_clnt_conn_loss_reconnect)
 {
 	static struct one o, next;

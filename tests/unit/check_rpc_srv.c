@@ -3,11 +3,12 @@
  * transport (fake_rt.h) with the test as the requester: what it does with
  * each kind of Receive (dropped, answered with an RDMA_ERROR, pulled,
  * handed up) and what goes on the wire for each kind of reply, checked
- * octet by octet against the digest's vectors where they exist.
+ * octet by octet against the vectors of doc/requirements.md §6 where they
+ * exist.
  *
  * Connections are made with 16 credits, so that an answer carries the
- * grant 0x10 of the digest's vectors (the grant is never more than the
- * Receives posted, V1-CR-8: the fake posts one per credit).
+ * grant 0x10 of the vectors of doc/requirements.md §6 (the grant is never more
+ * than the Receives posted, V1-CR-8: the fake posts one per credit).
  */
 #include <errno.h>
 #include <poll.h>
@@ -277,7 +278,7 @@ START_TEST(test_srv_rdma_error_dropped)
 }
 END_TEST
 
-/* Digest 1.14: an RDMA_MSG carrying an RPC Reply (backward direction,
+/* RFC 8167: an RDMA_MSG carrying an RPC Reply (backward direction,
  * V1-TV3) is not a Call: dropped, never handed up. */
 START_TEST(test_srv_backward_reply_dropped)
 {
@@ -314,8 +315,8 @@ START_TEST(test_srv_bad_version_err_vers)
 END_TEST
 
 /* N-2b to a server that speaks v2 (the default): not a version error but
- * RDMA2_ERR_INVAL_PROC naming the procedure, in version 2 (digest table
- * N-2b: 12345678 00000002 <grant> 00000004 00000003). */
+ * RDMA2_ERR_INVAL_PROC naming the procedure, in version 2 (doc/requirements.md
+ * §7, N-2b: 12345678 00000002 <grant> 00000004 00000003). */
 START_TEST(test_srv_v2_bad_proc_inval_proc)
 {
 	static const uint8_t want[] = {
@@ -339,8 +340,8 @@ START_TEST(test_srv_v2_bad_proc_inval_proc)
 }
 END_TEST
 
-/* V1-ERR-7, V1-PROC-5, digest 6.4: each malformed Call header is answered
- * with ERR_CHUNK, exactly V1-TV5 (same XID, grant 0x10). */
+/* V1-ERR-7, V1-PROC-5, doc/requirements.md §7: each malformed Call header is
+ * answered with ERR_CHUNK, exactly V1-TV5 (same XID, grant 0x10). */
 START_TEST(test_srv_bad_header_err_chunk)
 {
 	static const char *const bad[] = {
@@ -409,7 +410,8 @@ END_TEST
 /* ---- Short Calls and inline replies ------------------------------------ */
 
 /* V1-TV2 shape: an RDMA_MSG Call handed up, its reply an RDMA_MSG with
- * the grant, the XID and nothing but the RPC reply behind the header. */
+ * the grant, the XID, version 1 in its version word (V1-HDR-4) and nothing
+ * but the RPC reply behind the header. */
 START_TEST(test_srv_short_call_inline_reply)
 {
 	uint8_t arg[100], out[200], res[300], want[400];
@@ -452,7 +454,7 @@ START_TEST(test_srv_short_call_inline_reply)
 END_TEST
 
 /*
- * Calls are decoded in the Receive they arrived in (issue 17 item 2): each
+ * Calls are decoded in the Receive they arrived in: each
  * of three Calls in service holds its Receive, and it is posted again
  * before the Send that answers the Call, so the grant in that answer is
  * backed by Receives really posted for every Call not in service
@@ -980,7 +982,7 @@ END_TEST
  * A REQXCH (xcharext compatibility on) is answered against the Receive
  * Buffer Size the server really posts - the one its CONNPROP and RESPROP
  * give - not the 4096-octet default: with Receives of 8192 octets, RBSIZ
- * 8192 is done and 4096 rejected (V2-PROP-6, XC-9, digest 3.6).
+ * 8192 is done and 4096 rejected (V2-PROP-6, XC-9, AMB-V2-1).
  */
 static void reqxch_rbsiz(uint32_t xid, uint32_t rbsiz, bool done)
 {

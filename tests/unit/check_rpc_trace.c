@@ -276,7 +276,7 @@ static int pump(struct rr_srv *srv)
  * A Short Call answered inline, then a v2 header to a v1-only responder:
  * srv_call with the Call's length as received, srv_reply with the reply's
  * payload and the grant, srv_rdma_error ERR_VERS for the header (the
- * digest's vector N-2b, XID 0x12345678).
+ * vector N-2b, XID 0x12345678).
  */
 START_TEST(test_trace_srv_call_reply_error)
 {

@@ -1,6 +1,6 @@
 /*
  * check_rpc_v2.c - Version Two behaviour of src/rpc on the host, row by row
- * of doc/requirements.md (issue 13, item 8), over the fake transport
+ * of doc/requirements.md, over the fake transport
  * (fake_rt.h).
  *
  * Responder (rr_srv): the test is the client and sends v2 Calls, property
@@ -31,7 +31,7 @@
 #include "wire/rw_role.h"
 
 #define CREDITS 16u
-#define XID	0x12345678u /* the XID of the digest's vectors */
+#define XID	0x12345678u /* the header vectors' XID */
 #define H_WRITE 0xa010u
 #define O_WRITE 0x7f3a123a0000ull
 #define WAIT_MS 5000
@@ -90,7 +90,8 @@ static void peer_recv(const void *m, uint32_t len)
 	ck_assert_int_eq(fake_recv(conn, m, len, 0), 0);
 }
 
-/* The octets of digest vector name, as the client sends them. */
+/* The octets of header vector name (doc/requirements.md §6), as the client
+ * sends them. */
 static void peer_vec(const char *name)
 {
 	uint8_t v[256];
@@ -774,7 +775,7 @@ END_TEST
  * applied to xcharext, AMB-X-7), is ignored; an UPDXCH of RBSIZ is
  * applied.  We send no xcharext message of our own: no INITXCH, no
  * UPDXCH (XC-11: we never have one pending); our properties go in
- * a v2-05 CONNPROP (digest 3.6 item 1), here because the INITXCH left
+ * a v2-05 CONNPROP (AMB-V2-1), here because the INITXCH left
  * Backward Request Support at its default, INLINE.
  */
 START_TEST(test_xc_on_initxch_taken)
@@ -1202,7 +1203,7 @@ END_TEST
  * V2-OPS-5: the client's first CONNPROP (sent once v2 is settled) fits
  * 1024 octets and reports the Receives it posts, not to change
  * (V2-PROP-9/10: nothing to announce later, no UPDPROP).  It sends no
- * OPTIONAL message at all: no xcharext on the wire (digest 3.6 item 2).
+ * OPTIONAL message at all: no xcharext on the wire (AMB-V2-1).
  */
 START_TEST(test_v2_clnt_connprop)
 {
@@ -1222,7 +1223,7 @@ START_TEST(test_v2_clnt_connprop)
 		m = clnt_sent(c, i, &h, &sp);
 		ck_assert_uint_eq(h.vers, RW_VERS_2);
 		ck_assert_msg(h.proc != RW2_OPTIONAL,
-			      "digest 3.6: the client sent an OPTIONAL");
+			      "AMB-V2-1: the client sent an OPTIONAL");
 		ck_assert_uint_ne(h.proc, RW2_UPDPROP);
 		if (h.proc != RW2_CONNPROP)
 			continue;

@@ -1,6 +1,6 @@
 /*
  * check_ulb.c - the Upper-Layer Binding table (src/ulb/; rpcrdma_ulb(3),
- * rpcrdma-ulb.conf(5); digest 1.11, V1-ULB-1..4, V1-WC-1, V1-RP-1/2).
+ * rpcrdma-ulb.conf(5); RFC 8166 §6, V1-ULB-1..4, V1-WC-1, V1-RP-1/2).
  *
  * Registration, lookup and precedence; size resolution from encoded
  * arguments; the conversion to rw_ddp_policy; the configuration parser line
@@ -441,7 +441,7 @@ START_TEST(test_policy)
 	struct rpcrdma_ulb_entry e = mk(400007, 1, RPCRDMA_ULB_CALL, 0x6);
 	struct rw_ddp_policy pol;
 
-	/* no entry, or no items: no reduction (digest 1.11) */
+	/* no entry, or no items: no reduction (RFC 8166 §6) */
 	ulb_ddp_policy(NULL, false, 1024, &pol);
 	ck_assert_int_eq(pol.mode, RW_DDP_NONE);
 	e.items = 0;
@@ -965,7 +965,7 @@ START_TEST(test_nfs3_write_ordinal)
 	ck_assert_uint_eq(items[0].ordinal, 1);
 	ck_assert_ptr_eq(items[0].data, data);
 	ck_assert_uint_eq(items[0].len, sizeof(data));
-	ck_assert_uint_eq(items[0].position, 96); /* digest 1.7 ex. 1 */
+	ck_assert_uint_eq(items[0].position, 96); /* V1-TV8 */
 }
 END_TEST
 
@@ -1261,7 +1261,7 @@ START_TEST(test_nfs3_ulbgen_agrees)
 END_TEST
 
 /*
- * Every NFSv3 procedure has its largest reply declared (issue 15): the
+ * Every NFSv3 procedure has its largest reply declared: the
  * built-in REPLY entries give exactly the maxima rpcrdma-ulbgen -s
  * computes from the whole of RFC 1813's XDR (examples/nfs3d/nfs3_prot.x;
  * nfs3_prot.conf is its output, ulbgen.sh checks it), and the procedures

@@ -1,5 +1,5 @@
 #!/bin/sh
-# contract.sh - doc/libtirpc-contract.md against the tree (issue 31):
+# contract.sh - doc/libtirpc-contract.md against the tree:
 #   - every row of its tables names, in its last column, the test that
 #     shows it: `FILE` "TEXT", the file exists and TEXT is in it (a C
 #     file's adjacent string literals joined, as the compiler does); a
@@ -20,7 +20,7 @@ import sys
 top = sys.argv[1]
 doc = os.path.join(top, 'doc', 'libtirpc-contract.md')
 
-# What the first column must name somewhere (issue 31 item 4).
+# What the first column must name somewhere.
 REQUIRED = """
 clnt_create clnt_create_timed clnt_create_vers clnt_create_vers_timed
 clnt_tp_create clnt_tp_create_timed clnt_tli_create clnt_call clnt_freeres

@@ -1,6 +1,6 @@
 /*
- * hdr_vectors.c - digest 6.1-6.4 header vectors, copied word for word.
- * Payload octets that follow a header in the digest (V1-TV2, V1-TV3, the
+ * hdr_vectors.c - the header vectors of doc/requirements.md §6-7, copied
+ * word for word.  Payload octets that follow a header (V1-TV2, V1-TV3, the
  * V1-TV8 reduced payload) are kept so the XID checks can be tested too.
  */
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
- * hdr_vectors.h - the transport-header test vectors of digest 6.1-6.3 and
- * the header-level negative vectors of 6.4, as the hex words printed there.
+ * hdr_vectors.h - the transport-header test vectors of doc/requirements.md §6
+ * and the header-level negative vectors of 6.4, as the hex words printed there.
  * Shared by the unit tests and the benchmark; the fuzz seed corpus
  * (tests/fuzz/seeds/hdr/) holds the same bytes.
  */
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct hdr_vector {
-	const char *name; /* digest ID, e.g. "V1-TV8" */
+	const char *name; /* its ID, e.g. "V1-TV8" */
 	const char *hex;  /* whitespace-separated hex words */
 };
 

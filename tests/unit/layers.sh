@@ -1,6 +1,6 @@
 #!/bin/sh
-# layers.sh - the layers' direction, as doc/hacking.md's table says it
-# (issue 12): every #include "..." and every call of another layer's
+# layers.sh - the layers' direction, as doc/hacking.md's table says it:
+# every #include "..." and every call of another layer's
 # function in src/**/*.[ch] must point at the file's own layer or one its
 # "May use" column names.  Also: the environment is read only through
 # src/conf/rc_env.h, and every name given to rc_getenv() is in its table.

@@ -42,7 +42,7 @@ void red_mixed_free(struct red_mixed_store *s);
 size_t red_mixed_cap(size_t n);
 
 /*
- * Digest 1.7 worked example 2: prefix 0x100.., a<> of 5 octets from a,
+ * AMB-V1-5: prefix 0x100.., a<> of 5 octets from a,
  * mid 0xabcdef01, b<> of 10 octets from b; a and b are filled here.
  */
 void red_two_make(red_two_args *t, char *a, char *b);

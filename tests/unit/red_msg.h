@@ -1,7 +1,8 @@
 /*
  * red_msg.h - whole RPC messages of the red_prog test program, marshalled and
- * unmarshalled the way libtirpc's clnt_vc and svc_vc do it (integration
- * notes 4.1, 4.3), on any XDR stream: plain xdrmem for reference encodings,
+ * unmarshalled the way libtirpc's clnt_vc and svc_vc do it
+ * (doc/libtirpc-contract.md, "Calls on a CLIENT", "Inside a dispatch
+ * function"), on any XDR stream: plain xdrmem for reference encodings,
  * rw_rxdr / rw_axdr for the streams under test.  Shared by the unit tests,
  * the reassembly fuzzer and the benchmark.
  */

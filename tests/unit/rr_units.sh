@@ -1,6 +1,6 @@
 #!/bin/sh
-# rr_units.sh - src/rpc's .c files depend on each other one way (issue 12,
-# item 2): no file reaches itself again through the functions it calls.
+# rr_units.sh - src/rpc's .c files depend on each other one way:
+# no file reaches itself again through the functions it calls.
 #
 # The graph: a.c -> b.c when a.c names a function that b.c defines without
 # "static" and that an "rr_*.h" header a.c includes (directly or through

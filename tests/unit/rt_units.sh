@@ -1,6 +1,6 @@
 #!/bin/sh
-# rt_units.sh - the units of src/transport include each other one way only
-# (issue 12).  A unit is an rt_NAME.c with its headers rt_NAME.h and
+# rt_units.sh - the units of src/transport include each other one way only.
+# A unit is an rt_NAME.c with its headers rt_NAME.h and
 # rt_NAME_priv.h; a header with no .c of its name (rt_priv.h) belongs to no
 # unit, and what it includes counts for each file that includes it.  Unit A
 # depends on unit B when a file of A includes a header of B; a cycle among

@@ -32,7 +32,7 @@ elif ! diff -u "$dir/nfs3.conf" "$tmp/nfs3.conf"; then
 fi
 # the whole of RFC 1813 (rpcrdma-nfs3d's XDR) with -s: the largest reply
 # of every bounded procedure, which check_ulb.c compares with the built-in
-# NFSv3 entries (issue 15)
+# NFSv3 entries
 if ! python3 "$tool" -s -o "$tmp/nfs3_prot.conf" \
 	"$srcdir/examples/nfs3d/nfs3_prot.x"; then
 	echo "FAIL: rpcrdma-ulbgen -s refused nfs3_prot.x"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# ddp-part.sh: one group of the direct data placement tests (issue 6,
-# tests/vm/t_ddp --only GROUP), so that each stays within the VM suite's
+# ddp-part.sh: one group of the direct data placement tests
+# (tests/vm/t_ddp --only GROUP), so that each stays within the VM suite's
 # per-test time limit and runs with its own environment.  The build
 # installs copies of this script named after the group:
 #   tests/vm/ddp-sizes tests/vm/ddp-misc tests/vm/ddp-regmin

@@ -1,6 +1,6 @@
 /*
  * ddp_serve.h - the main loop shared by the servers of the direct data
- * placement VM tests (issue 6: ddpt_server.c, nfs3_server.c): options,
+ * placement VM tests (ddpt_server.c, nfs3_server.c): options,
  * svc_rdma_create(), svc_reg(), the "listening on ADDR port N" line that
  * ts_server_start() (t_svc_util.h) waits for, libtirpc's unchanged
  * svc_run(), and a clean exit 0 on SIGTERM or SIGINT (so a leak checker's

@@ -1,7 +1,7 @@
 /*
  * ddpt_server.c - the ddpt program (tests/rpc/ddpt.x) served over
  * RPC-over-RDMA through the public API, for the direct data placement VM
- * tests (issue 6, t_ddp.c).  Which items move by RDMA is decided by the
+ * tests (t_ddp.c).  Which items move by RDMA is decided by the
  * library from the Upper-Layer Binding table in $RPCRDMA_ULB_CONF (the
  * generated tests/rpc/ddpt.conf); the procedures only shape the data.
  *

@@ -1,7 +1,7 @@
 /*
  * gss_standin.c - a stand-in RPCSEC_GSS service for ddpt_server, so that
  * t_ddp can see what the transport does with RPCSEC_GSS calls the server
- * accepts, without Kerberos (issue 15; V1-WC-2, V1-GSS-3).
+ * accepts, without Kerberos (V1-WC-2, V1-GSS-3).
  *
  * libtirpc's svc_getreq_common() calls _gss_authenticate() through the PLT:
  * the definition here takes its place (the program exports it,

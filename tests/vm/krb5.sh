@@ -1,6 +1,6 @@
 # tests/vm/krb5.sh - shell functions (sourced, bash) that run a throw-away
 # MIT Kerberos realm inside the Soft-RoCE VM, so that RPCSEC_GSS tests use
-# the real krb5 GSS-API mechanism (issue 32).  Everything lives under one
+# the real krb5 GSS-API mechanism.  Everything lives under one
 # directory of the guest's tmpfs ($KRB5_DIR, default /run/krb5): krb5.conf,
 # kdc.conf, the database and its stash, the keytab, the credential caches,
 # the KDC's log.  The KDC listens on loopback only, on $KRB5_PORT (udp and

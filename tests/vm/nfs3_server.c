@@ -1,7 +1,7 @@
 /*
  * nfs3_server.c - a tiny in-memory NFSv3 server (the RFC 1813 excerpt
  * tests/unit/ulb/nfs3.x, rpcgen -M) over RPC-over-RDMA, for the VM test of
- * the built-in NFSv3 binding (issue 6, t_nfs3.c).  Nothing about RDMA here:
+ * the built-in NFSv3 binding (t_nfs3.c).  Nothing about RDMA here:
  * the library moves WRITE data and READ data by direct data placement
  * because its built-in table (RFC 8267) says so; the test runs both ends
  * with RPCRDMA_ULB_CONF=/dev/null, so no file adds to it.

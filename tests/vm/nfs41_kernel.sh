@@ -1,10 +1,10 @@
 # tests/vm/nfs41_kernel.sh - shell functions (sourced, bash) that run the
 # Linux kernel's NFS server for NFSv4.1 in the Soft-RoCE VM and mount it
-# with the kernel client, for tests/vm/t_nfs41cb.sh (issue 14).  Every
+# with the kernel client, for tests/vm/t_nfs41cb.sh.  Every
 # step has a deadline; a function that fails says why on standard error
 # and returns non-zero: callers fail, never skip.
 #
-# Adapted from nfs_kernel.sh of the NFSv3 work (issue 15): the same
+# Adapted from nfs_kernel.sh of the NFSv3 work: the same
 # exportfs/rpc.mountd/rpc.nfsd sequence, but an NFSv4-only server: the
 # export is the NFSv4 root (fsid=0); NFSv3 is off, so there is no lockd
 # (whose own grace period would hold back delegations) and no rpcbind

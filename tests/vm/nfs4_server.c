@@ -1,7 +1,7 @@
 /*
  * nfs4_server.c - a tiny in-memory NFSv4 server (the RFC 7530/5661/7862
  * excerpt tests/unit/ulb/nfs4.x, rpcgen -M) over RPC-over-RDMA, for the VM
- * test of the built-in NFSv4 binding (issue 6, t_nfs4.c).  Nothing about
+ * test of the built-in NFSv4 binding (t_nfs4.c).  Nothing about
  * RDMA here: the library moves WRITE data, CREATE link text, READ data and
  * READLINK text by direct data placement because its built-in COMPOUND
  * walker (RFC 8267 section 6) says so; the test runs both ends with

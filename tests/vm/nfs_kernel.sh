@@ -3,7 +3,7 @@
 # for the NFSv3 tests (tests/vm/t_nfs3d.sh) and the NFS figures of the
 # RDMA benchmark (tests/bench/rbench.sh).  Every step has a deadline; a
 # function that fails says why on standard error and returns non-zero:
-# callers fail, never skip (issue 15).
+# callers fail, never skip.
 #
 # Needs, from the host (tests/vm/run's PACKAGES): nfs-kernel-server,
 # nfs-common, rpcbind; writable /var/lib/nfs (tests/vm/init).

@@ -1,7 +1,7 @@
 /*
  * nfs_store.h - the octets of a file (or a link's text) of the in-memory
- * NFS servers of the direct data placement VM tests (issue 6:
- * nfs3_server.c, nfs4_server.c), so that both grow, write and read them
+ * NFS servers of the direct data placement VM tests
+ * (nfs3_server.c, nfs4_server.c), so that both grow, write and read them
  * the same way: a WRITE past the end fills the gap with zeros, a READ
  * returns what there is up to its count and says whether that reaches the
  * end, and no file grows past NS_MAX_SIZE.

@@ -1,5 +1,5 @@
 /*
- * t_bc.c - the backward direction (RFC 8167, issue 14) in the VM: our
+ * t_bc.c - the backward direction (RFC 8167) in the VM: our
  * server calls our clients back on their own connections while they call
  * it.  The server is bct_server (tests/rpc/bct.x), which calls back with
  * clnt_rdma_bc_create(rq->rq_xprt); this program is the client, serving

@@ -672,7 +672,7 @@ static struct rpcrdma_clnt_stats vc_stats(CLIENT *cl)
  * message.  A negotiating client's first call fails with the connection;
  * the server is remembered (RPCRDMA_V2_RETRY seconds, here 3), so the
  * next connection, and the next CLIENT's, speak version 1 at once: no
- * negotiation loop (V2-NEG-6, digest 2.11).  After the time is up v2 is
+ * negotiation loop (V2-NEG-6, v2-05 §8).  After the time is up v2 is
  * tried again.
  */
 static void test_vcache(void)
@@ -729,7 +729,7 @@ static void test_vcache(void)
 	unsetenv("RPCRDMA_V2_RETRY");
 }
 
-/* ---- Polling before sleeping (issue 17 item 1) ---------------------------- */
+/* ---- Polling before sleeping --------------------------------------------- */
 
 /* n NULL calls on a new CLIENT of poll_us/comp; the waits polling ended. */
 static int64_t polled_waits(unsigned long poll_us, enum rpcrdma_comp_mode comp,

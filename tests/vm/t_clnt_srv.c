@@ -406,7 +406,7 @@ static bool hook_first(struct s_conn *s, const struct rw_rx_call *rx,
 			n += sizeof(w);
 		}
 		/* an RPC Reply (msg_type REPLY): a Call would be a
-		 * backward-direction message, not a bad Reply (digest 1.14) */
+		 * backward-direction message, not a bad Reply (RFC 8167) */
 		w0 = htonl(rx->hdr.xid);
 		memcpy(buf + n, &w0, 4);
 		w0 = htonl(1);

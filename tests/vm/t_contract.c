@@ -1,6 +1,6 @@
 /*
  * t_contract.c - the client/server contract of libtirpc over netid rdma,
- * against netid tcp (doc/libtirpc-contract.md; issue 31 item 4): every
+ * against netid tcp (doc/libtirpc-contract.md): every
  * check runs the same code over a tcp CLIENT and an rdma CLIENT of the
  * same server (t_contract_srv.c) and asserts that both give what libtirpc
  * gives over tcp, or the difference rdma documents.  Driven by

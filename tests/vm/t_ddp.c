@@ -1,6 +1,6 @@
 /*
- * t_ddp.c - direct data placement driven by the Upper-Layer Binding table
- * (issue 6), end to end on Soft-RoCE: the project's CLIENT
+ * t_ddp.c - direct data placement driven by the Upper-Layer Binding table,
+ * end to end on Soft-RoCE: the project's CLIENT
  * (clnt_rdma_create, rpcgen -M stubs of tests/rpc/ddpt.x) against
  * ddpt_server, both with RPCRDMA_ULB_CONF naming tests/rpc/ddpt.conf, the
  * table rpcrdma-ulbgen generated from the annotations of ddpt.x.
@@ -13,7 +13,7 @@
  * result larger than its Write chunk ends the call with ERR_CHUNK without
  * writing past the chunk, and that the counters of both ends
  * (CLGET_RDMA_STATS, SVCGET_RDMA_STATS through DDPT_STATS) say so.
- * A Call that fits inline unreduced may stay Short (digest 1.6), so ECHO's
+ * A Call that fits inline unreduced may stay Short (RFC 8166 §3.5), so ECHO's
  * Read chunk is certain only from 4095 octets on; MULTI, whose first item
  * forces reduction, moves 1, 3 and 4-octet items in Read chunks.
  * Counters are asserted as deltas around single calls; the server's are
@@ -132,7 +132,7 @@ static bool lost(CLIENT *cl, const char *what, uint32_t len)
 /*
  * ECHO's argument item of len octets went in one Read chunk, exact length
  * (no pad, V1-RC-5/7), at both ends.  A Call that fits inline unreduced
- * may stay Short (digest 1.6: Short "may still reduce"; min= only keeps
+ * may stay Short (RFC 8166 §3.5: Short "may still reduce"; min= only keeps
  * shorter items inline): below MUST_REDUCE the chunk is optional, but if
  * there is one it is exact.  MULTI forces 1, 3 and 4-octet Read chunks.
  */
@@ -778,7 +778,7 @@ static void raw_refuse(void)
 	tc_close(&t);
 }
 
-/* ---- RPCSEC_GSS (issue 4, issue 15; V1-GSS-2/3, V1-WC-2) -------------------- */
+/* ---- RPCSEC_GSS (V1-GSS-2/3, V1-WC-2) ------------------------------------ */
 
 /*
  * A stand-in for an RPCSEC_GSS context, as libtirpc's auth_gss would
@@ -988,7 +988,7 @@ static void gss_case(CLIENT *cl)
 	st = gss_echo(cl, gss, len, a, b, &intact);
 	auth_destroy(gss);
 	/* the wrapped reply's size is unknown: in v2 it is asked inline and
-	 * REPLY_RESOURCE brings one resend with a Reply chunk (issue 13) */
+	 * REPLY_RESOURCE brings one resend with a Reply chunk */
 	CHECK(CD(resends) <= 1 && CD(calls) == 1 + CD(resends) &&
 		      CD(read_chunks) == 0 && CD(write_chunks) == 0 &&
 		      CD(long_calls) == CD(calls) && CD(long_bytes) > len,
@@ -1008,7 +1008,7 @@ static void gss_case(CLIENT *cl)
 }
 
 /*
- * The server's side (issue 15): a client that places data under
+ * The server's side: a client that places data under
  * RPCSEC_GSS (disguised, above).  Authentication only (service none)
  * leaves the body as ECHO's XDR, so the server takes the Read chunk and
  * fills the Write chunk as under AUTH_NONE (V1-WC-2); under integrity and

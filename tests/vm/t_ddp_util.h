@@ -1,6 +1,6 @@
 /*
  * t_ddp_util.h - helpers shared by the direct data placement VM tests
- * (issue 6: t_ddp.c with ddpt_server.c, t_nfs3.c with nfs3_server.c,
+ * (t_ddp.c with ddpt_server.c, t_nfs3.c with nfs3_server.c,
  * t_nfs4.c with nfs4_server.c): the environment a test process must start
  * with (RPCRDMA_ULB_CONF and friends are read once, so the program
  * re-executes itself when they differ), starting a test server with its
@@ -97,7 +97,7 @@ uint8_t *td_filled(size_t len, uint32_t seed);
  * the built-in bindings must give: none below the transport's default
  * minimum (the built-in entries and the walker have no minimum of their
  * own); exactly one once the Call cannot be Short; in between the Call
- * fits inline and may stay Short (digest 1.6), so zero or one.
+ * fits inline and may stay Short (RFC 8166 §3.5), so zero or one.
  */
 bool td_read_chunk_ok(unsigned long long n, uint32_t len);
 

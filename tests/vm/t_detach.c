@@ -1,5 +1,5 @@
 /*
- * t_detach.c - svc_rdma_detach(3) in the VM (issue 15, "several requests
+ * t_detach.c - svc_rdma_detach(3) in the VM ("several requests
  * in parallel"): one process holds a server thread (libtirpc's loop over an
  * svc_rdma_create() listener and a TCP listener, NFSv3 of
  * examples/nfs3d/nfs3_prot.x), worker threads that serve the detached
@@ -537,8 +537,8 @@ static void case_drop(SVCXPRT *lsn)
 }
 
 /*
- * max_conns_per_peer when every connection of the address is busy (issue
- * 17 item 4): each of PER_PEER CLIENTs has a WRITE detached and in
+ * max_conns_per_peer when every connection of the address is busy:
+ * each of PER_PEER CLIENTs has a WRITE detached and in
  * service, so none can be closed to make room, and one more connection
  * from the address is refused (counted), while the busy ones go on and are
  * answered in full.  Once they are idle, a new connection is served (the

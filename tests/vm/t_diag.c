@@ -1,6 +1,6 @@
 /*
  * t_diag.c - what a user hears when RDMA is missing or the address is
- * wrong (issue 18, item 4): creation failures of clients and servers set
+ * wrong: creation failures of clients and servers set
  * rpc_createerr, and clnt_spcreateerror() names the cause, with a hint
  * when the cause is local, before rpcbind is blamed for anything.
  * tests/vm/t_diag.sh runs it and judges what reaches stderr (RPCRDMA_LOG).

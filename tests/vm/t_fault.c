@@ -1,5 +1,5 @@
 /*
- * t_fault.c - fault injection (issue 16): connections dropped at random
+ * t_fault.c - fault injection: connections dropped at random
  * points of 64 MiB transfers, from the server's side and from the
  * client's; the server killed (SIGKILL) while 16 clients of 8 threads
  * call it, then restarted; a client killed while the server reads its

@@ -1,6 +1,6 @@
 /*
  * t_fence.c - fencing of the CLIENT's chunk memory (V1-MR-2..7, V1-ERR-12,
- * digest 1.12) against a deliberately misbehaving peer written with raw
+ * RFC 8166 §4.4) against a deliberately misbehaving peer written with raw
  * verbs and rdma_cm (a thread of this process, nothing of librpcrdma).
  *
  * The peer accepts the CLIENT's connection, answers its Call correctly -

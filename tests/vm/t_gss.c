@@ -1,7 +1,7 @@
 /*
  * t_gss.c - RPCSEC_GSS with a real Kerberos KDC over tcp and rdma, one
  * rpcgen program (tests/rpc/rtest.x), libtirpc's own GSS code on both
- * sides (issue 32; V1-GSS-2, V1-GSS-3, V1-GSS-4: the RPCSEC_GSS parts
+ * sides (V1-GSS-2, V1-GSS-3, V1-GSS-4: the RPCSEC_GSS parts
  * and wrapped bodies move whole, inline or as Long messages).
  * tests/vm/t_gss.sh runs it inside the VM
  * after tests/vm/krb5.sh made the realm; run alone it skips.
@@ -719,7 +719,7 @@ static void one_netid(const char *netid)
 	clnt_destroy(cl);
 }
 
-/* ---- Context expiry and the sequence window (issue 32 item 2) --------------- */
+/* ---- Context expiry and the sequence window ------------------------------ */
 
 /*
  * kinit as KRB5_USER into T_GSS_SHORT_CC with lifetime life ("20s"),
@@ -952,7 +952,7 @@ static void window(const char *netid, u_int *granted)
 	client_drop(cl);
 }
 
-/* Expiry and the window, over tcp and rdma in one run (issue 32 item 2). */
+/* Expiry and the window, over tcp and rdma in one run. */
 static void as_over_tcp(void)
 {
 	u_int tcp_win = 0, rdma_win = 0;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/vm/t_gss.sh - RPCSEC_GSS with a real Kerberos KDC, INSIDE the
-# Soft-RoCE VM (issue 32): tests/vm/krb5.sh makes a throw-away MIT realm
+# Soft-RoCE VM: tests/vm/krb5.sh makes a throw-away MIT realm
 # under /run/krb5 (the KDC on 127.0.0.1, the service principal
 # rtest/gss.rtest.test in a keytab, the user alice with a ticket), then
 # tests/vm/t_gss runs krb5, krb5i and krb5p over tcp and rdma against its

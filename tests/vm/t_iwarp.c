@@ -1,9 +1,10 @@
 /*
- * t_iwarp.c - RDMA Read sinks and remote access (issue 12, digest 1.1): the
- * responder's cached sink memory never carries a remote right, and on an
- * iWARP device, where the peer answering a Read writes into the sink, each
- * Read's sink is registered with remote write by rt_reg.c for that Read
- * alone and deregistered before the Read's completion is reported.
+ * t_iwarp.c - RDMA Read sinks and remote access (doc/architecture.md, "Who may
+ * grant remote access"): the responder's cached sink memory never carries a
+ * remote right, and on an iWARP device, where the peer answering a Read writes
+ * into the sink, each Read's sink is registered with remote write by rt_reg.c
+ * for that Read alone and deregistered before the Read's completion is
+ * reported.
  *
  * A server thread (below, one connection at a time) pulls each of the
  * client's Read chunks into cached local memory (rt_lmem_alloc(), in three

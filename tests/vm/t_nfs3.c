@@ -1,6 +1,6 @@
 /*
  * t_nfs3.c - NFSv3 READ and WRITE shapes over RPC-over-RDMA with the
- * BUILT-IN Upper-Layer Binding (issue 6; RFC 8267 section 4 as
+ * BUILT-IN Upper-Layer Binding (RFC 8267 section 4 as
  * src/ulb/ulb_nfs.c has it): the RFC 1813 excerpt tests/unit/ulb/nfs3.x
  * through rpcgen -M, the project's CLIENT against nfs3_server (in memory),
  * both with RPCRDMA_ULB_CONF=/dev/null so no configuration file adds to

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/vm/t_nfs3d.sh - NFSv3 over RPC-over-RDMA with the Linux kernel, both
-# directions (issue 15), INSIDE the Soft-RoCE VM.  make vmcheck runs copies
+# directions, INSIDE the Soft-RoCE VM.  make vmcheck runs copies
 # of it named after their part (tests/vm/nfs3d.am):
 #
 #   nfs3d-kclient4  the kernel client mounts rpcrdma-nfs3d(8) with
@@ -20,7 +20,7 @@
 #                   rdma6, and against rpcrdma-nfs3d the same way, with bad
 #                   requests that must get NFS errors
 #   nfs3d-knfsd-krb5  our NFSv3 client against the kernel NFS server with
-#                   sec=krb5:krb5i:krb5p over rdma (issue 32 item 4): a
+#                   sec=krb5:krb5i:krb5p over rdma: a
 #                   throw-away Kerberos realm (tests/vm/krb5.sh), the
 #                   service principal nfs/HOST in a keytab, rpc.svcgssd
 #                   answering the kernel's RPCSEC_GSS upcalls; t_nfs3k -k

@@ -1,7 +1,7 @@
 /*
  * t_nfs3k.c - librpcrdma's NFSv3 client against a real NFS server over
  * RPC-over-RDMA: the Linux kernel's (nfs-kernel-server, svcrdma) or
- * rpcrdma-nfs3d(8) (issue 15; run by tests/vm/t_nfs3d.sh, part
+ * rpcrdma-nfs3d(8) (run by tests/vm/t_nfs3d.sh, part
  * nfs3d-knfsd).  The whole RFC 1813 protocol comes from
  * examples/nfs3d/nfs3_prot.x through rpcgen; MOUNT goes over TCP (found
  * through rpcbind), NFS over netid rdma or rdma6 to the server's port.
@@ -29,7 +29,7 @@
  *  - with -V N: the RPC-over-RDMA version in force after the first call is
  *    N (against the kernel, a v1-only peer: 1 after a transparent fallback
  *    when the client negotiates).
- *  - with -k krb5|krb5i|krb5p (issue 32 item 4): the NFS calls go under
+ *  - with -k krb5|krb5i|krb5p: the NFS calls go under
  *    RPCSEC_GSS (authgss_create_default for the host-based service of -s,
  *    default nfs@$KRB5_HOST, with the caller's Kerberos ticket) and only
  *    NULL, CREATE, WRITE 1 MiB FILE_SYNC, GETATTR, READ 1 MiB (the data
@@ -237,7 +237,7 @@ static void null_case(CLIENT *cl)
 /* -V: the RPC-over-RDMA version the first call settled on.  The client
  * tries version 2 unless told otherwise; a server that speaks only 1 (the
  * Linux kernel's) answers ERR_VERS and the same call goes on in 1, on the
- * same connection (V2-NEG-*, digest 2.11). */
+ * same connection (V2-NEG-*, v2-05 §8). */
 static void version_case(CLIENT *cl, unsigned int want)
 {
 	struct rpcrdma_clnt_stats st;

@@ -1,6 +1,6 @@
 /*
  * t_nfs4.c - NFSv4 COMPOUNDs over RPC-over-RDMA with the BUILT-IN
- * Upper-Layer Binding (issue 6; RFC 8267 section 6 as the COMPOUND walker
+ * Upper-Layer Binding (RFC 8267 section 6 as the COMPOUND walker
  * src/ulb/ulb_nfs4.c has it): the RFC 7530/5661/7862 excerpt
  * tests/unit/ulb/nfs4.x through rpcgen -M, the project's CLIENT against
  * nfs4_server (in memory), both with RPCRDMA_ULB_CONF=/dev/null so no
@@ -614,7 +614,7 @@ static bool create_link(CLIENT *cl, const char *name, const char *text,
 	      name, len, ok ? fh : "", status(&o));
 	check_read_chunk(&o, "CREATE link text", len);
 	/* a Reply of unknown size is asked inline: no Reply chunk, no
-	 * registration for it (issue 13) */
+	 * registration for it */
 	CHECK(D(&o, write_chunks) == 0 && D(&o, reply_chunks) == 0 &&
 		      D(&o, resends) == 0,
 	      "CREATE %u: no Write chunk (%llu), no Reply chunk (%llu: "

@@ -1,6 +1,6 @@
 /*
  * t_nfs41cb.c - NFSv4.1 callbacks from the Linux kernel NFS server over
- * RPC-over-RDMA (issue 14): the backward direction (RFC 8167) of
+ * RPC-over-RDMA: the backward direction (RFC 8167) of
  * librpcrdma against a peer we did not write.
  *
  * An rpcgen NFSv4.1 client (tests/vm/nfs41.x) on a librpcrdma CLIENT

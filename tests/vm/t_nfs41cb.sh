@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/vm/t_nfs41cb.sh - NFSv4.1 callbacks from the Linux kernel NFS
-# server over RPC-over-RDMA (issue 14), INSIDE the Soft-RoCE VM.  make
+# server over RPC-over-RDMA, INSIDE the Soft-RoCE VM.  make
 # vmcheck runs a copy named tests/vm/nfs41cb (tests/vm/nfs41cb.am).
 #
 # It starts the kernel server (nfs41_kernel.sh: NFSv4.x, rdma 20049,

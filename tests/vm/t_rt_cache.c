@@ -1,8 +1,7 @@
 /*
- * t_rt_cache.c - a connection's cache of chunk buffers (rt_buf.c, issue 35
- * item 4) on a real device: its byte cap, the counter of buffers let go
- * because of it, and that a buffer let go is unmapped, not left on the
- * heap.
+ * t_rt_cache.c - a connection's cache of chunk buffers (rt_buf.c) on a real
+ * device: its byte cap, the counter of buffers let go because of it, and
+ * that a buffer let go is unmapped, not left on the heap.
  *
  * On one connection with a cap of CAP octets: ROUNDS rounds, each holding
  * up to 6 buffers at once of 1 octet to 3 MiB (size classes of 4 KiB to

@@ -1,5 +1,5 @@
 /*
- * t_soak.c - a long run of mixed traffic and connection churn (issue 16),
+ * t_soak.c - a long run of mixed traffic and connection churn,
  * with the memory of every process sampled once a minute: does anything
  * grow?  Not in CI: "make soak" (tests/vm/soak.am) runs it for 30 minutes.
  *
@@ -38,8 +38,8 @@
  *   - fds are exactly as at the end of the warm-up;
  *   - every call succeeded with the right data, and both servers exit 0.
  *
- * ALLOCATOR: every process runs with glibc's malloc as it comes (issue 35
- * item 4); VM_SOAK_TUNABLES, when set, is passed as GLIBC_TUNABLES (e.g.
+ * ALLOCATOR: every process runs with glibc's malloc as it comes;
+ * VM_SOAK_TUNABLES, when set, is passed as GLIBC_TUNABLES (e.g.
  * glibc.malloc.mmap_threshold=131072, the setting the soak needed before).
  * By default glibc's mmap threshold follows the largest block freed, so
  * after the first 2 MiB block freed every block up to 32 MiB comes from the

@@ -2,10 +2,10 @@
  * t_svc.c - the RPC-over-RDMA server (svc_rdma_create + svc_run, through
  * tests/vm/rtest_server) against a raw client that controls every byte:
  * Short, Chunked and Long calls, Long replies, Write-list echo, credits,
- * the receiver checks of digest 1.10 with the exact RDMA_ERROR bytes, the
+ * the receiver checks of RFC 8166 §4.5 with the exact RDMA_ERROR bytes, the
  * Read-chunk size limit, Reply-chunk overruns, connection limits, IPv6;
  * and finally a clean SIGTERM shutdown of every server (exit status 0: no
- * leak under the ASan build).  Requirement IDs are the digest's.
+ * leak under the ASan build).  Requirement IDs are doc/requirements.md's.
  *
  * Run in the VM (tests/vm/run -- tests/vm/t_svc); without an RDMA device it
  * exits 77.  One line per check; exit status 1 if any failed.
@@ -278,7 +278,7 @@ static void test_no_room(struct tc *t)
 	      "... and no RDMA Write hit unexposed memory (connection alive)");
 }
 
-/* ---- Receiver checks (digest 1.10, 6.4) ------------------------------------ */
+/* ---- Receiver checks (RFC 8166 §4.5, doc/requirements.md §7) ------------- */
 
 /* Send n words (the first trunc octets if trunc), then what came back
  * within 1.5 s: its length, -ETIMEDOUT, -ENOTCONN, or -EIO if the message
@@ -485,7 +485,7 @@ static void test_payload_errors(struct tc *t)
 	CHECK(null_ok(t), "connection serves after payload errors");
 }
 
-/* ---- Read-chunk size limit (V1-SEC-4, digest 1.17) ------------------------- */
+/* ---- Read-chunk size limit (V1-SEC-4, RFC 8166 §8) ----------------------- */
 
 /*
  * An ECHO whose data (claimed 2 GiB) sits in a Read chunk of two 1 GiB
@@ -583,7 +583,7 @@ static int pipeline(struct tc *t, uint32_t xid, int n, uint32_t want,
 
 /*
  * A connection starts with 8 of its 16 credits (8 Receives for calls: an
- * idle one registers little, issue 17 item 4); a client that uses all it
+ * idle one registers little); a client that uses all it
  * was granted gets more Receives, and the next replies grant them, up to
  * the configured 16 (V1-CR-8: never more than is posted).
  */
@@ -663,7 +663,7 @@ static void test_conn_limit(const struct ts_server *s, const char *what)
 }
 
 /*
- * max_conns_per_peer 2 (issue 17 item 4): a third connection from the same
+ * max_conns_per_peer 2: a third connection from the same
  * address is served, and the address's least recently used idle connection
  * is closed instead - one program's idle connections must not lock the
  * host's other programs out.
@@ -696,7 +696,7 @@ static void test_peer_lru(const struct ts_server *s)
 }
 
 /*
- * idle_timeout 1 s (issue 17 item 4): a connection without a call is closed
+ * idle_timeout 1 s: a connection without a call is closed
  * by the server between 1 and 1.25 s (its timer ticks every 250 ms) after
  * its last call, one that calls every 100 ms stays open.
  */
@@ -735,7 +735,7 @@ static void test_idle(const struct ts_server *s)
 }
 
 /*
- * What an idle connection costs the server (issue 17 item 4).  File
+ * What an idle connection costs the server.  File
  * descriptors: they count against the fd limit, which bounds the
  * connections one server holds; one each, the transport's wake-up eventfd
  * (the accepted rdma_cm id and the completion queue use the listener's
@@ -803,7 +803,7 @@ static void test_fds_per_conn(const struct ts_server *s)
 	      gone, before);
 }
 
-/* ---- The fuzzers' seeds (issue 16) ----------------------------------------- */
+/* ---- The fuzzers' seeds -------------------------------------------------- */
 
 static int seed_filter(const struct dirent *e)
 {
@@ -812,9 +812,9 @@ static int seed_filter(const struct dirent *e)
 
 /*
  * Every header of the fuzzers' seed corpus (tests/fuzz/seeds/hdr: the
- * digest's vectors, valid and not - Calls, Replies, errors, version 2)
- * sent to the server as it is, under a fresh XID.  On the host they only
- * reach the wire layer (fuzz_hdr); here they reach the responder.
+ * vectors of doc/requirements.md §6-7, valid and not - Calls, Replies, errors,
+ * version 2) sent to the server as it is, under a fresh XID.  On the host they
+ * only reach the wire layer (fuzz_hdr); here they reach the responder.
  * Whatever each gets - an answer, silence, or the end of its connection
  * when it names memory that does not exist - the server must serve the
  * next call, and at the end exit cleanly (the ASan build: no error, no

@@ -154,7 +154,7 @@ static void server_stats(void)
 }
 
 /*
- * idle_timeout 1 (issue 17 item 4): the server closes the CLIENT's
+ * idle_timeout 1: the server closes the CLIENT's
  * connection while no call is in flight; the next call must not fail.
  */
 static void idle_reconnect(void)

@@ -5,7 +5,7 @@
  * it non-zero), and a raw RPC-over-RDMA client built on the transport (rt_)
  * and wire (rw_) layers.  The raw client can send anything, valid or not,
  * and returns what the server answered both as bytes and decoded, so tests
- * can check the exact wire format (digest section 6).
+ * can check the exact wire format (doc/requirements.md §6).
  */
 #ifndef T_SVC_UTIL_H
 #define T_SVC_UTIL_H

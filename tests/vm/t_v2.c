@@ -1,5 +1,5 @@
 /*
- * t_v2.c - RPC-over-RDMA Version Two in the VM (issue 13): the project's
+ * t_v2.c - RPC-over-RDMA Version Two in the VM: the project's
  * CLIENT and SVCXPRT against each other, forced to one version or
  * negotiating, and a raw client (t_svc_util.h) that puts exact v2 headers
  * on the wire and reads back the server's bytes.  The server is
@@ -8,19 +8,19 @@
  *
  * Groups (t_v2 --only GROUP, one VM test each, tests/vm/v2-part.sh):
  *   nego    version negotiation both ways, fallback, forced versions, the
- *           properties each side sends (digest 2.10, 2.11)
+ *           properties each side sends (v2-05 §6, §8)
  *   wire    the server's answers byte for byte: replies in the Call's
  *           version, ERR_VERS, INVAL_OPTION, properties never taken as
  *           calls, RESPROP, errors with the limits, REPLY_RESOURCE and the
- *           resend answered from the kept reply (digest 2.9)
+ *           resend answered from the kept reply (v2-05 §7.2.4)
  *   resend  64 MiB results with no binding over rdma and rdma6, in v2
  *           (one resend with the room named) and v1 (larger Reply chunks),
  *           each procedure executed once; small results cost nothing
  *   inv     remote invalidation: the window a v2 Call nominates is fenced
  *           by the server's Send With Invalidate, one local invalidation
  *           fewer per call; RPCRDMA_REMOTE_INV=0; v1 with RFC 8797
- *   xch     xcharext-02 compatibility per peer (RPCRDMA_XCHAREXT, digest
- *           3.6): INITXCH/UPDXCH taken with xcharext ids, REQXCH answered
+ *   xch     xcharext-02 compatibility per peer (RPCRDMA_XCHAREXT,
+ *           AMB-V2-1): INITXCH/UPDXCH taken with xcharext ids, REQXCH answered
  *           by RESPXCH, over rdma and rdma6 when the list names the
  *           client; INVAL_OPTION when it does not; never an xcharext
  *           message from a server where it is off
@@ -356,7 +356,7 @@ static void wire_headers(struct tc *t)
 	h.opt.type = 1; /* xcharext INITXCH: compatibility is off */
 	ret = raw_send(t, &h, NULL, 0, &r, 5000);
 	CHECK(!ret && is_err(&r, 0x3003, 2, RW2_ERR_INVAL_OPTION),
-	      "RDMA2_OPTIONAL opttype 1 (xcharext, compatibility off): INVAL_OPTION (digest 3.6)");
+	      "RDMA2_OPTIONAL opttype 1 (xcharext, compatibility off): INVAL_OPTION (AMB-V2-1)");
 
 	/* CONNPROP: one-way, never an RPC call */
 	pp[0] = (struct rw_prop){ RW2_PROP_RBSIZ, 4, vals[0] };
@@ -812,7 +812,7 @@ static bool xch_connect(struct tc *t, const struct ts_server *s,
 }
 
 /*
- * The xcharext optinfo bodies sent (digest 6.3; big-endian words).
+ * The xcharext optinfo bodies sent (doc/requirements.md §6; big-endian words).
  * INITXCH: xcharspec {RBSIZ 2048, REQREMINV TRUE, BRS NONE}, no
  * xcharsubset.  Read with v2-05 ids, {2, 1} would be BRS INLINE and 3
  * unknown: BRS is NONE only when the xcharext ids are used (AMB-X-1).  Our
@@ -865,7 +865,8 @@ static int xch_quiet(struct tc *t, int ms)
 
 /* The RESPXCH to xch_req, word by word: the REQXCH's XID (XC-9), version
  * 2, a grant, RDMA2_OPTIONAL, optdir REPLY, opttype 3, then optinfo_respxch
- * {done {0, 2}, rej {1, 3}, pend {}} (digest 6.3, XC-TV4's layout). */
+ * {done {0, 2}, rej {1, 3}, pend {}} (doc/requirements.md §6, XC-TV4's
+ * layout). */
 static bool is_respxch(const struct tc_reply *r, uint32_t xid)
 {
 	static const uint32_t want[] = {
@@ -903,7 +904,7 @@ static void xch_on(struct ts_server *s, const char *from, const char *what)
 	ret = xch_send(&t, 0x6001, RW_XC_INITXCH, xch_init,
 		       ARRAY_SIZE(xch_init), &r, 500);
 	CHECK(ret == -ETIMEDOUT,
-	      "%s: INITXCH {RBSIZ 2048, REQREMINV TRUE, BRS NONE} taken, nothing answered, no error (digest 3.6 item 3) (%s)",
+	      "%s: INITXCH {RBSIZ 2048, REQREMINV TRUE, BRS NONE} taken, nothing answered, no error (AMB-V2-1) (%s)",
 	      what, ret ? strerror(-ret) : "answered");
 	s1 = raw_seen(&t);
 	CHECK(!s0.props_received && s1.props_received && s1.rbsiz == 2048 &&
@@ -937,7 +938,7 @@ static void xch_on(struct ts_server *s, const char *from, const char *what)
 	      s1.rbsiz);
 	ret = xch_quiet(&t, 300);
 	CHECK(ret == -ETIMEDOUT && w.xchar == 1 && w.respxch == 1,
-	      "%s: of %u messages received, one xcharext message, the RESPXCH (%u): the server sends no other (digest 3.6 item 2)",
+	      "%s: of %u messages received, one xcharext message, the RESPXCH (%u): the server sends no other (AMB-V2-1)",
 	      what, w.msgs, w.xchar);
 	tc_close(&t);
 }
@@ -960,8 +961,7 @@ static void xch_off(struct ts_server *s, const char *from, const char *what)
 	ret = xch_send(&t, 0x7001, RW_XC_INITXCH, xch_init,
 		       ARRAY_SIZE(xch_init), &r, 5000);
 	CHECK(!ret && is_err(&r, 0x7001, 2, RW2_ERR_INVAL_OPTION),
-	      "%s: INITXCH: INVAL_OPTION, its XID (digest 3.6 item 3, XC-4, AMB-V2-1)",
-	      what);
+	      "%s: INITXCH: INVAL_OPTION, its XID (AMB-V2-1, XC-4)", what);
 	ret = xch_send(&t, 0x7002, RW_XC_REQXCH, xch_req, ARRAY_SIZE(xch_req),
 		       &r, 5000);
 	CHECK(!ret && is_err(&r, 0x7002, 2, RW2_ERR_INVAL_OPTION),
@@ -978,7 +978,7 @@ static void xch_off(struct ts_server *s, const char *from, const char *what)
 	null_call(&t, 2, what);
 	ret = xch_quiet(&t, 300);
 	CHECK(ret == -ETIMEDOUT && w.msgs >= 6 && w.xchar == 0,
-	      "%s: of %u messages received, %u xcharext: the server sends none where it is off (digest 3.6 item 2, AMB-V2-1)",
+	      "%s: of %u messages received, %u xcharext: the server sends none where it is off (AMB-V2-1)",
 	      what, w.msgs, w.xchar);
 	tc_close(&t);
 }

@@ -11,7 +11,7 @@
 # Then tests/bench/rbench's server, traced, takes 1 MiB WRITE-shaped calls
 # from four client threads: its srv_pull lines must show the Reads of
 # several Calls posted at once, within max_read_bytes, and each pull
-# completed and answered (issue 17 item 3).
+# completed and answered.
 #
 # Holds with RPCRDMA_VERSION=1, 2 or unset.  One line per check; exit 0
 # only when all passed.
@@ -130,7 +130,7 @@ SCONN=$(awk '$6 == "accept" { sub("conn=", "", $4); print $4; exit }' "$ST")
 grep -Eq "conn=${SCONN:-none} xid=0x00000000 disconnect code=[0-9]+ reason=.+$" "$ST"
 check $? "server: the accepted connection's disconnect"
 
-# ---- Read chunks of several Calls in flight (issue 17 item 3) ---------------
+# ---- Read chunks of several Calls in flight ---------------------------------
 
 PT=$TMP/pull.trace
 RB_PORT=20467

@@ -1,8 +1,8 @@
 #!/bin/sh
-# dissect.sh - tools/wireshark/rpcrdma.lua on the host (make check, issue
-# 34 item 2): RoCEv2 frames (Ethernet/IPv4/UDP port 4791/BTH RC SEND Only
+# dissect.sh - tools/wireshark/rpcrdma.lua on the host (make check):
+# RoCEv2 frames (Ethernet/IPv4/UDP port 4791/BTH RC SEND Only
 # + payload + a 4-octet ICRC) made with text2pcap, whose payloads are the
-# digest's header vectors (section 6, as in tests/unit/hdr_vectors.c) and
+# header vectors of doc/requirements.md §6 (as in tests/unit/hdr_vectors.c) and
 # the headers our own codec writes (tests/wireshark/ws_frames), read back
 # with tshark and the plugin, the built-in Version One dissector
 # (rpcordma) disabled as rpcrdma-wireshark(7) says.  It checks:

@@ -2,7 +2,7 @@
  * ws_frames.c - the transport headers our own codec (src/wire/rw_hdr.c,
  * rw_props.c) writes, one of each message shape of both versions, printed
  * for tests/wireshark/dissect.sh to wrap in RoCEv2 frames and read back
- * with tshark and tools/wireshark/rpcrdma.lua (issue 34 item 2).
+ * with tshark and tools/wireshark/rpcrdma.lua.
  *
  * One line per header: NAME, the fields the dissector must show
  * (vers,xid,credits,proc,err,direction,inv_handle, with "-" for a field the
@@ -209,7 +209,7 @@ int main(void)
 	fails += emit("codec-v2-updprop", &h, NULL, "-");
 
 	/* An OPTIONAL carrying an xcharext-02 RESPXCH, the one xcharext body
-	 * the library writes (digest 3.6), then one with an opttype nobody
+	 * the library writes (AMB-V2-1), then one with an opttype nobody
 	 * defines and a NULL Call after it (V2-PAY-3). */
 	rw_subset_set(&done, 0);
 	rw_subset_set(&rej, 2);
