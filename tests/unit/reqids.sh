@@ -145,15 +145,13 @@ if must < 50:
     fail('only %d MUST/REQUIRED rules of Version One found' % must)
 
 # Citations that do not resolve inside the repository.  Documents (*.md)
-# are not comments; PENDING is converted on its own branch; this script
-# names the refused forms as examples.
+# are not comments; this script names the refused forms as examples.
 UNKNOWN = re.compile(r'\b(?:(?:spec |implementation )?digest(?:\s+§)?'
                      r'|(?:integration\s+)?notes'
                      r'|issues?)\s+\d+(?:\.\d+)*(?:,?\s+items?\s+\d+)?',
                      re.IGNORECASE)
 DOCSEC = re.compile(r'\bdoc/([\w-]+\.md)(?:,)?\s+(?:§(\d+(?:\.\d+)*)'
                     r'(?:-(\d+(?:\.\d+)*))?|"([^"\n]+)")')
-PENDING = ('tools/wireshark/', 'tests/vm/wireshark')
 
 for bad in ('digest 1.7', 'Digest 6.1-6.3', 'digest § 2.3', 'notes 4.1',
             'integration notes 8.5', 'issue 17 item 4', 'issues 15 and 17',
@@ -193,7 +191,7 @@ for sub in ('src', 'include', 'tests', 'tools'):
         for name in filenames:
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, top)
-            if name.endswith('.md') or rel.startswith(PENDING) or \
+            if name.endswith('.md') or \
                     rel == os.path.join('tests', 'unit', 'reqids.sh'):
                 continue
             try:

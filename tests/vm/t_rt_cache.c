@@ -28,16 +28,16 @@
 
 #include "tests/vm/t_rt_util.h"
 
-#define MiB	    ((size_t)1 << 20)
-#define CAP	    (4 * MiB)
-#define ROUNDS	    300
-#define MAX_HELD    6
-#define MAP_MIN	    ((size_t)128 << 10) /* rt_buf.c's RT_MAP_MIN */
-#define RSS_MARGIN  (4 * MiB)
+#define MiB	   ((size_t)1 << 20)
+#define CAP	   (4 * MiB)
+#define ROUNDS	   300
+#define MAX_HELD   6
+#define MAP_MIN	   ((size_t)128 << 10) /* rt_buf.c's RT_MAP_MIN */
+#define RSS_MARGIN (4 * MiB)
 
 struct held {
 	void *addr;
-	size_t cls; /* the size class: what the cache accounts */
+	size_t cls;	   /* the size class: what the cache accounts */
 	struct rt_lmem *m; /* rt_lmem_alloc(); NULL: the pool */
 };
 
@@ -198,7 +198,8 @@ static void test_cap(struct t_srv *s)
 	CHECK(!t.bad && t.frees > 1000,
 	      "%u frees of 1 octet to 3 MiB: each kept (%u) or let go (%u)%s%s",
 	      t.frees, t.kept, t.let_go, t.bad ? ": " : "", t.why);
-	CHECK(t.most <= CAP && rt_conn_cache_bytes(c) <= CAP && t.most > CAP / 2,
+	CHECK(t.most <= CAP && rt_conn_cache_bytes(c) <= CAP &&
+		      t.most > CAP / 2,
 	      "cache bytes at most %zu, the cap %zu (at the end %zu)", t.most,
 	      CAP, rt_conn_cache_bytes(c));
 	CHECK(released(c) == t.let_go && t.let_go > 0,

@@ -4,7 +4,7 @@
 # two-device group (tests/vm/net.am: rxe0 on v0 with 192.0.2.1, the
 # client; rxe1 on v1 with 192.0.2.2, the server; every frame crosses the
 # veth).  tcpdump captures v0, udp port 4791, while the test suite's own
-# programs talk (issue 34 item 2):
+# programs talk:
 #
 #   v1, v2  (RPCRDMA_VERSION of the clients; the servers speak both)
 #           rpcrdma-ping: NULL calls to examples/rdemo_server;

@@ -57,25 +57,26 @@ static size_t null_call(size_t off, uint32_t xid)
 
 static size_t nfs_write_call(size_t off, uint32_t xid)
 {
-	const uint32_t w[] = { xid, 0, 2, 100003, 3, 7, 0, 0, 0, 0,
-			       8, 0x01020304, 0x05060708, 0, 0, NFS_DATA, 2,
-			       NFS_DATA };
+	const uint32_t w[] = { xid,	   0, 2, 100003,   3, 7,
+			       0,	   0, 0, 0,	   8, 0x01020304,
+			       0x05060708, 0, 0, NFS_DATA, 2, NFS_DATA };
 
 	return put_words(off, w, sizeof(w) / sizeof(w[0]));
 }
 
 static size_t nfs_read_call(size_t off, uint32_t xid)
 {
-	const uint32_t w[] = { xid, 0, 2, 100003, 3, 6, 0, 0, 0, 0,
-			       8, 0x01020304, 0x05060708, 0, 0, NFS_RESULT };
+	const uint32_t w[] = { xid,	   0, 2, 100003,    3, 6,
+			       0,	   0, 0, 0,	    8, 0x01020304,
+			       0x05060708, 0, 0, NFS_RESULT };
 
 	return put_words(off, w, sizeof(w) / sizeof(w[0]));
 }
 
 static size_t nfs_read_reply(size_t off, uint32_t xid)
 {
-	const uint32_t w[] = { xid, 1, 0, 0, 0, 0, 0, 0, NFS_RESULT, 1,
-			       NFS_RESULT };
+	const uint32_t w[] = { xid, 1, 0,	   0, 0,	 0,
+			       0,   0, NFS_RESULT, 1, NFS_RESULT };
 
 	return put_words(off, w, sizeof(w) / sizeof(w[0]));
 }

@@ -1,12 +1,12 @@
 -- rpcrdma.lua - a Wireshark dissector for RPC-over-RDMA Version One
 -- (RFC 8166) and Version Two (draft-cel-nfsv4-rpcrdma-version-two-05),
--- shipped by tirpc-rdma (issue 34) and described in rpcrdma-wireshark(7).
+-- shipped by tirpc-rdma and described in rpcrdma-wireshark(7).
 --
 -- What it owns: decoding the transport header of every message of both
 -- versions as this library sends and receives it (src/wire/rw_hdr.c; the
--- layouts are digest 1.3 and 2.3 in the project's spec digest), the
--- xcharext-02 optinfo bodies of an RDMA2_OPTIONAL (digest 3.2, chosen by
--- the carrier alone, digest 3.6), and handing the inline RPC message to
+-- layouts of RFC 8166 §4.2-4.3 and v2-05 §7.2), the xcharext-02 optinfo
+-- bodies of an RDMA2_OPTIONAL (xcharext-02 §5.2, chosen by the carrier
+-- alone, AMB-V2-1), and handing the inline RPC message to
 -- Wireshark's ONC RPC dissector ("rpc").  It does not reassemble a Send
 -- split over several packets, nor follow RDMA Reads and Writes into
 -- chunks: in the First packet of a Send split over several, the header is
@@ -31,7 +31,7 @@
 
 local p = Proto("rpcrdma", "RPC-over-RDMA (versions 1 and 2)")
 
--- Numbers from digest 0.3 (RFC 8166 section 4.2.4; draft section 7.2).
+-- Numbers from RFC 8166 section 4.2.4 and v2-05 section 7.2.
 local PROC_NAMES = {
 	[0] = "MSG", [1] = "NOMSG", [2] = "MSGP", [3] = "DONE",
 	[4] = "ERROR", [5] = "OPTIONAL", [6] = "CONNPROP", [7] = "REQPROP",
@@ -54,7 +54,7 @@ local DIR_NAMES = { [0] = "CALL", [1] = "REPLY" }
 local PROPID_NAMES = { [1] = "RBSIZ", [2] = "BRS" }	-- draft 6.2
 local XCHARID_NAMES = { [1] = "RBSIZ", [2] = "REQREMINV", [3] = "BRS" }
 local BRS_NAMES = { [0] = "NONE", [1] = "INLINE", [2] = "GENL" }
-local OPTTYPE_NAMES = {	-- xcharext-02 section 4 (digest 3.4)
+local OPTTYPE_NAMES = {	-- xcharext-02 section 4
 	[1] = "ROPT_INITXCH", [2] = "ROPT_REQXCH", [3] = "ROPT_RESPXCH",
 	[4] = "ROPT_UPDXCH",
 }
@@ -199,7 +199,8 @@ local function word(c, tree, field, what)
 	return v, item
 end
 
--- An optional-data flag (digest 0.2): 0 or 1, anything else is malformed.
+-- An optional-data flag (RFC 4506 §4.19): 0 or 1, anything else is
+-- malformed.
 local function flag(c, tree, what)
 	local v = word(c, tree, f.present, what)
 	if v > 1 then
@@ -313,7 +314,8 @@ local function chunk_lists(c, tree, handles)
 	return nr, nw, rp
 end
 
--- An XDR opaque<> (digest 0.2): length, octets, 0-3 octets of padding.
+-- An XDR opaque<> (RFC 4506 §4.10): length, octets, 0-3 octets of
+-- padding.
 local function opaque(c, tree, lenfield, datafield, what)
 	local n = word(c, tree, lenfield, what)
 	local padded = n + (4 - n % 4) % 4
@@ -326,8 +328,7 @@ local function opaque(c, tree, lenfield, datafield, what)
 	return n, at
 end
 
--- One property value: ids and typing are the codec's (digest 3.6 item
--- 4): v2-05 ids {1 RBSIZ, 2 BRS}, xcharext ids {1 RBSIZ, 2 REQREMINV,
+-- One property value: ids and typing are the codec's (AMB-X-1): v2-05 ids {1 RBSIZ, 2 BRS}, xcharext ids {1 RBSIZ, 2 REQREMINV,
 -- 3 BRS}.  Empty data is the default (V2-PROP-4); an unknown id is skipped
 -- (V2-PROP-3); a known id whose data is not one word is an XDR error
 -- (V2-PROP-2).
@@ -449,7 +450,7 @@ local function error_body(c, tree, vers, info)
 	end
 end
 
--- xcharext-02 optinfo bodies (digest 3.2), decoded only inside the
+-- xcharext-02 optinfo bodies (xcharext-02 §5.2), decoded only inside the
 -- optinfo's own length.
 local function xchar_body(c, tree, opttype)
 	if opttype == 1 then
@@ -659,7 +660,7 @@ local function dissect_header(tvb, pinfo, tree, root, info)
 		propset(c, root, "rdma_now", false)
 	end
 	-- NOMSG, DONE, ERROR and the property messages carry no payload
-	-- (V2-PAY-2, digest 2.8).
+	-- (V2-PAY-2).
 	if c.off < len then
 		root:add_proto_expert_info(ex_protocol, (len - c.off) ..
 			" octets after a header that carries no payload")
