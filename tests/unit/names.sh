@@ -173,42 +173,37 @@ one(int a)
 }
 EOF
 	rc=0
-	out=$(check_files "$tmp/bad.c") && rc=1
-	for want in "bad.c:1: static function rw_one" \
-		"bad.c:6: static function ulb_two" \
-		"bad.c:8: static function rpcrdma_three"; do
-		case $out in
-		*"$want"*) ;;
-		*)
-			echo "FAIL - self-test: no \"$want\" in: $out"
+	# expect WHAT N WANT...: $out has N findings, each WANT among them
+	expect() {
+		what=$1
+		nwant=$2
+		shift 2
+		for want in "$@"; do
+			case $out in
+			*"$want"*) ;;
+			*)
+				echo "FAIL - self-test: no \"$want\" in: $out"
+				rc=1
+				;;
+			esac
+		done
+		n=$(printf '%s\n' "$out" | grep -c '^FAIL')
+		[ "$n" -eq "$nwant" ] || {
+			echo "FAIL - self-test: $n findings in $what, wanted $nwant: $out"
 			rc=1
-			;;
-		esac
-	done
-	n=$(printf '%s\n' "$out" | grep -c '^FAIL')
-	[ "$n" -eq 3 ] || {
-		echo "FAIL - self-test: $n findings in bad.c, wanted 3: $out"
-		rc=1
+		}
 	}
+	out=$(check_files "$tmp/bad.c") && rc=1
+	expect bad.c 3 "bad.c:1: static function rw_one" \
+		"bad.c:6: static function ulb_two" \
+		"bad.c:8: static function rpcrdma_three"
 	if ! out=$(check_files "$tmp/good.c"); then
 		echo "FAIL - self-test: good.c reported: $out"
 		rc=1
 	fi
 	out=$(check_unique "$tmp/good.c" "$tmp/good.h" "$tmp/dup.h") && rc=1
-	for want in "static function one is defined in more than one file: $tmp/good.c:1 $tmp/dup.h:1"; do
-		case $out in
-		*"$want"*) ;;
-		*)
-			echo "FAIL - self-test: no \"$want\" in: $out"
-			rc=1
-			;;
-		esac
-	done
-	n=$(printf '%s\n' "$out" | grep -c '^FAIL')
-	[ "$n" -eq 1 ] || {
-		echo "FAIL - self-test: $n duplicates in good.c, good.h and dup.h, wanted 1: $out"
-		rc=1
-	}
+	expect "good.c, good.h and dup.h" 1 \
+		"static function one is defined in more than one file: $tmp/good.c:1 $tmp/dup.h:1"
 	if ! out=$(check_unique "$tmp/good.c" "$tmp/good.h"); then
 		echo "FAIL - self-test: good.c and good.h reported as duplicates: $out"
 		rc=1

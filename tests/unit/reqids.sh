@@ -62,9 +62,8 @@ def expand(first, rest):
     return ids
 
 
-def cited(sub):
-    """ID -> the files under top/sub that cite it."""
-    found = {}
+def text_files(sub):
+    """(path relative to top, text) of each text file under top/sub."""
     for dirpath, dirnames, filenames in os.walk(os.path.join(top, sub)):
         # the fuzzers' seed corpora are binary inputs, not citations
         dirnames[:] = [d for d in dirnames
@@ -77,10 +76,16 @@ def cited(sub):
                     text = f.read()
             except (UnicodeDecodeError, OSError):
                 continue
-            rel = os.path.relpath(path, top)
-            for m in CITE.finditer(text):
-                for cid in expand(m.group(1), m.group(2)):
-                    found.setdefault(cid, set()).add(rel)
+            yield os.path.relpath(path, top), text
+
+
+def cited(sub):
+    """ID -> the files under top/sub that cite it."""
+    found = {}
+    for rel, text in text_files(sub):
+        for m in CITE.finditer(text):
+            for cid in expand(m.group(1), m.group(2)):
+                found.setdefault(cid, set()).add(rel)
     return found
 
 
@@ -184,42 +189,31 @@ def headings(name):
 
 resolved = 0
 for sub in ('src', 'include', 'tests', 'tools'):
-    for dirpath, dirnames, filenames in os.walk(os.path.join(top, sub)):
-        dirnames[:] = [d for d in dirnames
-                       if os.path.join(dirpath, d) !=
-                       os.path.join(top, 'tests', 'fuzz', 'seeds')]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, top)
-            if name.endswith('.md') or \
-                    rel == os.path.join('tests', 'unit', 'reqids.sh'):
+    for rel, text in text_files(sub):
+        if rel.endswith('.md') or \
+                rel == os.path.join('tests', 'unit', 'reqids.sh'):
+            continue
+        for m in UNKNOWN.finditer(text):
+            line = text.count('\n', 0, m.start()) + 1
+            fail('%s:%d: "%s" cites what the repository does not hold '
+                 '(a requirement ID, an RFC section or a doc/ section '
+                 'instead)' % (rel, line, ' '.join(m.group(0).split())))
+        for m in DOCSEC.finditer(text):
+            line = text.count('\n', 0, m.start()) + 1
+            secs = headings(m.group(1))
+            if secs is None:
+                fail('%s:%d: doc/%s does not exist' %
+                     (rel, line, m.group(1)))
                 continue
-            try:
-                with open(path, encoding='utf-8') as f:
-                    text = f.read()
-            except (UnicodeDecodeError, OSError):
-                continue
-            for m in UNKNOWN.finditer(text):
-                line = text.count('\n', 0, m.start()) + 1
-                fail('%s:%d: "%s" cites what the repository does not hold '
-                     '(a requirement ID, an RFC section or a doc/ section '
-                     'instead)' % (rel, line, ' '.join(m.group(0).split())))
-            for m in DOCSEC.finditer(text):
-                line = text.count('\n', 0, m.start()) + 1
-                secs = headings(m.group(1))
-                if secs is None:
-                    fail('%s:%d: doc/%s does not exist' %
-                         (rel, line, m.group(1)))
-                    continue
-                want = [g for g in (m.group(2), m.group(3)) if g]
-                for num in want:
-                    if num not in secs[0]:
-                        fail('%s:%d: doc/%s has no section %s' %
-                             (rel, line, m.group(1), num))
-                if m.group(4) and m.group(4) not in secs[1]:
-                    fail('%s:%d: doc/%s has no section "%s"' %
-                         (rel, line, m.group(1), m.group(4)))
-                resolved += 1
+            want = [g for g in (m.group(2), m.group(3)) if g]
+            for num in want:
+                if num not in secs[0]:
+                    fail('%s:%d: doc/%s has no section %s' %
+                         (rel, line, m.group(1), num))
+            if m.group(4) and m.group(4) not in secs[1]:
+                fail('%s:%d: doc/%s has no section "%s"' %
+                     (rel, line, m.group(1), m.group(4)))
+            resolved += 1
 
 if fails:
     print('reqids: %d finding(s)' % fails)
