@@ -137,12 +137,12 @@ struct call_id {
 	rpcprog_t prog;
 	rpcvers_t vers;
 	rpcproc_t proc;
-	bool wrapped; /* RPCSEC_GSS wraps the body or
+	bool wrapped;  /* RPCSEC_GSS wraps the body or
 					 * carries no procedure: nothing is
 					 * eligible (rr_policy_gss_wrapped) */
-	bool gss;     /* any RPCSEC_GSS: never detached, its
+	bool gss;      /* any RPCSEC_GSS: never detached, its
 					 * context state is the xprt's */
-	bool unbound; /* the procedure has no Upper-Layer
+	bool unplaced; /* the procedure has no Upper-Layer
 					 * Binding that places an item:
 					 * nothing is eligible */
 };
@@ -285,8 +285,8 @@ static void conn_take_call(struct svr_conn *conn, SVCXPRT *xprt,
 	conn->id.proc = msg->rm_call.cb_proc;
 	conn->id.wrapped = rr_policy_gss_wrapped(&msg->rm_call.cb_cred);
 	conn->id.gss = msg->rm_call.cb_cred.oa_flavor == RPCSEC_GSS;
-	conn->id.unbound = !rr_policy_placed(&conn->ulb_memo, conn->id.prog,
-					     conn->id.vers, conn->id.proc);
+	conn->id.unplaced = !rr_policy_placed(&conn->ulb_memo, conn->id.prog,
+					      conn->id.vers, conn->id.proc);
 	if (conn->id.gss && !conn->gss_purged) {
 		svc_xprt_gss_purge(xprt);
 		xprt->xp_verf.oa_base = conn->verf;
@@ -359,7 +359,7 @@ static enum xprt_stat conn_stat(SVCXPRT *xprt)
 static void call_policy(const struct call_id *id, enum rpcrdma_ulb_dir dir,
 			struct rw_ddp_policy *pol)
 {
-	rr_policy_srv(id->prog, id->vers, id->proc, id->wrapped || id->unbound,
+	rr_policy_srv(id->prog, id->vers, id->proc, id->wrapped || id->unplaced,
 		      dir, pol);
 }
 
